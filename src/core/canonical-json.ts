@@ -1,0 +1,20 @@
+/**
+ * JSON with object keys sorted at every level, so equal values give equal strings whatever their key order.
+ * Used for request hashes and for comparing tool arguments (doom-loop detection). `undefined` fields are dropped.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object' && (value as object).constructor === Object) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value as object).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,69 @@
+/**
+ * Error kinds RECOVER tells apart. `parse`, `model_transport`, `tool` and `env` errors are recoverable
+ * (fed back to the model); `model_request` (a bad request the same call would repeat), `context_overflow`
+ * and `internal` are not, unless a policy handles them.
+ */
+export type ErrorKind = 'parse' | 'model_transport' | 'model_request' | 'context_overflow' | 'tool' | 'env' | 'aborted' | 'internal';
+
+/** Base class of the kernel's classified errors. */
+export class QitosError extends Error {
+  constructor(readonly kind: ErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'QitosError';
+  }
+}
+
+/** A model reply that could not be turned into a Decision. The message tells the model how to fix its output. */
+export class ParseError extends QitosError {
+  constructor(message: string, readonly raw?: string) {
+    super('parse', message);
+    this.name = 'ParseError';
+  }
+}
+
+/** Sub-kinds of model errors, from providers. */
+export type ModelErrorKind = 'transport' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'auth' | 'context_overflow' | 'aborted';
+
+/** A failed model call, classified. `retryable` tells whether the same call may succeed later. */
+export class ModelError extends QitosError {
+  constructor(readonly modelKind: ModelErrorKind, message: string, readonly status?: number, options?: { cause?: unknown }) {
+    super(
+      modelKind === 'context_overflow' ? 'context_overflow' : modelKind === 'aborted' ? 'aborted' : ['bad_request', 'auth'].includes(modelKind) ? 'model_request' : 'model_transport',
+      message,
+      options,
+    );
+    this.name = 'ModelError';
+  }
+  get retryable(): boolean {
+    return ['transport', 'rate_limit', 'server', 'timeout'].includes(this.modelKind);
+  }
+}
+
+/** An env failed in a way the agent may work around. */
+export class EnvError extends QitosError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('env', message, options);
+    this.name = 'EnvError';
+  }
+}
+
+/** The run was aborted through its signal. */
+export class AbortedError extends QitosError {
+  constructor(message = 'run aborted') {
+    super('aborted', message);
+    this.name = 'AbortedError';
+  }
+}
+
+/** Classifies anything thrown into an ErrorKind (unknown errors are internal bugs). */
+export function classifyError(err: unknown): ErrorKind {
+  if (err instanceof QitosError) return err.kind;
+  if (err instanceof Error && err.name === 'AbortError') return 'aborted';
+  return 'internal';
+}
+
+/** A one-line message of anything thrown. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return typeof err === 'string' ? err : JSON.stringify(err);
+}

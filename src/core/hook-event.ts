@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { Phase } from './phase.js';
+import { ModelStreamEvent } from './model.js';
+import { ToolState } from './tool-state.js';
+import { StopReason } from './stop-reason.js';
+
+/** Every event the engine emits to hooks. Hooks observe the loop; they never change it. */
+export const HookEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run_start'), runId: z.string(), taskId: z.string(), traceDir: z.string().nullable() }),
+  z.object({ type: z.literal('run_end'), runId: z.string(), stopReason: StopReason, finalResult: z.string().nullable(), steps: z.number() }),
+  z.object({ type: z.literal('phase_start'), step: z.number(), phase: Phase }),
+  z.object({ type: z.literal('phase_end'), step: z.number(), phase: Phase, durationMs: z.number() }),
+  z.object({ type: z.literal('model_event'), step: z.number(), event: ModelStreamEvent }),
+  z.object({ type: z.literal('tool_state'), step: z.number(), callId: z.string(), tool: z.string(), state: ToolState }),
+  z.object({ type: z.literal('recover'), step: z.number(), kind: z.string(), message: z.string(), recoveries: z.number(), fatal: z.boolean() }),
+  z.object({ type: z.literal('policy'), step: z.number(), policy: z.string(), event: z.string(), data: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('hook_error'), step: z.number(), event: z.string(), message: z.string() }),
+]);
+export type HookEvent = z.infer<typeof HookEvent>;
+export type HookEventType = HookEvent['type'];
+
+/** A hook: called with every event. It may return a promise; the engine does not wait for it. */
+export type Hook = (event: HookEvent) => void | Promise<void>;

@@ -1,0 +1,28 @@
+import type { Decision } from './decision.js';
+import type { ModelResponse, ResponsePart, ToolSpec } from './model.js';
+import type { ParseError } from './errors.js';
+
+/** What a parser knows when it parses. */
+export interface ParseContext {
+  /** Names of the tools the agent offers (a parser may reject unknown tools). */
+  tools: readonly string[];
+}
+
+/** Turns a model reply into a Decision, or a ParseError whose message tells the model how to fix its output. */
+export interface Parser {
+  readonly name: string;
+  /** True when the parser reads native tool calls: the engine then sends tool schemas to the model. */
+  readonly native?: boolean;
+  parse(response: Pick<ModelResponse, 'parts'>, ctx: ParseContext): Decision | ParseError;
+  /** Renders a decision in this parser's format (for round-trip tests, few-shot prompts and scripted models). */
+  format(decision: Decision): ResponsePart[];
+  /** Format instructions for the system prompt. */
+  instructions(tools: readonly ToolSpec[]): string;
+}
+
+/** The text of a reply (all text parts joined). */
+export function responseText(response: Pick<ModelResponse, 'parts'>): string {
+  let out = '';
+  for (const p of response.parts) if (p.type === 'text') out += p.text;
+  return out;
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { Phase } from './phase.js';
+import { StopReason } from './stop-reason.js';
+import { Usage, Tokens } from './usage.js';
+import { Decision } from './decision.js';
+import { ActionResult } from './action.js';
+import { ModelResponse } from './model.js';
+
+/** Schema id and version written in every manifest; readers refuse newer versions. */
+export const TRACE_SCHEMA = 'qitos.trace';
+export const TRACE_VERSION = 1;
+
+/** A failure recorded in the manifest (recoveries and the fatal error, if any). */
+export const Failure = z.object({ step: z.number(), kind: z.string(), message: z.string(), fatal: z.boolean() });
+export type Failure = z.infer<typeof Failure>;
+
+/** `traces/<runId>/manifest.json`: written at start, replaced atomically at the end. */
+export const Manifest = z.object({
+  schema: z.literal(TRACE_SCHEMA),
+  version: z.number().int(),
+  runId: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  agent: z.object({ name: z.string(), module: z.string().optional(), export: z.string().optional(), config: z.record(z.string(), z.unknown()).optional() }),
+  task: z.record(z.string(), z.unknown()),
+  model: z.object({ id: z.string(), params: z.record(z.string(), z.unknown()).optional() }).nullable(),
+  parser: z.string().nullable(),
+  tools: z.array(z.string()),
+  policies: z.array(z.string()),
+  budget: z.record(z.string(), z.unknown()),
+  env: z.object({ name: z.string() }),
+  seed: z.number().nullable(),
+  hashes: z.object({ config: z.string().optional(), systemPrompt: z.string().optional(), toolSchemas: z.string().optional() }),
+  parent: z.object({ runId: z.string(), path: z.string(), kind: z.enum(['replay', 'fork', 'subtask']), atStep: z.number().optional() }).nullable(),
+  /** The state after `initState`, so a run can be rebuilt step by step (fork). */
+  initialState: z.unknown(),
+  summary: z
+    .object({
+      stopReason: StopReason,
+      message: z.string().optional(),
+      finalResult: z.string().nullable(),
+      steps: z.number().int(),
+      usage: Usage,
+      durationMs: z.number(),
+      failures: z.array(Failure),
+      policyEvents: z.record(z.string(), z.number()).optional(),
+    })
+    .nullable(),
+});
+export type Manifest = z.infer<typeof Manifest>;
+
+/** One line of `events.jsonl`. */
+export const EventRecord = z.object({ seq: z.number().int(), ts: z.number(), step: z.number().int(), phase: Phase, type: z.string(), data: z.unknown() });
+export type EventRecord = z.infer<typeof EventRecord>;
+
+/** Top-level state changes of one step: keys set to a value, arrays replaced from an index on, keys removed. */
+export const StateDiff = z.object({
+  set: z.record(z.string(), z.unknown()).optional(),
+  splice: z.record(z.string(), z.object({ at: z.number().int(), items: z.array(z.unknown()) })).optional(),
+  unset: z.array(z.string()).optional(),
+});
+export type StateDiff = z.infer<typeof StateDiff>;
+
+/** Hashes of the parts of a model request, so replay can name what drifted. */
+export const RequestHashes = z.object({ request: z.string(), system: z.string(), messages: z.string(), tools: z.string(), params: z.string() });
+export type RequestHashes = z.infer<typeof RequestHashes>;
+
+/** The model call of one step. */
+export const ModelCallRecord = z.object({
+  hashes: RequestHashes,
+  messageCount: z.number().int(),
+  response: ModelResponse,
+  latencyMs: z.number(),
+});
+export type ModelCallRecord = z.infer<typeof ModelCallRecord>;
+
+/** One line of `steps.jsonl`. */
+export const StepRecord = z.object({
+  step: z.number().int(),
+  startedAt: z.number(),
+  durationMs: z.number(),
+  phases: z.record(z.string(), z.number()),
+  observation: z.unknown(),
+  decision: Decision.nullable(),
+  results: z.array(ActionResult),
+  model: ModelCallRecord.optional(),
+  tokens: Tokens.optional(),
+  cost: z.number().nullable().optional(),
+  error: z.object({ kind: z.string(), message: z.string(), recovered: z.boolean() }).optional(),
+  stop: z.object({ reason: StopReason, message: z.string() }).optional(),
+  stateDiff: StateDiff,
+});
+export type StepRecord = z.infer<typeof StepRecord>;

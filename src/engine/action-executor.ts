@@ -1,0 +1,144 @@
+import type { Action, ActionResult, AnyTool, Env, ToolOutput, ToolState } from '../core/index.js';
+import { describeIssues, errorMessage } from '../core/index.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+/** Options of the action executor. */
+export interface ExecutorOptions {
+  /** Run a decision's actions concurrently (results still come back in action order). */
+  parallel?: boolean;
+  /** At most this many actions at once when parallel. */
+  concurrency?: number;
+  /** Timeout of one tool call unless the action sets its own (ms). */
+  timeoutMs?: number;
+}
+
+/** Everything one ACT phase needs besides the actions. */
+export interface ActContext {
+  runId: string;
+  traceDir: string | null;
+  step: number;
+  env: Env;
+  state: unknown;
+  signal: AbortSignal;
+  services: Record<string, unknown>;
+  /** Called on every ToolState move of every call. */
+  onState(action: Action, state: ToolState): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs actions through the tool registry: arguments validated with zod, each call timed out and abortable,
+ * each moving pending -> running -> completed | error. A tool that throws or hangs becomes an error result;
+ * nothing a tool does takes the engine down.
+ */
+export class ActionExecutor {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly options: ExecutorOptions = {},
+  ) {}
+
+  async run(actions: readonly Action[], ctx: ActContext): Promise<ActionResult[]> {
+    if (!this.options.parallel || actions.length < 2) {
+      const out: ActionResult[] = [];
+      for (const a of actions) out.push(await this.runOne(a, ctx));
+      return out;
+    }
+    const results = new Array<ActionResult>(actions.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < actions.length) {
+        const i = next++;
+        results[i] = await this.runOne(actions[i], ctx);
+      }
+    };
+    const n = Math.max(1, Math.min(this.options.concurrency ?? 4, actions.length));
+    await Promise.all(Array.from({ length: n }, worker));
+    return results;
+  }
+
+  private async runOne(action: Action, ctx: ActContext): Promise<ActionResult> {
+    const created = Date.now();
+    const input = action.args;
+    ctx.onState(action, { status: 'pending', input, time: { created } });
+    const fail = (error: string, start = created): ActionResult => {
+      const end = Date.now();
+      const state: ToolState = { status: 'error', input, error, time: { created, start, end } };
+      ctx.onState(action, state);
+      return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state };
+    };
+    if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
+    const tool = this.registry.get(action.name);
+    if (!tool) {
+      const names = this.registry.names;
+      return fail(`Unknown tool "${action.name}". Available tools: ${names.length ? names.join(', ') : '(none)'}.`);
+    }
+    const parsed = tool.parameters.safeParse(input);
+    if (!parsed.success) {
+      return fail(`Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`);
+    }
+    const start = Date.now();
+    let running: ToolState = { status: 'running', input, time: { created, start } };
+    ctx.onState(action, running);
+    const timeoutMs = action.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    try {
+      const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
+        running = { ...running, ...(u.title !== undefined ? { title: u.title } : {}), ...(u.metadata ? { metadata: u.metadata } : {}) } as ToolState;
+        ctx.onState(action, running);
+      });
+      const o: ToolOutput = typeof out === 'string' ? { output: out } : out;
+      if (typeof o?.output !== 'string') throw new Error(`tool "${tool.id}" returned ${JSON.stringify(out)?.slice(0, 80)}; expected a string or { output: string }`);
+      const end = Date.now();
+      const r = running as Extract<ToolState, { status: 'running' }>;
+      const state: ToolState = {
+        status: 'completed',
+        input,
+        output: o.output,
+        ...(o.title ?? r.title ? { title: o.title ?? r.title } : {}),
+        ...(o.metadata ?? r.metadata ? { metadata: { ...r.metadata, ...o.metadata } } : {}),
+        ...(o.attachments ? { attachments: o.attachments } : {}),
+        time: { created, start, end },
+      };
+      ctx.onState(action, state);
+      return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state };
+    } catch (err) {
+      return fail(errorMessage(err), start);
+    }
+  }
+
+  /** Runs `execute` racing the timeout and the run's abort; a hung tool is left behind, its late rejection handled. */
+  private execute(tool: AnyTool, args: unknown, action: Action, ctx: ActContext, timeoutMs: number, metadata: (u: { title?: string; metadata?: Record<string, unknown> }) => void): Promise<ToolOutput | string> {
+    const controller = new AbortController();
+    return new Promise<ToolOutput | string>((resolve, reject) => {
+      let settled = false;
+      const finish = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        fn();
+      };
+      const timer = setTimeout(() => {
+        controller.abort(new Error('timeout'));
+        finish(() => reject(new Error(`Tool "${tool.id}" timed out after ${timeoutMs} ms`)));
+      }, timeoutMs);
+      const onAbort = () => {
+        controller.abort(ctx.signal.reason);
+        finish(() => reject(new Error('Tool execution aborted: the run was interrupted')));
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      let p: Promise<ToolOutput | string>;
+      try {
+        p = Promise.resolve(
+          tool.execute(args, { runId: ctx.runId, traceDir: ctx.traceDir, step: ctx.step, callId: action.id, signal: controller.signal, env: ctx.env, state: ctx.state, metadata, services: ctx.services }),
+        );
+      } catch (err) {
+        p = Promise.reject(err);
+      }
+      p.then(
+        (v) => finish(() => resolve(v)),
+        (e) => finish(() => reject(e)),
+      );
+    });
+  }
+}

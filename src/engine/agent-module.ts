@@ -1,0 +1,77 @@
+import type { ActionResult, AnyTool, Decision, Model, Parser, State, Task } from '../core/index.js';
+import { ToolRegistry } from './tool-registry.js';
+
+/** Options every AgentModule accepts. */
+export interface AgentModuleOptions {
+  /** The model of the model path (used when `decide` returns undefined). */
+  model?: Model;
+  /** Turns model replies into Decisions on the model path. */
+  parser?: Parser;
+  tools?: Iterable<AnyTool> | ToolRegistry;
+  /** Name recorded in traces (defaults to the class name). */
+  name?: string;
+  /** Free-form config recorded in the manifest (how to rebuild this agent). */
+  config?: Record<string, unknown>;
+  /** Sampling parameters sent with every model request. */
+  modelParams?: { temperature?: number; topP?: number; maxOutputTokens?: number; seed?: number; stop?: string[]; providerOptions?: Record<string, unknown> };
+}
+
+/**
+ * What a researcher subclasses. The engine calls, each step:
+ * `observe` -> `decide` (return undefined to let the engine call the model: `buildSystemPrompt`, the history,
+ * `prepare`, then the parser) -> actions run -> `reduce` -> `shouldStop`.
+ * Only `initState` is required.
+ */
+export abstract class AgentModule<S extends State = State, O = unknown> {
+  readonly name: string;
+  model: Model | undefined;
+  parser: Parser | undefined;
+  readonly tools: ToolRegistry;
+  readonly config: Record<string, unknown>;
+  modelParams: NonNullable<AgentModuleOptions['modelParams']>;
+
+  constructor(options: AgentModuleOptions = {}) {
+    this.name = options.name ?? this.constructor.name;
+    this.model = options.model;
+    this.parser = options.parser;
+    this.tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+    this.config = options.config ?? {};
+    this.modelParams = options.modelParams ?? {};
+  }
+
+  /** The state at the start of a run. Use `baseState(task)` for the base fields. */
+  abstract initState(task: Task): S;
+
+  /** What the agent sees this step; `envView` is `env.observe()`. Default: the env view. */
+  observe(_state: S, envView: unknown): O {
+    return envView as O;
+  }
+
+  /** A Decision, or undefined to take the model path. */
+  decide(_state: S, _observation: O): Decision | undefined | Promise<Decision | undefined> {
+    return undefined;
+  }
+
+  /** The system prompt of the model path. */
+  buildSystemPrompt(_state: S): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * The user message of this step on the model path (appended to the history), or undefined for none.
+   * Default: the task on the first step, nothing after (tool results already follow the model's calls).
+   */
+  prepare(state: S, _observation: O): string | undefined {
+    return state.messages.length === 0 ? state.task : undefined;
+  }
+
+  /** The state after this step's actions. Default: unchanged. */
+  reduce(state: S, _observation: O, _decision: Decision, _results: ActionResult[]): S | Promise<S> {
+    return state;
+  }
+
+  /** True (or a message) to stop with `agent_condition`. */
+  shouldStop(_state: S): boolean | string {
+    return false;
+  }
+}

@@ -1,0 +1,58 @@
+import type { Message, ModelMessage, RequestHashes, ToolSpec } from '../core/index.js';
+import { canonicalJson, messageToModel } from '../core/index.js';
+import { shortHash } from './hash.js';
+
+/**
+ * Builds the model messages from the history incrementally, so the kernel's per-step cost does not grow
+ * with history: each history message is converted and hashed once. The contract it relies on: the engine
+ * only appends to `state.messages`; whoever rewrites older messages (compaction) passes a new array with
+ * new objects for what changed, and the builder then finds the first changed message by identity.
+ */
+export class ModelInputBuilder {
+  private source: Message[] | undefined;
+  private refs: Message[] = [];
+  /** Converted model messages, flattened, and where each history message's output starts. */
+  private flat: ModelMessage[] = [];
+  private flatStart: number[] = [];
+  /** Rolling hash of the converted history up to and including message i. */
+  private prefix: string[] = [];
+  private toolsRef: readonly ToolSpec[] | undefined;
+  private toolsHash = shortHash('[]');
+
+  /** Model messages for system + history; `messagesHash` is the rolling hash of the history part. */
+  build(system: string | undefined, history: Message[]): { messages: ModelMessage[]; messagesHash: string } {
+    let start = this.refs.length;
+    if (history !== this.source || history.length < this.refs.length) {
+      start = 0;
+      const n = Math.min(history.length, this.refs.length);
+      while (start < n && history[start] === this.refs[start]) start++;
+      this.source = history;
+    }
+    if (start < this.refs.length) {
+      this.flat.length = this.flatStart[start];
+      this.refs.length = this.flatStart.length = this.prefix.length = start;
+    }
+    for (let i = start; i < history.length; i++) {
+      const m = history[i];
+      const converted = messageToModel(m);
+      this.refs.push(m);
+      this.flatStart.push(this.flat.length);
+      for (const c of converted) this.flat.push(c);
+      this.prefix.push(shortHash((i ? this.prefix[i - 1] : '') + canonicalJson(converted)));
+    }
+    const messages: ModelMessage[] = system ? [{ role: 'system', content: system }, ...this.flat] : this.flat.slice();
+    return { messages, messagesHash: this.prefix.length ? this.prefix[this.prefix.length - 1] : shortHash('') };
+  }
+
+  /** Hashes of a request's parts; pass `messagesHash` from `build` unless a policy rewrote the messages. */
+  hashes(req: { system: string | undefined; messages: ModelMessage[]; messagesHash?: string; tools: readonly ToolSpec[] | undefined; params: Record<string, unknown> }): RequestHashes {
+    if (req.tools !== this.toolsRef) {
+      this.toolsRef = req.tools;
+      this.toolsHash = shortHash(canonicalJson(req.tools ?? []));
+    }
+    const system = shortHash(req.system ?? '');
+    const messages = req.messagesHash ?? shortHash(canonicalJson(req.messages.filter((m) => m.role !== 'system')));
+    const params = shortHash(canonicalJson(req.params));
+    return { request: shortHash(system + messages + this.toolsHash + params), system, messages, tools: this.toolsHash, params };
+  }
+}

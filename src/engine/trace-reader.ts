@@ -1,0 +1,98 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
+import { Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION } from '../core/index.js';
+
+/** A trace read from disk. `warnings` lists what the reader tolerated (e.g. a last line cut by a crash). */
+export interface Trace {
+  dir: string;
+  manifest: Manifest;
+  events: EventRecord[];
+  steps: StepRecord[];
+  warnings: string[];
+}
+
+/** Raised for anything that is not a readable trace; the message is one line naming the problem. */
+export class TraceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TraceError';
+  }
+}
+
+/** Reads and validates a trace folder. */
+export async function readTrace(dir: string, options: { validateSteps?: boolean } = {}): Promise<Trace> {
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new TraceError(`not a trace: ${dir} is not a folder`);
+  const manifest = await readManifest(dir);
+  const warnings: string[] = [];
+  const events = parseJsonl<EventRecord>(await readOptional(join(dir, 'events.jsonl')), 'events.jsonl', warnings);
+  const rawSteps = parseJsonl<StepRecord>(await readOptional(join(dir, 'steps.jsonl')), 'steps.jsonl', warnings);
+  const steps = options.validateSteps === false ? rawSteps : rawSteps.map((s, i) => validateStep(s, i));
+  return { dir, manifest, events, steps, warnings };
+}
+
+/** Reads and validates only the manifest of a trace folder. */
+export async function readManifest(dir: string): Promise<Manifest> {
+  const text = await readFile(join(dir, 'manifest.json'), 'utf8').catch(() => undefined);
+  if (text === undefined) throw new TraceError(`not a trace: no manifest.json in ${dir}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new TraceError(`corrupt trace: manifest.json in ${dir} is not JSON (${(err as Error).message})`);
+  }
+  const head = raw as { schema?: unknown; version?: unknown };
+  if (head?.schema !== TRACE_SCHEMA) throw new TraceError(`not a trace: manifest.json in ${dir} has schema ${JSON.stringify(head?.schema)}, expected "${TRACE_SCHEMA}"`);
+  if (typeof head.version === 'number' && head.version > TRACE_VERSION) {
+    throw new TraceError(`trace ${dir} has schema version ${head.version}, newer than this qitos supports (${TRACE_VERSION}); upgrade qitos-ts`);
+  }
+  const parsed = ManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new TraceError(`corrupt trace: manifest.json in ${dir}: ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return parsed.data;
+}
+
+function validateStep(s: StepRecord, i: number): StepRecord {
+  const r = StepRecordSchema.safeParse(s);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new TraceError(`corrupt trace: steps.jsonl line ${i + 1}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return r.data;
+}
+
+async function readOptional(path: string): Promise<string> {
+  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
+}
+
+/**
+ * Parses JSONL. A last line without its newline that does not parse was cut by a crash: it is dropped
+ * with a warning. Any other bad line is corruption and an error naming the file and line.
+ */
+export function parseJsonl<T>(text: string, name: string, warnings: string[]): T[] {
+  const out: T[] = [];
+  if (!text) return out;
+  const lines = text.split('\n');
+  const endsClean = text.endsWith('\n');
+  if (endsClean) lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch {
+      if (i === lines.length - 1 && !endsClean) {
+        warnings.push(`${name}: dropped line ${i + 1}, cut off mid-write`);
+        break;
+      }
+      throw new TraceError(`corrupt trace: ${name} line ${i + 1} is not JSON`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
+
+/**
+ * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`.
+ * Lines are buffered in memory and appended at step boundaries (`flush`); the manifest is
+ * written at start and replaced atomically (temp file + rename) whenever it changes.
+ */
+export class TraceWriter {
+  private eventsFd: number | undefined;
+  private stepsFd: number | undefined;
+  private eventBuf = '';
+  private stepBuf = '';
+  private seq = 0;
+  stepCount = 0;
+
+  constructor(readonly dir: string) {}
+
+  /** Creates the folder, writes the first manifest and opens the JSONL files. */
+  start(manifest: Manifest): void {
+    mkdirSync(this.dir, { recursive: true });
+    this.writeManifest(manifest);
+    this.eventsFd = openSync(join(this.dir, 'events.jsonl'), 'a');
+    this.stepsFd = openSync(join(this.dir, 'steps.jsonl'), 'a');
+  }
+
+  /** Buffers one event line (seq is assigned here). */
+  event(rec: Omit<EventRecord, 'seq'>): void {
+    this.eventBuf += JSON.stringify({ seq: this.seq++, ...rec }) + '\n';
+  }
+
+  /** Buffers one step line. */
+  step(rec: StepRecord): void {
+    this.stepBuf += JSON.stringify(rec) + '\n';
+    this.stepCount++;
+  }
+
+  /** Appends buffered lines to disk. */
+  flush(): void {
+    if (this.eventBuf && this.eventsFd !== undefined) {
+      writeSync(this.eventsFd, this.eventBuf);
+      this.eventBuf = '';
+    }
+    if (this.stepBuf && this.stepsFd !== undefined) {
+      writeSync(this.stepsFd, this.stepBuf);
+      this.stepBuf = '';
+    }
+  }
+
+  /** Flushes, closes the files and replaces the manifest atomically. */
+  finish(manifest: Manifest): void {
+    this.flush();
+    for (const fd of [this.eventsFd, this.stepsFd]) if (fd !== undefined) closeSync(fd);
+    this.eventsFd = this.stepsFd = undefined;
+    this.writeManifest(manifest);
+  }
+
+  private writeManifest(manifest: Manifest): void {
+    const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(manifest, null, 2) + '\n');
+    renameSync(tmp, join(this.dir, 'manifest.json'));
+  }
+}

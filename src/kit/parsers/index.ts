@@ -1,0 +1,1 @@
+export { jsonParser, balancedObjects } from './json-parser.js';

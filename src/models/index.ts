@@ -1,0 +1,1 @@
+export { ScriptedModel, type ScriptReply, type ScriptedModelOptions } from './scripted-model.js';
