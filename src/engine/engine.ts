@@ -49,6 +49,8 @@ export interface EngineOptions<S extends State> {
   /** Consecutive failed steps RECOVER feeds back before the run ends `unrecoverable_error` (default 3). */
   maxRecoveries?: number;
   tools?: ExecutorOptions;
+  /** Replaces the action executor (replay serves recorded tool results this way). */
+  executor?: Pick<ActionExecutor, 'run'>;
   /** Picks one candidate of a `branch` decision (default: the first). */
   selectBranch?: (candidates: SimpleDecision[], state: S) => SimpleDecision | Promise<SimpleDecision>;
   /** Services passed to every tool call (`ctx.services`). */
@@ -81,15 +83,18 @@ const TRACED_STREAM = new Set(['reasoning-start', 'reasoning-end', 'tool-input-s
  */
 export class Engine<S extends State = State> {
   readonly agent: AgentModule<S, any>;
-  private readonly executor: ActionExecutor;
+  private readonly executor: Pick<ActionExecutor, 'run'>;
 
   constructor(readonly options: EngineOptions<S>) {
     this.agent = options.agent;
-    this.executor = new ActionExecutor(this.agent.tools, options.tools);
+    this.executor = options.executor ?? new ActionExecutor(this.agent.tools, options.tools);
   }
 
-  /** Runs one task to its end. Never throws for anything the run does: the result carries the stop reason. */
-  async run(input: TaskInput | string, opts: { signal?: AbortSignal } = {}): Promise<RunResult<S>> {
+  /**
+   * Runs one task to its end. Never throws for anything the run does: the result carries the stop reason.
+   * `resumeFrom` starts from a recorded state after step `step` instead of `initState` (fork).
+   */
+  async run(input: TaskInput | string, opts: { signal?: AbortSignal; resumeFrom?: { state: S; step: number } } = {}): Promise<RunResult<S>> {
     const rc = this.begin(opts.signal);
     const stopTimers = this.watchSignals(rc, opts.signal);
     try {
@@ -100,7 +105,8 @@ export class Engine<S extends State = State> {
         return await this.end(rc, { reason: 'task_invalid', message: `invalid task: ${i.path.join('.') || '(task)'}: ${i.message}` });
       }
       rc.task = parsed.data;
-      rc.state = this.agent.initState(rc.task);
+      rc.state = opts.resumeFrom ? opts.resumeFrom.state : this.agent.initState(rc.task);
+      rc.step = opts.resumeFrom?.step ?? 0;
       this.startTrace(rc);
       rc.emit({ type: 'run_start', runId: rc.runId, taskId: rc.task.id, traceDir: rc.traceDir });
       await rc.env.setup?.(rc.task);
