@@ -22,7 +22,10 @@ import { canonicalJson } from '../core/index.js';
 export interface TraceOptions {
   /** Folder that holds one sub-folder per run (default `traces`). */
   dir?: string;
-  /** Record every streamed delta (text, reasoning, tool input) in events.jsonl; default only boundaries. */
+  /**
+   * Record every stream event (text/reasoning/tool-input deltas, step-start/finish) and every tool state move in
+   * events.jsonl. Default: only what steps.jsonl does not hold (reasoning/tool-call boundaries, final tool states).
+   */
   streamDeltas?: boolean;
   /** How to rebuild the agent (module path, export name), recorded in the manifest. */
   agentSource?: { module?: string; export?: string };
@@ -75,7 +78,10 @@ export interface RunResult<S extends State> {
   failures: Failure[];
 }
 
-const TRACED_STREAM = new Set(['reasoning-start', 'reasoning-end', 'tool-input-start', 'tool-call', 'step-start', 'step-finish']);
+/** Stream events traced by default: boundaries that steps.jsonl does not already hold. */
+const TRACED_STREAM = new Set(['reasoning-start', 'reasoning-end', 'tool-input-start', 'tool-call']);
+/** Milliseconds rounded to the microsecond (trace size). */
+const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /**
  * Runs an AgentModule through the loop OBSERVE -> DECIDE -> ACT -> REDUCE -> CHECK_STOP, with RECOVER on errors.
@@ -162,7 +168,7 @@ export class Engine<S extends State = State> {
       // RECOVER
       verdict = this.recover(rc, err) ?? this.checkBudgets(rc);
     }
-    rc.rec.durationMs = performance.now() - t0;
+    rc.rec.durationMs = round(performance.now() - t0);
     if (verdict) rc.rec.stop = verdict;
     this.writeStep(rc);
     return verdict;
@@ -290,7 +296,7 @@ export class Engine<S extends State = State> {
     const t0 = performance.now();
     const out = await fn();
     const ms = performance.now() - t0;
-    rc.rec.phases[phase] = ms;
+    rc.rec.phases[phase] = round(ms);
     if (hooks) {
       rc.emit({ type: 'phase_end', step: rc.step, phase, durationMs: ms });
       if (rc.hooks.failure) throw rc.hooks.failure;
@@ -458,6 +464,8 @@ export class Engine<S extends State = State> {
         break;
       case 'tool_state': {
         const s = event.state;
+        // Final states carry every timestamp (created, start, end); the moves before are traced only in full mode.
+        if (!streamDeltas && (s.status === 'pending' || s.status === 'running')) return;
         data = { callId: event.callId, tool: event.tool, status: s.status, time: s.time, ...(s.status === 'error' ? { error: s.error } : {}), ...('title' in s && s.title ? { title: s.title } : {}) };
         break;
       }
