@@ -1,0 +1,36 @@
+import type { Tokens } from '../core/index.js';
+import { totalTokens } from '../core/index.js';
+
+/** Text helpers for terminal output: tables, previews, numbers. */
+
+/** One line, at most `max` characters (newlines shown as ⏎). */
+export function preview(value: unknown, max = 80): string {
+  const text = typeof value === 'string' ? value : value === undefined ? '' : (JSON.stringify(value) ?? String(value));
+  const one = text.replace(/\r?\n/g, '⏎ ').replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, Math.max(0, max - 1))}…` : one;
+}
+
+/** Total tokens, or '-' when there are none recorded. */
+export function fmtTokens(t: Tokens | undefined): string {
+  return t ? String(totalTokens(t)) : '-';
+}
+
+/** Cost in dollars ('?' when unknown). */
+export function fmtCost(c: number | null | undefined): string {
+  if (c === undefined) return '-';
+  if (c === null) return '?';
+  return c === 0 ? '0' : c < 0.01 ? c.toFixed(5) : c.toFixed(4);
+}
+
+/** Duration in ms or s. */
+export function fmtMs(ms: number | undefined): string {
+  if (ms === undefined) return '-';
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** A left-aligned text table with a header row. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+}
