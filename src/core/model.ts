@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ModelMessage } from './model-message.js';
 import { Tokens } from './usage.js';
+import type { RequestHashes } from './trace.js';
 
 /** A tool as a model sees it: name, description and JSON Schema of its input. */
 export const ToolSpec = z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
@@ -70,6 +71,8 @@ export type ModelInfo = z.infer<typeof ModelInfo>;
 export interface GenerateOptions {
   signal?: AbortSignal;
   onEvent?: (event: ModelStreamEvent) => void;
+  /** Hashes of this request's parts as the engine computed them (a replay model checks them for drift). */
+  requestHashes?: RequestHashes;
 }
 
 /** The one interface every provider implements. */

@@ -32,6 +32,8 @@ export const Manifest = z.object({
   env: z.object({ name: z.string() }),
   seed: z.number().nullable(),
   hashes: z.object({ config: z.string().optional(), systemPrompt: z.string().optional(), toolSchemas: z.string().optional() }),
+  /** The effective config the run was started with (CLI: config file + flags), so replay and fork can rebuild it. */
+  config: z.record(z.string(), z.unknown()).optional(),
   parent: z.object({ runId: z.string(), path: z.string(), kind: z.enum(['replay', 'fork', 'subtask']), atStep: z.number().optional() }).nullable(),
   /** The state after `initState`, so a run can be rebuilt step by step (fork). */
   initialState: z.unknown(),

@@ -429,6 +429,7 @@ export class Engine<S extends State = State> {
         ...(system ? { systemPrompt: shortHash(system) } : {}),
         toolSchemas: shortHash(canonicalJson(this.agent.tools.specs())),
       },
+      ...(t.config ? { config: t.config } : {}),
       parent: t.parent ?? null,
       initialState: rc.initialState ?? null,
       summary,

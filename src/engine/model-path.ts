@@ -49,7 +49,7 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
   const created = Date.now();
   let response: ModelResponse;
   try {
-    response = await model.generate({ messages, ...(tools ? { tools } : {}), ...params }, { signal: rc.signal, onEvent });
+    response = await model.generate({ messages, ...(tools ? { tools } : {}), ...params }, { signal: rc.signal, onEvent, requestHashes: hashes });
   } catch (err) {
     // A policy (compaction) may handle a model error once, e.g. a context-length error: retry with its state.
     const retried = err instanceof ModelError ? await retryAfterPolicy(rc, err, system, tools, params, onEvent) : undefined;
