@@ -8,7 +8,7 @@ export function canonicalJson(value: unknown): string {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object' && (value as object).constructor === Object) {
+  if (value && typeof value === 'object' && isPlain(value)) {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[k];
@@ -17,4 +17,10 @@ function sortKeys(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/** Plain objects (literal, JSON.parse, or null-prototype); class instances such as Date serialize as they are. */
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

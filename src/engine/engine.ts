@@ -169,7 +169,10 @@ export class Engine<S extends State = State> {
       verdict = this.recover(rc, err) ?? this.checkBudgets(rc);
     }
     rc.rec.durationMs = round(performance.now() - t0);
-    if (verdict) rc.rec.stop = verdict;
+    if (verdict) {
+      rc.rec.stop = verdict;
+      rc.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
+    }
     this.writeStep(rc);
     return verdict;
   }

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ActionExecutor, ToolRegistry, defineTool, nullEnv, type Action, type ToolState } from '../../src/index.js';
+import { addTool } from '../helpers/kernel-fixtures.js';
+
+function ctx(signal = new AbortController().signal) {
+  const states: Array<[string, ToolState['status']]> = [];
+  return {
+    states,
+    ctx: { runId: 'r', traceDir: null, step: 1, env: nullEnv, state: {}, signal, services: {}, onState: (a: Action, s: ToolState) => void states.push([a.id, s.status]) },
+  };
+}
+const call = (name: string, args: Record<string, unknown>, extra: Partial<Action> = {}): Action => ({ id: `id_${name}`, name, args, ...extra });
+
+describe('ActionExecutor', () => {
+  it('moves a call pending -> running -> completed with timestamps', async () => {
+    const { ctx: c, states } = ctx();
+    const [r] = await new ActionExecutor(new ToolRegistry([addTool])).run([call('add', { a: 1, b: 2 })], c);
+    expect(r).toMatchObject({ status: 'success', output: '3', state: { status: 'completed', output: '3' } });
+    expect(states.map((s) => s[1])).toEqual(['pending', 'running', 'completed']);
+    const t = (r.state as Extract<ToolState, { status: 'completed' }>).time;
+    expect(t.created).toBeLessThanOrEqual(t.start);
+    expect(t.start).toBeLessThanOrEqual(t.end);
+  });
+
+  it('invalid arguments come back as an error result naming the field', async () => {
+    const { ctx: c, states } = ctx();
+    const [r] = await new ActionExecutor(new ToolRegistry([addTool])).run([call('add', { a: 'one' })], c);
+    expect(r.status).toBe('error');
+    expect(r.error).toMatch(/Invalid arguments for tool "add"/);
+    expect(r.error).toMatch(/- a: .*number/);
+    expect(r.error).toMatch(/- b: /);
+    expect(states.map((s) => s[1])).toEqual(['pending', 'error']);
+  });
+
+  it('an unknown tool lists the available ones', async () => {
+    const [r] = await new ActionExecutor(new ToolRegistry([addTool])).run([call('sub', {})], ctx().ctx);
+    expect(r.error).toBe('Unknown tool "sub". Available tools: add.');
+  });
+
+  it('a tool that throws becomes an error result', async () => {
+    const boom = defineTool({ id: 'boom', description: '', parameters: z.object({}), execute: () => { throw new Error('disk full'); } });
+    const [r] = await new ActionExecutor(new ToolRegistry([boom])).run([call('boom', {})], ctx().ctx);
+    expect([r.status, r.error]).toEqual(['error', 'disk full']);
+  });
+
+  it('a tool that hangs past its timeout is cut off; its late rejection is handled', async () => {
+    let aborted = false;
+    const hang = defineTool({
+      id: 'hang',
+      description: '',
+      parameters: z.object({}),
+      execute: (_a, c) => new Promise<string>((_res, rej) => c.signal.addEventListener('abort', () => ((aborted = true), setTimeout(() => rej(new Error('late')), 5)))),
+    });
+    const t0 = Date.now();
+    const [r] = await new ActionExecutor(new ToolRegistry([hang]), { timeoutMs: 50 }).run([call('hang', {})], ctx().ctx);
+    expect(r.error).toBe('Tool "hang" timed out after 50 ms');
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(aborted).toBe(true);
+    await new Promise((res) => setTimeout(res, 20)); // the late rejection must not surface as unhandled
+  });
+
+  it('a per-action timeout overrides the default', async () => {
+    const never = defineTool({ id: 'never', description: '', parameters: z.object({}), execute: () => new Promise<string>(() => {}) });
+    const [r] = await new ActionExecutor(new ToolRegistry([never]), { timeoutMs: 60_000 }).run([call('never', {}, { timeoutMs: 20 })], ctx().ctx);
+    expect(r.error).toMatch(/timed out after 20 ms/);
+  });
+
+  it('tool metadata updates reach the running state', async () => {
+    const meta = defineTool({ id: 'meta', description: '', parameters: z.object({}), execute: (_a, c) => (c.metadata({ title: 'working', metadata: { pct: 50 } }), 'done') });
+    const { ctx: c } = ctx();
+    const seen: ToolState[] = [];
+    const [r] = await new ActionExecutor(new ToolRegistry([meta])).run([call('meta', {})], { ...c, onState: (_a, s) => void seen.push(s) });
+    expect(seen.map((s) => s.status)).toEqual(['pending', 'running', 'running', 'completed']);
+    expect(r.state).toMatchObject({ status: 'completed', title: 'working', metadata: { pct: 50 } });
+  });
+
+  it('keeps the full output for the trace when a tool truncates what the model sees', async () => {
+    const big = defineTool({ id: 'big', description: '', parameters: z.object({}), execute: () => ({ output: 'x…(truncated)', full: 'x'.repeat(100) }) });
+    const [r] = await new ActionExecutor(new ToolRegistry([big])).run([call('big', {})], ctx().ctx);
+    expect(r.output).toBe('x'.repeat(100));
+    expect(r.state).toMatchObject({ output: 'x…(truncated)' });
+  });
+
+  it('a tool returning a non-string is an error result', async () => {
+    const bad = defineTool({ id: 'bad', description: '', parameters: z.object({}), execute: () => 42 as unknown as string });
+    const [r] = await new ActionExecutor(new ToolRegistry([bad])).run([call('bad', {})], ctx().ctx);
+    expect(r.error).toMatch(/expected a string or \{ output: string \}/);
+  });
+});
+
+describe('ToolRegistry', () => {
+  it('refuses duplicate ids and lists JSON Schema specs', () => {
+    const reg = new ToolRegistry([addTool]);
+    expect(() => reg.register(addTool)).toThrow(/already registered/);
+    expect(reg.specs()[0]).toEqual({
+      name: 'add',
+      description: 'Add two numbers',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    });
+  });
+
+  it('defineTool rejects ids providers would refuse', () => {
+    expect(() => defineTool({ id: 'bad name', description: '', parameters: z.object({}), execute: () => '' })).toThrow(/invalid tool id/);
+  });
+});
