@@ -1,0 +1,80 @@
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Env, FileOps, OpGroups, ProcessOps } from '../core/index.js';
+import { HostFileOps } from './host-file-ops.js';
+import { HostProcessOps } from './host-process-ops.js';
+import { PathJail } from './path-jail.js';
+
+/** Options of a HostEnv. Only `root` is required. */
+export interface HostEnvOptions {
+  /** The workspace folder; every file and process op stays inside it. */
+  root: string;
+  /** Create the root folder when it does not exist (default false: a missing root is an error). */
+  create?: boolean;
+  /** Host environment variables a command may see besides PATH, HOME (the root) and LANG. */
+  allowEnv?: string[];
+  /** Offer the `process` op group (default true). `false` makes a files-only env. */
+  process?: boolean;
+  /** Shell that runs commands as `<shell> -c <command>` (default `bash`). */
+  shell?: string;
+  /** Default timeout of one command in ms (default 120 000). */
+  timeoutMs?: number;
+  /** Default cap on a command's stdout + stderr in bytes (default 10 MiB). */
+  maxOutputBytes?: number;
+  /** Folder names glob walks skip unless the pattern names them (default `['node_modules']`). */
+  ignoreDirs?: string[];
+  /** Name recorded in the trace (default `host`). */
+  name?: string;
+}
+
+/**
+ * An env over a real workspace folder on the host: `file` ops (read, write, list, stat, glob, remove) and
+ * `process` ops (shell commands), both jailed to the root. See {@link PathJail} for the path rules and
+ * {@link HostProcessOps} for how commands are run.
+ */
+export class HostEnv implements Env {
+  readonly name: string;
+  /** The workspace root as a real absolute path. */
+  readonly root: string;
+  readonly files: FileOps;
+  readonly processes: HostProcessOps | undefined;
+
+  constructor(options: HostEnvOptions) {
+    if (!options || typeof options.root !== 'string' || !options.root) throw new Error('HostEnv needs a root folder: new HostEnv({ root: "./workspace" })');
+    const wanted = path.resolve(options.root);
+    if (options.create) mkdirSync(wanted, { recursive: true });
+    let real: string;
+    try {
+      real = realpathSync(wanted);
+    } catch (err) {
+      throw new Error(`HostEnv root ${wanted} does not exist (pass create: true to create it)`, { cause: err });
+    }
+    if (!statSync(real).isDirectory()) throw new Error(`HostEnv root ${wanted} is not a folder`);
+    this.root = real;
+    this.name = options.name ?? 'host';
+    const jail = new PathJail(real);
+    this.files = new HostFileOps(jail, new Set(options.ignoreDirs ?? ['node_modules']));
+    this.processes =
+      options.process === false
+        ? undefined
+        : new HostProcessOps(jail, {
+            shell: options.shell ?? 'bash',
+            allowEnv: options.allowEnv ?? [],
+            timeoutMs: options.timeoutMs ?? 120_000,
+            maxOutputBytes: options.maxOutputBytes ?? 10 * 1024 * 1024,
+          });
+  }
+
+  ops<G extends keyof OpGroups>(group: G): OpGroups[G] | undefined;
+  ops(group: string): unknown;
+  ops(group: string): FileOps | ProcessOps | undefined {
+    if (group === 'file') return this.files;
+    if (group === 'process') return this.processes;
+    return undefined;
+  }
+
+  /** Kills commands still running; the workspace itself is left as it is. */
+  close(): void {
+    this.processes?.killAll();
+  }
+}

@@ -1,0 +1,9 @@
+/** Envs: a host workspace with a real path jail, and an in-memory file tree. */
+export { HostEnv, type HostEnvOptions } from './host-env.js';
+export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
+export { HostFileOps } from './host-file-ops.js';
+export { HostProcessOps, type HostProcessSettings } from './host-process-ops.js';
+export { MemoryFileOps } from './memory-file-ops.js';
+export { PathJail, checkPathInput, isInside, resolveLexical } from './path-jail.js';
+export { compileGlob, type GlobMatcher } from './glob-pattern.js';
+export { walkGlob, type WalkEntry, type ListFolder } from './glob-walk.js';

@@ -1,0 +1,117 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AbortedError, EnvError } from '../../src/core/index.js';
+import { HostEnv } from '../../src/envs/index.js';
+
+let base: string;
+let env: HostEnv;
+
+/** True while the process runs (a zombie waiting to be reaped by its new parent counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false; // no /proc entry: gone
+  }
+}
+
+async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+beforeAll(() => {
+  base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-proc-')));
+  process.env.QITOS_TEST_SECRET = 'must-not-leak';
+  process.env.QITOS_TEST_ALLOWED = 'allowed-value';
+  env = new HostEnv({ root: path.join(base, 'ws'), create: true, allowEnv: ['QITOS_TEST_ALLOWED'] });
+});
+
+afterAll(() => {
+  env.close();
+  delete process.env.QITOS_TEST_SECRET;
+  delete process.env.QITOS_TEST_ALLOWED;
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('HostProcessOps', () => {
+  it('runs with bash in the workspace and reports exit code, stdout and stderr', async () => {
+    const r = await env.processes!.run('echo out; echo err >&2; pwd; exit 3');
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe(`out\n${env.root}\n`);
+    expect(r.stderr).toBe('err\n');
+    expect(r.timedOut).toBe(false);
+    expect(r.truncated).toBe(false);
+  });
+
+  it('clears the environment to the allow-list, with HOME at the workspace', async () => {
+    const r = await env.processes!.run('echo "[$QITOS_TEST_SECRET][$QITOS_TEST_ALLOWED][$HOME]"; env | cut -d= -f1 | sort | tr "\\n" " "');
+    const [line, names] = r.stdout.split('\n');
+    expect(line).toBe(`[][allowed-value][${env.root}]`);
+    const vars = names.trim().split(' ');
+    for (const v of vars) expect(['PATH', 'HOME', 'LANG', 'QITOS_TEST_ALLOWED', 'PWD', 'SHLVL', '_', 'OLDPWD']).toContain(v);
+  });
+
+  it('runs in a sub-folder given as cwd and refuses cwd outside or missing', async () => {
+    writeFileSync(path.join(env.root, 'marker'), '');
+    await env.files.writeText('sub/x.txt', 'x');
+    expect((await env.processes!.run('ls', { cwd: 'sub' })).stdout).toBe('x.txt\n');
+    await expect(env.processes!.run('ls', { cwd: '..' })).rejects.toThrow(/outside the workspace/);
+    await expect(env.processes!.run('ls', { cwd: 'nope' })).rejects.toThrow(/not an existing folder/);
+    await expect(env.processes!.run('   ')).rejects.toThrow(EnvError);
+  });
+
+  it('kills the whole process group on timeout', async () => {
+    const t0 = Date.now();
+    const r = await env.processes!.run('sleep 30 & echo $! > bg.pid; sleep 30', { timeoutMs: 300 });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(r.timedOut).toBe(true);
+    expect(r.signal).toBe('SIGKILL');
+    const bg = Number(readFileSync(path.join(env.root, 'bg.pid'), 'utf8'));
+    expect(await eventually(() => !alive(bg))).toBe(true);
+  });
+
+  it('stops a command whose output exceeds the cap and marks it truncated', async () => {
+    const r = await env.processes!.run('yes qitos', { maxOutputBytes: 64 * 1024, timeoutMs: 10_000 });
+    expect(r.truncated).toBe(true);
+    expect(r.timedOut).toBe(false);
+    expect(Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr)).toBe(64 * 1024);
+    expect(r.stdout.startsWith('qitos\nqitos\n')).toBe(true);
+  });
+
+  it('aborts through the signal and kills the command', async () => {
+    const ac = new AbortController();
+    const p = env.processes!.run('echo $$ > shell.pid; sleep 30', { signal: ac.signal });
+    await eventually(() => existsSync(path.join(env.root, 'shell.pid')) && readFileSync(path.join(env.root, 'shell.pid'), 'utf8').trim() !== '');
+    ac.abort();
+    await expect(p).rejects.toBeInstanceOf(AbortedError);
+    const pid = Number(readFileSync(path.join(env.root, 'shell.pid'), 'utf8'));
+    expect(await eventually(() => !alive(pid))).toBe(true);
+  });
+
+  it('passes stdin and per-call env', async () => {
+    const r = await env.processes!.run('cat; echo "$EXTRA"', { stdin: 'from stdin\n', env: { EXTRA: 'extra' } });
+    expect(r.stdout).toBe('from stdin\nextra\n');
+  });
+
+  it('a files-only HostEnv offers no process group', () => {
+    const filesOnly = new HostEnv({ root: env.root, process: false });
+    expect(filesOnly.ops('process')).toBeUndefined();
+    expect(filesOnly.ops('file')).toBeDefined();
+  });
+
+  it('refuses a root that does not exist unless asked to create it', () => {
+    expect(() => new HostEnv({ root: path.join(base, 'missing') })).toThrow(/does not exist/);
+  });
+});
