@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/kernel-fixtures.js';
+
+const root = resolve(__dirname, '..');
+
+describe('README', () => {
+  it('shows the two set-up commands', async () => {
+    const readme = await readFile(resolve(root, 'README.md'), 'utf8');
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm test');
+  });
+
+  it('its AgentModule example is examples/readme-example.ts verbatim, and it runs', async () => {
+    const readme = await readFile(resolve(root, 'README.md'), 'utf8');
+    const file = await readFile(resolve(root, 'examples/readme-example.ts'), 'utf8');
+    const block = readme.split('## Write your own AgentModule')[1].split('```ts\n')[1].split('```')[0];
+    expect(block.trim()).toBe(file.trim());
+    const cwd = await tempDir();
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'examples/readme-example.ts')], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    expect(stdout).toMatch(/^final 42 \[ 'add -> 42', 'add' \] .*traces/);
+  });
+
+  it('npm run demo solves its task offline and prints the trace folder', async () => {
+    const cwd = await tempDir();
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'examples/demo.ts')], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    expect(stdout).toContain('stop reason: final');
+    expect(stdout).toContain('final result: 400');
+    const trace = /trace: (.+)/.exec(stdout)![1];
+    expect(trace.startsWith(cwd)).toBe(true);
+  });
+});
