@@ -1,0 +1,227 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
+import { QitosError, errorMessage } from '../core/index.js';
+import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
+import { classifyProviderError } from './classify-provider-error.js';
+import { computeCost, defaultPricing, priceFor, type ModelPrice, type PricingTable } from './pricing.js';
+import { ProviderError } from './provider-error.js';
+import { ResponseBuilder } from './response-builder.js';
+import { callWithRetry, type RetryOptions } from './retry.js';
+
+/** Options of an Anthropic model. Exactly one of `apiKey` and `authToken` is needed. */
+export interface AnthropicOptions {
+  /** Model id, e.g. `claude-sonnet-4-5`. */
+  model: string;
+  apiKey?: string;
+  /** A bearer token instead of an API key (gateways, `ANTHROPIC_AUTH_TOKEN`). */
+  authToken?: string;
+  /** Default `https://api.anthropic.com`. */
+  baseURL?: string;
+  /** Per-attempt time limit in ms (default 10 minutes). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 2). Shorthand for `retry.maxRetries`. */
+  maxRetries?: number;
+  retry?: RetryOptions;
+  /** Pricing entries merged over the default table. */
+  pricing?: PricingTable;
+  /** The price of this model, overriding any table. `null`: unknown (cost null). */
+  price?: ModelPrice | null;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /** `max_tokens` when a request sets no `maxOutputTokens` (default: the model's known output limit, else 8192). */
+  defaultMaxTokens?: number;
+  /** Put prompt-cache breakpoints on the system prompt and the last two turns (default true). */
+  cache?: boolean;
+  /** Extra HTTP headers on every request (e.g. `anthropic-beta`). */
+  headers?: Record<string, string>;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/**
+ * A Claude model through the Anthropic messages API, streamed with `@anthropic-ai/sdk`: text, thinking blocks
+ * (with signatures, passed back on the next turn), redacted thinking, tool use with streamed JSON input, and
+ * cache read/write token counts. Retries, timeouts and error classification are ours; the SDK's are off.
+ */
+export class AnthropicModel implements Model {
+  readonly id: string;
+  readonly info: ModelInfo;
+  private readonly client: Anthropic;
+  private readonly price: ModelPrice | undefined;
+
+  constructor(private readonly options: AnthropicOptions) {
+    this.id = `anthropic:${options.model}`;
+    this.info = {
+      provider: 'anthropic',
+      model: options.model,
+      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    };
+    if (!options.apiKey && !options.authToken) throw new Error('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
+    this.client = new Anthropic({
+      // Passing the credential (and null for the other) keeps the SDK from reading process.env behind our back.
+      ...(options.apiKey ? { apiKey: options.apiKey, authToken: null } : { authToken: options.authToken, apiKey: null }),
+      baseURL: options.baseURL ?? 'https://api.anthropic.com',
+      maxRetries: 0,
+      timeout: (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 60_000,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+    this.price = options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, 'anthropic', options.model));
+  }
+
+  /** The request body sent for `request`. */
+  body(request: ModelRequest): MessageCreateParamsStreaming {
+    const { system, messages } = toAnthropicPrompt(request.messages, { cache: this.options.cache !== false });
+    // temperature/top_p are no longer in the SDK's types (newer models reject them); sent only when asked for.
+    const body: MessageCreateParamsStreaming & { temperature?: number; top_p?: number } = {
+      model: this.options.model,
+      max_tokens: request.maxOutputTokens ?? this.options.defaultMaxTokens ?? this.options.maxOutputTokens ?? 8192,
+      messages,
+      stream: true,
+    };
+    if (system) body.system = system;
+    if (request.tools?.length) {
+      body.tools = toAnthropicTools(request.tools);
+      if (request.toolChoice) body.tool_choice = toAnthropicToolChoice(request.toolChoice);
+    }
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.topP !== undefined) body.top_p = request.topP;
+    if (request.stop?.length) body.stop_sequences = request.stop;
+    return { ...body, ...request.providerOptions } as MessageCreateParamsStreaming;
+  }
+
+  async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+    const body = this.body(request);
+    return callWithRetry(
+      async (ctx) => {
+        const stream = await this.client.messages.create(body, { signal: ctx.signal });
+        const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
+        const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
+        const it = stream[Symbol.asyncIterator]();
+        let complete = false;
+        try {
+          for (;;) {
+            const r = await it.next(); // SDK and socket errors surface here and are classified by callWithRetry
+            if (r.done) break;
+            try {
+              onEvent(r.value, builder, state);
+            } catch (err) {
+              throw new QitosError('internal', `${this.id}: failed to handle a stream event: ${errorMessage(err)}`, { cause: err });
+            }
+          }
+          complete = true;
+        } finally {
+          if (!complete) stream.controller.abort();
+        }
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        if (!state.stopped) throw new ProviderError('transport', `${this.id}: the stream ended before message_stop`);
+        const cost = computeCost(state.usage, this.price);
+        return builder.finish(mapStopReason(state.stop), state.usage, cost, this.id);
+      },
+      {
+        retry: { ...this.options.retry, ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}) },
+        timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        signal: options.signal,
+        classify: (err) => classifyProviderError(err, this.id, Anthropic),
+      },
+    );
+  }
+}
+
+interface StreamState {
+  /** Open content blocks by index: their type and, for tool use, the call id. */
+  blocks: Map<number, { type: string; callId?: string }>;
+  stop: string | null | undefined;
+  stopped: boolean;
+  usage: Tokens;
+  model: string | undefined;
+}
+
+type UsageLike = {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number } | null;
+};
+
+function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState): void {
+  switch (ev.type) {
+    case 'message_start':
+      s.model = ev.message.model;
+      applyUsage(s.usage, ev.message.usage as UsageLike);
+      return;
+    case 'content_block_start': {
+      const block = ev.content_block;
+      if (block.type === 'text') {
+        s.blocks.set(ev.index, { type: 'text' });
+        b.textDelta(block.text);
+      } else if (block.type === 'thinking') {
+        s.blocks.set(ev.index, { type: 'thinking' });
+        b.openReasoning();
+        b.reasoningDelta(block.thinking);
+        if (block.signature) b.reasoningSignature(block.signature);
+      } else if (block.type === 'redacted_thinking') {
+        s.blocks.set(ev.index, { type: 'redacted_thinking' });
+        b.redactedReasoning(block.data);
+      } else if (block.type === 'tool_use') {
+        s.blocks.set(ev.index, { type: 'tool_use', callId: block.id });
+        b.toolStart(block.id, block.name);
+        // Some servers put the whole input in the start block instead of streaming it.
+        if (block.input && typeof block.input === 'object' && Object.keys(block.input).length) b.toolDelta(block.id, JSON.stringify(block.input));
+      } else s.blocks.set(ev.index, { type: block.type });
+      return;
+    }
+    case 'content_block_delta': {
+      const block = s.blocks.get(ev.index);
+      const d = ev.delta;
+      if (d.type === 'text_delta') b.textDelta(d.text);
+      else if (d.type === 'thinking_delta') b.reasoningDelta(d.thinking);
+      else if (d.type === 'signature_delta') b.reasoningSignature(d.signature);
+      else if (d.type === 'input_json_delta' && block?.callId) b.toolDelta(block.callId, d.partial_json);
+      return;
+    }
+    case 'content_block_stop': {
+      const block = s.blocks.get(ev.index);
+      if (block?.type === 'thinking') b.endReasoning();
+      else if (block?.callId) b.toolEnd(block.callId);
+      return;
+    }
+    case 'message_delta':
+      if (ev.delta.stop_reason) s.stop = ev.delta.stop_reason;
+      applyUsage(s.usage, ev.usage as UsageLike);
+      return;
+    case 'message_stop':
+      s.stopped = true;
+      return;
+  }
+}
+
+/** Folds an Anthropic usage object into ours; later events repeat or update counts, so non-null values replace. */
+function applyUsage(t: Tokens, u: UsageLike | null | undefined): void {
+  if (!u) return;
+  if (typeof u.input_tokens === 'number') t.input = u.input_tokens;
+  if (typeof u.output_tokens === 'number') t.output = u.output_tokens;
+  if (typeof u.cache_read_input_tokens === 'number') t.cache.read = u.cache_read_input_tokens;
+  if (typeof u.cache_creation_input_tokens === 'number') t.cache.write = u.cache_creation_input_tokens;
+  if (typeof u.output_tokens_details?.thinking_tokens === 'number') t.reasoning = u.output_tokens_details.thinking_tokens;
+}
+
+/** Maps Anthropic's stop reason onto ours. */
+export function mapStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}

@@ -1,0 +1,233 @@
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
+import { QitosError, emptyTokens, errorMessage } from '../core/index.js';
+import { classifyProviderError } from './classify-provider-error.js';
+import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';
+import { computeCost, defaultPricing, priceFor, type ModelPrice, type PricingTable } from './pricing.js';
+import { ProviderError } from './provider-error.js';
+import { ResponseBuilder } from './response-builder.js';
+import { callWithRetry, type RetryOptions } from './retry.js';
+
+/** Options of an OpenAI-compatible model. `createModel` fills them from a preset and the environment. */
+export interface OpenAICompatibleOptions {
+  /** Model id sent to the server, e.g. `gpt-4o-mini`, `deepseek-chat`, `qwen2.5`. */
+  model: string;
+  /** Provider name: the `provider` of the model id and of pricing lookups (default `openai`). */
+  provider?: string;
+  /** Server root including the version path, e.g. `http://localhost:11434/v1`. */
+  baseURL: string;
+  /** Sent as the bearer token; local servers that need none accept any value. */
+  apiKey: string;
+  /** Per-attempt time limit in ms (default 10 minutes). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 2). Shorthand for `retry.maxRetries`. */
+  maxRetries?: number;
+  retry?: RetryOptions;
+  /** Pricing entries merged over the default table. */
+  pricing?: PricingTable;
+  /** The price of this model, overriding any table. `null`: the price is unknown (cost null). */
+  price?: ModelPrice | null;
+  /** A local server: an unpriced model costs 0 rather than null. */
+  local?: boolean;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /** Request field for `maxOutputTokens` (default `max_tokens`; OpenAI itself wants `max_completion_tokens`). */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Send earlier reasoning back as `reasoning_content` (DeepSeek, Zhipu). */
+  reasoningInput?: boolean;
+  /** Ask for usage in the last stream chunk (default true; turn off for servers that reject `stream_options`). */
+  includeUsage?: boolean;
+  /** Extra HTTP headers on every request. */
+  headers?: Record<string, string>;
+  organization?: string;
+  project?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/**
+ * A model behind any server that speaks OpenAI chat completions (OpenAI, DeepSeek, Zhipu GLM, Qwen/DashScope,
+ * Ollama, vLLM, LM Studio), streamed through the `openai` SDK. The SDK's own retries are off: retries,
+ * timeouts and error classification are ours (see `callWithRetry`).
+ */
+export class OpenAICompatibleModel implements Model {
+  readonly id: string;
+  readonly info: ModelInfo;
+  private readonly client: OpenAI;
+  private readonly price: ModelPrice | undefined;
+
+  constructor(private readonly options: OpenAICompatibleOptions) {
+    const provider = options.provider ?? 'openai';
+    this.id = `${provider}:${options.model}`;
+    this.info = {
+      provider,
+      model: options.model,
+      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    };
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      organization: options.organization ?? null,
+      project: options.project ?? null,
+      maxRetries: 0,
+      // Our timer bounds each attempt; the SDK's is set past it so it never fires first.
+      timeout: (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 60_000,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+    const found = options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, options.model));
+    this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);
+  }
+
+  /** The request body sent for `request` (exposed for tests and for debugging a server's complaints). */
+  body(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+    const o = this.options;
+    const body: ChatCompletionCreateParamsStreaming & Record<string, unknown> = {
+      model: o.model,
+      messages: toOpenAIMessages(request.messages, { reasoningInput: o.reasoningInput }),
+      stream: true,
+    };
+    if (o.includeUsage !== false) body.stream_options = { include_usage: true };
+    if (request.tools?.length) {
+      body.tools = toOpenAITools(request.tools);
+      if (request.toolChoice) body.tool_choice = toOpenAIToolChoice(request.toolChoice);
+    }
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.topP !== undefined) body.top_p = request.topP;
+    if (request.maxOutputTokens !== undefined) body[o.maxTokensField ?? 'max_tokens'] = request.maxOutputTokens;
+    if (request.stop?.length) body.stop = request.stop;
+    if (request.seed !== undefined) body.seed = request.seed;
+    return { ...body, ...request.providerOptions } as ChatCompletionCreateParamsStreaming;
+  }
+
+  async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+    const body = this.body(request);
+    return callWithRetry(
+      async (ctx) => {
+        const stream = await this.client.chat.completions.create(body, { signal: ctx.signal });
+        const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
+        const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
+        const it = stream[Symbol.asyncIterator]();
+        let complete = false;
+        try {
+          for (;;) {
+            const r = await it.next(); // SDK and socket errors surface here and are classified by callWithRetry
+            if (r.done) break;
+            try {
+              onChunk(r.value, builder, state);
+            } catch (err) {
+              throw new QitosError('internal', `${this.id}: failed to handle a stream chunk: ${errorMessage(err)}`, { cause: err });
+            }
+          }
+          complete = true;
+        } finally {
+          if (!complete) stream.controller.abort();
+        }
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        if (state.finish === undefined) throw new ProviderError('transport', `${this.id}: the stream ended before the model finished (no finish_reason)`);
+        for (const c of state.calls) {
+          if (!c.started) startCall(c, builder);
+          builder.toolEnd(c.id);
+        }
+        const usage = state.usage ? openAITokens(state.usage) : emptyTokens();
+        const cost = state.usage || this.options.local ? computeCost(usage, this.price) : null;
+        return builder.finish(mapFinishReason(state.finish, state.calls.length > 0), usage, cost, this.id);
+      },
+      {
+        retry: { ...this.options.retry, ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}) },
+        timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        signal: options.signal,
+        classify: (err) => classifyProviderError(err, this.id, OpenAI),
+      },
+    );
+  }
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  pending: string;
+  started: boolean;
+}
+
+interface StreamState {
+  calls: PendingCall[];
+  /** The call currently assembled at each index. */
+  byIndex: Map<number, PendingCall>;
+  finish: string | undefined;
+  usage: ChatCompletionChunk['usage'] | undefined;
+  nextId: number;
+}
+
+/** A chunk's delta as compatible servers send it: reasoning comes as `reasoning_content` (DeepSeek, GLM, Qwen) or `reasoning` (vLLM, Ollama). */
+type Delta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+
+function onChunk(chunk: ChatCompletionChunk, builder: ResponseBuilder, state: StreamState): void {
+  if (chunk.usage) state.usage = chunk.usage;
+  const choice = chunk.choices?.[0]; // the usage chunk has no choices
+  if (!choice) return;
+  const d = (choice.delta ?? {}) as Delta;
+  const reasoning = d.reasoning_content ?? d.reasoning;
+  if (typeof reasoning === 'string') builder.reasoningDelta(reasoning);
+  if (typeof d.content === 'string') builder.textDelta(d.content);
+  for (const [pos, tc] of (d.tool_calls ?? []).entries()) {
+    const index = typeof tc.index === 'number' ? tc.index : pos;
+    let call = state.byIndex.get(index);
+    // Some servers reuse index 0 for every call: a new id with a name starts a new call.
+    if (!call || (tc.id && call.started && tc.id !== call.id && tc.function?.name)) {
+      call = { id: tc.id || `call_${state.nextId}`, name: '', pending: '', started: false };
+      state.nextId++;
+      state.byIndex.set(index, call);
+      state.calls.push(call);
+    } else if (tc.id && !call.started) call.id = tc.id;
+    if (tc.function?.name && !call.started) call.name += tc.function.name;
+    const args = tc.function?.arguments;
+    if (!call.started && call.name) startCall(call, builder);
+    if (args) {
+      if (call.started) builder.toolDelta(call.id, args);
+      else call.pending += args;
+    }
+  }
+  if (choice.finish_reason) state.finish = choice.finish_reason;
+}
+
+function startCall(call: PendingCall, builder: ResponseBuilder): void {
+  call.started = true;
+  builder.toolStart(call.id, call.name);
+  if (call.pending) builder.toolDelta(call.id, call.pending);
+  call.pending = '';
+}
+
+/** Maps an OpenAI finish reason onto ours. Servers that answer `stop` after tool calls (Ollama, vLLM) get `tool-calls`. */
+export function mapFinishReason(reason: string, hasToolCalls: boolean): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return hasToolCalls ? 'tool-calls' : 'stop';
+    case 'length':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'content_filter':
+      return 'content-filter';
+    case 'insufficient_system_resource':
+      return 'error';
+    default:
+      return 'other';
+  }
+}
+
+/** Our tokens from an OpenAI usage object: `input` excludes cached prompt tokens (OpenAI `cached_tokens`, DeepSeek `prompt_cache_hit_tokens`). */
+export function openAITokens(u: NonNullable<ChatCompletionChunk['usage']>): Tokens {
+  const x = u as typeof u & { prompt_cache_hit_tokens?: number; prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null };
+  const prompt = u.prompt_tokens ?? 0;
+  const read = x.prompt_tokens_details?.cached_tokens ?? x.prompt_cache_hit_tokens ?? 0;
+  const write = x.prompt_tokens_details?.cache_write_tokens ?? 0;
+  return {
+    input: Math.max(0, prompt - read - write),
+    output: u.completion_tokens ?? 0,
+    reasoning: u.completion_tokens_details?.reasoning_tokens ?? 0,
+    cache: { read, write },
+  };
+}
