@@ -46,7 +46,10 @@ export class HostFileOps implements FileOps {
     const abs = await this.jail.resolve(p);
     if (abs === this.jail.root) throw new EnvError('cannot write ".": it is the workspace root folder');
     try {
-      await mkdir(path.dirname(abs), { recursive: true });
+      await mkdir(path.dirname(abs), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+        // mkdir -p over an existing file says EEXIST; what the caller needs to hear is "a parent is a file".
+        throw err.code === 'EEXIST' ? Object.assign(new Error(err.message), { code: 'ENOTDIR' }) : err;
+      });
       const fh = await open(abs, WRITE_FLAGS, 0o644);
       try {
         await fh.writeFile(content, 'utf8');

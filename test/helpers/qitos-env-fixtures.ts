@@ -1,0 +1,108 @@
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Action, ActionResult, AnyTool, Env, FileOps } from '../../src/core/index.js';
+import { ActionExecutor } from '../../src/engine/action-executor.js';
+import { ToolRegistry } from '../../src/engine/tool-registry.js';
+import { HostEnv, MemoryEnv } from '../../src/envs/index.js';
+
+/** A workspace for one test: the env, its file ops, and a way to prove nothing outside it changed. */
+export interface Workspace {
+  env: Env;
+  files: FileOps;
+  /** Everything outside the workspace that a test could damage (empty for MemoryEnv: it has no outside). */
+  outside(): Record<string, string>;
+  cleanup(): void;
+}
+
+/** Makes a workspace with the given files, for one env kind. */
+export interface EnvCase {
+  name: 'host' | 'memory';
+  make(files?: Record<string, string | Uint8Array>): Workspace;
+}
+
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else out[path.relative(dir, p)] = st.isSymbolicLink() ? '-> symlink' : readFileSync(p, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** HostEnv in a fresh temp folder (`<tmp>/ws`, with `<tmp>/outside/secret.txt` and `<tmp>/ws2/secret.txt` next to it) and MemoryEnv. */
+export const envCases: EnvCase[] = [
+  {
+    name: 'host',
+    make(files = {}) {
+      const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-ws-')));
+      const root = path.join(base, 'ws');
+      mkdirSync(root);
+      mkdirSync(path.join(base, 'outside'));
+      mkdirSync(path.join(base, 'ws2'));
+      writeFileSync(path.join(base, 'outside', 'secret.txt'), 'outside secret');
+      writeFileSync(path.join(base, 'ws2', 'secret.txt'), 'sibling secret');
+      for (const [p, c] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
+        writeFileSync(path.join(root, p), c);
+      }
+      const env = new HostEnv({ root, timeoutMs: 5000 });
+      return {
+        env,
+        files: env.files,
+        outside: () => ({ ...prefix('outside/', tree(path.join(base, 'outside'))), ...prefix('ws2/', tree(path.join(base, 'ws2'))), top: readdirSync(base).sort().join(',') }),
+        cleanup: () => {
+          env.close();
+          rmSync(base, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'memory',
+    make(files = {}) {
+      const env = new MemoryEnv({ files });
+      return { env, files: env.files, outside: () => ({}), cleanup: () => undefined };
+    },
+  },
+];
+
+function prefix(p: string, rec: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(rec).map(([k, v]) => [p + k, v]));
+}
+
+/** Options of {@link callTool}. */
+export interface CallOptions {
+  services?: Record<string, unknown>;
+  state?: unknown;
+  runId?: string;
+  traceDir?: string | null;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Calls a tool the way the engine does (ActionExecutor: zod validation, timeout, error capture) and returns
+ * the ActionResult plus what the model sees (`seen`: the completed output or the error).
+ */
+export async function callTool(tool: AnyTool, args: Record<string, unknown>, env: Env, opts: CallOptions = {}): Promise<ActionResult & { seen: string }> {
+  const executor = new ActionExecutor(new ToolRegistry([tool]), { timeoutMs: opts.timeoutMs ?? 10_000 });
+  const action: Action = { id: `call_${Math.random().toString(36).slice(2, 8)}`, name: tool.id, args };
+  const [r] = await executor.run([action], {
+    runId: opts.runId ?? 'run_test',
+    traceDir: opts.traceDir ?? null,
+    step: 1,
+    env,
+    state: opts.state ?? { metadata: {} },
+    signal: opts.signal ?? new AbortController().signal,
+    services: opts.services ?? {},
+    onState: () => undefined,
+  });
+  const seen = r.state.status === 'completed' ? r.state.output : r.state.status === 'error' ? r.state.error : '';
+  return { ...r, seen };
+}
