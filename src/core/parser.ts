@@ -6,6 +6,8 @@ import type { ParseError } from './errors.js';
 export interface ParseContext {
   /** Names of the tools the agent offers (a parser may reject unknown tools). */
   tools: readonly string[];
+  /** The tools' specs (JSON Schemas), for parsers that type text arguments by schema (XML). */
+  specs?: readonly ToolSpec[];
 }
 
 /** Turns a model reply into a Decision, or a ParseError whose message tells the model how to fix its output. */

@@ -67,7 +67,7 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
   const assistant = assistantMessage(rc, response, created, reasoningTimes);
   rc.state.messages.push(assistant);
 
-  const decision = parser.parse(response, { tools: agent.tools.names });
+  const decision = parser.parse(response, { tools: agent.tools.names, specs: agent.tools.specs() });
   if (decision instanceof ParseError) {
     for (const part of rc.toolParts.values()) failPending(part, decision.message);
     throw decision;

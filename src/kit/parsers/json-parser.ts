@@ -1,5 +1,6 @@
 import type { Action, Decision, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
 import { ParseError, newActionId, responseText } from '../../core/index.js';
+import { LiteralError, readLiteral } from './literal-reader.js';
 
 const KEYS = ['thought', 'action', 'actions', 'final_answer', 'wait'];
 const FORMAT_HINT =
@@ -7,8 +8,8 @@ const FORMAT_HINT =
   '{"thought": "...", "actions": [{"name": ..., "args": ...}, ...]} to call several, or {"thought": "...", "final_answer": "..."} to finish.';
 
 /**
- * Parses `{thought, action: {name, args} | actions: [...], final_answer}` replies. Tolerates code fences and
- * text around the object; rejects replies that are ambiguous (two different decision objects, or an action
+ * Parses `{thought, action: {name, args} | actions: [...], final_answer}` replies (and `{"wait": true}`).
+ * Tolerates code fences, text around the object and Python-style literals (`'str'`, `True`, `None`); rejects replies that are ambiguous (two different decision objects, or an action
  * and a final answer together) with a ParseError that says what to send instead.
  */
 export function jsonParser(): Parser {
@@ -78,34 +79,44 @@ function toAction(item: unknown): Action | string {
   return { id: newActionId(), name, args: args as Record<string, unknown> };
 }
 
-/** Every top-level JSON object in the text that looks like a decision (fenced blocks first). */
+/** Every top-level object in the text that looks like a decision. */
 function findDecisionObjects(text: string): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = [];
   for (const span of balancedObjects(text)) {
-    try {
-      const v = JSON.parse(span);
-      if (v && typeof v === 'object' && !Array.isArray(v) && KEYS.some((k) => k in v)) out.push(v);
-    } catch {
-      // not JSON: text around the decision may contain braces
-    }
+    const v = readObject(span);
+    if (v && KEYS.some((k) => Object.prototype.hasOwnProperty.call(v, k))) out.push(v);
   }
   return out;
 }
 
-/** Spans of balanced `{...}` at nesting depth 0, aware of JSON strings and escapes. */
+/** JSON, or else the Python spelling of it (`'str'`, `True`, `None`) that models also write; undefined if neither. */
+function readObject(span: string): Record<string, unknown> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(span);
+  } catch {
+    const r = readLiteral(span, 0);
+    // text around the decision may contain braces that are not an object at all
+    if (r instanceof LiteralError || span.slice(r.end).trim()) return undefined;
+    v = r.value;
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Spans of balanced `{...}` at nesting depth 0, aware of quoted strings (JSON's `"` and Python's `'`) and escapes. */
 export function balancedObjects(text: string): string[] {
   const spans: string[] = [];
   let depth = 0;
   let start = -1;
-  let inString = false;
+  let quote = '';
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (inString) {
+    if (quote) {
       if (c === '\\') i++;
-      else if (c === '"') inString = false;
+      else if (c === quote) quote = '';
       continue;
     }
-    if (c === '"' && depth > 0) inString = true;
+    if ((c === '"' || c === "'") && depth > 0) quote = c;
     else if (c === '{') {
       if (depth === 0) start = i;
       depth++;
