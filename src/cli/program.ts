@@ -2,6 +2,9 @@ import { Command } from 'commander';
 import type { CliIO, ProgramWithIO } from './io.js';
 import { registerInspectCommand } from './commands/inspect.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerReplayCommand } from './commands/replay.js';
+import { registerDiffCommand } from './commands/diff.js';
 
 /**
  * The `qitos` program. Each command lives in `commands/<name>.ts` and exports
@@ -16,6 +19,9 @@ export function createProgram(io: CliIO): Command {
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
 
+  registerRunCommand(program);
+  registerReplayCommand(program);
+  registerDiffCommand(program);
   registerRunsCommand(program);
   registerInspectCommand(program);
 

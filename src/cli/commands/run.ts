@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { loadAgent } from '../agent-loader.js';
+import { effectiveConfig, positiveInt, requireText, type ConfigFlags } from '../effective-config.js';
+import { ioOf } from '../io.js';
+import { LiveView } from '../live-view.js';
+import { buildAgent, buildEngine, modelFromConfig } from '../run-setup.js';
+import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
+
+interface RunFlags extends ConfigFlags {
+  task?: string;
+  export?: string;
+  json?: boolean;
+}
+
+/** `qitos run <agent-module> --task "…"`: runs an agent with a live view and writes a trace. */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run an agent module on a task, with a live view of its steps, and write a trace')
+    .argument('<agent-module>', '.ts or .js file exporting an AgentModule subclass')
+    .requiredOption('-t, --task <text>', 'the task objective')
+    .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini or scripted:replies.json')
+    .option('-c, --config <file.yaml>', 'config file (flags override it)')
+    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option('--max-steps <n>', 'step budget', positiveInt)
+    .option('--export <name>', 'export of the agent class (default: the default export, else the one AgentModule subclass)')
+    .option('--json', 'print the result as JSON instead of the live view')
+    .addHelpText('after', '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n')
+    .action(async function (this: Command, modulePath: string, flags: RunFlags) {
+      const io = ioOf(this);
+      const task = requireText(flags.task, '--task');
+      const config = await effectiveConfig({}, flags, io.cwd);
+      const loaded = await loadAgent(modulePath, flags.export, io.cwd);
+      const model = await modelFromConfig(config, io.cwd);
+      const agent = buildAgent(loaded, config, model);
+      const view = new LiveView((line) => io.out(line));
+      const hooks = flags.json
+        ? []
+        : [
+            view.hook,
+            (e: Parameters<typeof view.hook>[0]) => {
+              if (e.type === 'run_start') io.out(`run ${e.runId}  agent ${agent.name}  model ${(model ?? agent.model)?.id ?? '-'}\n`);
+            },
+          ];
+      const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks });
+      const result = await engine.run(task);
+      if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');
+      else printRunEnd(io, result);
+      io.exitCode = runExitCode(result);
+    });
+}

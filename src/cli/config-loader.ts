@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { CliError } from './cli-error.js';
+import { QitosConfig } from './config-schema.js';
+
+/**
+ * Reads and validates a `--config` YAML file. Errors are one line naming the file, the line and the field,
+ * e.g. `qitos.yaml:4: engine.maxSteps: expected number, received string`.
+ */
+export async function loadConfigFile(path: string, cwd: string): Promise<QitosConfig> {
+  const abs = resolve(cwd, path);
+  const text = await readFile(abs, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(err.code === 'ENOENT' ? `config file not found: ${path}` : `cannot read config file ${path}: ${err.message}`);
+  });
+  return parseConfig(text, relative(cwd, abs) || path);
+}
+
+/** Parses and validates config text; `name` is used in error messages. */
+export function parseConfig(text: string, name: string): QitosConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    const line = e.linePos?.[0]?.line ?? lines.linePos(e.pos[0]).line;
+    throw new CliError(`${name}:${line}: YAML syntax error: ${e.message.split('\n')[0]}`);
+  }
+  const raw = doc.toJS() ?? {};
+  const parsed = QitosConfig.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const { field, line } = locate(doc, lines, issue);
+  throw new CliError(`${name}:${line}: ${field || '(top level)'}: ${issueMessage(issue)}`);
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field "${issue.keys[0]}"`;
+  return issue.message;
+}
+
+/** The dotted field an issue is about and the line of the closest node the document has for it. */
+function locate(doc: Document, lines: LineCounter, issue: z.core.$ZodIssue): { field: string; line: number } {
+  const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const field = [...path, ...(unknownKey ? [unknownKey] : [])].join('.');
+  if (unknownKey !== undefined) {
+    const parent = path.length ? doc.getIn(path, true) : doc.contents;
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => (p.key as { value?: unknown } | null)?.value === unknownKey);
+      const range = (pair?.key as { range?: [number, number, number] } | null)?.range;
+      if (range) return { field, line: lines.linePos(range[0]).line };
+    }
+  }
+  // The node itself, or the closest ancestor the document has (a missing field points at its parent).
+  for (let n = path.length; n >= 0; n--) {
+    const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null | undefined;
+    if (node?.range) return { field, line: lines.linePos(node.range[0]).line };
+  }
+  return { field, line: 1 };
+}
+
+/**
+ * Deep-merges configs: plain objects merge key by key, anything else (arrays, scalars) in `over` replaces
+ * `base`. `undefined` values in `over` are ignored, so unset flags do not erase the file's values.
+ */
+export function mergeConfig<T extends Record<string, unknown>>(base: T, over: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue;
+    const prev = out[k];
+    out[k] = isPlain(prev) && isPlain(v) ? mergeConfig(prev, v) : v;
+  }
+  return out as T;
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}

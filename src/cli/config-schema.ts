@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+
+/** Sampling parameters sent with every model request (become the agent's `modelParams`). */
+export const ModelParamsConfig = z.strictObject({
+  temperature: z.number().min(0).optional(),
+  topP: z.number().min(0).max(1).optional(),
+  maxOutputTokens: positiveInt.optional(),
+  seed: z.number().int().optional(),
+  stop: z.array(z.string()).optional(),
+  providerOptions: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The model: `provider:model` (or `scripted:<file.json>`), provider options and sampling parameters. */
+export const ModelConfig = z.strictObject({
+  id: z.string().regex(/^[a-zA-Z0-9_.-]+:.+$/, 'expected "provider:model", e.g. "openai:gpt-4o-mini" or "scripted:replies.json"'),
+  /** Provider options (base URL, API key env variable, timeout, retries), passed to the model factory. */
+  options: z.record(z.string(), z.unknown()).optional(),
+  params: ModelParamsConfig.optional(),
+});
+
+/** Engine budgets, recovery and tool execution. */
+export const EngineConfig = z.strictObject({
+  maxSteps: positiveInt.optional(),
+  maxSeconds: z.number().positive().optional(),
+  maxTokens: positiveInt.optional(),
+  maxCost: z.number().positive().optional(),
+  maxRecoveries: z.number().int().nonnegative().optional(),
+  parallelTools: z.boolean().optional(),
+  toolConcurrency: positiveInt.optional(),
+  toolTimeoutMs: positiveInt.optional(),
+});
+
+/** Doom-loop detection (`true` for the defaults, `false` or absent for none). */
+export const DoomLoopConfig = z.union([
+  z.boolean(),
+  z.strictObject({
+    threshold: z.number().int().min(2).optional(),
+    maxCycleLength: positiveInt.optional(),
+    onDetect: z.enum(['stop', 'warn']).optional(),
+    compare: z.enum(['call', 'call+result']).optional(),
+    nameOnly: z.array(z.string()).optional(),
+    maxWarnings: positiveInt.optional(),
+  }),
+]);
+
+/** Context compaction (`true` for the defaults; an object is passed to `compaction()` as its options). */
+export const CompactionConfig = z.union([z.boolean(), z.record(z.string(), z.unknown())]);
+
+/** Policies built by the CLI, in this order: doom-loop, then compaction. */
+export const PoliciesConfig = z.strictObject({
+  doomLoop: DoomLoopConfig.optional(),
+  compaction: CompactionConfig.optional(),
+});
+
+/** Where traces go. */
+export const TraceConfig = z.strictObject({
+  dir: z.string().min(1).optional(),
+  streamDeltas: z.boolean().optional(),
+});
+
+/**
+ * The `--config` YAML file. Every section is optional; CLI flags override it, it overrides the defaults,
+ * and the effective result is recorded in the manifest (`config`) so replay and fork rebuild the same run.
+ */
+export const QitosConfig = z.strictObject({
+  model: ModelConfig.optional(),
+  engine: EngineConfig.optional(),
+  policies: PoliciesConfig.optional(),
+  trace: TraceConfig.optional(),
+  /** The agent's own options, spread into its constructor options after `model`. */
+  agent: z.record(z.string(), z.unknown()).optional(),
+});
+export type QitosConfig = z.infer<typeof QitosConfig>;

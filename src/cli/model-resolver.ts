@@ -1,0 +1,13 @@
+import type { Model } from '../core/index.js';
+import type { QitosConfig } from './config-schema.js';
+import { CliError } from './cli-error.js';
+import { scriptedModelFromFile } from './scripted-model-file.js';
+
+/**
+ * The model a config names. `scripted:<file.json>` is a ScriptedModel from a file of replies (offline runs
+ * and tests); anything else goes to the providers' factory `createModel("provider:model", options)`.
+ */
+export async function resolveModel(spec: NonNullable<QitosConfig['model']>, cwd: string): Promise<Model> {
+  if (spec.id.startsWith('scripted:')) return scriptedModelFromFile(spec.id.slice('scripted:'.length), cwd);
+  throw new CliError(`unknown model "${spec.id}"`);
+}

@@ -1,0 +1,81 @@
+import { resolve } from 'node:path';
+import type { Hook, Manifest, Model, Policy, State } from '../core/index.js';
+import { Engine } from '../engine/engine.js';
+import type { ActionExecutor } from '../engine/action-executor.js';
+import type { AgentModule } from '../engine/agent-module.js';
+import { doomLoop } from '../kit/policies/doom-loop.js';
+import { CliError } from './cli-error.js';
+import type { LoadedAgent } from './agent-loader.js';
+import type { QitosConfig } from './config-schema.js';
+import { resolveModel } from './model-resolver.js';
+
+/** Default traces folder (relative to the working folder). */
+export const DEFAULT_TRACE_DIR = 'traces';
+
+/**
+ * Builds the agent the way every command does: `new AgentClass({ model, modelParams, ...config.agent })`.
+ * The convention for agent modules: the constructor takes AgentModuleOptions plus the agent's own config.
+ */
+export function buildAgent(loaded: LoadedAgent, config: QitosConfig, model: Model | undefined): AgentModule<State, unknown> {
+  const options = { ...(model ? { model } : {}), ...(config.model?.params ? { modelParams: config.model.params } : {}), ...config.agent };
+  try {
+    return new loaded.AgentClass(options);
+  } catch (err) {
+    throw new CliError(`cannot construct agent ${loaded.export} from ${loaded.module}: ${(err as Error).message}`);
+  }
+}
+
+/** The model the config names (`--model` already merged in), or undefined to keep the agent's own. */
+export async function modelFromConfig(config: QitosConfig, cwd: string): Promise<Model | undefined> {
+  return config.model ? resolveModel(config.model, cwd) : undefined;
+}
+
+/** Policies the config asks for, in order: doom-loop, then compaction. */
+export async function buildPolicies(config: QitosConfig): Promise<Policy<State>[]> {
+  const out: Policy<State>[] = [];
+  const p = config.policies ?? {};
+  if (p.doomLoop) out.push(doomLoop(p.doomLoop === true ? {} : p.doomLoop));
+  if (p.compaction) out.push(await compactionPolicy(p.compaction === true ? {} : p.compaction));
+  return out;
+}
+
+async function compactionPolicy(_options: Record<string, unknown>): Promise<Policy<State>> {
+  throw new CliError('policies.compaction: the compaction policy is not available in this build');
+}
+
+/** What one engine run of a command needs besides the config. */
+export interface EngineSetup {
+  agent: AgentModule<State, unknown>;
+  loaded: LoadedAgent;
+  config: QitosConfig;
+  cwd: string;
+  /** Forces this model on the engine (replay), whatever the agent built for itself. */
+  model?: Model;
+  executor?: Pick<ActionExecutor, 'run'>;
+  parent?: Manifest['parent'];
+  hooks?: Hook[];
+}
+
+/** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT ends the run cleanly. */
+export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
+  const e = s.config.engine ?? {};
+  const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };
+  return new Engine<State>({
+    agent: s.agent,
+    ...(s.model ? { model: s.model } : {}),
+    policies: await buildPolicies(s.config),
+    hooks: s.hooks ?? [],
+    budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),
+    ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
+    tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+    ...(s.executor ? { executor: s.executor } : {}),
+    handleSigint: true,
+    trace: {
+      dir: resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR),
+      streamDeltas: s.config.trace?.streamDeltas ?? false,
+      agentSource: { module: s.loaded.module, export: s.loaded.export },
+      parent: s.parent ?? null,
+      config: s.config as Record<string, unknown>,
+    },
+  });
+}

@@ -1,0 +1,165 @@
+import type { Decision, StepRecord } from '../core/index.js';
+import { canonicalJson, totalTokens } from '../core/index.js';
+import type { Trace } from '../engine/trace-reader.js';
+
+/** The phases of a step two runs can part in, in loop order. `missing`: the step exists in one run only. */
+export const DIFF_PHASES = ['observation', 'model_input', 'decision', 'action_args', 'result', 'state', 'error', 'missing'] as const;
+export type DiffPhase = (typeof DIFF_PHASES)[number];
+
+/** How one step of A compares with the same step of B. */
+export interface StepDiff {
+  step: number;
+  /** Phases that differ, in loop order (empty when the step is the same). */
+  phases: DiffPhase[];
+  /** For `model_input`: which request parts differ (system, messages, tools, params) or why. */
+  modelInput?: string[];
+  a: string | null;
+  b: string | null;
+}
+
+/** Totals of one run. */
+export interface RunTotals {
+  runId: string;
+  model: string | null;
+  steps: number;
+  tokens: number;
+  cost: number | null;
+  durationMs: number | null;
+  stopReason: string | null;
+  finalResult: string | null;
+}
+
+/** A step-aligned comparison of two traces. */
+export interface TraceDiff {
+  same: boolean;
+  /** The first step where the runs part, and the first phase (in loop order) that differs there. */
+  first: { step: number; phase: DiffPhase; detail: string } | null;
+  /** Whether the states the runs started from differ (ids and times ignored). */
+  initialStateDiffers: boolean;
+  steps: StepDiff[];
+  totals: { a: RunTotals; b: RunTotals };
+}
+
+/** Keys whose values change on every run without meaning anything: ids, timestamps, latencies. */
+const VOLATILE = new Set(['id', 'callID', 'callId', 'actionId', 'time', 'latencyMs', 'durationMs', 'startedAt']);
+
+/** A value with volatile keys removed at every level, as canonical JSON. */
+export function stableJson(value: unknown): string {
+  return canonicalJson(strip(value));
+}
+
+function strip(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(strip);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (!VOLATILE.has(k)) out[k] = strip(v);
+    return out;
+  }
+  return value;
+}
+
+/** A decision without action ids (what replay and diff compare). */
+export function decisionKey(d: Decision | null): string {
+  if (!d) return 'null';
+  return canonicalJson(d.mode === 'act' ? { ...d, actions: d.actions.map(({ name, args }) => ({ name, args })) } : d);
+}
+
+/** A short label of what a step did: `calc(expr="1+2")`, `final: 3`, `wait`, `error: parse`. */
+export function stepLabel(s: StepRecord | undefined): string | null {
+  if (!s) return null;
+  const d = s.decision;
+  if (!d) return s.error ? `error: ${s.error.kind}` : '(no decision)';
+  if (d.mode === 'final') return `final: ${d.answer}`;
+  if (d.mode === 'act') return d.actions.map((a) => `${a.name}(${Object.entries(a.args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`).join(' ');
+  return d.mode;
+}
+
+/** Compares two traces step by step (aligned by step number). */
+export function diffTraces(a: Trace, b: Trace): TraceDiff {
+  const byStepB = new Map(b.steps.map((s) => [s.step, s]));
+  const byStepA = new Map(a.steps.map((s) => [s.step, s]));
+  const numbers = [...new Set([...a.steps.map((s) => s.step), ...b.steps.map((s) => s.step)])].sort((x, y) => x - y);
+  const steps: StepDiff[] = [];
+  let first: TraceDiff['first'] = null;
+  for (const n of numbers) {
+    const sa = byStepA.get(n);
+    const sb = byStepB.get(n);
+    const d = diffStep(n, sa, sb);
+    steps.push(d);
+    if (!first && d.phases.length) first = { step: n, phase: d.phases[0], detail: detailOf(d, sa, sb) };
+  }
+  const initialStateDiffers = stableJson(a.manifest.initialState) !== stableJson(b.manifest.initialState);
+  const stopA = a.manifest.summary?.stopReason ?? null;
+  const stopB = b.manifest.summary?.stopReason ?? null;
+  return {
+    same: !first && !initialStateDiffers && stopA === stopB,
+    first,
+    initialStateDiffers,
+    steps,
+    totals: { a: totals(a), b: totals(b) },
+  };
+}
+
+function diffStep(step: number, a: StepRecord | undefined, b: StepRecord | undefined): StepDiff {
+  const out: StepDiff = { step, phases: [], a: stepLabel(a), b: stepLabel(b) };
+  if (!a || !b) {
+    out.phases.push('missing');
+    return out;
+  }
+  if (stableJson(a.observation) !== stableJson(b.observation)) out.phases.push('observation');
+  const mi = modelInputDiff(a, b);
+  if (mi.length) {
+    out.phases.push('model_input');
+    out.modelInput = mi;
+  }
+  const [da, db] = [a.decision, b.decision];
+  const shape = (d: Decision | null) => (d ? canonicalJson({ mode: d.mode, answer: 'answer' in d ? d.answer : undefined, rationale: d.rationale, calls: d.mode === 'act' ? d.actions.map((x) => x.name) : undefined }) : 'null');
+  if (shape(da) !== shape(db)) out.phases.push('decision');
+  else if (da?.mode === 'act' && db?.mode === 'act' && da.actions.some((x, i) => canonicalJson(x.args) !== canonicalJson(db.actions[i].args))) out.phases.push('action_args');
+  const result = (s: StepRecord) => stableJson(s.results.map((r) => ({ name: r.name, status: r.status, output: r.output, error: r.error })));
+  if (result(a) !== result(b)) out.phases.push('result');
+  if (stableJson(a.stateDiff) !== stableJson(b.stateDiff)) out.phases.push('state');
+  if (stableJson(a.error ?? null) !== stableJson(b.error ?? null)) out.phases.push('error');
+  return out;
+}
+
+function modelInputDiff(a: StepRecord, b: StepRecord): string[] {
+  if (!a.model && !b.model) return [];
+  if (!a.model || !b.model) return [`only ${a.model ? 'A' : 'B'} called the model`];
+  return (['system', 'messages', 'tools', 'params'] as const).filter((p) => a.model!.hashes[p] !== b.model!.hashes[p]);
+}
+
+function detailOf(d: StepDiff, a: StepRecord | undefined, b: StepRecord | undefined): string {
+  const phase = d.phases[0];
+  if (phase === 'missing') return a ? `only A has step ${d.step} (B ended after step ${d.step - 1})` : `only B has step ${d.step} (A ended after step ${d.step - 1})`;
+  if (phase === 'model_input') return `model input differs in ${d.modelInput!.join(', ')}`;
+  if (phase === 'decision' || phase === 'action_args') return `A: ${d.a}  |  B: ${d.b}`;
+  if (phase === 'result') return `A: ${a!.results.map((r) => `${r.name} ${r.status}`).join(', ')}  |  B: ${b!.results.map((r) => `${r.name} ${r.status}`).join(', ')}`;
+  if (phase === 'state') {
+    const keys = (s: StepRecord) => [...Object.keys(s.stateDiff.set ?? {}), ...Object.keys(s.stateDiff.splice ?? {}), ...(s.stateDiff.unset ?? [])];
+    const all = [...new Set([...keys(a!), ...keys(b!)])].filter((k) => stableJson(pick(a!, k)) !== stableJson(pick(b!, k)));
+    return `state differs in ${all.join(', ') || '(diff shape)'}`;
+  }
+  if (phase === 'error') return `A: ${a!.error ? `${a!.error.kind}: ${a!.error.message}` : 'no error'}  |  B: ${b!.error ? `${b!.error.kind}: ${b!.error.message}` : 'no error'}`;
+  return `${phase} differs`;
+}
+
+function pick(s: StepRecord, key: string): unknown {
+  return [s.stateDiff.set?.[key], s.stateDiff.splice?.[key], s.stateDiff.unset?.includes(key)];
+}
+
+function totals(t: Trace): RunTotals {
+  const m = t.manifest;
+  const s = m.summary;
+  const tokens = s ? totalTokens(s.usage.tokens) : t.steps.reduce((n, x) => n + (x.tokens ? totalTokens(x.tokens) : 0), 0);
+  return {
+    runId: m.runId,
+    model: m.model?.id ?? null,
+    steps: s?.steps ?? t.steps.length,
+    tokens,
+    cost: s ? s.usage.cost : null,
+    durationMs: s?.durationMs ?? null,
+    stopReason: s?.stopReason ?? null,
+    finalResult: s?.finalResult ?? null,
+  };
+}

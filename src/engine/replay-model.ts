@@ -1,0 +1,120 @@
+import type { GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, RequestHashes, StepRecord } from '../core/index.js';
+import { ModelError, canonicalJson } from '../core/index.js';
+import { shortHash } from './hash.js';
+import { DRIFT_PART_NAMES, ReplayDriftError, type DriftPart, type ReplayDrift } from './replay-drift.js';
+
+/** One recorded model call: a response, or the model error the call ended with. */
+type RecordedCall =
+  | { step: number; kind: 'response'; hashes: RequestHashes; response: ModelResponse }
+  | { step: number; kind: 'error'; errorKind: string; message: string };
+
+/** Options of a ReplayModel. */
+export interface ReplayModelOptions {
+  /** Model id to report (default: the recorded model's id, so the replay's manifest names the same model). */
+  id: string;
+  info?: ModelInfo;
+  /** Serve the recorded response even when the request differs from the recorded one (the drift is still listed). */
+  allowDrift?: boolean;
+}
+
+const MODEL_ERROR_KINDS: Record<string, ConstructorParameters<typeof ModelError>[0]> = {
+  model_transport: 'transport',
+  model_request: 'bad_request',
+  context_overflow: 'context_overflow',
+};
+
+/**
+ * A model that serves a trace's recorded model outputs in order. Before serving each one it compares the
+ * live request's hashes (system prompt, messages, tool schemas, params) with the recorded ones; on a
+ * difference it throws a ReplayDriftError naming the step and the parts, unless `allowDrift`. A recorded
+ * model error (e.g. a transport failure the run recovered from) is thrown again at the same point.
+ */
+export class ReplayModel implements Model {
+  readonly id: string;
+  readonly info?: ModelInfo;
+  /** Every difference found so far (with `allowDrift`, the run goes on and collects them all). */
+  readonly drifts: ReplayDrift[] = [];
+  private readonly calls: RecordedCall[] = [];
+  private cursor = 0;
+
+  constructor(steps: readonly StepRecord[], private readonly options: ReplayModelOptions) {
+    this.id = options.id;
+    this.info = options.info;
+    for (const s of steps) {
+      if (s.model) this.calls.push({ step: s.step, kind: 'response', hashes: s.model.hashes, response: s.model.response });
+      else if (s.error && s.error.kind in MODEL_ERROR_KINDS) this.calls.push({ step: s.step, kind: 'error', errorKind: s.error.kind, message: s.error.message });
+    }
+  }
+
+  /** How many recorded calls were served. */
+  get served(): number {
+    return this.cursor;
+  }
+
+  /** How many recorded calls there are. */
+  get recorded(): number {
+    return this.calls.length;
+  }
+
+  async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+    const call = this.calls[this.cursor];
+    if (!call) {
+      const last = this.calls.length ? this.calls[this.calls.length - 1].step : 0;
+      // Nothing left to serve: the run cannot go on, allowDrift or not.
+      const drift: ReplayDrift = { step: last + 1, parts: ['model-calls'], message: `replay drift after step ${last}: the recorded run made ${this.calls.length} model calls and the replay asked for one more` };
+      this.drifts.push(drift);
+      throw new ReplayDriftError(drift);
+    }
+    this.cursor++;
+    if (call.kind === 'error') throw new ModelError(MODEL_ERROR_KINDS[call.errorKind], `replayed model error: ${call.message}`);
+    const parts = differingParts(call.hashes, options.requestHashes ?? partialHashes(request));
+    if (parts.length) {
+      const drift: ReplayDrift = { step: call.step, parts, message: `replay drift at step ${call.step}: the model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}` };
+      this.drifts.push(drift);
+      if (!this.options.allowDrift) throw new ReplayDriftError(drift);
+    }
+    const response = structuredClone(call.response);
+    stream(response, options);
+    return response;
+  }
+}
+
+/** The parts whose hashes differ; `messages` is skipped when the live hash is unknown. */
+function differingParts(recorded: RequestHashes, live: Partial<RequestHashes>): DriftPart[] {
+  const out: DriftPart[] = [];
+  for (const p of ['system', 'messages', 'tools', 'params'] as const) if (live[p] !== undefined && live[p] !== recorded[p]) out.push(p);
+  return out;
+}
+
+/**
+ * Hashes computable from a bare request (when the caller did not pass the engine's): system prompt, tools
+ * and params. The messages hash is the engine's rolling hash over history messages, which a flat request
+ * cannot reproduce, so it is left out.
+ */
+function partialHashes(request: ModelRequest): Partial<RequestHashes> {
+  const { messages, tools, ...params } = request;
+  const system = messages[0]?.role === 'system' ? messages[0].content : '';
+  return { system: shortHash(system), tools: shortHash(canonicalJson(tools ?? [])), params: shortHash(canonicalJson(params)) };
+}
+
+/** Streams a recorded response as a live provider would, so hooks and the trace see the same events. */
+function stream(response: ModelResponse, { onEvent: emit }: GenerateOptions): void {
+  if (!emit) return;
+  emit({ type: 'step-start' });
+  let r = 0;
+  for (const p of response.parts) {
+    if (p.type === 'reasoning') {
+      const id = `rs_replay_${r++}`;
+      emit({ type: 'reasoning-start', id });
+      if (p.text) emit({ type: 'reasoning-delta', id, delta: p.text });
+      emit({ type: 'reasoning-end', id, ...(p.signature ? { signature: p.signature } : {}) });
+    } else if (p.type === 'text') {
+      if (p.text) emit({ type: 'text-delta', delta: p.text });
+    } else {
+      emit({ type: 'tool-input-start', callId: p.callId, name: p.name });
+      if (p.input) emit({ type: 'tool-input-delta', callId: p.callId, delta: p.input });
+      emit({ type: 'tool-call', callId: p.callId, name: p.name, input: p.input });
+    }
+  }
+  emit({ type: 'step-finish', finishReason: response.finishReason, usage: response.usage, cost: response.cost });
+}
