@@ -12,3 +12,4 @@ export { TraceWriter } from './engine/trace-writer.js';
 export { ModelInputBuilder } from './engine/model-input.js';
 export * from './models/index.js';
 export * from './kit/parsers/index.js';
+export * from './kit/policies/index.js';

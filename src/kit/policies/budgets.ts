@@ -1,0 +1,99 @@
+import type { Policy, PolicyContext, State, StopVerdict } from '../../core/index.js';
+import { totalTokens } from '../../core/index.js';
+import { RunMemory } from './run-memory.js';
+
+/** Limits of `budgets()`; each is optional and an absent one is no limit. */
+export interface BudgetLimits {
+  /** Steps (the run stops after this many). */
+  maxSteps?: number;
+  /** Wall-clock seconds, checked at the end of each step. */
+  maxSeconds?: number;
+  /** Tokens of all model calls (input + output + cache reads and writes). */
+  maxTokens?: number;
+  /** Cost in USD of all model calls. */
+  maxCost?: number;
+}
+
+/**
+ * Budgets as a policy, so a suite can give each task its own (an Engine-wide `budget` option and `task.budget` also
+ * exist; the tightest limit wins). Checked in CHECK_STOP after every step; the stop reasons are `budget_steps`,
+ * `budget_time`, `budget_tokens` and `budget_cost`. A time budget here ends the run at the first step boundary past
+ * the limit; `task.budget.maxSeconds` also aborts a step in flight. A cost budget cannot be enforced while the cost
+ * is unknown (a model without a price): that is reported once per run as `budget:cost_unknown`.
+ *
+ * Events: `budget:stop` (kind, limit, used), `budget:cost_unknown`.
+ */
+export function budgets<S extends State = State>(limits: BudgetLimits): Policy<S> {
+  checkLimit('maxSteps', limits.maxSteps, true);
+  checkLimit('maxSeconds', limits.maxSeconds, false);
+  checkLimit('maxTokens', limits.maxTokens, true);
+  checkLimit('maxCost', limits.maxCost, false);
+  const given = Object.entries(limits).filter(([, v]) => v !== undefined);
+  if (!given.length) throw new Error('budgets: give at least one of maxSteps, maxSeconds, maxTokens, maxCost');
+  const noted = new RunMemory<{ costUnknown: boolean }>(() => ({ costUnknown: false }));
+  const name = `budget(${given.map(([k, v]) => `${k}=${v}`).join(',')})`;
+
+  const stop = (ctx: PolicyContext<S>, reason: StopVerdict['reason'], kind: string, limit: number, used: number, message: string): StopVerdict => {
+    ctx.emit('budget:stop', { policy: 'budget', kind, limit, used, step: ctx.step, message });
+    noted.delete(ctx.runId);
+    return { reason, message };
+  };
+
+  return {
+    name,
+    start(ctx) {
+      noted.reset(ctx.runId);
+    },
+    checkStop(ctx): StopVerdict | void {
+      const { maxSteps, maxSeconds, maxTokens, maxCost } = limits;
+      if (maxSteps !== undefined && ctx.step >= maxSteps) return stop(ctx, 'budget_steps', 'steps', maxSteps, ctx.step, `step budget of ${maxSteps} reached`);
+      if (maxSeconds !== undefined && ctx.elapsedMs >= maxSeconds * 1000) {
+        const s = ctx.elapsedMs / 1000;
+        return stop(ctx, 'budget_time', 'time', maxSeconds, s, `time budget of ${maxSeconds}s reached (${s.toFixed(1)}s)`);
+      }
+      if (maxTokens !== undefined) {
+        const used = totalTokens(ctx.usage.tokens);
+        if (used >= maxTokens) return stop(ctx, 'budget_tokens', 'tokens', maxTokens, used, `token budget of ${maxTokens} reached (${used} used)`);
+      }
+      if (maxCost !== undefined) {
+        const cost = ctx.usage.cost;
+        if (cost === null) {
+          const mem = noted.get(ctx.runId);
+          if (!mem.costUnknown) {
+            mem.costUnknown = true;
+            ctx.emit('budget:cost_unknown', { policy: 'budget', limit: maxCost, step: ctx.step, message: 'the cost of a model call is unknown (no price), so the cost budget cannot be enforced' });
+          }
+        } else if (cost >= maxCost) {
+          return stop(ctx, 'budget_cost', 'cost', maxCost, cost, `cost budget of $${maxCost} reached ($${cost.toFixed(4)} spent)`);
+        }
+      }
+    },
+  };
+}
+
+/** Stops the run with `budget_steps` after `n` steps. */
+export function stepBudget<S extends State = State>(n: number): Policy<S> {
+  return budgets<S>({ maxSteps: n });
+}
+
+/** Stops the run with `budget_time` at the first step boundary after `seconds`. */
+export function timeBudget<S extends State = State>(seconds: number): Policy<S> {
+  return budgets<S>({ maxSeconds: seconds });
+}
+
+/** Stops the run with `budget_tokens` once its model calls used `n` tokens. */
+export function tokenBudget<S extends State = State>(n: number): Policy<S> {
+  return budgets<S>({ maxTokens: n });
+}
+
+/** Stops the run with `budget_cost` once its model calls cost `usd` or more. */
+export function costBudget<S extends State = State>(usd: number): Policy<S> {
+  return budgets<S>({ maxCost: usd });
+}
+
+function checkLimit(name: string, value: number | undefined, integer: boolean): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`budgets: ${name} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
+  }
+}

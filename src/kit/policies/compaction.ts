@@ -1,0 +1,350 @@
+import type { Message, Model, ModelError, ModelMessage, Policy, PolicyContext, State, StopVerdict, Tokens } from '../../core/index.js';
+import { QitosError, errorMessage, responseText } from '../../core/index.js';
+import { contextLimits, type ContextLimits } from './context-limits.js';
+import { applyPrune, planPrune } from './prune-tool-outputs.js';
+import { RunMemory } from './run-memory.js';
+import { SUMMARY_PROMPT, applySummary, planSummary, renderTranscript, summaryMessage, summaryRequest } from './summarise-history.js';
+import { CHARS_PER_TOKEN, HistoryEstimator, estimateTextTokens } from './token-estimate.js';
+
+/** Options of `compaction()`. Token amounts are in tokens; every default scales with the usable window. */
+export interface CompactionOptions {
+  /** Context window in tokens (default: the model's `info.contextWindow`). Without either, only a provider overflow error triggers a compaction. */
+  contextWindow?: number;
+  /** The model's output limit (default: `info.maxOutputTokens`); only used to size the reserve. */
+  maxOutput?: number;
+  /** Tokens kept free for the reply (default: min(20,000, maxOutput), or 20% of the window when maxOutput is missing or not below the window). */
+  reserve?: number;
+  /** Recent tool output never pruned (default: min(40,000, 25% of usable)). */
+  protectTokens?: number;
+  /** Tool outputs of the last this-many model turns are never pruned (default 2). */
+  protectTurns?: number;
+  /** Recent whole messages kept verbatim by a summary (default: 25% of usable). */
+  keepRecentTokens?: number;
+  /** Keep the first user message (the task) verbatim besides the last one (default true). */
+  keepFirstUser?: boolean;
+  /** Tools whose outputs are never pruned (default `['skill']`). */
+  keepTools?: readonly string[];
+  /** Tools to read `keepOutput` from (e.g. `agent.tools.list()`): those with `keepOutput` are never pruned. */
+  tools?: Iterable<{ id: string; keepOutput?: boolean }>;
+  /** Set false to only prune, never summarise. */
+  summarise?: boolean;
+  /** The model that writes summaries (default: the run's model). */
+  model?: Model;
+  /** System prompt of the summary call (default `SUMMARY_PROMPT`). */
+  summaryPrompt?: string;
+  /** `maxOutputTokens` of the summary call (default: min(4,000, max(256, 10% of usable))). */
+  summaryMaxTokens?: number;
+  /** Compactions allowed in a row (each at most one step after the previous) before the run ends `context_overflow` (default 3). */
+  maxConsecutive?: number;
+}
+
+type Trigger = 'after_tools' | 'before_model' | 'model_error';
+
+interface Count {
+  tokens: number;
+  basis: 'provider' | 'estimate';
+  estimate: number;
+}
+
+interface CompactionMemory {
+  estimator: HistoryEstimator;
+  systemTokens: number;
+  /** The history estimate at the last model call, and the number of calls before it. */
+  pending: { calls: number; estimate: number } | undefined;
+  /** The provider's input count of the last call and the history estimate it corresponds to. */
+  anchor: { input: number; estimate: number; calls: number } | undefined;
+  /** Step and model-call count of the last compaction, and how many compactions came in a row. */
+  lastStep: number;
+  lastCalls: number;
+  streak: number;
+  /** Set by a compaction: the provider's count of the next call must confirm it fits. */
+  verify: { step: number; calls: number } | undefined;
+  failed: string | undefined;
+  disabledNoted: boolean;
+}
+
+const LIST_CAP = 50;
+
+/**
+ * Context compaction as a policy. Before each model call (`beforeModel`) and after tools ran (`reduce`) it measures
+ * the context: the provider's input count of the last call plus an estimate of what was added since, or, without
+ * provider data, a chars/4 estimate kept incrementally. When it reaches usable = window - reserve it compacts:
+ *
+ * 1. Prune: old completed tool outputs beyond `protectTokens` of recent output get `time.compacted` (the output stays
+ *    in the trace; the model sees a placeholder). Never the last `protectTurns` turns, never `keepTools` (skills).
+ * 2. Summarise, if pruning is not enough: older messages are replaced by one user message holding a compaction
+ *    part and a summary written by the model (prompt `SUMMARY_PROMPT`). The system prompt is not part of the
+ *    history (the engine adds it to every call), the first and last user turns' messages and the recent tail stay,
+ *    and whole messages move together, so a tool call is never split from its result.
+ *
+ * Progress guarantee: at most one compaction per step; if a compaction does not bring the context under the limit
+ * (by estimate right away, or by the provider's count on the next call), or compactions are needed in more than
+ * `maxConsecutive` consecutive steps, the run ends with `context_overflow` instead of compacting again. A provider
+ * context-overflow error (`ModelError` kind `context_overflow`) triggers one compaction and the engine retries once.
+ *
+ * Every rewrite returns a new `messages` array with new objects for changed messages. Events: `compaction:prune`,
+ * `compaction:summary`, `compaction:failed`, `compaction:disabled`.
+ */
+export function compaction<S extends State = State>(options: CompactionOptions = {}): Policy<S> {
+  for (const k of ['contextWindow', 'maxOutput', 'reserve', 'protectTokens', 'protectTurns', 'keepRecentTokens', 'summaryMaxTokens', 'maxConsecutive'] as const) {
+    const v = options[k];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new Error(`compaction: ${k} must be a non-negative number, got ${JSON.stringify(v)}`);
+  }
+  if (options.contextWindow !== undefined && options.contextWindow < 1) throw new Error('compaction: contextWindow must be positive');
+  if (options.contextWindow !== undefined && options.reserve !== undefined && options.reserve >= options.contextWindow) {
+    throw new Error(`compaction: reserve (${options.reserve}) must be below contextWindow (${options.contextWindow})`);
+  }
+  const keepTools = new Set(options.keepTools ?? ['skill']);
+  for (const t of options.tools ?? []) if (t.keepOutput) keepTools.add(t.id);
+  const protectTurns = options.protectTurns ?? 2;
+  const maxConsecutive = options.maxConsecutive ?? 3;
+  const cache = new WeakMap<Message, number>();
+  const memory = new RunMemory<CompactionMemory>(() => ({
+    estimator: new HistoryEstimator(cache),
+    systemTokens: 0,
+    pending: undefined,
+    anchor: undefined,
+    lastStep: -1,
+    lastCalls: -1,
+    streak: 0,
+    verify: undefined,
+    failed: undefined,
+    disabledNoted: false,
+  }));
+
+  const limitsOf = (ctx: PolicyContext<S>): ContextLimits | undefined => contextLimits(options, ctx.modelInfo);
+
+  /** The context size now: provider-measured input of the last call plus the estimated growth since, or the estimate. */
+  const count = (ctx: PolicyContext<S>, mem: CompactionMemory, limits: ContextLimits | undefined): Count => {
+    const estimate = mem.estimator.total(ctx.state.messages);
+    const calls = ctx.usage.modelCalls;
+    if (mem.pending && calls === mem.pending.calls + 1 && ctx.lastStepTokens) {
+      const input = inputTokens(ctx.lastStepTokens);
+      mem.anchor = input > 0 ? { input, estimate: mem.pending.estimate, calls } : undefined;
+      mem.pending = undefined;
+      if (mem.verify && calls > mem.verify.calls) {
+        if (mem.anchor && limits && input >= limits.usable) {
+          // The provider counted the compacted context and it still does not fit: compacting again would loop.
+          fail(ctx, mem, 'after_tools', `context overflow: the compaction at step ${mem.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`, { tokensAfter: input, usable: limits.usable, basis: 'provider' });
+        }
+        mem.verify = undefined;
+      }
+    }
+    if (mem.anchor && mem.anchor.calls === calls) return { tokens: mem.anchor.input + (estimate - mem.anchor.estimate), basis: 'provider', estimate };
+    return { tokens: estimate + mem.systemTokens, basis: 'estimate', estimate };
+  };
+
+  const fail = (ctx: PolicyContext<S>, mem: CompactionMemory, trigger: Trigger, message: string, data: Record<string, unknown>): void => {
+    mem.failed ??= message;
+    ctx.emit('compaction:failed', { policy: 'compaction', trigger, step: ctx.step, ...data, message });
+  };
+
+  /** Checks the context and compacts when it is over the limit; returns the new state, if any. */
+  const check = async (ctx: PolicyContext<S>, trigger: Trigger): Promise<S | undefined> => {
+    const mem = memory.get(ctx.runId);
+    const limits = limitsOf(ctx);
+    const c = count(ctx, mem, limits);
+    if (mem.failed) return undefined;
+    if (!limits) {
+      if (!mem.disabledNoted) {
+        mem.disabledNoted = true;
+        ctx.emit('compaction:disabled', { policy: 'compaction', reason: 'no context window: pass contextWindow or use a model whose info has one; only a provider overflow error triggers a compaction' });
+      }
+      return undefined;
+    }
+    if (c.tokens < limits.usable) return undefined;
+    if (!mayCompact(ctx, mem, trigger, limits, c)) return undefined;
+    return compact(ctx, mem, limits, c, trigger);
+  };
+
+  /** The progress guarantee: no second compaction without a model call or a step in between, and a bounded streak. */
+  const mayCompact = (ctx: PolicyContext<S>, mem: CompactionMemory, trigger: Trigger, limits: ContextLimits, c: Count): boolean => {
+    const data = { tokensBefore: c.tokens, usable: limits.usable, basis: c.basis };
+    if (mem.lastStep === ctx.step && mem.lastCalls === ctx.usage.modelCalls) {
+      fail(ctx, mem, trigger, `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`, data);
+      return false;
+    }
+    if (mem.lastStep >= ctx.step - 1 && mem.streak >= maxConsecutive) {
+      fail(ctx, mem, trigger, `context overflow: ${mem.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`, { ...data, streak: mem.streak + 1 });
+      return false;
+    }
+    return true;
+  };
+
+  const compact = async (ctx: PolicyContext<S>, mem: CompactionMemory, limits: ContextLimits, c: Count, trigger: Trigger): Promise<S | undefined> => {
+    const forced = trigger === 'model_error';
+    mem.streak = mem.lastStep >= ctx.step - 1 ? mem.streak + 1 : 1;
+    mem.lastStep = ctx.step;
+    mem.lastCalls = ctx.usage.modelCalls;
+    const usable = limits.usable;
+    const original = ctx.state.messages;
+    const base = { policy: 'compaction', trigger, basis: c.basis, usable, contextWindow: limits.contextWindow, reserve: limits.reserve, reserveFrom: limits.reserveFrom };
+    let tokens = c.tokens;
+    let messages: Message[] = original;
+    let state = ctx.state;
+    const metrics = { ...ctx.state.metrics };
+    metrics.compactions = (metrics.compactions ?? 0) + 1;
+
+    // 1. Prune old tool outputs.
+    const protectTokens = options.protectTokens ?? Math.min(40_000, Math.floor(usable * 0.25));
+    const plan = planPrune(original, { protectTokens, protectTurns, keepTools });
+    if (plan.outputs.length) {
+      messages = applyPrune(original, plan);
+      const after = tokens - (c.estimate - mem.estimator.total(messages));
+      const tools: Record<string, number> = {};
+      for (const o of plan.outputs) tools[o.tool] = (tools[o.tool] ?? 0) + 1;
+      ctx.emit('compaction:prune', { ...base, tokensBefore: tokens, tokensAfter: after, protectTokens, protectTurns, pruned: { outputs: plan.outputs.length, tokens: plan.tokens, tools, callIds: plan.outputs.slice(0, LIST_CAP).map((o) => o.callId) } });
+      tokens = after;
+      metrics.compactionPrunedOutputs = (metrics.compactionPrunedOutputs ?? 0) + plan.outputs.length;
+      state = { ...state, messages, metrics };
+    }
+
+    // 2. Summarise older turns if pruning was not enough (always after a provider overflow error).
+    if ((forced || tokens >= usable) && options.summarise !== false) {
+      const summarised = await summarise(ctx, mem, limits, original, messages, tokens, trigger, base, metrics);
+      if (summarised) {
+        ({ messages, tokens } = summarised);
+        state = { ...state, messages, metrics };
+      }
+    }
+
+    if (!mem.failed) {
+      if (messages === original) {
+        fail(ctx, mem, trigger, `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`, { tokensBefore: c.tokens, usable, basis: c.basis });
+      } else if (tokens >= usable) {
+        fail(ctx, mem, trigger, `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`, { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis });
+      }
+    }
+    if (messages === original) return undefined;
+    mem.verify = { step: ctx.step, calls: ctx.usage.modelCalls };
+    return state as S;
+  };
+
+  const summarise = async (
+    ctx: PolicyContext<S>,
+    mem: CompactionMemory,
+    limits: ContextLimits,
+    original: readonly Message[],
+    messages: Message[],
+    tokens: number,
+    trigger: Trigger,
+    base: Record<string, unknown>,
+    metrics: Record<string, number>,
+  ): Promise<{ messages: Message[]; tokens: number } | undefined> => {
+    const usable = limits.usable;
+    const keepRecentTokens = options.keepRecentTokens ?? Math.floor(usable * 0.25);
+    const plan = planSummary(messages, { keepRecentTokens, keepFirstUser: options.keepFirstUser ?? true, tokens: (m) => mem.estimator.message(m) });
+    if (!plan) return undefined;
+    const model = options.model ?? ctx.model;
+    if (!model) {
+      fail(ctx, mem, trigger, 'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)', { tokensBefore: tokens, usable });
+      return undefined;
+    }
+    const maxTokens = options.summaryMaxTokens ?? Math.min(4_000, Math.max(256, Math.floor(usable * 0.1)));
+    // The summary call must fit the summary model's own window: transcript budget = its window - reply - prompt.
+    const window = model.info?.contextWindow ?? limits.contextWindow;
+    const prompt = options.summaryPrompt ?? SUMMARY_PROMPT;
+    const budgetTokens = Math.max(256, Math.floor((window - maxTokens - estimateTextTokens(prompt) - estimateTextTokens(ctx.state.task) - 200) * 0.9));
+    // Render from the unpruned history, so outputs pruned in step 1 still reach the summary.
+    const transcript = renderTranscript(plan.replace.map((i) => original[i]), budgetTokens * CHARS_PER_TOKEN);
+    let summaryText: string;
+    let usage: Tokens | undefined;
+    let cost: number | null = null;
+    try {
+      const response = await model.generate({ messages: summaryRequest(transcript, ctx.state.task, prompt), maxOutputTokens: maxTokens }, { signal: ctx.signal });
+      summaryText = responseText(response).trim();
+      usage = response.usage;
+      cost = response.cost;
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      fail(ctx, mem, trigger, `context overflow: the summary call failed: ${errorMessage(err)}`, { tokensBefore: tokens, usable, error: errorMessage(err), model: model.id });
+      return undefined;
+    }
+    if (!summaryText) {
+      fail(ctx, mem, trigger, 'context overflow: the summary model returned an empty summary', { tokensBefore: tokens, usable, model: model.id });
+      return undefined;
+    }
+    const summary = summaryMessage(summaryText, { auto: trigger !== 'model_error', overflow: true });
+    const next = applySummary(messages, plan, summary);
+    const before = mem.estimator.total(messages);
+    const after = tokens - (before - mem.estimator.total(next));
+    const replaced = plan.replace.map((i) => messages[i]);
+    const summaryTokens = mem.estimator.message(summary);
+    if (usage) metrics.compactionSummaryTokens = (metrics.compactionSummaryTokens ?? 0) + usage.input + usage.output + usage.cache.read + usage.cache.write;
+    if (cost !== null) metrics.compactionSummaryCost = (metrics.compactionSummaryCost ?? 0) + cost;
+    ctx.emit('compaction:summary', {
+      ...base,
+      tokensBefore: tokens,
+      tokensAfter: after,
+      keepRecentTokens,
+      summarised: {
+        messages: replaced.length,
+        ids: replaced.slice(0, LIST_CAP).map((m) => m.info.id),
+        tokens: replaced.reduce((n, m) => n + mem.estimator.message(m), 0),
+        omittedFromTranscript: transcript.omitted,
+      },
+      kept: { messages: next.length - 1, ids: plan.keep.map((i) => messages[i].info.id), tail: messages.length - plan.tailStart },
+      summary: { messageId: summary.info.id, tokens: summaryTokens, chars: summaryText.length },
+      model: model.id,
+      usage: usage ?? null,
+      cost,
+    });
+    return { messages: next, tokens: after };
+  };
+
+  return {
+    name: 'compaction',
+    start(ctx) {
+      memory.reset(ctx.runId);
+    },
+    async reduce(ctx) {
+      return check(ctx, 'after_tools');
+    },
+    async beforeModel(messages: ModelMessage[], ctx: PolicyContext<S>) {
+      const mem = memory.get(ctx.runId);
+      const system = messages[0]?.role === 'system' ? messages[0].content : '';
+      mem.systemTokens = estimateTextTokens(system);
+      const state = await check(ctx, 'before_model');
+      if (mem.failed) throw new QitosError('context_overflow', mem.failed);
+      const history = state ? state.messages : ctx.state.messages;
+      mem.pending = { calls: ctx.usage.modelCalls, estimate: mem.estimator.total(history) };
+      return state ? { state } : undefined;
+    },
+    async onModelError(error: ModelError, ctx: PolicyContext<S>) {
+      if (error.modelKind !== 'context_overflow') return undefined;
+      const mem = memory.get(ctx.runId);
+      if (mem.failed) return undefined;
+      if (mem.lastStep === ctx.step && mem.lastCalls === ctx.usage.modelCalls) {
+        fail(ctx, mem, 'model_error', `context overflow: the provider still rejects the context after this step's compaction: ${error.message}`, { error: error.message });
+        return undefined;
+      }
+      // The provider says it does not fit, whatever our count says: compact with what we know of the window,
+      // or, without a window, aim at half of the current estimate.
+      const estimate = mem.estimator.total(ctx.state.messages) + mem.systemTokens;
+      const limits = limitsOf(ctx) ?? { contextWindow: estimate, reserve: Math.ceil(estimate / 2), usable: Math.max(1, Math.floor(estimate / 2)), reserveFrom: 'fallback' as const };
+      const c: Count = { tokens: Math.max(estimate, limits.usable), basis: 'estimate', estimate: estimate - mem.systemTokens };
+      ctx.emit('compaction:overflow_error', { policy: 'compaction', step: ctx.step, error: error.message, tokensEstimate: estimate, usable: limits.usable });
+      if (!mayCompact(ctx, mem, 'model_error', limits, c)) return undefined;
+      const state = await compact(ctx, mem, limits, c, 'model_error');
+      if (!state || mem.failed) return undefined;
+      mem.pending = { calls: ctx.usage.modelCalls, estimate: mem.estimator.total(state.messages) };
+      return { state };
+    },
+    checkStop(ctx): StopVerdict | void {
+      const mem = memory.get(ctx.runId);
+      if (!mem.failed) return;
+      memory.delete(ctx.runId);
+      return { reason: 'context_overflow', message: mem.failed };
+    },
+  };
+}
+
+/** Input-side tokens of a step as the provider counted them (fresh input plus cache reads and writes). */
+function inputTokens(t: Tokens): number {
+  return t.input + t.cache.read + t.cache.write;
+}
+
+function describeLimits(l: ContextLimits): string {
+  return `${l.usable} (window ${l.contextWindow} - reserve ${l.reserve})`;
+}
+

@@ -1,0 +1,89 @@
+import type { Message, Part } from '../../core/index.js';
+import { COMPACTED_PLACEHOLDER, INTERRUPTED_TOOL_ERROR } from '../../core/index.js';
+
+/** Characters per token of the cheap estimate (a common rule of thumb for English and code). */
+export const CHARS_PER_TOKEN = 4;
+/** Tokens counted for a file or image part (providers bill images roughly this much or less). */
+export const FILE_PART_TOKENS = 1_000;
+/** Per-message framing overhead (role markers, separators). */
+const MESSAGE_OVERHEAD = 4;
+/** Per-tool-call framing overhead (call id, names, result wrapper). */
+const TOOL_OVERHEAD = 10;
+
+/** Estimated tokens of a text: `ceil(chars / 4)`. */
+export function estimateTextTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/** Estimated tokens of what the model sees for one part (compacted outputs count as their placeholder). */
+export function estimatePartTokens(part: Part): number {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return estimateTextTokens(part.text);
+    case 'file':
+      return FILE_PART_TOKENS;
+    case 'tool': {
+      const s = part.state;
+      let chars = part.tool.length + (JSON.stringify(s.input)?.length ?? 0);
+      if (s.status === 'completed') chars += s.time.compacted ? COMPACTED_PLACEHOLDER.length : s.output.length;
+      else if (s.status === 'error') chars += s.error.length;
+      else chars += INTERRUPTED_TOOL_ERROR.length;
+      return Math.ceil(chars / CHARS_PER_TOKEN) + TOOL_OVERHEAD;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** Estimated tokens of one history message as the model sees it. */
+export function estimateMessageTokens(message: Message): number {
+  let n = MESSAGE_OVERHEAD;
+  for (const p of message.parts) n += estimatePartTokens(p);
+  return n;
+}
+
+/** Tokens a completed tool output would free if it were compacted (0 for anything else). */
+export function toolOutputTokens(part: Part): number {
+  if (part.type !== 'tool' || part.state.status !== 'completed' || part.state.time.compacted) return 0;
+  return Math.max(0, estimateTextTokens(part.state.output) - estimateTextTokens(COMPACTED_PLACEHOLDER));
+}
+
+/**
+ * Keeps a running estimate of a history's tokens so a check costs O(new messages), not O(history).
+ * Messages before the last are settled: their estimates are cached by object identity (a WeakMap, so the cache
+ * goes with the messages) and summed once. The last message is re-estimated every time because the engine
+ * still moves its tool parts along. The contract is the engine's: whoever rewrites an older message replaces
+ * it with a new object (and the array with a new array); then the estimator re-sums from its cache.
+ */
+export class HistoryEstimator {
+  private source: readonly Message[] | undefined;
+  private settled = 0;
+  private settledTokens = 0;
+
+  constructor(private readonly cache: WeakMap<Message, number> = new WeakMap()) {}
+
+  /** Estimated tokens of one settled message (cached). */
+  message(m: Message): number {
+    let n = this.cache.get(m);
+    if (n === undefined) {
+      n = estimateMessageTokens(m);
+      this.cache.set(m, n);
+    }
+    return n;
+  }
+
+  /** Estimated tokens of the whole history. */
+  total(messages: readonly Message[]): number {
+    const n = messages.length;
+    const settle = Math.max(0, n - 1);
+    if (messages !== this.source || settle < this.settled) {
+      this.source = messages;
+      this.settled = 0;
+      this.settledTokens = 0;
+    }
+    for (let i = this.settled; i < settle; i++) this.settledTokens += this.message(messages[i]);
+    this.settled = settle;
+    return this.settledTokens + (n ? estimateMessageTokens(messages[n - 1]) : 0);
+  }
+}
