@@ -1,0 +1,316 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import type { Budget, Model, StopReason, TaskInput } from '../../core/index.js';
+import { emptyTokens, errorMessage, totalTokens } from '../../core/index.js';
+import { Engine } from '../../engine/engine.js';
+import { toBenchAgent, type AgentFactory, type BenchAgent } from './bench-agent.js';
+import type { BenchTask } from './bench-task.js';
+import { RateLimiter, rateLimitedModel, type RateLimit } from './rate-limit.js';
+import { renderReport } from './report.js';
+import { pairKey, type ResultLine } from './result-line.js';
+import { appendResult, readResults, repairResults } from './results-file.js';
+import { readRunInfo, writeJsonAtomic, type RunInfo } from './run-info.js';
+import { Score } from './scorer.js';
+import { formatShard, inShard, parseShard, type Shard } from './shard.js';
+import { resolveSuite, type Suite, type SuiteDefinition } from './suite.js';
+import { summarize, type Summary } from './summary.js';
+
+/** Progress of a suite run, reported after every finished trial. */
+export interface BenchProgress {
+  /** Trials finished, including those recorded by an earlier run that `resume` skipped. */
+  done: number;
+  total: number;
+  /** Trials skipped because results.jsonl already had them. */
+  skipped: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  tokens: number;
+  /** Cost so far (null once any trial's cost was unknown). */
+  cost: number | null;
+  elapsedMs: number;
+  /** The trial that just finished (undefined for the first report of a resumed run). */
+  last?: ResultLine;
+}
+
+/** Options of `runSuite`. */
+export interface RunSuiteOptions {
+  suite: Suite | SuiteDefinition;
+  /** Builds a fresh agent (and optionally env/policies) for each task and epoch. */
+  agentFactory: AgentFactory;
+  /** The model every run uses over the agent's own (`--model`); a function builds one per trial. */
+  model?: Model | ((ctx: { task: BenchTask; epoch: number }) => Model);
+  /** Trials run at once (default `defaultConcurrency()`). */
+  concurrency?: number;
+  /** Runs per task (default: the suite's `epochs`). */
+  epochs?: number;
+  /** Run only this shard of the tasks (`"i/n"` or `{ index, count }`). */
+  shard?: Shard | string;
+  /** Output folder: results.jsonl, traces/, summary.json, report.md, run.json. */
+  outDir: string;
+  /** Skip task/epoch pairs already in results.jsonl. Without it, a folder with results is an error. */
+  resume?: boolean;
+  /** Ends the run: trials in flight are aborted and not recorded (a resume runs them again). */
+  signal?: AbortSignal;
+  onProgress?: (progress: BenchProgress) => void;
+  /** Limits model requests across all concurrent trials. */
+  rateLimit?: RateLimit;
+  /** Budget of every trial, over the suite's. */
+  budget?: Budget;
+  /** Labels recorded in run.json, summary and traces (e.g. the agent module path, the model spec). */
+  agentLabel?: string;
+  modelLabel?: string;
+  /** Record every streamed delta in the traces (large; default off). */
+  streamDeltas?: boolean;
+}
+
+/** What `runSuite` returns. */
+export interface RunSuiteResult {
+  outDir: string;
+  summary: Summary;
+  /** Every result of the run folder (earlier ones included). */
+  results: ResultLine[];
+  /** Trials run now (recorded), and trials skipped because they were already recorded. */
+  ran: number;
+  skipped: number;
+  interrupted: boolean;
+}
+
+/**
+ * The default concurrency: 4 trials per core (agents mostly wait on their model, so more trials than cores keep
+ * the machine busy), at least 2 and at most 32. Bound it further with `rateLimit` for a provider's quota.
+ */
+export function defaultConcurrency(): number {
+  return Math.max(2, Math.min(32, availableParallelism() * 4));
+}
+
+/** The trace folder name of a task in an epoch: the id made file-safe (plus a hash when that changed it). */
+export function traceRunId(taskId: string, epoch: number): string {
+  const safe = taskId.toLowerCase().replace(/[^a-z0-9._-]/g, '_').slice(0, 80);
+  const suffix = safe === taskId ? '' : `-${createHash('sha256').update(taskId).digest('hex').slice(0, 8)}`;
+  return `${safe}${suffix}.e${epoch}`;
+}
+
+/** Stop reasons that mean the run failed rather than ended (recorded as a run error). */
+const ERROR_STOPS = new Set<StopReason>(['unrecoverable_error', 'task_invalid', 'env_capability_mismatch', 'interrupted']);
+
+/**
+ * Runs a suite: every task of the (shard of the) suite for every epoch, `concurrency` at a time, one trace per
+ * trial under `outDir/traces`, one line per finished trial appended to `outDir/results.jsonl`, then
+ * summary.json and report.md. Never throws for what a trial does (agents, models and scorers that fail are
+ * recorded as errors); throws for bad options and for I/O errors on the output folder.
+ */
+export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult> {
+  const suite = await resolveSuite(options.suite);
+  const epochs = options.epochs ?? suite.epochs;
+  if (!Number.isInteger(epochs) || epochs < 1) throw new Error(`epochs must be a positive integer, got ${epochs}`);
+  const concurrency = options.concurrency ?? defaultConcurrency();
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
+  const shard = typeof options.shard === 'string' ? parseShard(options.shard) : options.shard;
+  const tasks = shard ? suite.tasks.filter((t) => inShard(t.id, shard)) : suite.tasks;
+
+  const outDir = resolve(options.outDir);
+  const tracesDir = join(outDir, 'traces');
+  const resultsFile = join(outDir, 'results.jsonl');
+  mkdirSync(tracesDir, { recursive: true });
+
+  const modelLabel = options.modelLabel ?? (options.model && typeof options.model !== 'function' ? options.model.id : null);
+  const now = new Date().toISOString();
+  const previous = readRunInfo(outDir);
+  const read = readResults(resultsFile);
+  if (!options.resume && read.results.length) throw new Error(`${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`);
+  if (previous && options.resume) checkResumable(previous, suite.name, shard);
+  repairResults(resultsFile, read);
+  const info: RunInfo = {
+    schema: 'qitos.bench.run',
+    version: 1,
+    suite: suite.name,
+    suiteDir: suite.dir ?? null,
+    epochs: Math.max(epochs, previous?.epochs ?? 0),
+    shard: shard ? formatShard(shard) : null,
+    taskIds: tasks.map((t) => t.id),
+    suiteTaskIds: suite.tasks.map((t) => t.id),
+    model: modelLabel,
+    agent: options.agentLabel ?? suite.agent ?? null,
+    createdAt: previous?.createdAt ?? now,
+    updatedAt: now,
+  };
+  writeJsonAtomic(join(outDir, 'run.json'), info);
+
+  const done = new Set(read.results.map((r) => pairKey(r.taskId, r.epoch)));
+  const queue: Array<{ task: BenchTask; epoch: number }> = [];
+  let skipped = 0;
+  for (let epoch = 1; epoch <= epochs; epoch++) {
+    for (const task of tasks) {
+      if (done.has(pairKey(task.id, epoch))) skipped++;
+      else queue.push({ task, epoch });
+    }
+  }
+
+  // One controller for the whole run: the caller's signal, or a fatal error of our own (I/O), stops every worker.
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const started = Date.now();
+  const progress: BenchProgress = { done: skipped, total: skipped + queue.length, skipped, passed: 0, failed: 0, errors: 0, tokens: 0, cost: 0, elapsedMs: 0 };
+  const ids = new Set(info.taskIds);
+  const counted = read.results.filter((r) => r.epoch <= epochs && ids.has(r.taskId));
+  for (const r of counted) count(progress, r);
+  options.onProgress?.({ ...progress });
+
+  let ran = 0;
+  const runOne = async (task: BenchTask, epoch: number): Promise<void> => {
+    const line = await runTrial({ task, epoch, suite, options, tracesDir, outDir, limiter, signal: controller.signal });
+    if (!line) return; // aborted in flight: not recorded, a resume reruns it
+    appendResult(resultsFile, line);
+    ran++;
+    progress.done++;
+    count(progress, line);
+    progress.elapsedMs = Date.now() - started;
+    options.onProgress?.({ ...progress, last: line });
+  };
+  const worker = async (): Promise<void> => {
+    while (!controller.signal.aborted) {
+      const next = queue.shift();
+      if (!next) return;
+      await runOne(next.task, next.epoch);
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(concurrency, queue.length) }, () => worker().catch((err) => {
+    controller.abort(err);
+    throw err;
+  })));
+  options.signal?.removeEventListener('abort', onAbort);
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
+
+  const interrupted = !!options.signal?.aborted;
+  const final = readResults(resultsFile);
+  const summary = summarize(final.results, {
+    suite: suite.name,
+    model: info.model,
+    agent: info.agent,
+    epochs,
+    shard: info.shard,
+    taskIds: info.taskIds,
+    interrupted,
+    warnings: [...read.warnings],
+  });
+  writeJsonAtomic(join(outDir, 'summary.json'), summary);
+  writeFileSync(join(outDir, 'report.md'), renderReport(summary));
+  return { outDir, summary, results: final.results, ran, skipped, interrupted };
+}
+
+function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined): void {
+  if (previous.suite !== suite) throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${suite}"`);
+  const s = shard ? formatShard(shard) : null;
+  if (previous.shard !== s) throw new Error(`cannot resume: the output folder holds shard ${previous.shard ?? '(none)'}, not ${s ?? '(none)'}`);
+}
+
+function count(p: BenchProgress, r: ResultLine): void {
+  if (r.pass) p.passed++;
+  else p.failed++;
+  if (r.error) p.errors++;
+  p.tokens += r.tokens;
+  p.cost = p.cost === null || r.cost === null ? null : p.cost + r.cost;
+}
+
+interface TrialContext {
+  task: BenchTask;
+  epoch: number;
+  suite: Suite;
+  options: RunSuiteOptions;
+  tracesDir: string;
+  outDir: string;
+  limiter: RateLimiter | undefined;
+  signal: AbortSignal;
+}
+
+/** Runs and scores one task in one epoch. Undefined when the run was aborted before it could be recorded. */
+async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
+  const { task, epoch, suite, options, signal } = c;
+  const t0 = Date.now();
+  const runId = traceRunId(task.id, epoch);
+  const traceDir = join(c.tracesDir, runId);
+  // A trace left by an attempt that was interrupted (and so never recorded) is replaced, not appended to.
+  if (existsSync(traceDir)) rmSync(traceDir, { recursive: true, force: true });
+  const base = { taskId: task.id, epoch, finishedAt: '', answer: null, runId: null, traceDir: null, tokenDetail: emptyTokens(), tokens: 0, cost: 0, modelCalls: 0, steps: 0 };
+
+  const model = typeof options.model === 'function' ? options.model({ task, epoch }) : options.model;
+  let setup: BenchAgent;
+  try {
+    setup = toBenchAgent(await options.agentFactory({ task, epoch, model, signal }));
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    const message = `agent setup failed: ${errorMessage(err)}`;
+    return { ...base, pass: false, score: 0, explanation: message, stopReason: 'unrecoverable_error', durationMs: Date.now() - t0, error: message, errorKind: 'setup', finishedAt: new Date().toISOString() };
+  }
+  let runModel = model ?? setup.agent.model;
+  if (runModel && c.limiter) runModel = rateLimitedModel(runModel, c.limiter);
+  const engine = new Engine({
+    agent: setup.agent,
+    ...(setup.env ? { env: setup.env } : {}),
+    ...(runModel ? { model: runModel } : {}),
+    policies: setup.policies ?? [],
+    hooks: setup.hooks ?? [],
+    services: setup.services ?? {},
+    budget: { ...suite.budget, ...options.budget },
+    runId,
+    trace: {
+      dir: c.tracesDir,
+      streamDeltas: options.streamDeltas ?? false,
+      ...(options.agentLabel ? { agentSource: { module: options.agentLabel } } : {}),
+      config: { suite: suite.name, epoch, ...(options.modelLabel ? { model: options.modelLabel } : {}) },
+    },
+  });
+  const result = await engine.run(task as TaskInput, { signal });
+  if (signal.aborted && result.stopReason === 'interrupted') return undefined;
+
+  const usage = result.usage;
+  const ran = {
+    ...base,
+    stopReason: result.stopReason,
+    steps: result.steps,
+    tokenDetail: usage.tokens,
+    tokens: totalTokens(usage.tokens),
+    cost: usage.cost,
+    modelCalls: usage.modelCalls,
+    runId: result.runId,
+    traceDir: result.traceDir ? relative(c.outDir, result.traceDir) : null,
+    answer: result.finalResult,
+  };
+  const runError = ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null;
+  let score: Score;
+  try {
+    const raw = await suite.scorer.score({
+      task,
+      answer: result.finalResult,
+      expected: task.expected,
+      stopReason: result.stopReason,
+      steps: result.steps,
+      state: result.state,
+      env: setup.env,
+      traceDir: result.traceDir,
+      signal,
+    });
+    const checked = Score.safeParse(raw);
+    if (!checked.success) throw new Error(`returned ${JSON.stringify(raw)}, not { score: 0..1, pass, explanation }`);
+    score = checked.data;
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    const message = `scorer ${suite.scorer.name} failed: ${errorMessage(err)}`;
+    return { ...ran, pass: false, score: 0, explanation: message, durationMs: Date.now() - t0, error: runError ? `${runError}; ${message}` : message, errorKind: 'scorer', finishedAt: new Date().toISOString() };
+  }
+  return {
+    ...ran,
+    ...score,
+    durationMs: Date.now() - t0,
+    error: runError,
+    errorKind: runError ? 'run' : null,
+    finishedAt: new Date().toISOString(),
+  };
+}

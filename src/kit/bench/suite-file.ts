@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { LineCounter, parseDocument, isMap, isPair, isScalar, type Node } from 'yaml';
+import { Budget } from '../../core/index.js';
+import { ScorerSpec } from './scorer-spec.js';
+import { TaskFormat } from './task-file.js';
+
+/** `suite.yaml`: what a suite folder declares. Unknown fields are errors (a typo should not be ignored). */
+export const SuiteFile = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" or "-"'),
+    description: z.string().optional(),
+    /** Tasks JSONL, relative to the suite folder. */
+    tasks: z.string().min(1),
+    /** Format of the tasks file (default qitos). */
+    format: TaskFormat.default('qitos'),
+    scorer: ScorerSpec,
+    /** Default agent module, relative to the suite folder. */
+    agent: z.string().min(1).optional(),
+    /** Default model, `provider:model`. */
+    model: z.string().min(1).optional(),
+    budget: Budget.strict().optional(),
+    epochs: z.number().int().positive().default(1),
+  })
+  .strict();
+export type SuiteFile = z.infer<typeof SuiteFile>;
+
+/**
+ * Parses and validates suite.yaml text. Errors name the file, the line and the field
+ * (`suite.yaml line 7, field "scorer.tolerance": Too small: expected number to be >=0`).
+ */
+export function parseSuiteFile(text: string, file: string): SuiteFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    const line = e.linePos?.[0]?.line;
+    throw new Error(`${file}${line ? ` line ${line}` : ''}: invalid YAML: ${e.message.split('\n')[0]}`);
+  }
+  const r = SuiteFile.safeParse(doc.toJS() ?? {});
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const path = issue.path.map(String);
+  const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const field = unknownKey !== undefined ? [...path, unknownKey] : path;
+  const line = lineOf(doc.contents as Node | null, field, lineCounter);
+  const what = unknownKey !== undefined ? 'unknown field' : issue.code === 'invalid_type' && issue.input === undefined ? 'required field missing' : issue.message;
+  const fieldText = field.length ? `field "${field.join('.')}"` : 'the document';
+  return throwAt(file, line, `${fieldText}: ${what}${unknownKey === undefined && what !== issue.message ? ` (${issue.message})` : ''}`);
+}
+
+function throwAt(file: string, line: number | undefined, message: string): never {
+  throw new Error(`${file}${line ? ` line ${line}` : ''}, ${message}`);
+}
+
+/** The line of the deepest node on `path` that exists (the key's line for a map entry). */
+function lineOf(root: Node | null, path: string[], lc: LineCounter): number | undefined {
+  let node: unknown = root;
+  let line = rangeLine(root, lc);
+  for (const key of path) {
+    if (!isMap(node)) break;
+    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key);
+    if (!pair) break;
+    line = rangeLine(pair.key as Node, lc) ?? line;
+    node = pair.value;
+    if (node && !isMap(node)) line = rangeLine(node as Node, lc) ?? line;
+  }
+  return line;
+}
+
+function rangeLine(node: unknown, lc: LineCounter): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  return range ? lc.linePos(range[0]).line : undefined;
+}
