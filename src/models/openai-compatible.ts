@@ -75,6 +75,7 @@ export class OpenAICompatibleModel implements Model {
       // Our timer bounds each attempt; the SDK's is set past it so it never fires first.
       timeout: (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 60_000,
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      fetch: fetchWithWrappedErrors,
     });
     const found = options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, options.model));
     this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);
@@ -142,6 +143,27 @@ export class OpenAICompatibleModel implements Model {
       },
     );
   }
+}
+
+/**
+ * The SDK reads an error's details from the body's `error` key only. Some compatible servers (vLLM) send
+ * `{object: "error", message, code}` at the top level; wrapping it keeps their message (and a context-length
+ * complaint in it) visible to the classifier.
+ */
+async function fetchWithWrappedErrors(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (res.ok) return res;
+  const text = await res.text();
+  let body = text;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const json: unknown = JSON.parse(text);
+      if (json && typeof json === 'object' && !('error' in json)) body = JSON.stringify({ error: json });
+    } catch {
+      body = text; // not JSON after all: the SDK uses the text as the message
+    }
+  }
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 interface PendingCall {
