@@ -1,0 +1,1 @@
+export { ReActAgent, type ReActAgentOptions } from './react-agent.js';
