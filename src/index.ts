@@ -13,3 +13,5 @@ export { ModelInputBuilder } from './engine/model-input.js';
 export * from './models/index.js';
 export * from './kit/parsers/index.js';
 export * from './kit/policies/index.js';
+export * from './kit/agents/index.js';
+export * from './kit/prompts/index.js';
