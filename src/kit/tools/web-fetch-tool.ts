@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { defineTool } from '../../core/index.js';
+import { looksBinary } from './binary-content.js';
+import { htmlTitle, htmlToText } from './html-to-text.js';
+import { toolError } from './tool-env.js';
+import { formatBytes, truncateOutput, type OutputLimits } from './truncate-output.js';
+
+/** Options of the web_fetch tool. */
+export interface WebFetchToolOptions {
+  /**
+   * Hosts the tool may fetch from, required: `example.com` (that host, any port), `example.com:8080`
+   * (that port only), `*.example.com` (any subdomain, not the bare domain). Empty: every fetch is refused.
+   */
+  allowHosts: string[];
+  /** Largest response body read, bytes (default 5 MiB); a larger one is an error. */
+  maxBytes?: number;
+  /** Time for the whole fetch, redirects and body included, ms (default 30 000). */
+  timeoutMs?: number;
+  /** Redirects followed, each re-checked against the allow-list (default 5). */
+  maxRedirects?: number;
+  userAgent?: string;
+  limits?: OutputLimits;
+  /** The fetch implementation (default the global one). */
+  fetch?: typeof fetch;
+}
+
+/** True when the URL's host (and port) is in the allow-list. Hosts compare case-insensitively, as the URL parser normalized them. */
+export function hostAllowed(url: URL, allowHosts: readonly string[]): boolean {
+  const host = url.hostname.toLowerCase();
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return allowHosts.some((raw) => {
+    const entry = raw.trim().toLowerCase();
+    if (!entry) return false;
+    const m = (entry.startsWith('[') ? /^(\[[^\]]+\])(?::(\d+))?$/ : /^([^:]+)(?::(\d+))?$/).exec(entry);
+    if (!m) return false;
+    const [, h, p] = m;
+    if (p && p !== port) return false;
+    if (h.startsWith('*.')) return host.endsWith(h.slice(1)) && host.length > h.length - 1;
+    return host === h;
+  });
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)|application\/[\w.+-]+\+(json|xml))/i;
+
+/**
+ * `web_fetch`: GETs an http(s) URL from an allow-listed host and returns its text (HTML turned into
+ * readable text unless `format` is `raw`). Redirects are followed by hand so each hop is checked against
+ * the allow-list; the body is read up to a size cap; the whole fetch has a time limit.
+ */
+export function webFetchTool(options: WebFetchToolOptions) {
+  if (!options || !Array.isArray(options.allowHosts)) throw new Error('webFetchTool needs { allowHosts: [...] }: the hosts it may fetch from');
+  const allowHosts = [...options.allowHosts];
+  const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const doFetch = options.fetch ?? fetch;
+  const allowedText = allowHosts.length ? allowHosts.join(', ') : '(none configured)';
+  return defineTool({
+    id: 'web_fetch',
+    description: `Fetch a web page or file over http(s) and return it as text (HTML is converted to plain text). Allowed hosts: ${allowedText}. Responses over ${formatBytes(maxBytes)} are refused.`,
+    parameters: z.object({
+      url: z.string().min(1).describe('Full http:// or https:// URL.'),
+      format: z.enum(['text', 'raw']).optional().describe('text (default): HTML converted to readable text; raw: the body as received.'),
+    }),
+    async execute(args, ctx) {
+      let url = checkUrl(args.url, allowHosts, allowedText);
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+      const started = Date.now();
+      let res: Response;
+      let hops = 0;
+      try {
+        for (;;) {
+          res = await doFetch(url, { redirect: 'manual', signal, headers: { 'user-agent': options.userAgent ?? 'qitos-ts web_fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
+          const location = res.headers.get('location');
+          if (res.status < 300 || res.status >= 400 || !location) break;
+          await res.body?.cancel();
+          if (++hops > maxRedirects) throw toolError(`too many redirects (more than ${maxRedirects}) starting from ${args.url}`);
+          url = checkUrl(new URL(location, url).toString(), allowHosts, allowedText, url.toString());
+        }
+      } catch (err) {
+        throw fetchFailure(err, url, timeoutMs, started);
+      }
+      const type = res.headers.get('content-type') ?? '';
+      const declared = Number(res.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        await res.body?.cancel();
+        throw toolError(`response from ${url} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} limit.`);
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await readCapped(res, maxBytes, url);
+      } catch (err) {
+        throw fetchFailure(err, url, timeoutMs, started);
+      }
+      const mime = type.split(';')[0].trim().toLowerCase();
+      if (!res.ok) {
+        const snippet = looksBinary(bytes) ? '' : ` Body starts: ${decode(bytes, type).slice(0, 300)}`;
+        throw toolError(`HTTP ${res.status} ${res.statusText} from ${url}.${snippet}`);
+      }
+      if (looksBinary(bytes) || (mime && !mime.includes('html') && !TEXT_TYPES.test(mime))) {
+        throw toolError(`${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`);
+      }
+      const body = decode(bytes, type);
+      const isHtml = mime.includes('html') || (!mime && /^\s*<(!doctype html|html)/i.test(body));
+      const title = isHtml ? htmlTitle(body) : undefined;
+      const text = isHtml && args.format !== 'raw' ? htmlToText(body) : body;
+      const headerLine = `URL: ${url}${hops ? ` (after ${hops} redirect${hops === 1 ? '' : 's'})` : ''}\nStatus: ${res.status}; type: ${mime || 'unknown'}; ${formatBytes(bytes.length)}${title ? `\nTitle: ${title}` : ''}\n\n`;
+      const t = truncateOutput(headerLine + text, 'The full page is kept in the trace; fetch a more specific URL if you need another part.', options.limits);
+      return {
+        output: t.output,
+        ...(t.full !== undefined ? { full: t.full } : {}),
+        title: title ?? url.toString(),
+        metadata: { url: url.toString(), status: res.status, contentType: mime, bytes: bytes.length, redirects: hops, truncated: t.truncated },
+      };
+    },
+  });
+}
+
+function checkUrl(raw: string, allowHosts: readonly string[], allowedText: string, from?: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw toolError(`"${raw}" is not a valid URL; give a full URL such as https://example.com/page`);
+  }
+  const via = from ? ` (redirected from ${from})` : '';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw toolError(`URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed${via}: web_fetch only fetches http and https URLs.`);
+  if (url.username || url.password) throw toolError(`URL ${url.origin} carries credentials${via}; web_fetch does not send them.`);
+  if (allowHosts.length === 0) throw toolError(`web_fetch has no allowed hosts configured, so ${url.host} cannot be fetched. The user must list the hosts in webFetchTool({ allowHosts }).`);
+  if (!hostAllowed(url, allowHosts)) throw toolError(`host ${url.host} is not in the allowed hosts${via}. Allowed: ${allowedText}.`);
+  return url;
+}
+
+async function readCapped(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array();
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw toolError(`response from ${url} is over the ${formatBytes(maxBytes)} limit; it was not read to the end.`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+function decode(bytes: Uint8Array, contentType: string): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch (err) {
+    // An unknown charset label: read it as UTF-8 rather than fail the whole fetch.
+    if (err instanceof RangeError) return new TextDecoder('utf-8').decode(bytes);
+    throw err;
+  }
+}
+
+function fetchFailure(err: unknown, url: URL, timeoutMs: number, started: number): Error {
+  if (err instanceof Error && err.name === 'QitosError') return err;
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError') return toolError(`fetching ${url} timed out after ${timeoutMs} ms.`);
+  if (e?.name === 'AbortError') return toolError(`fetching ${url} was aborted after ${Date.now() - started} ms.`);
+  const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+  return toolError(`fetching ${url} failed: ${cause}.`);
+}
