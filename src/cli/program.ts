@@ -5,6 +5,8 @@ import { registerRunsCommand } from './commands/runs.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerDiffCommand } from './commands/diff.js';
+import { registerForkCommand } from './commands/fork.js';
+import { registerViewCommand } from './commands/view.js';
 
 /**
  * The `qitos` program. Each command lives in `commands/<name>.ts` and exports
@@ -22,6 +24,8 @@ export function createProgram(io: CliIO): Command {
   registerRunCommand(program);
   registerReplayCommand(program);
   registerDiffCommand(program);
+  registerViewCommand(program);
+  registerForkCommand(program);
   registerRunsCommand(program);
   registerInspectCommand(program);
 

@@ -11,6 +11,8 @@ export interface StepDiff {
   step: number;
   /** Phases that differ, in loop order (empty when the step is the same). */
   phases: DiffPhase[];
+  /** True for a step before a fork point that only the parent has (the fork inherited it). */
+  inherited?: boolean;
   /** For `model_input`: which request parts differ (system, messages, tools, params) or why. */
   modelInput?: string[];
   a: string | null;
@@ -79,16 +81,22 @@ export function diffTraces(a: Trace, b: Trace): TraceDiff {
   const byStepB = new Map(b.steps.map((s) => [s.step, s]));
   const byStepA = new Map(a.steps.map((s) => [s.step, s]));
   const numbers = [...new Set([...a.steps.map((s) => s.step), ...b.steps.map((s) => s.step)])].sort((x, y) => x - y);
+  const forkAt = forkPoint(a, b);
   const steps: StepDiff[] = [];
   let first: TraceDiff['first'] = null;
   for (const n of numbers) {
     const sa = byStepA.get(n);
     const sb = byStepB.get(n);
     const d = diffStep(n, sa, sb);
+    if (forkAt !== undefined && n <= forkAt && (!sa || !sb)) {
+      // A fork starts after step k: the parent's steps up to k are the fork's history, not a difference.
+      d.phases = [];
+      d.inherited = true;
+    }
     steps.push(d);
     if (!first && d.phases.length) first = { step: n, phase: d.phases[0], detail: detailOf(d, sa, sb) };
   }
-  const initialStateDiffers = stableJson(a.manifest.initialState) !== stableJson(b.manifest.initialState);
+  const initialStateDiffers = forkAt === undefined && stableJson(a.manifest.initialState) !== stableJson(b.manifest.initialState);
   const stopA = a.manifest.summary?.stopReason ?? null;
   const stopB = b.manifest.summary?.stopReason ?? null;
   return {
@@ -98,6 +106,15 @@ export function diffTraces(a: Trace, b: Trace): TraceDiff {
     steps,
     totals: { a: totals(a), b: totals(b) },
   };
+}
+
+/** When one trace is a fork of the other, the step it was forked after. */
+function forkPoint(a: Trace, b: Trace): number | undefined {
+  const pa = a.manifest.parent;
+  const pb = b.manifest.parent;
+  if (pb?.kind === 'fork' && pb.runId === a.manifest.runId) return pb.atStep;
+  if (pa?.kind === 'fork' && pa.runId === b.manifest.runId) return pa.atStep;
+  return undefined;
 }
 
 function diffStep(step: number, a: StepRecord | undefined, b: StepRecord | undefined): StepDiff {

@@ -39,6 +39,8 @@ export function registerDiffCommand(program: Command): void {
 export function renderDiff(diff: TraceDiff, flags: Pick<DiffFlags, 'all' | 'limit'>): string {
   const { a, b } = diff.totals;
   const out: string[] = [`A  ${a.runId}  ${a.model ?? '-'}  ${a.steps} steps`, `B  ${b.runId}  ${b.model ?? '-'}  ${b.steps} steps`, ''];
+  const inherited = diff.steps.filter((s) => s.inherited).length;
+  if (inherited) out.push(`one run is a fork of the other: ${inherited} step(s) before the fork point are shared`);
   if (diff.initialStateDiffers) out.push('the runs start from different states');
   if (diff.first) out.push(`first difference: step ${diff.first.step}, ${diff.first.phase.replace('_', ' ')}: ${preview(diff.first.detail, 160)}`);
   else out.push(diff.same ? `no difference in ${diff.steps.length} aligned steps` : `steps agree; the runs end differently (${a.stopReason} vs ${b.stopReason})`);

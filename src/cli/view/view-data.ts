@@ -1,0 +1,112 @@
+import type { StepRecord } from '../../core/index.js';
+import { totalTokens } from '../../core/index.js';
+import type { Trace } from '../../engine/trace-reader.js';
+import { diffTraces } from '../trace-diff.js';
+
+/** Longest string kept in the page for outputs and model replies, and for state changes (shown elsewhere in full). */
+const MAX_TEXT = 20_000;
+const MAX_STATE_TEXT = 2_000;
+
+/** One run as the viewer shows it. */
+export interface ViewRun {
+  dir: string;
+  runId: string;
+  status: string;
+  createdAt: string;
+  agent: string;
+  model: string | null;
+  task: string;
+  parent: unknown;
+  stopReason: string | null;
+  stopMessage: string | null;
+  finalResult: string | null;
+  steps: number;
+  tokens: number;
+  cost: number | null;
+  durationMs: number | null;
+  failures: unknown[];
+  warnings: string[];
+}
+
+/** One row of the viewer's timeline: the step number, its index in each run's steps (-1: absent), differing phases. */
+export interface ViewRow {
+  s: number;
+  a: number;
+  b: number;
+  ph: string[];
+}
+
+/** Everything the page embeds as JSON. */
+export interface ViewData {
+  runs: ViewRun[];
+  steps: unknown[][];
+  rows: ViewRow[];
+  first: { step: number; phase: string; detail: string } | null;
+}
+
+/** Builds the page data for one trace, or two traces side by side with their differences. */
+export function viewData(traces: Trace[]): ViewData {
+  const runs = traces.map(viewRun);
+  const steps = traces.map((t) => t.steps.map(compactStep));
+  if (traces.length === 1) return { runs, steps, rows: traces[0].steps.map((s, i) => ({ s: s.step, a: i, b: -1, ph: [] })), first: null };
+  const diff = diffTraces(traces[0], traces[1]);
+  const index = (t: Trace) => new Map(t.steps.map((s, i) => [s.step, i]));
+  const [ia, ib] = [index(traces[0]), index(traces[1])];
+  const rows = diff.steps.map((d) => ({ s: d.step, a: ia.get(d.step) ?? -1, b: ib.get(d.step) ?? -1, ph: d.modelInput && d.phases.includes('model_input') ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p)) : d.phases }));
+  return { runs, steps, rows, first: diff.first };
+}
+
+function viewRun(t: Trace): ViewRun {
+  const m = t.manifest;
+  const s = m.summary;
+  return {
+    dir: t.dir,
+    runId: m.runId,
+    status: m.status,
+    createdAt: m.createdAt,
+    agent: m.agent.name,
+    model: m.model?.id ?? null,
+    task: String(m.task.objective ?? ''),
+    parent: m.parent,
+    stopReason: s?.stopReason ?? null,
+    stopMessage: s?.message ?? null,
+    finalResult: s?.finalResult ?? null,
+    steps: s?.steps ?? t.steps.length,
+    tokens: s ? totalTokens(s.usage.tokens) : t.steps.reduce((n, x) => n + (x.tokens ? totalTokens(x.tokens) : 0), 0),
+    cost: s ? s.usage.cost : null,
+    durationMs: s?.durationMs ?? null,
+    failures: s?.failures ?? [],
+    warnings: t.warnings,
+  };
+}
+
+/** A step with long strings cut, keys shortened where the page reads many of them. */
+function compactStep(s: StepRecord): Record<string, unknown> {
+  return {
+    step: s.step,
+    startedAt: s.startedAt,
+    durationMs: s.durationMs,
+    phases: s.phases,
+    observation: clip(s.observation, MAX_TEXT),
+    decision: clip(s.decision, MAX_TEXT),
+    results: clip(s.results, MAX_TEXT),
+    model: s.model ? clip(s.model, MAX_TEXT) : null,
+    tokens: s.tokens ? { ...s.tokens, total: totalTokens(s.tokens) } : null,
+    cost: s.cost ?? null,
+    error: s.error ?? null,
+    stop: s.stop ?? null,
+    state: clip(s.stateDiff, MAX_STATE_TEXT),
+  };
+}
+
+/** Copies a JSON value with every string longer than `max` cut (and marked). */
+export function clip(value: unknown, max: number): unknown {
+  if (typeof value === 'string') return value.length > max ? `${value.slice(0, max)}… [${value.length - max} more characters in the trace]` : value;
+  if (Array.isArray(value)) return value.map((v) => clip(v, max));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = clip(v, max);
+    return out;
+  }
+  return value;
+}

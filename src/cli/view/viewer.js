@@ -1,0 +1,291 @@
+// The qitos trace viewer. Data comes from the JSON blob in #qitos-data; everything is rendered with
+// textContent (never innerHTML), and only the rows in view exist in the DOM, so 10,000-step runs open fast.
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('qitos-data').textContent);
+  var pair = data.runs.length === 2;
+  var ROW_H = 30;
+  var OVERSCAN = 12;
+  var timeline = document.getElementById('timeline');
+  var rowsEl = document.getElementById('rows');
+  var spacer = document.getElementById('spacer');
+  var detail = document.getElementById('detail');
+  var filterEl = document.getElementById('filter');
+  var onlyDiff = document.getElementById('only-diff');
+  var countEl = document.getElementById('count');
+  var visible = [];
+  var selected = -1;
+  var maxMs = 1;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function add(parent) {
+    for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
+    return parent;
+  }
+  function json(v) {
+    return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+  }
+  function ms(v) {
+    if (v === null || v === undefined) return '-';
+    return v < 1000 ? Math.round(v) + 'ms' : (v / 1000).toFixed(1) + 's';
+  }
+  function cost(c) {
+    if (c === null) return '?';
+    if (c === undefined) return '-';
+    return c === 0 ? '0' : c < 0.01 ? c.toFixed(5) : c.toFixed(4);
+  }
+  function stepOf(run, idx) {
+    return idx >= 0 ? data.steps[run][idx] : null;
+  }
+  function label(s) {
+    if (!s) return '(no step)';
+    var d = s.decision;
+    if (!d) return s.error ? 'error: ' + s.error.kind + ': ' + s.error.message : '(no decision)';
+    if (d.mode === 'final') return 'final: ' + d.answer;
+    if (d.mode === 'act') {
+      return d.actions.map(function (a) {
+        return a.name + '(' + Object.keys(a.args).map(function (k) { return k + '=' + JSON.stringify(a.args[k]); }).join(', ') + ')';
+      }).join(' ');
+    }
+    return d.mode;
+  }
+  function kind(s) {
+    if (!s) return '';
+    if (s.error && !s.decision) return 'kind-error';
+    if (s.decision && s.decision.mode === 'final') return 'kind-final';
+    return '';
+  }
+
+  // ---- header ----
+  function renderHeader() {
+    var head = document.getElementById('head');
+    data.runs.forEach(function (r, i) {
+      var box = el('div', 'run');
+      var tag = pair ? (i === 0 ? 'A  ' : 'B  ') : '';
+      add(box, el('h1', null, tag + r.runId + '  ·  ' + r.agent + '  ·  ' + (r.model || 'no model')));
+      add(box, el('div', 'meta', r.status + '  ·  stop: ' + (r.stopReason || '-') + (r.stopMessage ? ' (' + r.stopMessage + ')' : '') +
+        '  ·  ' + r.steps + ' steps  ·  ' + r.tokens + ' tokens  ·  cost ' + cost(r.cost) + '  ·  ' + ms(r.durationMs) + '  ·  ' + r.createdAt));
+      add(box, el('div', 'task', 'task: ' + r.task));
+      if (r.finalResult !== null) add(box, el('div', 'meta', 'final: ' + r.finalResult));
+      if (r.failures.length) add(box, el('div', 'meta', r.failures.length + ' failure(s): ' + r.failures.map(function (f) { return 'step ' + f.step + ' ' + f.kind; }).join(', ')));
+      r.warnings.forEach(function (w) { add(box, el('div', 'meta', 'warning: ' + w)); });
+      head.appendChild(box);
+    });
+    if (pair) {
+      head.appendChild(el('div', 'first', data.first ? 'first difference: step ' + data.first.step + ', ' + data.first.phase + ': ' + data.first.detail : 'no difference in the aligned steps'));
+    } else {
+      document.getElementById('only-diff-label').style.display = 'none';
+    }
+    var cols = document.getElementById('cols');
+    add(cols, el('span', null, pair ? 'step · A | B · differing phases' : 'step · decision · tokens · cost · time'));
+  }
+
+  // ---- timeline (virtualized) ----
+  function matches(row, q) {
+    if (pair && onlyDiff.checked && !row.ph.length) return false;
+    if (!q) return true;
+    var text = label(stepOf(0, row.a)) + ' ' + (pair ? label(stepOf(1, row.b)) + ' ' + row.ph.join(' ') : '') + ' ' + row.s;
+    return text.toLowerCase().indexOf(q) >= 0;
+  }
+  function applyFilter() {
+    var q = filterEl.value.trim().toLowerCase();
+    visible = [];
+    for (var i = 0; i < data.rows.length; i++) if (matches(data.rows[i], q)) visible.push(i);
+    spacer.style.height = visible.length * ROW_H + 'px';
+    countEl.textContent = visible.length + ' / ' + data.rows.length + ' steps';
+    renderRows();
+  }
+  function rowEl(pos) {
+    var row = data.rows[visible[pos]];
+    var e = el('div', 'row');
+    e.style.top = pos * ROW_H + 'px';
+    e.setAttribute('data-pos', String(pos));
+    e.setAttribute('data-step', String(row.s));
+    if (visible[pos] === selected) e.className += ' sel';
+    if (row.ph.length) e.className += ' differs';
+    add(e, el('span', 'n', row.s));
+    var a = stepOf(0, row.a);
+    if (pair) {
+      var b = stepOf(1, row.b);
+      add(e, el('span', 'lbl ' + kind(a), a ? label(a) : '(none)'), el('span', 'lbl ' + kind(b), b ? label(b) : '(none)'), el('span', 'ph', row.ph.join(', ')));
+    } else {
+      var bar = el('span', 'bar');
+      var fill = el('i');
+      fill.style.width = Math.max(2, Math.round((100 * a.durationMs) / maxMs)) + '%';
+      bar.appendChild(fill);
+      add(e, el('span', 'lbl ' + kind(a), label(a)), el('span', 'num', a.tokens ? a.tokens.total + ' tok' : ''), el('span', 'num', a.cost === null || a.cost === undefined ? '' : '$' + cost(a.cost)), el('span', 'num', ms(a.durationMs)), bar);
+    }
+    return e;
+  }
+  function renderRows() {
+    var top = timeline.scrollTop;
+    var h = timeline.clientHeight || 600;
+    var from = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+    var to = Math.min(visible.length, Math.ceil((top + h) / ROW_H) + OVERSCAN);
+    var frag = document.createDocumentFragment();
+    for (var p = from; p < to; p++) frag.appendChild(rowEl(p));
+    rowsEl.textContent = '';
+    rowsEl.appendChild(frag);
+  }
+  var pending = false;
+  timeline.addEventListener('scroll', function () {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; renderRows(); });
+  });
+  window.addEventListener('resize', renderRows);
+  rowsEl.addEventListener('click', function (ev) {
+    var r = ev.target.closest('.row');
+    if (r) select(visible[Number(r.getAttribute('data-pos'))]);
+  });
+  timeline.addEventListener('keydown', function (ev) {
+    var pos = visible.indexOf(selected);
+    if (ev.key === 'j' || ev.key === 'ArrowDown') pos = Math.min(visible.length - 1, pos + 1);
+    else if (ev.key === 'k' || ev.key === 'ArrowUp') pos = Math.max(0, pos - 1);
+    else return;
+    ev.preventDefault();
+    if (pos >= 0) {
+      select(visible[pos]);
+      var y = pos * ROW_H;
+      if (y < timeline.scrollTop || y + ROW_H > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = y - timeline.clientHeight / 2;
+    }
+  });
+  filterEl.addEventListener('input', applyFilter);
+  onlyDiff.addEventListener('change', applyFilter);
+
+  // ---- step detail ----
+  function section(title, differs) {
+    var s = el('section', differs ? 'differs' : null);
+    s.appendChild(el('h3', null, title + (differs ? ' (differs)' : '')));
+    return s;
+  }
+  function kv(pairs) {
+    var t = el('table', 'kv');
+    pairs.forEach(function (p) {
+      if (p[1] === undefined || p[1] === null || p[1] === '') return;
+      var tr = el('tr');
+      add(tr, el('td', null, p[0]), el('td', null, p[1]));
+      t.appendChild(tr);
+    });
+    return t;
+  }
+  function toolTimes(st) {
+    if (!st || !st.time) return '';
+    var t = st.time;
+    var parts = [];
+    if (t.start !== undefined) parts.push('queued ' + ms(t.start - t.created));
+    if (t.end !== undefined && t.start !== undefined) parts.push('ran ' + ms(t.end - t.start));
+    if (t.created) parts.push('at ' + new Date(t.created).toISOString().slice(11, 23));
+    return parts.join(' · ');
+  }
+  function renderStep(s, ph) {
+    var box = el('div', 'side');
+    if (!s) {
+      add(box, el('p', 'hint', 'This run has no such step.'));
+      return box;
+    }
+    var has = function (p) { return ph.some(function (x) { return x.indexOf(p) === 0; }); };
+    add(box, el('h2', null, 'Step ' + s.step));
+    var phases = Object.keys(s.phases).map(function (k) { return k + ' ' + ms(s.phases[k]); }).join(' · ');
+    add(box, kv([['duration', ms(s.durationMs)], ['phases', phases], ['tokens', s.tokens ? s.tokens.total + ' (in ' + s.tokens.input + ', out ' + s.tokens.output + ', reasoning ' + s.tokens.reasoning + ', cache ' + s.tokens.cache.read + '/' + s.tokens.cache.write + ')' : null], ['cost', s.cost === undefined ? null : cost(s.cost)]]));
+    if (s.stop) add(box, el('div', 'banner stop', 'stop: ' + s.stop.reason + ' — ' + s.stop.message));
+    if (s.error) add(box, el('div', 'banner error', 'error (' + s.error.kind + (s.error.recovered ? ', recovered' : ', fatal') + '): ' + s.error.message));
+
+    var obs = section('Observation', has('observation'));
+    add(obs, el('pre', null, s.observation === null || s.observation === undefined ? '(none)' : json(s.observation)));
+    box.appendChild(obs);
+
+    if (s.model) {
+      var mi = section('Model input', has('model_input'));
+      var h = s.model.hashes;
+      add(mi, kv([['messages', s.model.messageCount], ['system hash', h.system], ['messages hash', h.messages], ['tools hash', h.tools], ['params hash', h.params]]));
+      var added = s.state && s.state.splice && s.state.splice.messages ? s.state.splice.messages.items : [];
+      added.filter(function (m) { return m.role === 'user'; }).forEach(function (m) {
+        m.parts.forEach(function (p) { if (p.type === 'text') add(mi, el('pre', null, 'user: ' + p.text)); });
+      });
+      box.appendChild(mi);
+      var mo = section('Model output', false);
+      var r = s.model.response;
+      add(mo, kv([['finish', r.finishReason], ['latency', ms(s.model.latencyMs)], ['model', r.modelId]]));
+      r.parts.forEach(function (p) {
+        if (p.type === 'reasoning') {
+          var d = el('details');
+          add(d, el('summary', null, 'reasoning (' + p.text.length + ' chars)'), el('pre', null, p.text));
+          mo.appendChild(d);
+        } else if (p.type === 'text') {
+          add(mo, el('pre', null, p.text));
+        } else {
+          add(mo, el('pre', null, 'tool-call ' + p.name + ' ' + p.input));
+        }
+      });
+      box.appendChild(mo);
+    }
+
+    var d = s.decision;
+    var dec = section('Decision', has('decision'));
+    if (!d) add(dec, el('p', 'hint', '(none)'));
+    else {
+      add(dec, kv([['mode', d.mode], ['rationale', d.rationale], ['answer', d.mode === 'final' ? d.answer : null]]));
+    }
+    box.appendChild(dec);
+
+    if (d && d.mode === 'act') {
+      var tc = section('Tool calls', has('action_args') || has('result'));
+      d.actions.forEach(function (a, i) {
+        var res = s.results[i];
+        var t = el('div', 'tool');
+        var head = el('div');
+        add(head, el('span', 'name', a.name), el('span', null, ' '), el('span', 'badge ' + (res ? res.state.status : 'pending'), res ? res.state.status : 'not run'));
+        if (res) add(head, el('span', null, ' ' + toolTimes(res.state)));
+        t.appendChild(head);
+        add(t, el('pre', null, 'args ' + json(a.args)));
+        if (res) add(t, el('pre', null, res.status === 'success' ? json(res.output) : 'error: ' + res.error));
+        tc.appendChild(t);
+      });
+      box.appendChild(tc);
+    }
+
+    var st = section('State changes', has('state'));
+    var sd = s.state || {};
+    var rows = [];
+    Object.keys(sd.set || {}).forEach(function (k) { rows.push(['set ' + k, json(sd.set[k])]); });
+    Object.keys(sd.splice || {}).forEach(function (k) { rows.push([k, sd.splice[k].items.length + ' item(s) from index ' + sd.splice[k].at]); });
+    (sd.unset || []).forEach(function (k) { rows.push(['unset', k]); });
+    if (rows.length) {
+      var dd = el('details');
+      add(dd, el('summary', null, rows.length + ' change(s)'), kv(rows));
+      st.appendChild(dd);
+    } else add(st, el('p', 'hint', '(no change)'));
+    box.appendChild(st);
+    return box;
+  }
+  function select(i) {
+    selected = i;
+    var row = data.rows[i];
+    detail.textContent = '';
+    if (pair) {
+      var wrap = el('div', 'pair');
+      add(wrap, renderStep(stepOf(0, row.a), row.ph), renderStep(stepOf(1, row.b), row.ph));
+      detail.appendChild(wrap);
+    } else {
+      detail.appendChild(renderStep(stepOf(0, row.a), []));
+    }
+    detail.scrollTop = 0;
+    if (history.replaceState) history.replaceState(null, '', '#step-' + row.s);
+    renderRows();
+  }
+
+  data.steps.forEach(function (list) { list.forEach(function (s) { if (s.durationMs > maxMs) maxMs = s.durationMs; }); });
+  renderHeader();
+  applyFilter();
+  var m = /^#step-(\d+)$/.exec(location.hash);
+  if (m) {
+    for (var i = 0; i < data.rows.length; i++) if (data.rows[i].s === Number(m[1])) { select(i); timeline.scrollTop = visible.indexOf(i) * ROW_H; break; }
+  }
+  document.body.setAttribute('data-ready', 'true');
+}());
