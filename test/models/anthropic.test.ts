@@ -1,0 +1,185 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelMessage, ModelRequest, ModelStreamEvent } from '../../src/core/index.js';
+import { ModelError } from '../../src/core/index.js';
+import { createModel, type RetryInfo } from '../../src/models/index.js';
+import { startFakeAnthropic, type FakeServer } from '../helpers/fake-llm-servers.js';
+
+const servers: FakeServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: Parameters<typeof startFakeAnthropic>[0]): Promise<FakeServer> {
+  const s = await startFakeAnthropic(script);
+  servers.push(s);
+  return s;
+}
+
+const fast = { baseDelayMs: 1, maxDelayMs: 5 };
+const model = (srv: FakeServer, extra: Parameters<typeof createModel>[1] = {}) =>
+  createModel('anthropic:claude-haiku-4-5', { baseURL: srv.url, apiKey: 'sk-ant-test', env: {}, retry: fast, ...extra });
+const ask = (text = 'hi'): ModelRequest => ({ messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: [{ type: 'text', text }] }] });
+
+describe('AnthropicModel: streaming', () => {
+  it('streams thinking (with signature), text and a tool use with streamed JSON input', async () => {
+    const input = JSON.stringify({ path: 'notes/today.md', lines: [1, 2, 3] });
+    const srv = await serve([{ thinking: { text: 'The user wants the file.', signature: 'EqQBCgIYAhIM' }, text: 'Reading it.', toolUses: [{ id: 'toolu_01', name: 'read', input }] }]);
+    const events: ModelStreamEvent[] = [];
+    const r = await model(srv).generate({ ...ask(), tools: [{ name: 'read', description: 'read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }], toolChoice: { name: 'read' } }, { onEvent: (e) => events.push(e) });
+
+    expect(r.parts).toMatchObject([
+      { type: 'reasoning', text: 'The user wants the file.', signature: 'EqQBCgIYAhIM' },
+      { type: 'text', text: 'Reading it.' },
+      { type: 'tool-call', callId: 'toolu_01', name: 'read', input, args: JSON.parse(input) },
+    ]);
+    expect(r.finishReason).toBe('tool-calls');
+    expect(events.find((e) => e.type === 'reasoning-end')).toMatchObject({ signature: 'EqQBCgIYAhIM' });
+    expect(events.filter((e) => e.type === 'tool-input-delta').length).toBeGreaterThan(5);
+    expect(events.filter((e) => e.type === 'step-start')).toHaveLength(1);
+
+    const req = srv.requests[0];
+    // The SDK sends the key as x-api-key or (newer versions) as a bearer token.
+    expect(req.headers['x-api-key'] ?? req.headers.authorization).toMatch(/sk-ant-test$/);
+    expect(req.body).toMatchObject({
+      model: 'claude-haiku-4-5',
+      stream: true,
+      max_tokens: 64_000,
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      tools: [{ name: 'read', description: 'read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+      tool_choice: { type: 'tool', name: 'read' },
+    });
+  });
+
+  it('counts cache reads and writes apart from input, and prices them', async () => {
+    const srv = await serve([{ text: 'ok', usage: { input_tokens: 50, output_tokens: 100, cache_read_input_tokens: 4000, cache_creation_input_tokens: 1000, thinking_tokens: 40 } }]);
+    const r = await model(srv).generate(ask());
+    expect(r.usage).toEqual({ input: 50, output: 100, reasoning: 40, cache: { read: 4000, write: 1000 } });
+    // claude-haiku-4-5: $1 in, $5 out, $0.10 cache read, $1.25 cache write per 1M
+    expect(r.cost).toBeCloseTo((50 * 1 + 100 * 5 + 4000 * 0.1 + 1000 * 1.25) / 1e6, 12);
+  });
+
+  it('keeps malformed tool input raw, with no args', async () => {
+    const srv = await serve([{ toolUses: [{ id: 't1', name: 'read', input: '{"path": ' }] }]);
+    const r = await model(srv).generate(ask());
+    expect(r.parts).toEqual([{ type: 'tool-call', callId: 't1', name: 'read', input: '{"path": ' }]);
+  });
+
+  it('maps stop reasons', async () => {
+    const srv = await serve([{ text: 'a', stopReason: 'max_tokens' }, { text: 'b', stopReason: 'refusal' }, { text: 'c', stopReason: 'stop_sequence' }]);
+    const m = model(srv);
+    expect((await m.generate(ask())).finishReason).toBe('length');
+    expect((await m.generate(ask())).finishReason).toBe('content-filter');
+    expect((await m.generate(ask())).finishReason).toBe('stop');
+  });
+});
+
+describe('AnthropicModel: conversation shape', () => {
+  it('passes thinking and redacted thinking back unchanged, and tool results as user tool_result blocks', async () => {
+    const srv = await serve([{ thinking: { text: 'plan', signature: 'sig-1' }, redactedThinking: 'ENCRYPTED==', toolUses: [{ id: 'toolu_9', name: 'ls', input: '{"dir":"."}' }] }, { text: 'Two files.' }]);
+    const m = model(srv);
+    const first = await m.generate(ask('list files'));
+    expect(first.parts.filter((p) => p.type === 'reasoning')).toMatchObject([
+      { text: 'plan', signature: 'sig-1' },
+      { text: '', signature: 'ENCRYPTED==', redacted: true },
+    ]);
+
+    // The next turn as the engine builds it from history.
+    const assistant: ModelMessage = {
+      role: 'assistant',
+      content: first.parts.map((p) =>
+        p.type === 'reasoning'
+          ? { type: 'reasoning', text: p.text, ...(p.signature ? { signature: p.signature } : {}), ...(p.redacted ? { redacted: true } : {}) }
+          : p.type === 'text'
+            ? p
+            : { type: 'tool-call', callId: p.callId, name: p.name, args: p.args ?? {} },
+      ),
+    };
+    const history: ModelMessage[] = [
+      ...ask('list files').messages,
+      assistant,
+      { role: 'tool', content: [{ type: 'tool-result', callId: 'toolu_9', name: 'ls', output: 'a.txt\nb.txt', isError: false }] },
+      { role: 'user', content: [{ type: 'text', text: 'and now?' }] },
+    ];
+    await m.generate({ messages: history });
+    const body = srv.requests[1].body;
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'list files' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'plan', signature: 'sig-1' },
+          { type: 'redacted_thinking', data: 'ENCRYPTED==' },
+          { type: 'tool_use', id: 'toolu_9', name: 'ls', input: { dir: '.' }, cache_control: { type: 'ephemeral' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_9', content: 'a.txt\nb.txt' },
+          { type: 'text', text: 'and now?', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ]);
+  });
+
+  it('drops reasoning without a signature (from another provider) and marks error results', async () => {
+    const srv = await serve([{ text: 'ok' }]);
+    await model(srv, { cache: false }).generate({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'go' }, { type: 'file', mime: 'image/png', url: 'data:image/png;base64,iVBOR' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'deepseek thoughts' }, { type: 'tool-call', callId: 'c1', name: 'run', args: {} }] },
+        { role: 'tool', content: [{ type: 'tool-result', callId: 'c1', name: 'run', output: 'exit 1', isError: true }] },
+      ],
+    });
+    expect(srv.requests[0].body.system).toBeUndefined();
+    expect(srv.requests[0].body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'go' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'run', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'exit 1', is_error: true }] },
+    ]);
+  });
+});
+
+describe('AnthropicModel: reliability', () => {
+  it('retries 529 overloaded, honouring retry-after, then succeeds', async () => {
+    const srv = await serve([{ status: 529, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }, { text: 'fine' }]);
+    const retries: RetryInfo[] = [];
+    const r = await model(srv, { retry: { ...fast, onRetry: (i) => retries.push(i) } }).generate(ask());
+    expect(r.parts).toEqual([{ type: 'text', text: 'fine' }]);
+    expect(retries).toMatchObject([{ attempt: 1, delayMs: 0, error: { modelKind: 'server', status: 529 } }]);
+  });
+
+  it('retries an error event that arrives before any content', async () => {
+    const srv = await serve([{ frames: [{ event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] }, { text: 'after' }]);
+    const r = await model(srv).generate(ask());
+    expect(r.parts).toEqual([{ type: 'text', text: 'after' }]);
+    expect(srv.requests).toHaveLength(2);
+  });
+
+  it('classifies "prompt is too long" as context overflow, and does not retry it', async () => {
+    const srv = await serve([{ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 215000 tokens > 200000 maximum' } } }]);
+    const err = await model(srv).generate(ask()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err).toMatchObject({ modelKind: 'context_overflow', kind: 'context_overflow', status: 400 });
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it('throws a transport error when the stream is cut after output, and on a stream without message_stop', async () => {
+    const srv = await serve([{ text: 'this will be cut short', cutAfter: 5 }, { frames: [{ event: 'message_start', data: { type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } } }] }]);
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'transport', message: expect.stringMatching(/not retried/) });
+    await expect(model(srv, { maxRetries: 0 }).generate(ask())).rejects.toMatchObject({ modelKind: 'transport', message: expect.stringMatching(/message_stop/) });
+  });
+
+  it('aborts mid-stream', async () => {
+    const srv = await serve([{ text: 'a very long reply', hangAfter: 4 }]);
+    const ctl = new AbortController();
+    const p = model(srv).generate(ask(), { signal: ctl.signal, onEvent: (e) => e.type === 'text-delta' && ctl.abort() });
+    await expect(p).rejects.toMatchObject({ modelKind: 'aborted', retryable: false });
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it('tells auth failures apart', async () => {
+    const srv = await serve([{ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }]);
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'auth', kind: 'model_request' });
+  });
+});

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Decision, Parser, ResponsePart, State, Task } from '../../src/core/index.js';
+import { ParseError, baseState, defineTool, responseText } from '../../src/core/index.js';
+import { AgentModule } from '../../src/engine/agent-module.js';
+import { Engine } from '../../src/engine/engine.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { createModel } from '../../src/models/index.js';
+import { startFakeOpenAI, type FakeServer, type OpenAIReply, type RecordedRequest } from '../helpers/fake-llm-servers.js';
+
+const servers: FakeServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const add = defineTool({
+  id: 'add',
+  description: 'Add two numbers',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => String(a + b),
+});
+
+/**
+ * A minimal native-tool-call parser (the kit's own lives with the parsers): tool calls become actions keyed
+ * by their call id; a call whose arguments did not parse is a ParseError the model is shown.
+ */
+const nativeParser: Parser = {
+  name: 'native-e2e',
+  native: true,
+  parse(response) {
+    const calls = response.parts.filter((p): p is Extract<ResponsePart, { type: 'tool-call' }> => p.type === 'tool-call');
+    if (!calls.length) return { mode: 'final', answer: responseText(response) };
+    const bad = calls.find((c) => !c.args);
+    if (bad) return new ParseError(`the arguments of ${bad.name} are not valid JSON: ${bad.input}`, bad.input);
+    return { mode: 'act', actions: calls.map((c) => ({ id: c.callId, name: c.name, args: c.args! })) };
+  },
+  format(decision: Decision): ResponsePart[] {
+    if (decision.mode === 'final') return [{ type: 'text', text: decision.answer }];
+    if (decision.mode === 'act') return decision.actions.map((a) => ({ type: 'tool-call', callId: a.id, name: a.name, input: JSON.stringify(a.args), args: a.args }));
+    return [];
+  },
+  instructions: () => '',
+};
+
+class Calculator extends AgentModule<State> {
+  initState(task: Task): State {
+    return baseState(task, 6);
+  }
+  override buildSystemPrompt(): string {
+    return this.parser?.native ? 'Use the add tool.' : `Use the add tool.\n${this.parser!.instructions(this.tools.specs())}`;
+  }
+}
+
+const lastTool = (req: RecordedRequest) => req.body.messages.filter((m: { role: string }) => m.role === 'tool').at(-1);
+
+describe('Engine + OpenAICompatibleModel against a fake server', () => {
+  it('runs native tool calls end to end: a malformed call is fed back, a good one runs, then the answer', async () => {
+    const script: OpenAIReply[] = [
+      { toolCalls: [{ id: 'call_bad', name: 'add', arguments: '{"a": 2, "b": ' }] },
+      { reasoning: 'Fix the JSON.', toolCalls: [{ id: 'call_ok', name: 'add', arguments: '{"a": 2, "b": 3}' }] },
+      { text: 'The sum is 5.' },
+    ];
+    const srv = await startFakeOpenAI(script);
+    servers.push(srv);
+    const model = createModel('openai:gpt-4o-mini', { baseURL: srv.url, apiKey: 'k', env: {} });
+    const agent = new Calculator({ model, parser: nativeParser, tools: [add] });
+    const result = await new Engine({ agent, trace: false }).run('What is 2 + 3?');
+
+    expect(result.stopReason).toBe('final');
+    expect(result.finalResult).toBe('The sum is 5.');
+    expect(srv.requests).toHaveLength(3);
+    expect(srv.requests[0].body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['add']);
+
+    // The malformed call went back to the model as an error result for its call id, plus the parse error.
+    expect(lastTool(srv.requests[1])).toMatchObject({ role: 'tool', tool_call_id: 'call_bad', content: expect.stringMatching(/^Error: .*not valid JSON/) });
+    expect(JSON.stringify(srv.requests[1].body.messages)).toMatch(/Error \(parse\)/);
+    // The good call ran and its result answered its id.
+    expect(lastTool(srv.requests[2])).toEqual({ role: 'tool', tool_call_id: 'call_ok', content: '5' });
+    const assistant = srv.requests[2].body.messages.filter((m: { role: string }) => m.role === 'assistant').at(-1);
+    expect(assistant.tool_calls).toEqual([{ id: 'call_ok', type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } }]);
+
+    expect(result.usage.modelCalls).toBe(3);
+    expect(result.usage.tokens.input).toBe(30);
+    expect(result.usage.cost).not.toBeNull();
+  });
+
+  it('runs a text (JSON) parser end to end', async () => {
+    const srv = await startFakeOpenAI((req, i) =>
+      i === 0 ? { text: '{"thought": "add them", "action": {"name": "add", "args": {"a": 40, "b": 2}}}' } : { text: `{"final_answer": "${req.body.messages.at(-1).content.match(/\d+/)?.[0]}"}` },
+    );
+    servers.push(srv);
+    const model = createModel('ollama:qwen2.5', { baseURL: srv.url, env: {} });
+    const agent = new Calculator({ model, parser: jsonParser(), tools: [add] });
+    const result = await new Engine({ agent, trace: false }).run('What is 40 + 2?');
+    expect(result.stopReason).toBe('final');
+    expect(result.finalResult).toBe('42');
+    expect(srv.requests[0].body.tools).toBeUndefined();
+    expect(result.usage.cost).toBe(0); // a local server
+  });
+});
