@@ -192,7 +192,8 @@ export function evaluateArithmetic(expression: string): number {
         const [lo, hi] = f.arity;
         if (args.length < lo || args.length > hi) {
           const want = lo === hi ? `${lo}` : hi === Infinity ? `at least ${lo}` : `${lo} to ${hi}`;
-          throw new ArithmeticError(`${t.value} takes ${want} argument${want === '1' ? '' : 's'}, got ${args.length}`);
+          const plural = !(lo === 1 && (hi === 1 || hi === Infinity));
+          throw new ArithmeticError(`${t.value} takes ${want} argument${plural ? 's' : ''}, got ${args.length}`);
         }
         return f.fn(...args);
       }
@@ -207,7 +208,7 @@ export function evaluateArithmetic(expression: string): number {
   if (peek().kind !== 'end') throw new ArithmeticError(`unexpected ${describe(peek())}`);
   if (Number.isNaN(value)) throw new ArithmeticError('the result is not a number (e.g. sqrt of a negative number or log of 0)');
   if (!Number.isFinite(value)) throw new ArithmeticError('the result is infinite (overflow)');
-  return value;
+  return value === 0 ? 0 : value; // no -0 in answers
 }
 
 /** Formats a result without float noise: 0.1 + 0.2 -> 0.3, large and tiny values in exponent form. */
