@@ -13,9 +13,9 @@ import { custom } from './scorers/custom.js';
 import { llmJudge } from './scorers/llm-judge.js';
 import { gaiaMatch } from './scorers/gaia-match.js';
 
-/** A scorer as written in suite.yaml: a name (`exact_match`) or an object with `type` and options. */
-export const ScorerSpec = z.union([
-  z.enum(['exact_match', 'contains', 'regex', 'numeric', 'gaia']),
+/** A scorer as written in suite.yaml: a name (`exact_match`, short for `{ type: exact_match }`) or an object with `type` and options. */
+export const ScorerSpec = z.preprocess(
+  (v) => (typeof v === 'string' ? { type: v } : v),
   z.discriminatedUnion('type', [
     TextNormalization.extend({ type: z.literal('exact_match') }).strict(),
     TextNormalization.extend({ type: z.literal('contains') }).strict(),
@@ -25,8 +25,8 @@ export const ScorerSpec = z.union([
     z.object({ type: z.literal('custom'), module: z.string().min(1), export: z.string().default('default') }).strict(),
     z.object({ type: z.literal('llm_judge'), model: z.string().min(1), prompt: z.string().optional(), threshold: z.number().min(0).max(1).optional() }).strict(),
     z.object({ type: z.literal('gaia') }).strict(),
-  ]),
-]);
+  ], { error: (iss) => (iss.code === 'invalid_union' ? 'unknown scorer type: expected one of exact_match, contains, regex, numeric, json_field, custom, llm_judge, gaia' : undefined) }),
+);
 export type ScorerSpec = z.infer<typeof ScorerSpec>;
 
 /** What building a scorer from a spec may need: the suite folder (custom modules) and a model factory (judge). */
@@ -39,7 +39,7 @@ export interface ScorerContext {
 
 /** Builds the Scorer a spec describes. Errors name what is wrong (a missing module, a missing export). */
 export async function buildScorer(spec: ScorerSpec, ctx: ScorerContext): Promise<Scorer> {
-  const s = typeof spec === 'string' ? { type: spec } : spec;
+  const s = spec;
   switch (s.type) {
     case 'exact_match':
       return exactMatch(strip(s));

@@ -43,9 +43,10 @@ export function parseSuiteFile(text: string, file: string): SuiteFile {
   const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
   const field = unknownKey !== undefined ? [...path, unknownKey] : path;
   const line = lineOf(doc.contents as Node | null, field, lineCounter);
-  const what = unknownKey !== undefined ? 'unknown field' : issue.code === 'invalid_type' && issue.input === undefined ? 'required field missing' : issue.message;
+  const missing = issue.code === 'invalid_type' && valueAt(doc.toJS(), path) === undefined;
+  const what = unknownKey !== undefined ? 'unknown field' : missing ? 'required field missing' : issue.message;
   const fieldText = field.length ? `field "${field.join('.')}"` : 'the document';
-  return throwAt(file, line, `${fieldText}: ${what}${unknownKey === undefined && what !== issue.message ? ` (${issue.message})` : ''}`);
+  return throwAt(file, line, `${fieldText}: ${what}`);
 }
 
 function throwAt(file: string, line: number | undefined, message: string): never {
@@ -59,12 +60,25 @@ function lineOf(root: Node | null, path: string[], lc: LineCounter): number | un
   for (const key of path) {
     if (!isMap(node)) break;
     const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key);
-    if (!pair) break;
+    if (!pair) {
+      // A missing key: point at the map it should be in.
+      line = rangeLine(node, lc) ?? line;
+      break;
+    }
     line = rangeLine(pair.key as Node, lc) ?? line;
     node = pair.value;
     if (node && !isMap(node)) line = rangeLine(node as Node, lc) ?? line;
   }
   return line;
+}
+
+function valueAt(value: unknown, path: string[]): unknown {
+  let cur = value;
+  for (const k of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return cur;
 }
 
 function rangeLine(node: unknown, lc: LineCounter): number | undefined {
