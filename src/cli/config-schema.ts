@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelConfig as ProviderModelConfig } from '../models/model-config.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -15,8 +16,8 @@ export const ModelParamsConfig = z.strictObject({
 /** The model: `provider:model` (or `scripted:<file.json>`), provider options and sampling parameters. */
 export const ModelConfig = z.strictObject({
   id: z.string().regex(/^[a-zA-Z0-9_.-]+:.+$/, 'expected "provider:model", e.g. "openai:gpt-4o-mini" or "scripted:replies.json"'),
-  /** Provider options (base URL, API key env variable, timeout, retries), passed to the model factory. */
-  options: z.record(z.string(), z.unknown()).optional(),
+  /** Provider options (base URL, API key env variable, timeout, retries, price), passed to `createModel`. */
+  options: z.strictObject(ProviderModelConfig.omit({ provider: true, model: true }).shape).optional(),
   params: ModelParamsConfig.optional(),
 });
 
@@ -46,7 +47,23 @@ export const DoomLoopConfig = z.union([
 ]);
 
 /** Context compaction (`true` for the defaults; an object is passed to `compaction()` as its options). */
-export const CompactionConfig = z.union([z.boolean(), z.record(z.string(), z.unknown())]);
+export const CompactionConfig = z.union([
+  z.boolean(),
+  z.strictObject({
+    contextWindow: positiveInt.optional(),
+    maxOutput: positiveInt.optional(),
+    reserve: z.number().int().nonnegative().optional(),
+    protectTokens: z.number().int().nonnegative().optional(),
+    protectTurns: z.number().int().nonnegative().optional(),
+    keepRecentTokens: z.number().int().nonnegative().optional(),
+    keepFirstUser: z.boolean().optional(),
+    keepTools: z.array(z.string()).optional(),
+    summarise: z.boolean().optional(),
+    summaryPrompt: z.string().optional(),
+    summaryMaxTokens: positiveInt.optional(),
+    maxConsecutive: positiveInt.optional(),
+  }),
+]);
 
 /** Policies built by the CLI, in this order: doom-loop, then compaction. */
 export const PoliciesConfig = z.strictObject({

@@ -1,4 +1,5 @@
 import type { Model } from '../core/index.js';
+import { createModel, ModelConfigError } from '../models/index.js';
 import type { QitosConfig } from './config-schema.js';
 import { CliError } from './cli-error.js';
 import { scriptedModelFromFile } from './scripted-model-file.js';
@@ -7,7 +8,12 @@ import { scriptedModelFromFile } from './scripted-model-file.js';
  * The model a config names. `scripted:<file.json>` is a ScriptedModel from a file of replies (offline runs
  * and tests); anything else goes to the providers' factory `createModel("provider:model", options)`.
  */
-export async function resolveModel(spec: NonNullable<QitosConfig['model']>, cwd: string): Promise<Model> {
+export async function resolveModel(spec: NonNullable<QitosConfig['model']>, cwd: string, env: NodeJS.ProcessEnv): Promise<Model> {
   if (spec.id.startsWith('scripted:')) return scriptedModelFromFile(spec.id.slice('scripted:'.length), cwd);
-  throw new CliError(`unknown model "${spec.id}"`);
+  try {
+    return createModel(spec.id, { ...spec.options, env });
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw new CliError(err.message.split('\n')[0]);
+    throw err;
+  }
 }

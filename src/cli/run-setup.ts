@@ -3,7 +3,7 @@ import type { Hook, Manifest, Model, Policy, State } from '../core/index.js';
 import { Engine } from '../engine/engine.js';
 import type { ActionExecutor } from '../engine/action-executor.js';
 import type { AgentModule } from '../engine/agent-module.js';
-import { doomLoop } from '../kit/policies/doom-loop.js';
+import { compaction, doomLoop } from '../kit/policies/index.js';
 import { CliError } from './cli-error.js';
 import type { LoadedAgent } from './agent-loader.js';
 import type { QitosConfig } from './config-schema.js';
@@ -26,21 +26,21 @@ export function buildAgent(loaded: LoadedAgent, config: QitosConfig, model: Mode
 }
 
 /** The model the config names (`--model` already merged in), or undefined to keep the agent's own. */
-export async function modelFromConfig(config: QitosConfig, cwd: string): Promise<Model | undefined> {
-  return config.model ? resolveModel(config.model, cwd) : undefined;
+export async function configuredModel(config: QitosConfig, cwd: string, env: NodeJS.ProcessEnv): Promise<Model | undefined> {
+  return config.model ? resolveModel(config.model, cwd, env) : undefined;
 }
 
-/** Policies the config asks for, in order: doom-loop, then compaction. */
-export async function buildPolicies(config: QitosConfig): Promise<Policy<State>[]> {
+/** Policies the config asks for, in order: doom-loop, then compaction (which keeps the outputs of the agent's `keepOutput` tools). */
+export function buildPolicies(config: QitosConfig, agent: AgentModule<State, unknown>): Policy<State>[] {
   const out: Policy<State>[] = [];
   const p = config.policies ?? {};
-  if (p.doomLoop) out.push(doomLoop(p.doomLoop === true ? {} : p.doomLoop));
-  if (p.compaction) out.push(await compactionPolicy(p.compaction === true ? {} : p.compaction));
+  try {
+    if (p.doomLoop) out.push(doomLoop(p.doomLoop === true ? {} : p.doomLoop));
+    if (p.compaction) out.push(compaction({ ...(p.compaction === true ? {} : p.compaction), tools: agent.tools.list() }));
+  } catch (err) {
+    throw new CliError(`policies: ${(err as Error).message}`);
+  }
   return out;
-}
-
-async function compactionPolicy(_options: Record<string, unknown>): Promise<Policy<State>> {
-  throw new CliError('policies.compaction: the compaction policy is not available in this build');
 }
 
 /** What one engine run of a command needs besides the config. */
@@ -63,7 +63,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   return new Engine<State>({
     agent: s.agent,
     ...(s.model ? { model: s.model } : {}),
-    policies: await buildPolicies(s.config),
+    policies: buildPolicies(s.config, s.agent),
     hooks: s.hooks ?? [],
     budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),
     ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),

@@ -4,7 +4,7 @@ import { loadAgent } from '../agent-loader.js';
 import { effectiveConfig, nonNegativeInt, positiveInt, type ConfigFlags } from '../effective-config.js';
 import { ioOf } from '../io.js';
 import { LiveView } from '../live-view.js';
-import { buildAgent, buildEngine, modelFromConfig } from '../run-setup.js';
+import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
 import { stateAtStep } from '../state-at-step.js';
@@ -48,7 +48,7 @@ export function registerForkCommand(program: Command): void {
       }
       const config = await effectiveConfig(recordedConfig(m, parent.dir), flags, io.cwd);
       const loaded = await loadAgent(requireModule(m, parent.dir), m.agent.export, io.cwd);
-      const model = await modelFromConfig(config, io.cwd);
+      const model = await configuredModel(config, io.cwd, io.env);
       const agent = buildAgent(loaded, config, model);
       const view = new LiveView((line) => io.out(line));
       const engine = await buildEngine({

@@ -3,7 +3,7 @@ import { loadAgent } from '../agent-loader.js';
 import { effectiveConfig, positiveInt, requireText, type ConfigFlags } from '../effective-config.js';
 import { ioOf } from '../io.js';
 import { LiveView } from '../live-view.js';
-import { buildAgent, buildEngine, modelFromConfig } from '../run-setup.js';
+import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 
 interface RunFlags extends ConfigFlags {
@@ -31,7 +31,7 @@ export function registerRunCommand(program: Command): void {
       const task = requireText(flags.task, '--task');
       const config = await effectiveConfig({}, flags, io.cwd);
       const loaded = await loadAgent(modulePath, flags.export, io.cwd);
-      const model = await modelFromConfig(config, io.cwd);
+      const model = await configuredModel(config, io.cwd, io.env);
       const agent = buildAgent(loaded, config, model);
       const view = new LiveView((line) => io.out(line));
       const hooks = flags.json
