@@ -66,7 +66,8 @@ export class ReplayModel implements Model {
       throw new ReplayDriftError(drift);
     }
     this.cursor++;
-    if (call.kind === 'error') throw new ModelError(MODEL_ERROR_KINDS[call.errorKind], `replayed model error: ${call.message}`);
+    // Same message as recorded: RECOVER feeds it back to the model, so it is part of the next request.
+    if (call.kind === 'error') throw new ModelError(MODEL_ERROR_KINDS[call.errorKind], call.message);
     const parts = differingParts(call.hashes, options.requestHashes ?? partialHashes(request));
     if (parts.length) {
       const drift: ReplayDrift = { step: call.step, parts, message: `replay drift at step ${call.step}: the model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}` };

@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mergeConfig, parseConfig } from '../../src/cli/config-loader.js';
+import { CliError } from '../../src/cli/cli-error.js';
+
+function errorOf(text: string): string {
+  try {
+    parseConfig(text, 'qitos.yaml');
+  } catch (err) {
+    expect(err).toBeInstanceOf(CliError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a config error');
+}
+
+describe('config file', () => {
+  it('parses a full config', () => {
+    const c = parseConfig(
+      [
+        'model:',
+        '  id: openai:gpt-4o-mini',
+        '  options: { timeoutMs: 30000, maxRetries: 1, apiKeyEnv: MY_KEY }',
+        '  params: { temperature: 0.2, maxOutputTokens: 512 }',
+        'engine: { maxSteps: 20, maxSeconds: 60, maxRecoveries: 2, parallelTools: true }',
+        'policies:',
+        '  doomLoop: true',
+        '  compaction: { contextWindow: 32000, protectTurns: 3 }',
+        'trace: { dir: runs }',
+        'agent: { system: hi, anything: [1, 2] }',
+      ].join('\n'),
+      'qitos.yaml',
+    );
+    expect(c.model?.options).toEqual({ timeoutMs: 30000, maxRetries: 1, apiKeyEnv: 'MY_KEY' });
+    expect(c.policies).toEqual({ doomLoop: true, compaction: { contextWindow: 32000, protectTurns: 3 } });
+    expect(c.agent).toEqual({ system: 'hi', anything: [1, 2] });
+  });
+
+  it('an empty file is an empty config', () => {
+    expect(parseConfig('', 'x.yaml')).toEqual({});
+    expect(parseConfig('# only a comment\n', 'x.yaml')).toEqual({});
+  });
+
+  it('errors name the file, the line and the field', () => {
+    expect(errorOf('model:\n  id: openai:gpt-4o\nengine:\n  maxSteps: many\n')).toBe('qitos.yaml:4: engine.maxSteps: Invalid input: expected number, received string');
+    expect(errorOf('engine:\n  maxSteps: 3\n  maxStep: 4\n')).toBe('qitos.yaml:3: engine.maxStep: unknown field "maxStep"');
+    expect(errorOf('trace:\n  dir: x\nmodels: {}\n')).toBe('qitos.yaml:3: models: unknown field "models"');
+    expect(errorOf('model:\n  params: {}\n')).toMatch(/^qitos\.yaml:2: model\.id: /);
+    expect(errorOf('model:\n  id: gpt4\n')).toBe('qitos.yaml:2: model.id: expected "provider:model", e.g. "openai:gpt-4o-mini" or "scripted:replies.json"');
+    expect(errorOf('policies:\n  doomLoop:\n    threshold: 1\n')).toMatch(/^qitos\.yaml:3: policies\.doomLoop/);
+    expect(errorOf('model:\n  id: openai:x\n  options:\n    baseURL: not a url\n')).toMatch(/^qitos\.yaml:4: model\.options\.baseURL: /);
+    expect(errorOf('- a\n- b\n')).toMatch(/^qitos\.yaml:1: \(top level\): /);
+  });
+
+  it('YAML syntax errors name the line', () => {
+    expect(errorOf('engine:\n  maxSteps: 3\n bad: [\n')).toMatch(/^qitos\.yaml:\d+: YAML syntax error: /);
+    expect(errorOf('a: 1\na: 2\n')).toMatch(/^qitos\.yaml:2: YAML syntax error: Map keys must be unique/);
+  });
+
+  it('mergeConfig: the override wins for every key it sets, keeps the base elsewhere, ignores undefined', () => {
+    const json = fc.jsonValue();
+    const obj = fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(json, fc.dictionary(fc.string({ maxLength: 4 }), json)));
+    fc.assert(
+      fc.property(obj, obj, (base, over) => {
+        const merged = mergeConfig(base as Record<string, unknown>, over as Record<string, unknown>);
+        for (const [k, v] of Object.entries(over)) {
+          const b = (base as Record<string, unknown>)[k];
+          const plain = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x);
+          if (plain(v) && plain(b)) {
+            for (const [k2, v2] of Object.entries(v as object)) expect(merged[k]).toHaveProperty([k2], v2);
+          } else expect(merged[k]).toEqual(v);
+        }
+        for (const k of Object.keys(base)) if (!(k in over)) expect(merged[k]).toEqual((base as Record<string, unknown>)[k]);
+      }),
+    );
+    expect(mergeConfig({ a: 1, b: { c: 2 } }, { a: undefined, b: { d: 3 } })).toEqual({ a: 1, b: { c: 2, d: 3 } });
+  });
+});

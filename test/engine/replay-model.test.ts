@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { ActionResult, ModelResponse, RequestHashes, StepRecord, ToolState } from '../../src/core/index.js';
+import { canonicalJson, emptyTokens } from '../../src/core/index.js';
+import { ReplayModel } from '../../src/engine/replay-model.js';
+import { ReplayExecutor } from '../../src/engine/replay-executor.js';
+import { ReplayDriftError } from '../../src/engine/replay-drift.js';
+import type { ActContext } from '../../src/engine/action-executor.js';
+import { shortHash } from '../../src/engine/hash.js';
+
+const hashes = (over: Partial<RequestHashes> = {}): RequestHashes => ({ request: 'r', system: 's', messages: 'm', tools: 't', params: 'p', ...over });
+const response = (text: string): ModelResponse => ({ parts: [{ type: 'text', text }], usage: emptyTokens(), cost: 0, finishReason: 'stop' });
+const step = (n: number, extra: Partial<StepRecord>): StepRecord => ({ step: n, startedAt: 0, durationMs: 1, phases: {}, observation: null, decision: null, results: [], stateDiff: {}, ...extra });
+const done = (output: string): ToolState => ({ status: 'completed', input: {}, output, time: { created: 1, start: 2, end: 3 } });
+const result = (name: string, output: string): ActionResult => ({ actionId: 'old', name, status: 'success', output, latencyMs: 1, state: done(output) });
+
+describe('ReplayModel', () => {
+  const steps = [step(1, { model: { hashes: hashes(), messageCount: 2, response: response('one'), latencyMs: 1 } }), step(2, { error: { kind: 'model_transport', message: 'reset', recovered: true } }), step(3, { model: { hashes: hashes({ messages: 'm3' }), messageCount: 4, response: response('three'), latencyMs: 1 } })];
+
+  it('serves recorded responses in order, replays recorded model errors, and streams like a provider', async () => {
+    const m = new ReplayModel(steps, { id: 'openai:x' });
+    const events: string[] = [];
+    const r1 = await m.generate({ messages: [] }, { requestHashes: hashes(), onEvent: (e) => events.push(e.type) });
+    expect(r1).toEqual(response('one'));
+    expect(events).toEqual(['step-start', 'text-delta', 'step-finish']);
+    await expect(m.generate({ messages: [] }, { requestHashes: hashes() })).rejects.toMatchObject({ name: 'ModelError', kind: 'model_transport' });
+    expect(await m.generate({ messages: [] }, { requestHashes: hashes({ messages: 'm3' }) })).toEqual(response('three'));
+    await expect(m.generate({ messages: [] }, { requestHashes: hashes() })).rejects.toThrow('replay drift after step 3: the recorded run made 3 model calls and the replay asked for one more');
+  });
+
+  it('names every part that differs, and with allowDrift serves anyway', async () => {
+    const strict = new ReplayModel(steps, { id: 'x:y' });
+    const err = await strict.generate({ messages: [] }, { requestHashes: hashes({ system: 'S', params: 'P' }) }).catch((e) => e);
+    expect(err).toBeInstanceOf(ReplayDriftError);
+    expect(err.message).toBe('replay drift at step 1: the model request differs in system prompt, model params');
+    const loose = new ReplayModel(steps, { id: 'x:y', allowDrift: true });
+    expect(await loose.generate({ messages: [] }, { requestHashes: hashes({ tools: 'T' }) })).toEqual(response('one'));
+    expect(loose.drifts).toEqual([{ step: 1, parts: ['tools'], message: 'replay drift at step 1: the model request differs in tool schemas' }]);
+  });
+
+  it('without the engine hashes it checks system, tools and params from the request itself', async () => {
+    const rec = hashes({ system: shortHash('sys'), tools: shortHash('[]'), params: shortHash(canonicalJson({ temperature: 0 })) });
+    const m = new ReplayModel([step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })], { id: 'x:y' });
+    await expect(m.generate({ messages: [{ role: 'system', content: 'sys' }], temperature: 1 })).rejects.toThrow('differs in model params');
+    const m2 = new ReplayModel([step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })], { id: 'x:y' });
+    expect(await m2.generate({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: [{ type: 'text', text: 'anything' }] }], temperature: 0 })).toEqual(response('ok'));
+  });
+});
+
+describe('ReplayExecutor', () => {
+  const recorded = [step(1, { decision: { mode: 'act', actions: [{ id: 'a1', name: 'calc', args: { expr: '1+1' } }, { id: 'a2', name: 'read', args: { path: 'x' } }] }, results: [result('calc', '2'), result('read', 'file x')] })];
+  const ctx = (states: Array<[string, string]>): ActContext => ({ runId: 'r', traceDir: null, step: 1, env: { name: 'null' } as ActContext['env'], state: {}, signal: new AbortController().signal, services: {}, onState: (a, s) => states.push([a.id, s.status]) });
+
+  it('serves recorded results in action order with the live ids; tool states move pending -> completed', async () => {
+    const states: Array<[string, string]> = [];
+    const ex = new ReplayExecutor(recorded);
+    const out = await ex.run([{ id: 'n1', name: 'calc', args: { expr: '1+1' } }, { id: 'n2', name: 'read', args: { path: 'x' } }], ctx(states));
+    expect(out.map((r) => [r.actionId, r.output])).toEqual([['n1', '2'], ['n2', 'file x']]);
+    expect(states).toEqual([['n1', 'pending'], ['n1', 'completed'], ['n2', 'pending'], ['n2', 'completed']]);
+  });
+
+  it('a different tool name, args or call count is drift; allowDrift serves by position and errors where nothing was recorded', async () => {
+    const ex = new ReplayExecutor(recorded);
+    await expect(ex.run([{ id: 'n1', name: 'calc', args: { expr: '2+2' } }, { id: 'n2', name: 'read', args: { path: 'x' } }], ctx([]))).rejects.toThrow('replay drift at step 1: call 1 (calc) has args {"expr":"2+2"}, recorded {"expr":"1+1"}');
+    await expect(ex.run([{ id: 'n1', name: 'calc', args: { expr: '1+1' } }], ctx([]))).rejects.toThrow('1 tool call(s) where the recording has 2');
+    const loose = new ReplayExecutor(recorded, { allowDrift: true });
+    const out = await loose.run([{ id: 'n1', name: 'write', args: {} }, { id: 'n2', name: 'read', args: { path: 'x' } }, { id: 'n3', name: 'calc', args: {} }], ctx([]));
+    expect(out.map((r) => r.status)).toEqual(['success', 'success', 'error']);
+    expect(out[2].error).toBe('Replay has no recorded result for call calc at step 1');
+    expect(loose.drifts[0].message).toBe('replay drift at step 1: 3 tool call(s) where the recording has 2; call 1 is write, recorded calc');
+  });
+});
