@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { ModelMessage, ModelRequest, ModelStreamEvent } from '../../src/core/index.js';
 import { ModelError } from '../../src/core/index.js';
 import { createModel, type RetryInfo } from '../../src/models/index.js';
-import { startFakeAnthropic, type FakeServer } from '../helpers/fake-llm-servers.js';
+import { startFakeAnthropic, type AnthropicReply, type FakeServer } from '../helpers/fake-llm-servers.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -181,5 +182,25 @@ describe('AnthropicModel: reliability', () => {
   it('tells auth failures apart', async () => {
     const srv = await serve([{ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }]);
     await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'auth', kind: 'model_request' });
+  });
+});
+
+describe('AnthropicModel: stream assembly (property)', () => {
+  it('reassembles any thinking, text and tool input, whatever the chunking', async () => {
+    let current: AnthropicReply = { text: '' };
+    const srv = await serve(() => current);
+    const m = model(srv);
+    const json = fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxKeys: 4 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 60 }), fc.string({ minLength: 1, maxLength: 40 }), fc.array(json, { maxLength: 3 }), fc.integer({ min: 1, max: 9 }), async (text, thinking, inputs, chunkSize) => {
+        const toolUses = inputs.map((input, i) => ({ id: `toolu_${i}`, name: `t${i}`, input: JSON.stringify(input) }));
+        current = { thinking: { text: thinking, signature: 'sig' }, text, toolUses, chunkSize };
+        const r = await m.generate(ask());
+        expect(r.parts[0]).toMatchObject({ type: 'reasoning', text: thinking, signature: 'sig' });
+        expect(r.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe(text);
+        expect(r.parts.filter((p) => p.type === 'tool-call')).toEqual(toolUses.map((t, i) => ({ type: 'tool-call', callId: t.id, name: t.name, input: t.input, args: inputs[i] })));
+      }),
+      { numRuns: 30 },
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { ModelMessage, ModelRequest, ModelStreamEvent } from '../../src/core/index.js';
 import { ModelError } from '../../src/core/index.js';
 import { OpenAICompatibleModel, createModel, type RetryInfo } from '../../src/models/index.js';
@@ -344,7 +345,7 @@ describe('OpenAICompatibleModel: reliability', () => {
   });
 });
 
-describe('OpenAICompatibleModel: request replies are parsed by the script helper', () => {
+describe('fake OpenAI server', () => {
   it('records every request body', async () => {
     const replies: OpenAIReply[] = [{ text: 'one' }, { text: 'two' }];
     const srv = await serve(replies);
@@ -352,5 +353,25 @@ describe('OpenAICompatibleModel: request replies are parsed by the script helper
     await m.generate(ask('first'));
     await m.generate(ask('second'));
     expect(srv.requests.map((r) => r.body.messages[1].content)).toEqual(['first', 'second']);
+  });
+});
+
+describe('OpenAICompatibleModel: stream assembly (property)', () => {
+  it('reassembles any text, reasoning and tool arguments, whatever the chunking', async () => {
+    let current: OpenAIReply = { text: '' };
+    const srv = await serve(() => current);
+    const m = model(srv);
+    const json = fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.string({ maxLength: 40 }), fc.array(json, { maxLength: 3 }), fc.integer({ min: 1, max: 9 }), async (text, reasoning, calls, chunkSize) => {
+        const toolCalls = calls.map((args, i) => ({ id: `c${i}`, name: `tool_${i}`, arguments: JSON.stringify(args) }));
+        current = { text, reasoning, toolCalls, chunkSize };
+        const r = await m.generate(ask());
+        expect(r.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe(text);
+        expect(r.parts.filter((p) => p.type === 'reasoning').map((p) => (p as { text: string }).text).join('')).toBe(reasoning);
+        expect(r.parts.filter((p) => p.type === 'tool-call')).toEqual(toolCalls.map((c, i) => ({ type: 'tool-call', callId: c.id, name: c.name, input: c.arguments, args: calls[i] })));
+      }),
+      { numRuns: 30 },
+    );
   });
 });
