@@ -15,3 +15,5 @@ export * from './kit/parsers/index.js';
 export * from './kit/policies/index.js';
 export * from './kit/agents/index.js';
 export * from './kit/prompts/index.js';
+export * from './envs/index.js';
+export * from './kit/tools/index.js';

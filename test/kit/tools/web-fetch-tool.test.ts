@@ -1,0 +1,190 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nullEnv } from '../../../src/core/index.js';
+import { hostAllowed, htmlToText, webFetchTool } from '../../../src/kit/tools/index.js';
+import { callTool } from '../../helpers/qitos-env-fixtures.js';
+
+let server: Server;
+let base: string;
+let port: number;
+const hits: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const url = new URL(req.url ?? '/', 'http://x');
+    switch (url.pathname) {
+      case '/page':
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><html><head><title>Test &amp; Page</title><style>body{color:red}</style><script>alert("x")</script></head>
+<body><h1>Hello</h1><p>First&nbsp;paragraph with <a href="https://example.org/x">a link</a>.</p><ul><li>one</li><li>two</li></ul>
+<pre>  code
+    indented</pre><p>caf&eacute; &#8364; &#x41;</p></body></html>`);
+        return;
+      case '/json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+        return;
+      case '/redirect-local':
+        res.writeHead(302, { location: '/page' });
+        res.end();
+        return;
+      case '/redirect-away':
+        res.writeHead(301, { location: 'http://evil.example.com/steal' });
+        res.end();
+        return;
+      case '/redirect-file':
+        res.writeHead(302, { location: 'file:///etc/passwd' });
+        res.end();
+        return;
+      case '/loop':
+        res.writeHead(302, { location: '/loop' });
+        res.end();
+        return;
+      case '/big':
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '200000' });
+        res.end('x'.repeat(200_000));
+        return;
+      case '/stream-big': {
+        // No content-length: the cap must hold while streaming.
+        res.writeHead(200, { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
+        let sent = 0;
+        const push = () => {
+          while (sent < 2_000_000) {
+            sent += 16_384;
+            if (!res.write('y'.repeat(16_384))) return res.once('drain', push);
+          }
+          res.end();
+        };
+        push();
+        res.on('error', () => undefined); // the client hangs up once over its cap
+        return;
+      }
+      case '/slow':
+        setTimeout(() => {
+          if (!res.destroyed) {
+            res.writeHead(200, { 'content-type': 'text/plain' });
+            res.end('late');
+          }
+        }, 2000).unref();
+        return;
+      case '/binary':
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+        return;
+      case '/missing':
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('no such page');
+        return;
+      case '/long':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(Array.from({ length: 3000 }, (_, i) => `row ${i}`).join('\n'));
+        return;
+      default:
+        res.writeHead(500);
+        res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const tool = (extra: Partial<Parameters<typeof webFetchTool>[0]> = {}) => webFetchTool({ allowHosts: ['127.0.0.1'], timeoutMs: 1000, ...extra });
+
+describe('web_fetch tool (local HTTP server)', () => {
+  it('fetches an allowed page and turns its HTML into readable text', async () => {
+    const r = await callTool(tool(), { url: `${base}/page` }, nullEnv);
+    expect(r.status).toBe('success');
+    expect(r.seen).toMatch(new RegExp(`^URL: ${base}/page\\nStatus: 200; type: text/html; \\d+ B\\nTitle: Test & Page\\n\\n# Hello\\n`));
+    expect(r.seen).toContain('First paragraph with a link (https://example.org/x).');
+    expect(r.seen).toContain('- one\n- two');
+    expect(r.seen).toContain('  code\n    indented');
+    expect(r.seen).toContain('café € A');
+    expect(r.seen).not.toMatch(/alert|color:red|<p>/);
+    expect(r.state.status === 'completed' && r.state.title).toBe('Test & Page');
+    const raw = await callTool(tool(), { url: `${base}/page`, format: 'raw' }, nullEnv);
+    expect(raw.seen).toContain('<h1>Hello</h1>');
+    expect((await callTool(tool(), { url: `${base}/json` }, nullEnv)).seen).toMatch(/\n\n\{"ok":true\}$/);
+  });
+
+  it('follows redirects inside the allow-list and re-checks every hop', async () => {
+    const ok = await callTool(tool(), { url: `${base}/redirect-local` }, nullEnv);
+    expect(ok.seen).toMatch(new RegExp(`^URL: ${base}/page \\(after 1 redirect\\)`));
+    const away = await callTool(tool(), { url: `${base}/redirect-away` }, nullEnv);
+    expect(away.status).toBe('error');
+    expect(away.seen).toBe(`host evil.example.com is not in the allowed hosts (redirected from ${base}/redirect-away). Allowed: 127.0.0.1.`);
+    const file = await callTool(tool(), { url: `${base}/redirect-file` }, nullEnv);
+    expect(file.seen).toMatch(/^URL scheme "file" is not allowed \(redirected from/);
+    const loop = await callTool(tool({ maxRedirects: 3 }), { url: `${base}/loop` }, nullEnv);
+    expect(loop.seen).toBe(`too many redirects (more than 3) starting from ${base}/loop`);
+  });
+
+  it('refuses other schemes, hosts not allowed, and any host when none are configured, without a request', async () => {
+    const before = hits.length;
+    const cases: Array<[ReturnType<typeof webFetchTool>, string, RegExp]> = [
+      [tool(), 'file:///etc/passwd', /^URL scheme "file" is not allowed: web_fetch only fetches http and https URLs\.$/],
+      [tool(), 'ftp://127.0.0.1/x', /scheme "ftp" is not allowed/],
+      [tool(), 'javascript:alert(1)', /scheme "javascript" is not allowed/],
+      [tool(), `http://localhost:${port}/page`, /^host localhost:\d+ is not in the allowed hosts\. Allowed: 127\.0\.0\.1\.$/],
+      [tool(), 'not a url', /is not a valid URL/],
+      [tool(), `http://user:pw@127.0.0.1:${port}/page`, /carries credentials/],
+      [webFetchTool({ allowHosts: [] }), `${base}/page`, /^web_fetch has no allowed hosts configured, so 127\.0\.0\.1:\d+ cannot be fetched/],
+      [webFetchTool({ allowHosts: ['127.0.0.1:1'] }), `${base}/page`, /is not in the allowed hosts/],
+    ];
+    for (const [t, url, msg] of cases) {
+      const r = await callTool(t, { url }, nullEnv);
+      expect(r.status, url).toBe('error');
+      expect(r.seen, url).toMatch(msg);
+    }
+    expect(hits.length).toBe(before);
+  });
+
+  it('enforces size and time limits', async () => {
+    const big = await callTool(tool({ maxBytes: 100_000 }), { url: `${base}/big` }, nullEnv);
+    expect(big.seen).toBe(`response from ${base}/big is 195.3 KB, over the 97.7 KB limit.`);
+    const streamed = await callTool(tool({ maxBytes: 100_000 }), { url: `${base}/stream-big` }, nullEnv);
+    expect(streamed.seen).toBe(`response from ${base}/stream-big is over the 97.7 KB limit; it was not read to the end.`);
+    const t0 = Date.now();
+    const slow = await callTool(tool({ timeoutMs: 200 }), { url: `${base}/slow` }, nullEnv);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(slow.seen).toBe(`fetching ${base}/slow timed out after 200 ms.`);
+  });
+
+  it('reports HTTP errors and binary content clearly; cuts long pages and keeps them whole for the trace', async () => {
+    expect((await callTool(tool(), { url: `${base}/missing` }, nullEnv)).seen).toBe(`HTTP 404 Not Found from ${base}/missing. Body starts: no such page`);
+    expect((await callTool(tool(), { url: `${base}/binary` }, nullEnv)).seen).toMatch(/returned image\/png \(8 B\), which web_fetch cannot show as text/);
+    const long = await callTool(tool({ limits: { maxLines: 100 } }), { url: `${base}/long` }, nullEnv);
+    expect(long.seen).toMatch(/\[output truncated: showing 100 of 3003 lines/);
+    expect(long.output as string).toContain('row 2999');
+  });
+});
+
+describe('hostAllowed', () => {
+  it('matches exact hosts, host:port and *.domain (not the bare domain), case-insensitively', () => {
+    const u = (s: string) => new URL(s);
+    expect(hostAllowed(u('https://Example.com/x'), ['example.com'])).toBe(true);
+    expect(hostAllowed(u('https://example.com.evil.net/'), ['example.com'])).toBe(false);
+    expect(hostAllowed(u('https://api.example.com/'), ['*.example.com'])).toBe(true);
+    expect(hostAllowed(u('https://example.com/'), ['*.example.com'])).toBe(false);
+    expect(hostAllowed(u('https://evilexample.com/'), ['*.example.com'])).toBe(false);
+    expect(hostAllowed(u('http://127.0.0.1:8080/'), ['127.0.0.1:8080'])).toBe(true);
+    expect(hostAllowed(u('http://127.0.0.1:8081/'), ['127.0.0.1:8080'])).toBe(false);
+    expect(hostAllowed(u('http://127.1/'), ['127.0.0.1'])).toBe(true); // the URL parser normalizes IPv4 forms
+    expect(hostAllowed(u('http://[::1]:3000/'), ['[::1]'])).toBe(true);
+    expect(hostAllowed(u('https://example.com/'), ['example.com:443'])).toBe(true);
+  });
+});
+
+describe('htmlToText', () => {
+  it('drops scripts and comments, keeps structure and decodes entities', () => {
+    expect(htmlToText('<p>a<!-- hidden --> &lt;b&gt;</p><script>x()</script><br>c')).toBe('a <b>\n\nc');
+    expect(htmlToText('<h2>T</h2><table><tr><td>1</td><td>2</td></tr></table>')).toBe('## T\n\n1 2');
+  });
+});
