@@ -21,7 +21,7 @@ describe('budget policies', () => {
     expect(check(tokenBudget(1_000), { usage: usage(1_000, 0) }).v).toEqual({ reason: 'budget_tokens', message: 'token budget of 1000 reached (1000 used)' });
     expect(check(costBudget(0.5), { usage: usage(1, 0.49) }).v).toBeUndefined();
     expect(check(costBudget(0.5), { usage: usage(1, 0.5) }).v).toEqual({ reason: 'budget_cost', message: 'cost budget of $0.5 reached ($0.5000 spent)' });
-    expect(check(budgets({ maxSteps: 10, maxTokens: 5 }), { step: 1, usage: usage(7, 0) }).v?.reason).toBe('budget_tokens');
+    expect(check(budgets({ maxSteps: 10, maxTokens: 5 }), { step: 1, usage: usage(7, 0) }).v).toMatchObject({ reason: 'budget_tokens' });
   });
 
   it('an unknown cost cannot be enforced: reported once per run', () => {
