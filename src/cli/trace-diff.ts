@@ -42,8 +42,8 @@ export interface TraceDiff {
   totals: { a: RunTotals; b: RunTotals };
 }
 
-/** Keys whose values change on every run without meaning anything: ids, timestamps, latencies. */
-const VOLATILE = new Set(['id', 'callID', 'callId', 'actionId', 'time', 'latencyMs', 'durationMs', 'startedAt']);
+/** Keys whose values change on every run without meaning anything: generated ids, timestamps, latencies. */
+const VOLATILE = new Set(['id', 'taskId', 'callID', 'callId', 'actionId', 'time', 'latencyMs', 'durationMs', 'startedAt']);
 
 /** A value with volatile keys removed at every level, as canonical JSON. */
 export function stableJson(value: unknown): string {
