@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/index.js';
+import { EnvError, defineTool } from '../../core/index.js';
 import { looksBinary } from './binary-content.js';
 import { fileOpsOf, toolError } from './tool-env.js';
 import { formatBytes, truncateOutput, type OutputLimits } from './truncate-output.js';
@@ -75,15 +75,24 @@ export function grepTool(options: GrepToolOptions = {}) {
       let binary = 0;
       let large = 0;
       let filesWithMatches = 0;
+      const unreadable: string[] = [];
       for (const file of candidates) {
         ctx.signal.throwIfAborted();
-        const fst = await files.stat(file);
-        if (!fst || fst.type !== 'file') continue;
-        if (fst.size > maxFileBytes) {
-          large++;
+        let bytes: Uint8Array;
+        try {
+          const fst = await files.stat(file);
+          if (!fst || fst.type !== 'file') continue;
+          if (fst.size > maxFileBytes) {
+            large++;
+            continue;
+          }
+          bytes = await files.readBytes(file);
+        } catch (err) {
+          // A symlink out of the workspace, or a file that vanished or is unreadable: skip it and say so.
+          if (!(err instanceof EnvError)) throw err;
+          unreadable.push(file);
           continue;
         }
-        const bytes = await files.readBytes(file);
         if (looksBinary(bytes)) {
           binary++;
           continue;
@@ -108,6 +117,7 @@ export function grepTool(options: GrepToolOptions = {}) {
       const notes: string[] = [];
       if (more) notes.push(`Showing the first ${cap} matches; there are more. Use a more specific pattern, a narrower path, or an include glob.`);
       if (tooManyFiles) notes.push(`Only the first ${maxFiles} files were searched; narrow path or include.`);
+      if (unreadable.length) notes.push(`Could not read ${unreadable.length} file${unreadable.length === 1 ? '' : 's'} (${unreadable.slice(0, 3).join(', ')}${unreadable.length > 3 ? ', …' : ''}): outside the workspace or unreadable.`);
       if (binary || large) notes.push(`Skipped ${binary} binary file${binary === 1 ? '' : 's'} and ${large} file${large === 1 ? '' : 's'} over ${formatBytes(maxFileBytes)}.`);
       const head = matches.length ? matches.join('\n') : `No matches for /${args.pattern}/${args.ignoreCase ? 'i' : ''} in "${root}"${args.include ? ` (include ${args.include})` : ''}.`;
       const text = head + (notes.length ? `\n\n(${notes.join(' ')})` : '');

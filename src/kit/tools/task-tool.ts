@@ -1,9 +1,20 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { Budget, State, TaskInput, ToolContext } from '../../core/index.js';
+import type { Budget, Env, State, TaskInput, ToolContext } from '../../core/index.js';
 import { defineTool } from '../../core/index.js';
 import { Engine, type EngineOptions } from '../../engine/engine.js';
 import { toolError } from './tool-env.js';
+
+/** The parent's env as the child sees it: same world and ops, but no setup/reset/close of its own. */
+function borrow(env: Env): Env {
+  return {
+    name: env.name,
+    ops: ((group: string) => env.ops(group)) as Env['ops'],
+    ...(env.observe ? { observe: () => env.observe!() } : {}),
+    ...(env.step ? { step: (a: { name: string; args: Record<string, unknown> }) => env.step!(a) } : {}),
+    ...(env.isTerminal ? { isTerminal: () => env.isTerminal!() } : {}),
+  };
+}
 
 /** What the sub-agent factory is asked for. */
 export interface SubAgentRequest {
@@ -15,7 +26,10 @@ export interface SubAgentRequest {
   ctx: ToolContext;
 }
 
-/** How to run one sub-agent: Engine options (agent required; tracing is set by the task tool) and task fields. */
+/**
+ * How to run one sub-agent: Engine options (agent required; tracing is set by the task tool) and task
+ * fields. Without `env`, the child works in the parent's env (borrowed: the child's end does not close it).
+ */
 export type SubAgentSpec = Omit<EngineOptions<State>, 'trace'> & {
   /** Extra task fields (budget, inputs, metadata); the objective is the prompt. */
   task?: Omit<Partial<TaskInput>, 'objective'>;
@@ -64,8 +78,11 @@ export function taskTool(options: TaskToolOptions) {
       const traceBase = options.traceDir ?? (ctx.traceDir ? path.join(ctx.traceDir, 'subtasks') : undefined);
       const childTraceDir = traceBase ? path.resolve(traceBase, runId) : null;
       ctx.metadata({ title: args.description, metadata: { childRunId: runId, childTraceDir } });
+      // The parent's env (the default) is borrowed: the child's end must not close what the parent still uses.
+      const env = engineOptions.env === undefined || engineOptions.env === ctx.env ? borrow(ctx.env) : engineOptions.env;
       const engine = new Engine<State>({
         ...engineOptions,
+        env,
         runId,
         ...(options.budget ? { budget: { ...options.budget, ...engineOptions.budget } } : {}),
         services: { ...ctx.services, ...engineOptions.services, [DEPTH_KEY]: depth },

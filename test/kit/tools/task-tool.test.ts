@@ -92,3 +92,16 @@ describe('task tool', () => {
     expect(run.finalResult).toBe('ok');
   });
 });
+
+describe('task tool and the env', () => {
+  it('the child works in the parent env by default and its end does not close it', async () => {
+    const env = new MemoryEnv({ files: { 'n.txt': 'from parent env' } });
+    let closed = 0;
+    const closing = Object.assign(env, { close: () => void closed++ });
+    const task = taskTool({ createAgent: () => ({ agent: scriptedAgent([callReply('read', { path: 'n.txt' }), (req) => ({ text: finalReply(toolResultsIn(req).at(-1)!.output) })], { tools: [readTool()] }).agent }) });
+    const { agent } = scriptedAgent([callReply('task', { description: 'read it', prompt: 'read n.txt' }), (req) => ({ text: finalReply(toolResultsIn(req).at(-1)!.output) })], { tools: [task] });
+    const run = await new Engine({ agent, env: closing, trace: false }).run('go');
+    expect(run.finalResult).toBe('     1\tfrom parent env');
+    expect(closed).toBe(1); // once, by the parent's own end
+  });
+});
