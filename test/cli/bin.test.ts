@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CALC_AGENT, CALC_SCRIPT, tempDir } from '../helpers/cli-harness.js';
+
+const BIN = resolve(__dirname, '../../bin/qitos.js');
+const run = promisify(execFile);
+
+/** Runs bin/qitos.js as a real subprocess with a minimal environment. */
+async function bin(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir('qitos-bin-')));
+afterEach(() => cleanup());
+
+describe('bin/qitos.js (subprocess)', () => {
+  it('loads TypeScript at run time: run a .ts agent, then replay it', async () => {
+    const r = await bin(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^final: +391$/m);
+    const [runId] = await readdir(join(dir, 'traces'));
+    const rp = await bin(['replay', join('traces', runId), '--json'], dir);
+    expect(rp.code).toBe(0);
+    expect(JSON.parse(rp.stdout).matched).toBe(true);
+  });
+
+  it('user errors: one line on stderr, exit 1, no stack trace', async () => {
+    const r = await bin(['inspect', 'no-such-trace'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`qitos: not a trace: ${join(dir, 'no-such-trace')} is not a folder\n`);
+    const u = await bin(['frobnicate'], dir);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toMatch(/^error: unknown command 'frobnicate'/);
+  });
+
+  it('--help exits 0 and lists the commands', async () => {
+    const r = await bin(['--help'], dir);
+    expect(r.code).toBe(0);
+    for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+  });
+});
