@@ -51,15 +51,18 @@ export function toolOutputTokens(part: Part): number {
 
 /**
  * Keeps a running estimate of a history's tokens so a check costs O(new messages), not O(history).
- * Messages before the last are settled: their estimates are cached by object identity (a WeakMap, so the cache
- * goes with the messages) and summed once. The last message is re-estimated every time because the engine
- * still moves its tool parts along. The contract is the engine's: whoever rewrites an older message replaces
- * it with a new object (and the array with a new array); then the estimator re-sums from its cache.
+ * Messages before the last are settled: each is estimated once (cached by object identity in a WeakMap, so the
+ * cache goes with the messages) and added to running prefix sums. The last message is re-estimated every time
+ * because the engine still moves its tool parts along. The contract is the engine's: the history only grows in
+ * place, and whoever rewrites an older message passes a new array with a new object for it; then the estimator
+ * finds the first changed message by identity (a pointer comparison per message, like the engine's input builder)
+ * and re-sums from there.
  */
 export class HistoryEstimator {
   private source: readonly Message[] | undefined;
-  private settled = 0;
-  private settledTokens = 0;
+  private refs: Message[] = [];
+  /** sums[i] = estimated tokens of refs[0..i]. */
+  private sums: number[] = [];
 
   constructor(private readonly cache: WeakMap<Message, number> = new WeakMap()) {}
 
@@ -77,13 +80,18 @@ export class HistoryEstimator {
   total(messages: readonly Message[]): number {
     const n = messages.length;
     const settle = Math.max(0, n - 1);
-    if (messages !== this.source || settle < this.settled) {
+    let keep = Math.min(this.refs.length, settle);
+    if (messages !== this.source) {
+      let k = 0;
+      while (k < keep && messages[k] === this.refs[k]) k++;
+      keep = k;
       this.source = messages;
-      this.settled = 0;
-      this.settledTokens = 0;
     }
-    for (let i = this.settled; i < settle; i++) this.settledTokens += this.message(messages[i]);
-    this.settled = settle;
-    return this.settledTokens + (n ? estimateMessageTokens(messages[n - 1]) : 0);
+    this.refs.length = this.sums.length = keep;
+    for (let i = keep; i < settle; i++) {
+      this.refs.push(messages[i]);
+      this.sums.push((i ? this.sums[i - 1] : 0) + this.message(messages[i]));
+    }
+    return (settle ? this.sums[settle - 1] : 0) + (n ? estimateMessageTokens(messages[n - 1]) : 0);
   }
 }
