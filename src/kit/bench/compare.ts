@@ -59,6 +59,8 @@ export interface CompareOptions {
   resamples?: number;
   /** Bootstrap seed (default 1): the same runs always give the same interval. */
   seed?: number;
+  /** How to show the two folders in the result and the `qitos diff` lines (default: as given). */
+  displayDirs?: [string, string];
 }
 
 /**
@@ -67,8 +69,9 @@ export interface CompareOptions {
  * evidence. Throws when the folders are not runs or share no pair.
  */
 export function compareRuns(dirA: string, dirB: string, options: CompareOptions = {}): Comparison {
-  const sideA = load(dirA);
-  const sideB = load(dirB);
+  const [showA, showB] = options.displayDirs ?? [dirA, dirB];
+  const sideA = load(dirA, showA);
+  const sideB = load(dirB, showB);
   const warnings = [...sideA.warnings, ...sideB.warnings];
   if (sideA.side.suite && sideB.side.suite && sideA.side.suite !== sideB.side.suite) warnings.push(`the runs are of different suites ("${sideA.side.suite}" and "${sideB.side.suite}"); only shared task ids are compared`);
   const pairs: Array<[ResultLine, ResultLine]> = [];
@@ -76,7 +79,7 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
     const b = sideB.byPair.get(k);
     if (b) pairs.push([a, b]);
   }
-  if (!pairs.length) throw new Error(`${dirA} and ${dirB} share no task/epoch pair to compare`);
+  if (!pairs.length) throw new Error(`${showA} and ${showB} share no task/epoch pair to compare`);
   pairs.sort(([x], [y]) => (x.taskId === y.taskId ? x.epoch - y.epoch : x.taskId < y.taskId ? -1 : 1));
 
   // Per task: the pass rate over its paired epochs in A and in B (the unit the bootstrap resamples).
@@ -103,8 +106,8 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
   let bOnly = 0;
   for (const [a, b] of pairs) {
     if (a.pass === b.pass) continue;
-    const traceA = a.traceDir ? join(dirA, a.traceDir) : null;
-    const traceB = b.traceDir ? join(dirB, b.traceDir) : null;
+    const traceA = a.traceDir ? join(showA, a.traceDir) : null;
+    const traceB = b.traceDir ? join(showB, b.traceDir) : null;
     const flip: Flip = { taskId: a.taskId, epoch: a.epoch, traceA, traceB, diff: traceA && traceB ? `qitos diff ${quote(traceA)} ${quote(traceB)}` : null };
     if (a.pass) {
       aOnly++;
@@ -164,14 +167,14 @@ function quote(p: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
-function load(dir: string): { side: Omit<CompareSide, 'trials'>; byPair: Map<string, ResultLine>; warnings: string[] } {
+function load(dir: string, shown: string): { side: Omit<CompareSide, 'trials'>; byPair: Map<string, ResultLine>; warnings: string[] } {
   const file = join(dir, 'results.jsonl');
-  if (!existsSync(file)) throw new Error(`${dir} is not a bench run: no results.jsonl`);
+  if (!existsSync(file)) throw new Error(`${shown} is not a bench run: no results.jsonl`);
   const read = readResults(file);
   const info = readRunInfo(dir);
   const byPair = new Map<string, ResultLine>();
   for (const r of read.results) byPair.set(pairKey(r.taskId, r.epoch), r);
-  return { side: { dir, suite: info?.suite ?? null, model: info?.model ?? null, agent: info?.agent ?? null }, byPair, warnings: read.warnings };
+  return { side: { dir: shown, suite: info?.suite ?? null, model: info?.model ?? null, agent: info?.agent ?? null }, byPair, warnings: read.warnings };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { Budget, Model, StopReason, TaskInput } from '../../core/index.js';
+import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
 import { emptyTokens, errorMessage, totalTokens } from '../../core/index.js';
-import { Engine } from '../../engine/engine.js';
+import { Engine, type EngineOptions } from '../../engine/engine.js';
 import { toBenchAgent, type AgentFactory, type BenchAgent } from './bench-agent.js';
 import type { BenchTask } from './bench-task.js';
 import { RateLimiter, rateLimitedModel, type RateLimit } from './rate-limit.js';
@@ -64,6 +64,8 @@ export interface RunSuiteOptions {
   modelLabel?: string;
   /** Record every streamed delta in the traces (large; default off). */
   streamDeltas?: boolean;
+  /** Engine settings applied to every trial (recovery limit, tool execution). */
+  engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError'>;
 }
 
 /** What `runSuite` returns. */
@@ -252,6 +254,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
   let runModel = model ?? setup.agent.model;
   if (runModel && c.limiter) runModel = rateLimitedModel(runModel, c.limiter);
   const engine = new Engine({
+    ...options.engine,
     agent: setup.agent,
     ...(setup.env ? { env: setup.env } : {}),
     ...(runModel ? { model: runModel } : {}),
