@@ -3,6 +3,7 @@ import type { CliIO, ProgramWithIO } from './io.js';
 import { registerInspectCommand } from './commands/inspect.js';
 import { registerRunsCommand } from './commands/runs.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerBenchCommand } from './commands/bench.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerDiffCommand } from './commands/diff.js';
 import { registerForkCommand } from './commands/fork.js';
@@ -22,6 +23,7 @@ export function createProgram(io: CliIO): Command {
     .showHelpAfterError('(run with --help for usage)');
 
   registerRunCommand(program);
+  registerBenchCommand(program);
   registerReplayCommand(program);
   registerDiffCommand(program);
   registerViewCommand(program);
