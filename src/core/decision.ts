@@ -28,18 +28,22 @@ export function newActionId(): string {
   return `call_${counter.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Convenience constructors for decisions. */
+type Act = z.infer<typeof ActDecision>;
+type Final = z.infer<typeof FinalDecision>;
+type Wait = z.infer<typeof WaitDecision>;
+
+/** Convenience constructors for decisions (each returns its own mode's type, so it can be a branch candidate). */
 export const decide = {
-  act(actions: Array<Omit<Action, 'id'> & { id?: string }>, rationale?: string): Decision {
+  act(actions: Array<Omit<Action, 'id'> & { id?: string }>, rationale?: string): Act {
     return { mode: 'act', actions: actions.map((a) => ({ ...a, id: a.id ?? newActionId() })), ...(rationale ? { rationale } : {}) };
   },
-  call(name: string, args: Record<string, unknown> = {}, rationale?: string): Decision {
+  call(name: string, args: Record<string, unknown> = {}, rationale?: string): Act {
     return decide.act([{ name, args }], rationale);
   },
-  final(answer: string, rationale?: string): Decision {
+  final(answer: string, rationale?: string): Final {
     return { mode: 'final', answer, ...(rationale ? { rationale } : {}) };
   },
-  wait(rationale?: string): Decision {
+  wait(rationale?: string): Wait {
     return { mode: 'wait', ...(rationale ? { rationale } : {}) };
   },
 };

@@ -503,13 +503,16 @@ export class Engine<S extends State = State> {
       policyEvents: rc.policyEvents,
     };
     if (rc.trace) {
-      if (rc.initialState === undefined) {
-        // The run ended before its trace started (invalid task): write a trace that says so.
-        rc.trace.start(this.manifest(rc, 'running', null));
+      try {
+        // A run that ended before its trace started (invalid task) still leaves a trace that says so.
+        if (rc.initialState === undefined) rc.trace.start(this.manifest(rc, 'running', null));
+        const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
+        rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
+        rc.trace.finish(this.manifest(rc, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary));
+      } catch (err) {
+        // The trace cannot be written (disk full, folder removed): the result still says how the run ended.
+        rc.failures.push({ step: rc.step, kind: 'trace', message: `could not write the trace in ${rc.traceDir}: ${errorMessage(err)}`, fatal: false });
       }
-      const status: Manifest['status'] = verdict.reason === 'interrupted' ? 'interrupted' : verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch' ? 'failed' : 'completed';
-      rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
-      rc.trace.finish(this.manifest(rc, status, summary));
     } else {
       rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
     }

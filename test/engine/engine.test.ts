@@ -39,7 +39,7 @@ describe('Engine phases', () => {
     }
     let n = 0;
     const env: Env = { name: 'counter', observe: () => ++n, ops: (() => undefined) as Env['ops'] };
-    const r = await new Engine({ agent: new A({ tools: [addTool] }), env, trace: false }).run('t');
+    const r = await new Engine<State & { sum: number }>({ agent: new A({ tools: [addTool] }), env, trace: false }).run('t');
     expect(seen).toEqual([1, 2]);
     expect(r.finalResult).toBe('5');
     expect(r.state.sum).toBe(5);

@@ -119,3 +119,43 @@ describe('trace', () => {
     expect(files.sort()).toEqual(['events.jsonl', 'manifest.json', 'steps.jsonl']);
   });
 });
+
+describe('SIGINT', () => {
+  it('a real SIGINT ends the run interrupted with a finalized trace', async () => {
+    const { spawn } = await import('node:child_process');
+    const { resolve } = await import('node:path');
+    const dir = await tempDir();
+    const root = resolve(__dirname, '../..');
+    const child = spawn(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'test/fixtures/sigint-run.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    await new Promise<void>((res, rej) => {
+      const t = setTimeout(() => rej(new Error(`child never became ready: ${err}`)), 15_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('ready') && !child.killed) {
+          clearTimeout(t);
+          child.kill('SIGINT');
+          res();
+        }
+      });
+    });
+    const code = await new Promise<number | null>((res) => child.on('close', res));
+    if (code !== 0) throw new Error(`child exited ${code}: ${JSON.stringify({ out, err })}`);
+    const [, reason, traceDir] = /ready\n(\S+) (\S+)/.exec(out)!;
+    expect(reason).toBe('interrupted');
+    const t = await readTrace(traceDir);
+    expect(t.manifest.status).toBe('interrupted');
+    expect(t.manifest.summary?.stopReason).toBe('interrupted');
+    expect(t.steps[0].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('aborted') });
+  });
+
+  it('an unwritable trace folder ends the run with a stop reason, never a rejection', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'file'), 'x');
+    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: { dir: join(dir, 'file') } }).run('t');
+    expect(r.stopReason).toBe('unrecoverable_error');
+    expect(r.stopMessage).toMatch(/ENOTDIR|EEXIST/);
+  });
+});
