@@ -1,4 +1,4 @@
-import { lstat, readlink } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvError } from '../core/index.js';
 
@@ -53,6 +53,11 @@ export class PathJail {
   async resolve(p: unknown): Promise<string> {
     const input = checkPathInput(p);
     const lexical = resolveLexical(this.root, input);
+    // Fast path: an existing path whose real location is inside is answered by one realpath call. Anything
+    // else (missing components, a dangling link, a real path outside) takes the walk below, which decides
+    // component by component and names the symlink that leaves the root.
+    const real = await realpath(lexical).catch(() => undefined);
+    if (real !== undefined && isInside(this.root, real)) return real;
     const queue = path.relative(this.root, lexical).split(path.sep).filter(Boolean);
     let current = this.root;
     let hops = 0;

@@ -4,6 +4,8 @@ import { looksBinary } from './binary-content.js';
 import { fileOpsOf, toolError } from './tool-env.js';
 import { formatBytes, truncateOutput, type OutputLimits } from './truncate-output.js';
 
+const READ_BATCH = 32;
+
 /** Options of the grep tool. */
 export interface GrepToolOptions {
   /** Most matching lines returned per call (default 200; a call may ask for fewer). */
@@ -76,42 +78,55 @@ export function grepTool(options: GrepToolOptions = {}) {
       let large = 0;
       let filesWithMatches = 0;
       const unreadable: string[] = [];
-      for (const file of candidates) {
-        ctx.signal.throwIfAborted();
-        let bytes: Uint8Array;
+      // Files load a batch at a time (the jail's lstat/open calls overlap); matching stays in path order.
+      const load = async (file: string): Promise<Uint8Array | 'skip' | 'large' | 'unreadable'> => {
         try {
           const fst = await files.stat(file);
-          if (!fst || fst.type !== 'file') continue;
-          if (fst.size > maxFileBytes) {
-            large++;
-            continue;
-          }
-          bytes = await files.readBytes(file);
+          if (!fst || fst.type !== 'file') return 'skip';
+          if (fst.size > maxFileBytes) return 'large';
+          return await files.readBytes(file);
         } catch (err) {
           // A symlink out of the workspace, or a file that vanished or is unreadable: skip it and say so.
           if (!(err instanceof EnvError)) throw err;
-          unreadable.push(file);
-          continue;
+          return 'unreadable';
         }
-        if (looksBinary(bytes)) {
-          binary++;
-          continue;
-        }
-        const lines = new TextDecoder('utf-8').decode(bytes).split('\n');
-        let hit = false;
-        for (let i = 0; i < lines.length; i++) {
-          const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
-          if (!re.test(line.length > 10_000 ? line.slice(0, 10_000) : line)) continue;
-          if (matches.length >= cap) {
-            more = true;
-            break;
+      };
+      scan: for (let b = 0; b < candidates.length; b += READ_BATCH) {
+        ctx.signal.throwIfAborted();
+        const batch = candidates.slice(b, b + READ_BATCH);
+        const loaded = await Promise.all(batch.map(load));
+        for (let j = 0; j < batch.length; j++) {
+          const file = batch[j];
+          const bytes = loaded[j];
+          if (bytes === 'skip') continue;
+          if (bytes === 'large') {
+            large++;
+            continue;
           }
-          hit = true;
-          const text = line.length > maxLineLength ? `${line.slice(0, maxLineLength)}… [cut]` : line;
-          matches.push(`${file}:${i + 1}: ${text}`);
+          if (bytes === 'unreadable') {
+            unreadable.push(file);
+            continue;
+          }
+          if (looksBinary(bytes)) {
+            binary++;
+            continue;
+          }
+          const lines = new TextDecoder('utf-8').decode(bytes).split('\n');
+          let hit = false;
+          for (let i = 0; i < lines.length; i++) {
+            const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
+            if (!re.test(line.length > 10_000 ? line.slice(0, 10_000) : line)) continue;
+            if (matches.length >= cap) {
+              more = true;
+              break;
+            }
+            hit = true;
+            const text = line.length > maxLineLength ? `${line.slice(0, maxLineLength)}… [cut]` : line;
+            matches.push(`${file}:${i + 1}: ${text}`);
+          }
+          if (hit) filesWithMatches++;
+          if (more) break scan;
         }
-        if (hit) filesWithMatches++;
-        if (more) break;
       }
 
       const notes: string[] = [];
