@@ -68,8 +68,9 @@ export function mergeConfig<T extends Record<string, unknown>>(base: T, over: Re
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) continue;
-    const prev = out[k];
-    out[k] = isPlain(prev) && isPlain(v) ? mergeConfig(prev, v) : v;
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    // defineProperty, not assignment: a "__proto__" key from a file must stay data, never a prototype.
+    Object.defineProperty(out, k, { value: isPlain(prev) && isPlain(v) ? mergeConfig(prev, v) : v, enumerable: true, writable: true, configurable: true });
   }
   return out as T;
 }

@@ -56,22 +56,33 @@ describe('config file', () => {
     expect(errorOf('a: 1\na: 2\n')).toMatch(/^qitos\.yaml:2: YAML syntax error: Map keys must be unique/);
   });
 
-  it('mergeConfig: the override wins for every key it sets, keeps the base elsewhere, ignores undefined', () => {
+  it('mergeConfig: every leaf the override sets wins, keys it does not name keep the base', () => {
+    const plain = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+    const leaves = (o: Record<string, unknown>, path: string[] = []): Array<[string[], unknown]> =>
+      Object.entries(o).flatMap(([k, v]) => (plain(v) ? leaves(v, [...path, k]) : [[[...path, k], v] as [string[], unknown]]));
+    const at = (o: unknown, path: string[]) => path.reduce<unknown>((x, k) => (plain(x) ? x[k] : undefined), o);
     const json = fc.jsonValue();
-    const obj = fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(json, fc.dictionary(fc.string({ maxLength: 4 }), json)));
+    const obj = fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(json, fc.dictionary(fc.string({ maxLength: 3 }), json)));
     fc.assert(
       fc.property(obj, obj, (base, over) => {
         const merged = mergeConfig(base as Record<string, unknown>, over as Record<string, unknown>);
-        for (const [k, v] of Object.entries(over)) {
-          const b = (base as Record<string, unknown>)[k];
-          const plain = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x);
-          if (plain(v) && plain(b)) {
-            for (const [k2, v2] of Object.entries(v as object)) expect(merged[k]).toHaveProperty([k2], v2);
-          } else expect(merged[k]).toEqual(v);
-        }
-        for (const k of Object.keys(base)) if (!(k in over)) expect(merged[k]).toEqual((base as Record<string, unknown>)[k]);
+        for (const [path, v] of leaves(over as Record<string, unknown>)) expect(at(merged, path)).toEqual(v);
+        for (const k of Object.keys(base)) if (!Object.hasOwn(over, k)) expect(merged[k]).toEqual((base as Record<string, unknown>)[k]);
       }),
     );
+    const polluted = mergeConfig({ a: {} }, JSON.parse('{"a": {"__proto__": {"x": 1}}}'));
+    expect(Object.getPrototypeOf(polluted.a)).toBe(Object.prototype);
+    expect(Object.hasOwn(polluted.a as object, '__proto__')).toBe(true);
     expect(mergeConfig({ a: 1, b: { c: 2 } }, { a: undefined, b: { d: 3 } })).toEqual({ a: 1, b: { c: 2, d: 3 } });
+  });
+});
+
+describe('docs/config.md', () => {
+  it('its example config is valid', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const md = await readFile(new URL('../../docs/config.md', import.meta.url), 'utf8');
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(md)![1];
+    const c = parseConfig(yaml, 'docs/config.md');
+    expect(Object.keys(c)).toEqual(['model', 'engine', 'policies', 'trace', 'agent']);
   });
 });
