@@ -318,10 +318,12 @@ export function compaction<S extends State = State>(options: CompactionOptions =
         fail(ctx, mem, 'model_error', `context overflow: the provider still rejects the context after this step's compaction: ${error.message}`, { error: error.message });
         return undefined;
       }
-      // The provider says it does not fit, whatever our count says: compact with what we know of the window,
-      // or, without a window, aim at half of the current estimate.
+      // The provider says it does not fit, whatever our count says, so our count is wrong: aim under usable and at
+      // most at half of the current estimate (without a known window, at half of the estimate).
       const estimate = mem.estimator.total(ctx.state.messages) + mem.systemTokens;
-      const limits = limitsOf(ctx) ?? { contextWindow: estimate, reserve: Math.ceil(estimate / 2), usable: Math.max(1, Math.floor(estimate / 2)), reserveFrom: 'fallback' as const };
+      const half = Math.max(1, Math.floor(estimate / 2));
+      const known = limitsOf(ctx);
+      const limits: ContextLimits = known ? { ...known, usable: Math.min(known.usable, half) } : { contextWindow: estimate, reserve: estimate - half, usable: half, reserveFrom: 'fallback' };
       const c: Count = { tokens: Math.max(estimate, limits.usable), basis: 'estimate', estimate: estimate - mem.systemTokens };
       ctx.emit('compaction:overflow_error', { policy: 'compaction', step: ctx.step, error: error.message, tokensEstimate: estimate, usable: limits.usable });
       if (!mayCompact(ctx, mem, 'model_error', limits, c)) return undefined;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   COMPACTED_PLACEHOLDER, Engine, HistoryEstimator, ModelError, SUMMARY_PROMPT, ScriptedModel, applyPrune, compaction, contextLimits,
-  estimateMessageTokens, jsonParser, planPrune, readTrace, toModelMessages, type Message, type State,
+  estimateMessageTokens, jsonParser, planPrune, readTrace, toModelMessages, type Message, type ModelRequest, type State,
 } from '../../../src/index.js';
 import { ModelPathAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
-import { assistantMsg, bigTool, policyCtx, providerReply, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
+import { assistantMsg, bigTool, policyCtx, providerReply, requestChars, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
 
 const info = (contextWindow?: number, maxOutputTokens?: number) => ({ provider: 'scripted', model: 'm', ...(contextWindow ? { contextWindow } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}) });
 const bigCall = (n: number, size = 2000) => JSON.stringify({ action: { name: 'big', args: { n, size } } });
@@ -272,6 +272,31 @@ describe('compaction in Engine runs', () => {
     expect(retried).toContain('Got results 1-3.');
     const trace = await readTrace(r.traceDir!);
     expect(trace.manifest.summary!.policyEvents).toMatchObject({ 'compaction:disabled': 1, 'compaction:overflow_error': 1, 'compaction:summary': 1 });
+  });
+
+  it('a provider overflow error with a window our estimate fits in: the compaction aims at half the estimate', async () => {
+    const model = new ScriptedModel([bigCall(1), bigCall(2), bigCall(3), bigCall(4), { error: new ModelError('context_overflow', 'too long', 400) }, '{"final_answer":"done"}'], { info: { contextWindow: 100_000, maxOutputTokens: 4_000 } });
+    const summariser = new ScriptedModel(['Goal: collect. Got results 1-4.']);
+    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [bigTool] });
+    const events: string[] = [];
+    const r = await new Engine({ agent, policies: [compaction({ model: summariser })], hooks: [(e) => void (e.type === 'policy' && events.push(e.event))], trace: false }).run('collect');
+    expect(r.stopReason).toBe('final');
+    expect(events).toEqual(['compaction:overflow_error', 'compaction:prune', 'compaction:summary']);
+    expect(JSON.stringify(model.requests[5].messages).length).toBeLessThan(JSON.stringify(model.requests[4].messages).length / 2);
+  });
+
+  it('when the provider still counts the compacted context over the limit, the run ends instead of compacting again', async () => {
+    // From the 4th call on, the provider counts 2,600 input tokens whatever we send (its tokenizer counts far more
+    // than our chars/4 estimate, as for some languages): the compaction at step 4 fits by our count, not by its.
+    const reply = (req: ModelRequest, i: number) => ({ text: bigCall(i, 1_200), usage: { input: i < 3 ? Math.ceil(requestChars(req) / 4) : 2_600 } });
+    const model = new ScriptedModel(Array.from({ length: 10 }, () => reply), { info: { contextWindow: window, maxOutputTokens: 500 } });
+    const summariser = new ScriptedModel(['summary'], { loop: true });
+    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [bigTool] });
+    const r = await new Engine({ agent, policies: [compaction({ model: summariser })], trace: false }).run('collect');
+    expect(r.stopReason).toBe('context_overflow');
+    expect(r.stopMessage).toMatch(/left 2600 tokens by the provider's count, over the usable 2500/);
+    expect(r.state.metrics.compactions).toBe(1);
+    expect(r.steps).toBe(5);
   });
 
   it('a provider that still overflows after the compaction ends the run: one compaction, one retry', async () => {
