@@ -61,9 +61,12 @@ export class ActionExecutor {
     const created = Date.now();
     const input = action.args;
     ctx.onState(action, { status: 'pending', input, time: { created } });
+    let running: ToolState | undefined;
     const fail = (error: string, start = created): ActionResult => {
       const end = Date.now();
-      const state: ToolState = { status: 'error', input, error, time: { created, start, end } };
+      // Metadata a tool set before failing (e.g. the child trace of a sub-agent) stays visible.
+      const metadata = running?.status === 'running' ? running.metadata : undefined;
+      const state: ToolState = { status: 'error', input, error, ...(metadata ? { metadata } : {}), time: { created, start, end } };
       ctx.onState(action, state);
       return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state };
     };
@@ -78,12 +81,12 @@ export class ActionExecutor {
       return fail(`Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`);
     }
     const start = Date.now();
-    let running: ToolState = { status: 'running', input, time: { created, start } };
+    running = { status: 'running', input, time: { created, start } };
     ctx.onState(action, running);
     const timeoutMs = action.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
       const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
-        running = { ...running, ...(u.title !== undefined ? { title: u.title } : {}), ...(u.metadata ? { metadata: u.metadata } : {}) } as ToolState;
+        running = { ...running!, ...(u.title !== undefined ? { title: u.title } : {}), ...(u.metadata ? { metadata: u.metadata } : {}) } as ToolState;
         ctx.onState(action, running);
       });
       const o: ToolOutput = typeof out === 'string' ? { output: out } : out;

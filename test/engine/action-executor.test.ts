@@ -104,3 +104,19 @@ describe('ToolRegistry', () => {
     expect(() => defineTool({ id: 'bad name', description: '', parameters: z.object({}), execute: () => '' })).toThrow(/invalid tool id/);
   });
 });
+
+describe('ActionExecutor metadata on failure', () => {
+  it('keeps metadata a tool set before it threw', async () => {
+    const sub = defineTool({
+      id: 'sub',
+      description: '',
+      parameters: z.object({}),
+      execute: (_a, c) => {
+        c.metadata({ metadata: { childTraceDir: '/traces/x' } });
+        throw new Error('child failed');
+      },
+    });
+    const [r] = await new ActionExecutor(new ToolRegistry([sub])).run([call('sub', {})], ctx().ctx);
+    expect(r.state).toMatchObject({ status: 'error', error: 'child failed', metadata: { childTraceDir: '/traces/x' } });
+  });
+});
