@@ -1,44 +1,19 @@
 /**
  * The offline demo: `npm run demo`.
- * A calculator agent (JSON decisions, one `calculate` tool) solves a task on the built-in ScriptedModel,
- * writes its trace under traces/, and prints where it is and how to look at it.
+ * 1. A ReAct calculator agent (built-in `calculate` tool) solves a word problem on the built-in ScriptedModel
+ *    and writes its trace under traces/.
+ * 2. `qitos replay` re-runs the trace from the recorded model outputs and checks every decision is the same
+ *    (what a researcher runs after a refactor).
+ * 3. It prints the commands to look at the run.
  */
-import { z } from 'zod';
-import { AgentModule, Engine, ScriptedModel, baseState, defineTool, jsonParser, type State, type Task } from '../src/index.js';
+import { relative } from 'node:path';
+import { Engine } from '../src/engine/engine.js';
+import { main as qitos } from '../src/cli/main.js';
+import { CalculatorAgent, SAMPLE_TASK, scriptedCalculatorModel } from './calculator-agent.js';
 
-const multiply = defineTool({
-  id: 'multiply',
-  description: 'Multiply two numbers.',
-  parameters: z.object({ a: z.number(), b: z.number() }),
-  execute: ({ a, b }) => String(a * b),
-});
-const add = defineTool({
-  id: 'add',
-  description: 'Add two numbers.',
-  parameters: z.object({ a: z.number(), b: z.number() }),
-  execute: ({ a, b }) => String(a + b),
-});
-
-class CalculatorAgent extends AgentModule<State> {
-  initState(task: Task): State {
-    return baseState(task, 8);
-  }
-  override buildSystemPrompt(): string {
-    return `You solve arithmetic with tools, one step at a time.\n${this.parser!.instructions(this.tools.specs())}`;
-  }
-}
-
-// What a model would answer; swap in createModel('openai:gpt-4o-mini') to run it online.
-const model = new ScriptedModel([
-  { reasoning: '17 * 23 first.', text: '{"thought":"multiply first","action":{"name":"multiply","args":{"a":17,"b":23}}}', usage: { input: 180, output: 24 } },
-  { text: '{"thought":"then add 9","action":{"name":"add","args":{"a":391,"b":9}}}', usage: { input: 230, output: 22 } },
-  { text: '{"thought":"done","final_answer":"400"}', usage: { input: 270, output: 12 } },
-]);
-
-const agent = new CalculatorAgent({ model, parser: jsonParser(), tools: [multiply, add] });
 const engine = new Engine({
-  agent,
-  trace: { dir: 'traces', agentSource: { module: 'examples/demo.ts' } },
+  agent: new CalculatorAgent({ model: scriptedCalculatorModel() }),
+  trace: { dir: 'traces', agentSource: { module: 'examples/calculator-agent.ts', export: 'CalculatorAgent' } },
   handleSigint: true,
   hooks: [
     (e) => {
@@ -47,10 +22,18 @@ const engine = new Engine({
   ],
 });
 
-console.log('task: compute 17 * 23 + 9');
-const result = await engine.run({ id: 'demo-1', objective: 'compute 17 * 23 + 9' });
+console.log(`task: ${SAMPLE_TASK}`);
+const result = await engine.run({ id: 'demo-1', objective: SAMPLE_TASK });
 console.log(`stop reason: ${result.stopReason}`);
 console.log(`final result: ${result.finalResult}`);
-console.log(`steps: ${result.steps}, tokens in/out: ${result.usage.tokens.input}/${result.usage.tokens.output}`);
+console.log(`steps: ${result.steps}, tool calls: ${result.state.metrics.toolCalls}`);
 console.log(`trace: ${result.traceDir}`);
-if (result.stopReason !== 'final') process.exitCode = 1;
+if (result.stopReason !== 'final' || !result.traceDir) {
+  process.exitCode = 1;
+} else {
+  const trace = relative(process.cwd(), result.traceDir) || result.traceDir;
+  console.log(`\nreplaying ${trace} from its recorded model outputs:`);
+  const code = await qitos(['replay', trace, '--trace-dir', 'traces']);
+  console.log(`\nlook at it:  npx qitos view ${trace} -o run.html   |   npx qitos inspect ${trace}`);
+  process.exitCode = code;
+}

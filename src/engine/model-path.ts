@@ -21,16 +21,22 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
 
   const tools = parser.native && agent.tools.size ? agent.tools.specs() : undefined;
   let { messages, messagesHash } = rc.input.build(system, rc.state.messages);
+  // Policies run in order. Messages a policy appends (e.g. a doom-loop note) are kept when a later policy rewrites
+  // the history (compaction): they are re-appended to the rebuilt messages, so policy order cannot drop them.
   let rewritten = false;
+  let appended: ModelMessage[] = [];
   for (const policy of rc.policies) {
     if (!policy.beforeModel) continue;
     const r = await policy.beforeModel(messages, rc.policyContext());
     if (r?.state) {
       rc.state = r.state;
       ({ messages, messagesHash } = rc.input.build(system, rc.state.messages));
-      rewritten = false;
+      rewritten = appended.length > 0;
+      if (rewritten) messages = [...messages, ...appended];
     }
     if (r?.messages) {
+      const prefix = r.messages.length >= messages.length && messages.every((m, i) => r.messages![i] === m);
+      appended = prefix ? [...appended, ...r.messages.slice(messages.length)] : [];
       messages = r.messages;
       rewritten = true;
     }

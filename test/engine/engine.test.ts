@@ -246,3 +246,23 @@ describe('Engine stop reasons', () => {
     expect(r.stopReason).toBe('interrupted');
   });
 });
+
+describe('beforeModel policies', () => {
+  it('a note appended by one policy survives a later policy rewriting the history', async () => {
+    const model = new ScriptedModel(['{"wait":true}', '{"final_answer":"x"}']);
+    const note = { name: 'note', beforeModel: (m: import('../../src/index.js').ModelMessage[]) => ({ messages: [...m, { role: 'user' as const, content: [{ type: 'text' as const, text: 'NOTE' }] }] }) };
+    const rewrite = {
+      name: 'rewrite',
+      beforeModel: (_m: unknown, ctx: { state: State; step: number }) => {
+        if (ctx.step !== 2) return undefined;
+        // drop everything but the first message (a stand-in for compaction): a new array, as the contract asks
+        return { state: { ...ctx.state, messages: ctx.state.messages.slice(0, 1) } };
+      },
+    };
+    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), policies: [note, rewrite], trace: false }).run('task');
+    expect(r.stopReason).toBe('final');
+    const second = model.requests[1].messages;
+    expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user']);
+    expect(second.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'NOTE' }] });
+  });
+});
