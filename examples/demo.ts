@@ -6,14 +6,20 @@
  *    (what a researcher runs after a refactor).
  * 3. It prints the commands to look at the run.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine/engine.js';
 import { main as qitos } from '../src/cli/main.js';
 import { CalculatorAgent, SAMPLE_TASK, scriptedCalculatorModel } from './calculator-agent.js';
 
+// Recorded in the manifest so `qitos replay` can rebuild the agent: relative to the working folder when inside it.
+const modulePath = fileURLToPath(new URL('./calculator-agent.ts', import.meta.url));
+const rel = relative(process.cwd(), modulePath);
+const agentModule = rel.startsWith('..') || isAbsolute(rel) ? modulePath : rel;
+
 const engine = new Engine({
   agent: new CalculatorAgent({ model: scriptedCalculatorModel() }),
-  trace: { dir: 'traces', agentSource: { module: 'examples/calculator-agent.ts', export: 'CalculatorAgent' } },
+  trace: { dir: 'traces', agentSource: { module: agentModule, export: 'CalculatorAgent' } },
   handleSigint: true,
   hooks: [
     (e) => {
