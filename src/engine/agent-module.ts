@@ -12,6 +12,8 @@ export interface AgentModuleOptions {
   name?: string;
   /** Free-form config recorded in the manifest (how to rebuild this agent). */
   config?: Record<string, unknown>;
+  /** A label for the experiment variant (e.g. "baseline", "with-critic"), recorded on user messages and in the manifest. */
+  variant?: string;
   /** Sampling parameters sent with every model request. */
   modelParams?: { temperature?: number; topP?: number; maxOutputTokens?: number; seed?: number; stop?: string[]; providerOptions?: Record<string, unknown> };
 }
@@ -28,6 +30,7 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
   parser: Parser | undefined;
   readonly tools: ToolRegistry;
   readonly config: Record<string, unknown>;
+  readonly variant: string | undefined;
   modelParams: NonNullable<AgentModuleOptions['modelParams']>;
 
   constructor(options: AgentModuleOptions = {}) {
@@ -36,6 +39,7 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
     this.parser = options.parser;
     this.tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
     this.config = options.config ?? {};
+    this.variant = options.variant;
     this.modelParams = options.modelParams ?? {};
   }
 

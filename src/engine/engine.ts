@@ -418,7 +418,7 @@ export class Engine<S extends State = State> {
       status,
       createdAt: new Date(rc.startedAt).toISOString(),
       updatedAt: now,
-      agent: { name: this.agent.name, ...t.agentSource, config: this.agent.config },
+      agent: { name: this.agent.name, ...t.agentSource, ...(this.agent.variant ? { variant: this.agent.variant } : {}), config: this.agent.config },
       task: rc.task as unknown as Record<string, unknown>,
       model: rc.model ? { id: rc.model.id, params: this.agent.modelParams } : null,
       parser: this.agent.parser?.name ?? null,

@@ -112,7 +112,7 @@ function userMessage<S extends State>(rc: RunContext<S>, text: string, system: s
   for (const name of rc.agent.tools.names) tools[name] = true;
   return {
     role: 'user',
-    info: { id: newId('msg'), role: 'user', time: { created: Date.now() }, agent: rc.agent.name, ...(rc.model ? { model: rc.model.id } : {}), ...(system ? { system } : {}), tools },
+    info: { id: newId('msg'), role: 'user', time: { created: Date.now() }, agent: rc.agent.name, ...(rc.model ? { model: rc.model.id } : {}), ...(system ? { system } : {}), tools, ...(rc.agent.variant ? { variant: rc.agent.variant } : {}) },
     parts: [{ id: newId('prt'), type: 'text', text }],
   };
 }

@@ -8,8 +8,9 @@ describe('trace', () => {
   it('writes manifest, events and steps; manifest records what rebuilds the run', async () => {
     const dir = await tempDir();
     const model = new ScriptedModel([{ reasoning: 'hmm', text: '{"action":{"name":"add","args":{"a":1,"b":2}}}', usage: { input: 20, output: 5 } }, '{"final_answer":"3"}']);
-    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 5 } });
+    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 5 }, variant: 'baseline' });
     const r = await new Engine({ agent, trace: { dir, agentSource: { module: 'agents/x.ts', export: 'X' }, config: { a: 1 } }, seed: 7 }).run({ id: 'task-1', objective: '1+2' });
+    expect(r.state.messages[0]).toMatchObject({ role: 'user', info: { agent: 'ModelPathAgent', model: 'scripted:script', variant: 'baseline', tools: { add: true }, system: 'You are a test agent.' } });
     const t = await readTrace(r.traceDir!);
     expect(t.warnings).toEqual([]);
     const m = t.manifest;
@@ -18,7 +19,7 @@ describe('trace', () => {
       version: TRACE_VERSION,
       runId: r.runId,
       status: 'completed',
-      agent: { name: 'ModelPathAgent', module: 'agents/x.ts', export: 'X' },
+      agent: { name: 'ModelPathAgent', module: 'agents/x.ts', export: 'X', variant: 'baseline' },
       task: { id: 'task-1', objective: '1+2' },
       model: { id: 'scripted:script' },
       parser: 'json',
