@@ -1,16 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
-import { QitosError, errorMessage } from '../core/index.js';
 import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
 import { classifyProviderError } from './classify-provider-error.js';
-import { computeCost, defaultPricing, priceFor, type ModelPrice, type PricingTable } from './pricing.js';
+import { consumeStream } from './consume-stream.js';
+import { computeCost, defaultPricing, priceFor, type ModelPrice } from './pricing.js';
+import { attemptLimits, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
 import { ResponseBuilder } from './response-builder.js';
-import { callWithRetry, type RetryOptions } from './retry.js';
+import { callWithRetry } from './retry.js';
 
 /** Options of an Anthropic model. Exactly one of `apiKey` and `authToken` is needed. */
-export interface AnthropicOptions {
+export interface AnthropicOptions extends ProviderOptions {
   /** Model id, e.g. `claude-sonnet-4-5`. */
   model: string;
   apiKey?: string;
@@ -18,26 +19,11 @@ export interface AnthropicOptions {
   authToken?: string;
   /** Default `https://api.anthropic.com`. */
   baseURL?: string;
-  /** Per-attempt time limit in ms (default 10 minutes). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 2). Shorthand for `retry.maxRetries`. */
-  maxRetries?: number;
-  retry?: RetryOptions;
-  /** Pricing entries merged over the default table. */
-  pricing?: PricingTable;
-  /** The price of this model, overriding any table. `null`: unknown (cost null). */
-  price?: ModelPrice | null;
-  contextWindow?: number;
-  maxOutputTokens?: number;
   /** `max_tokens` when a request sets no `maxOutputTokens` (default: the model's known output limit, else 8192). */
   defaultMaxTokens?: number;
   /** Put prompt-cache breakpoints on the system prompt and the last two turns (default true). */
   cache?: boolean;
-  /** Extra HTTP headers on every request (e.g. `anthropic-beta`). */
-  headers?: Record<string, string>;
 }
-
-const DEFAULT_TIMEOUT_MS = 600_000;
 
 /**
  * A Claude model through the Anthropic messages API, streamed with `@anthropic-ai/sdk`: text, thinking blocks
@@ -64,7 +50,7 @@ export class AnthropicModel implements Model {
       ...(options.apiKey ? { apiKey: options.apiKey, authToken: null } : { authToken: options.authToken, apiKey: null }),
       baseURL: options.baseURL ?? 'https://api.anthropic.com',
       maxRetries: 0,
-      timeout: (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 60_000,
+      timeout: attemptLimits(options).timeoutMs + 60_000,
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     this.price = options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, 'anthropic', options.model));
@@ -98,30 +84,14 @@ export class AnthropicModel implements Model {
         const stream = await this.client.messages.create(body, { signal: ctx.signal });
         const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
         const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
-        const it = stream[Symbol.asyncIterator]();
-        let complete = false;
-        try {
-          for (;;) {
-            const r = await it.next(); // SDK and socket errors surface here and are classified by callWithRetry
-            if (r.done) break;
-            try {
-              onEvent(r.value, builder, state);
-            } catch (err) {
-              throw new QitosError('internal', `${this.id}: failed to handle a stream event: ${errorMessage(err)}`, { cause: err });
-            }
-          }
-          complete = true;
-        } finally {
-          if (!complete) stream.controller.abort();
-        }
+        await consumeStream(stream, (ev) => onEvent(ev, builder, state), `${this.id}: failed to handle a stream event`);
         if (ctx.signal.aborted) throw ctx.signal.reason;
         if (!state.stopped) throw new ProviderError('transport', `${this.id}: the stream ended before message_stop`);
         const cost = computeCost(state.usage, this.price);
         return builder.finish(mapStopReason(state.stop), state.usage, cost, this.id);
       },
       {
-        retry: { ...this.options.retry, ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}) },
-        timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        ...attemptLimits(this.options),
         signal: options.signal,
         classify: (err) => classifyProviderError(err, this.id, Anthropic),
       },

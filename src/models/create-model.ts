@@ -4,28 +4,14 @@ import { ModelConfig } from './model-config.js';
 import { ModelConfigError } from './model-config-error.js';
 import { OpenAICompatibleModel } from './openai-compatible.js';
 import { knownModel, providerPresets, type ProviderPreset } from './presets.js';
-import type { ModelPrice, PricingTable } from './pricing.js';
-import type { RetryOptions } from './retry.js';
+import type { ProviderOptions } from './provider-options.js';
 
 /** Options of `createModel`. Anything unset comes from the environment, then the provider's preset. */
-export interface CreateModelOptions {
+export interface CreateModelOptions extends ProviderOptions {
   apiKey?: string;
   /** Read the key from this variable instead of the preset's. */
   apiKeyEnv?: string;
   baseURL?: string;
-  /** Per-attempt time limit in ms (default 10 minutes). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 2). */
-  maxRetries?: number;
-  /** Backoff tuning and an `onRetry` callback. */
-  retry?: RetryOptions;
-  /** Pricing entries merged over the default table. */
-  pricing?: PricingTable;
-  /** This model's price, overriding any table; `null` forces an unknown price. */
-  price?: ModelPrice | null;
-  contextWindow?: number;
-  maxOutputTokens?: number;
-  headers?: Record<string, string>;
   /** OpenAI-compatible: send reasoning back as `reasoning_content` (default: the preset's choice). */
   reasoningInput?: boolean;
   /** OpenAI-compatible: ask for usage in the stream (default true). */

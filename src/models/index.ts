@@ -4,6 +4,7 @@ export { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-me
 export { AnthropicModel, mapStopReason, type AnthropicOptions } from './anthropic.js';
 export { toAnthropicPrompt, toAnthropicTools, toAnthropicToolChoice, type AnthropicPrompt } from './anthropic-messages.js';
 export { createModel, modelFromConfig, type CreateModelOptions } from './create-model.js';
+export type { ProviderOptions } from './provider-options.js';
 export { ModelConfig } from './model-config.js';
 export { ModelConfigError } from './model-config-error.js';
 export { providerPresets, knownModel, type ProviderPreset, type KnownModel } from './presets.js';

@@ -1,16 +1,18 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
-import { QitosError, emptyTokens, errorMessage } from '../core/index.js';
+import { emptyTokens } from '../core/index.js';
 import { classifyProviderError } from './classify-provider-error.js';
+import { consumeStream } from './consume-stream.js';
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';
-import { computeCost, defaultPricing, priceFor, type ModelPrice, type PricingTable } from './pricing.js';
+import { computeCost, defaultPricing, priceFor, type ModelPrice } from './pricing.js';
+import { attemptLimits, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
 import { ResponseBuilder } from './response-builder.js';
-import { callWithRetry, type RetryOptions } from './retry.js';
+import { callWithRetry } from './retry.js';
 
 /** Options of an OpenAI-compatible model. `createModel` fills them from a preset and the environment. */
-export interface OpenAICompatibleOptions {
+export interface OpenAICompatibleOptions extends ProviderOptions {
   /** Model id sent to the server, e.g. `gpt-4o-mini`, `deepseek-chat`, `qwen2.5`. */
   model: string;
   /** Provider name: the `provider` of the model id and of pricing lookups (default `openai`). */
@@ -19,32 +21,17 @@ export interface OpenAICompatibleOptions {
   baseURL: string;
   /** Sent as the bearer token; local servers that need none accept any value. */
   apiKey: string;
-  /** Per-attempt time limit in ms (default 10 minutes). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 2). Shorthand for `retry.maxRetries`. */
-  maxRetries?: number;
-  retry?: RetryOptions;
-  /** Pricing entries merged over the default table. */
-  pricing?: PricingTable;
-  /** The price of this model, overriding any table. `null`: the price is unknown (cost null). */
-  price?: ModelPrice | null;
   /** A local server: an unpriced model costs 0 rather than null. */
   local?: boolean;
-  contextWindow?: number;
-  maxOutputTokens?: number;
   /** Request field for `maxOutputTokens` (default `max_tokens`; OpenAI itself wants `max_completion_tokens`). */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Send earlier reasoning back as `reasoning_content` (DeepSeek, Zhipu). */
   reasoningInput?: boolean;
   /** Ask for usage in the last stream chunk (default true; turn off for servers that reject `stream_options`). */
   includeUsage?: boolean;
-  /** Extra HTTP headers on every request. */
-  headers?: Record<string, string>;
   organization?: string;
   project?: string;
 }
-
-const DEFAULT_TIMEOUT_MS = 600_000;
 
 /**
  * A model behind any server that speaks OpenAI chat completions (OpenAI, DeepSeek, Zhipu GLM, Qwen/DashScope,
@@ -73,7 +60,7 @@ export class OpenAICompatibleModel implements Model {
       project: options.project ?? null,
       maxRetries: 0,
       // Our timer bounds each attempt; the SDK's is set past it so it never fires first.
-      timeout: (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 60_000,
+      timeout: attemptLimits(options).timeoutMs + 60_000,
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
       fetch: fetchWithWrappedErrors,
     });
@@ -109,22 +96,7 @@ export class OpenAICompatibleModel implements Model {
         const stream = await this.client.chat.completions.create(body, { signal: ctx.signal });
         const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
         const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
-        const it = stream[Symbol.asyncIterator]();
-        let complete = false;
-        try {
-          for (;;) {
-            const r = await it.next(); // SDK and socket errors surface here and are classified by callWithRetry
-            if (r.done) break;
-            try {
-              onChunk(r.value, builder, state);
-            } catch (err) {
-              throw new QitosError('internal', `${this.id}: failed to handle a stream chunk: ${errorMessage(err)}`, { cause: err });
-            }
-          }
-          complete = true;
-        } finally {
-          if (!complete) stream.controller.abort();
-        }
+        await consumeStream(stream, (chunk) => onChunk(chunk, builder, state), `${this.id}: failed to handle a stream chunk`);
         if (ctx.signal.aborted) throw ctx.signal.reason;
         if (state.finish === undefined) throw new ProviderError('transport', `${this.id}: the stream ended before the model finished (no finish_reason)`);
         for (const c of state.calls) {
@@ -136,8 +108,7 @@ export class OpenAICompatibleModel implements Model {
         return builder.finish(mapFinishReason(state.finish, state.calls.length > 0), usage, cost, this.id);
       },
       {
-        retry: { ...this.options.retry, ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}) },
-        timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        ...attemptLimits(this.options),
         signal: options.signal,
         classify: (err) => classifyProviderError(err, this.id, OpenAI),
       },

@@ -1,0 +1,31 @@
+import { QitosError, errorMessage } from '../core/index.js';
+
+/** A provider SDK's response stream: async-iterable, with the controller that aborts its HTTP request. */
+export interface SdkStream<T> extends AsyncIterable<T> {
+  readonly controller: AbortController;
+}
+
+/**
+ * Reads `stream` to its end, passing each item to `handle`. Errors from the stream itself (SDK, socket,
+ * abort) propagate unchanged so the retry layer can classify them; an error thrown by `handle` is our bug,
+ * not the provider's, and becomes an `internal` QitosError `"<failure>: <message>"` (never retried).
+ * If reading stops before the end for any reason, the stream is aborted so the request does not linger.
+ */
+export async function consumeStream<T>(stream: SdkStream<T>, handle: (item: T) => void, failure: string): Promise<void> {
+  const it = stream[Symbol.asyncIterator]();
+  let complete = false;
+  try {
+    for (;;) {
+      const r = await it.next();
+      if (r.done) break;
+      try {
+        handle(r.value);
+      } catch (err) {
+        throw new QitosError('internal', `${failure}: ${errorMessage(err)}`, { cause: err });
+      }
+    }
+    complete = true;
+  } finally {
+    if (!complete) stream.controller.abort();
+  }
+}

@@ -1,0 +1,33 @@
+import type { ModelPrice, PricingTable } from './pricing.js';
+import type { RetryOptions } from './retry.js';
+
+/** Options every remote provider model takes (Anthropic, OpenAI-compatible), and `createModel` passes through. */
+export interface ProviderOptions {
+  /** Per-attempt time limit in ms (default 10 minutes). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 2). Shorthand for `retry.maxRetries`. */
+  maxRetries?: number;
+  /** Backoff tuning and an `onRetry` callback. */
+  retry?: RetryOptions;
+  /** Pricing entries merged over the default table. */
+  pricing?: PricingTable;
+  /** The price of this model, overriding any table. `null`: the price is unknown (cost null). */
+  price?: ModelPrice | null;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /** Extra HTTP headers on every request (e.g. `anthropic-beta`). */
+  headers?: Record<string, string>;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/**
+ * The retry and per-attempt time limit `callWithRetry` gets from provider options: `maxRetries` overrides
+ * `retry.maxRetries`, and the time limit defaults to 10 minutes.
+ */
+export function attemptLimits(options: ProviderOptions): { retry: RetryOptions; timeoutMs: number } {
+  return {
+    retry: { ...options.retry, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) },
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+}
