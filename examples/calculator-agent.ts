@@ -7,13 +7,12 @@
  * Any "provider:model" that `createModel` knows works online (the provider's API key comes from its usual
  * environment variable, e.g. OPENAI_API_KEY or DEEPSEEK_API_KEY). The run's trace goes to traces/.
  */
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ModelRequest } from '../src/core/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { ReActAgent, type ReActAgentOptions } from '../src/kit/agents/index.js';
 import { calculateTool } from '../src/kit/tools/index.js';
 import { ScriptedModel, createModel } from '../src/models/index.js';
+import { runAsScript } from './run-as-script.js';
 
 /** A ReActAgent that does arithmetic only through the `calculate` tool. */
 export class CalculatorAgent extends ReActAgent {
@@ -83,9 +82,4 @@ async function main(): Promise<void> {
   if (r.stopReason !== 'final') process.exitCode = 1;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  });
-}
+runAsScript(import.meta.url, main);

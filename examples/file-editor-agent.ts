@@ -9,13 +9,13 @@
  * triple quotes may hold lines such as `else:` without cutting the call.
  */
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Env, ModelRequest } from '../src/core/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { HostEnv, MemoryEnv } from '../src/envs/index.js';
 import { ReActAgent, type ReActAgentOptions } from '../src/kit/agents/index.js';
 import { editTool, globTool, readTool, writeTool } from '../src/kit/tools/index.js';
 import { ScriptedModel, createModel } from '../src/models/index.js';
+import { runAsScript } from './run-as-script.js';
 
 /** A ReActAgent that reads, edits and writes files in its env's workspace. */
 export class FileEditorAgent extends ReActAgent {
@@ -109,9 +109,4 @@ async function main(): Promise<void> {
   if (r.stopReason !== 'final') process.exitCode = 1;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  });
-}
+runAsScript(import.meta.url, main);
