@@ -8,11 +8,10 @@
  * array every step (immutable style: the estimator re-sums from its per-message cache), and one prune at 10,000.
  * Run: npm run bench:policies [-- --steps 2000] ; writes docs/performance.md `## Policies`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import {
   baseState, compaction, decide, doomLoop, newId, type AssistantMessage, type Message, type ModelMessage, type PolicyContext, type State, type Tokens,
 } from '../../src/index.js';
+import { writePerformanceSection } from './performance-doc.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -169,19 +168,4 @@ const section = [
   '',
 ].join('\n');
 
-const doc = fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
-let text = '';
-try {
-  text = readFileSync(doc, 'utf8');
-} catch {
-  text = '# Performance\n\n';
-}
-const start = text.indexOf('\n## Policies\n');
-if (start >= 0) {
-  const next = text.indexOf('\n## ', start + 1);
-  text = text.slice(0, start + 1) + section + (next >= 0 ? `\n${text.slice(next + 1)}` : '');
-} else {
-  text = `${text.replace(/\n*$/, '\n\n')}${section}`;
-}
-writeFileSync(doc, text);
-console.log(`wrote ${doc} (## Policies)`);
+writePerformanceSection(section);

@@ -7,14 +7,14 @@
  * (memory); a bash call under 50 ms over the bare process op.
  * Run: npm run bench:tools ; writes docs/performance.md `## Envs and tools`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ActionExecutor, HostEnv, MemoryEnv, PathJail, ToolRegistry, bashTool, evaluateArithmetic, globTool, grepTool, readTool, type AnyTool, type Env,
 } from '../../src/index.js';
+import { writePerformanceSection } from './performance-doc.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'qitos-bench-tools-'));
 const root = path.join(base, 'ws');
@@ -102,19 +102,4 @@ const section = [
   '',
 ].join('\n');
 
-const doc = fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
-let text = '';
-try {
-  text = readFileSync(doc, 'utf8');
-} catch {
-  text = '# Performance\n\n';
-}
-const start = text.indexOf('\n## Envs and tools\n');
-if (start >= 0) {
-  const next = text.indexOf('\n## ', start + 1);
-  text = text.slice(0, start + 1) + section + (next >= 0 ? text.slice(next + 1) : '');
-} else {
-  text = `${text.replace(/\n*$/, '\n\n')}${section}`;
-}
-writeFileSync(doc, text);
-console.log(`wrote ${doc} (## Envs and tools)`);
+writePerformanceSection(section);
