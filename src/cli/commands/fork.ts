@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { Task } from '../../core/index.js';
-import { loadAgent } from '../agent-loader.js';
 import { effectiveConfig, nonNegativeInt, positiveInt, type ConfigFlags } from '../effective-config.js';
 import { ioOf } from '../io.js';
 import { LiveView } from '../live-view.js';
@@ -9,7 +8,7 @@ import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
 import { stateAtStep } from '../state-at-step.js';
 import { CliError } from '../cli-error.js';
-import { recordedConfig, requireModule } from './replay.js';
+import { loadRecordedAgent, recordedConfig } from '../recorded-run.js';
 
 interface ForkFlags extends ConfigFlags {
   at: number;
@@ -47,7 +46,7 @@ export function registerForkCommand(program: Command): void {
         state.task = flags.task;
       }
       const config = await effectiveConfig(recordedConfig(m, parent.dir), flags, io.cwd);
-      const loaded = await loadAgent(requireModule(m, parent.dir), m.agent.export, io.cwd);
+      const loaded = await loadRecordedAgent(m, parent.dir, io.cwd);
       const model = await configuredModel(config, io.cwd, io.env);
       const agent = buildAgent(loaded, config, model);
       const view = new LiveView((line) => io.out(line));

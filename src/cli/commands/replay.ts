@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
-import type { Manifest } from '../../core/index.js';
 import { ReplayExecutor } from '../../engine/replay-executor.js';
 import { ReplayModel } from '../../engine/replay-model.js';
-import { CliError } from '../cli-error.js';
-import { QitosConfig } from '../config-schema.js';
 import { mergeConfig } from '../config-loader.js';
-import { loadAgent } from '../agent-loader.js';
 import { ioOf } from '../io.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine } from '../run-setup.js';
@@ -13,6 +9,7 @@ import { runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
 import { decisionKey, stepLabel } from '../trace-diff.js';
 import { preview } from '../text-format.js';
+import { loadRecordedAgent, recordedConfig } from '../recorded-run.js';
 
 interface ReplayFlags {
   liveTools?: boolean;
@@ -40,7 +37,7 @@ export function registerReplayCommand(program: Command): void {
       const m = parent.manifest;
       const config = recordedConfig(m, parent.dir);
       const runConfig = flags.traceDir ? mergeConfig(config, { trace: { dir: flags.traceDir } }) : config;
-      const loaded = await loadAgent(requireModule(m, parent.dir), m.agent.export, io.cwd);
+      const loaded = await loadRecordedAgent(m, parent.dir, io.cwd);
       const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift });
       const agent = buildAgent(loaded, runConfig, model);
       const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
@@ -90,20 +87,4 @@ export function registerReplayCommand(program: Command): void {
       }
       io.exitCode = matched ? 0 : Math.max(1, runExitCode(result));
     });
-}
-
-/** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
-export function recordedConfig(m: Manifest, dir: string): QitosConfig {
-  const parsed = QitosConfig.safeParse(m.config ?? {});
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${i.path.join('.')}: ${i.message}`);
-  }
-  return parsed.data;
-}
-
-/** The agent module a trace records; traces not written by the CLI do not know it. */
-export function requireModule(m: Manifest, dir: string): string {
-  if (!m.agent.module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt`);
-  return m.agent.module;
 }

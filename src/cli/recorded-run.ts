@@ -1,0 +1,23 @@
+import type { Manifest } from '../core/index.js';
+import { loadAgent, type LoadedAgent } from './agent-loader.js';
+import { CliError } from './cli-error.js';
+import { QitosConfig } from './config-schema.js';
+
+/** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
+export function recordedConfig(m: Manifest, dir: string): QitosConfig {
+  const parsed = QitosConfig.safeParse(m.config ?? {});
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${i.path.join('.')}: ${i.message}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Loads the agent class a trace records (module and export), to rebuild its run for replay or fork.
+ * Traces not written by `qitos run` do not record the module: a CliError says so.
+ */
+export async function loadRecordedAgent(m: Manifest, dir: string, cwd: string): Promise<LoadedAgent> {
+  if (!m.agent.module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt`);
+  return loadAgent(m.agent.module, m.agent.export, cwd);
+}
