@@ -1,4 +1,5 @@
 import type { FinishReason, ModelResponse, ModelStreamEvent, ResponsePart, Tokens } from '../core/index.js';
+import { parseJsonObject } from './parse-json-object.js';
 
 type ReasoningPart = Extract<ResponsePart, { type: 'reasoning' }>;
 type ToolCallPart = Extract<ResponsePart, { type: 'tool-call' }>;
@@ -142,11 +143,5 @@ export class ResponseBuilder {
 
 /** The arguments object of a tool call, or undefined when the input is not a JSON object. An empty input means no arguments. */
 export function parseArgs(input: string): Record<string, unknown> | undefined {
-  if (!input.trim()) return {};
-  try {
-    const v: unknown = JSON.parse(input);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined; // malformed: the parser turns a tool call without args into a ParseError the model sees
-  }
+  return input.trim() ? parseJsonObject(input) : {};
 }

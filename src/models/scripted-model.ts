@@ -1,5 +1,6 @@
 import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ResponsePart, Tokens } from '../core/index.js';
 import { AbortedError, QitosError, emptyTokens } from '../core/index.js';
+import { parseJsonObject } from './parse-json-object.js';
 
 /** One scripted reply: plain text, a full reply, an error to throw, or a function of the request. */
 export type ScriptReply =
@@ -90,13 +91,7 @@ export class ScriptedModel implements Model {
       emit?.({ type: 'tool-input-start', callId, name: call.name });
       for (const c of chunks(input, this.options.chunkSize)) emit?.({ type: 'tool-input-delta', callId, delta: c });
       emit?.({ type: 'tool-call', callId, name: call.name, input });
-      let args: Record<string, unknown> | undefined;
-      try {
-        const v = JSON.parse(input);
-        if (v && typeof v === 'object' && !Array.isArray(v)) args = v;
-      } catch {
-        args = undefined;
-      }
+      const args = parseJsonObject(input);
       parts.push({ type: 'tool-call', callId, name: call.name, input, ...(args ? { args } : {}) });
     }
     const e = emptyTokens();

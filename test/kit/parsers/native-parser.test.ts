@@ -2,15 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ResponsePart } from '../../../src/core/index.js';
 import { ParseError } from '../../../src/core/index.js';
 import { nativeParser } from '../../../src/kit/parsers/index.js';
+import { parseJsonObject } from '../../../src/models/parse-json-object.js';
 
 const call = (callId: string, name: string, input: string): ResponsePart => {
-  let args: Record<string, unknown> | undefined;
-  try {
-    const v = JSON.parse(input);
-    if (v && typeof v === 'object' && !Array.isArray(v)) args = v;
-  } catch {
-    args = undefined;
-  }
+  const args = parseJsonObject(input);
   return { type: 'tool-call', callId, name, input, ...(args ? { args } : {}) };
 };
 
