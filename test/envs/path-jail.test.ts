@@ -1,26 +1,11 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../src/core/index.js';
 import { HostEnv, PathJail, isInside } from '../../src/envs/index.js';
-
-/** Every file below `dir` with its content (symlinks as `-> target`), to prove nothing outside changed. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = path.join(d, name);
-      const st = lstatSync(p);
-      if (st.isSymbolicLink()) out[path.relative(dir, p)] = '-> symlink';
-      else if (st.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { fileTree } from '../helpers/file-tree.js';
 
 let base: string;
 let root: string;
@@ -89,7 +74,7 @@ describe('escape attempts (HostEnv)', () => {
 
   for (const [name, p, message] of escapes) {
     it(`refuses ${name} for every op and changes nothing outside`, async () => {
-      const before = { outside: tree(path.join(base, 'outside')), ws2: tree(path.join(base, 'ws2')) };
+      const before = { outside: fileTree(path.join(base, 'outside')), ws2: fileTree(path.join(base, 'ws2')) };
       for (const [op, fn] of ops) {
         const err = await fn(p()).then(
           () => new Error(`${op} accepted ${JSON.stringify(p())}`),
@@ -98,7 +83,7 @@ describe('escape attempts (HostEnv)', () => {
         expect(err, op).toBeInstanceOf(EnvError);
         expect((err as Error).message, op).toMatch(message);
       }
-      expect({ outside: tree(path.join(base, 'outside')), ws2: tree(path.join(base, 'ws2')) }).toEqual(before);
+      expect({ outside: fileTree(path.join(base, 'outside')), ws2: fileTree(path.join(base, 'ws2')) }).toEqual(before);
       expect(readdirSync(path.join(base, 'outside'))).not.toContain('not-yet.txt');
     });
   }
@@ -157,7 +142,7 @@ describe('PathJail property', () => {
   });
 
   it('random writes never create or change anything outside the root', async () => {
-    const before = { outside: tree(path.join(base, 'outside')), ws2: tree(path.join(base, 'ws2')) };
+    const before = { outside: fileTree(path.join(base, 'outside')), ws2: fileTree(path.join(base, 'ws2')) };
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom(...segments), { minLength: 1, maxLength: 6 }), async (segs) => {
         await env.files.writeText(segs.join('/'), 'x').catch((err: unknown) => {
@@ -166,7 +151,7 @@ describe('PathJail property', () => {
       }),
       { numRuns: 150 },
     );
-    expect({ outside: tree(path.join(base, 'outside')), ws2: tree(path.join(base, 'ws2')) }).toEqual(before);
+    expect({ outside: fileTree(path.join(base, 'outside')), ws2: fileTree(path.join(base, 'ws2')) }).toEqual(before);
     expect(readdirSync(base).sort()).toEqual(['outside', 'ws', 'ws2']);
   });
 });

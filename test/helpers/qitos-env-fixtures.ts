@@ -1,10 +1,11 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Action, ActionResult, AnyTool, Env, FileOps } from '../../src/core/index.js';
 import { ActionExecutor } from '../../src/engine/action-executor.js';
 import { ToolRegistry } from '../../src/engine/tool-registry.js';
 import { HostEnv, MemoryEnv } from '../../src/envs/index.js';
+import { fileTree } from './file-tree.js';
 
 /** A workspace for one test: the env, its file ops, and a way to prove nothing outside it changed. */
 export interface Workspace {
@@ -19,20 +20,6 @@ export interface Workspace {
 export interface EnvCase {
   name: 'host' | 'memory';
   make(files?: Record<string, string | Uint8Array>): Workspace;
-}
-
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = path.join(d, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = st.isSymbolicLink() ? '-> symlink' : readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 /** HostEnv in a fresh temp folder (`<tmp>/ws`, with `<tmp>/outside/secret.txt` and `<tmp>/ws2/secret.txt` next to it) and MemoryEnv. */
@@ -55,7 +42,7 @@ export const envCases: EnvCase[] = [
       return {
         env,
         files: env.files,
-        outside: () => ({ ...prefix('outside/', tree(path.join(base, 'outside'))), ...prefix('ws2/', tree(path.join(base, 'ws2'))), top: readdirSync(base).sort().join(',') }),
+        outside: () => ({ ...prefix('outside/', fileTree(path.join(base, 'outside'))), ...prefix('ws2/', fileTree(path.join(base, 'ws2'))), top: readdirSync(base).sort().join(',') }),
         cleanup: () => {
           env.close();
           rmSync(base, { recursive: true, force: true });
