@@ -4,8 +4,8 @@ import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, Mod
 import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
 import { classifyProviderError } from './classify-provider-error.js';
 import { consumeStream } from './consume-stream.js';
-import { computeCost, defaultPricing, priceFor, type ModelPrice } from './pricing.js';
-import { attemptLimits, type ProviderOptions } from './provider-options.js';
+import { computeCost, type ModelPrice } from './pricing.js';
+import { attemptLimits, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
 import { ResponseBuilder } from './response-builder.js';
 import { callWithRetry } from './retry.js';
@@ -38,12 +38,7 @@ export class AnthropicModel implements Model {
 
   constructor(private readonly options: AnthropicOptions) {
     this.id = `anthropic:${options.model}`;
-    this.info = {
-      provider: 'anthropic',
-      model: options.model,
-      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-    };
+    this.info = providerModelInfo('anthropic', options.model, options);
     if (!options.apiKey && !options.authToken) throw new Error('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
     this.client = new Anthropic({
       // Passing the credential (and null for the other) keeps the SDK from reading process.env behind our back.
@@ -53,7 +48,7 @@ export class AnthropicModel implements Model {
       timeout: attemptLimits(options).timeoutMs + 60_000,
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
-    this.price = options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, 'anthropic', options.model));
+    this.price = configuredPrice('anthropic', options.model, options);
   }
 
   /** The request body sent for `request`. */

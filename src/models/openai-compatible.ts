@@ -5,8 +5,8 @@ import { emptyTokens } from '../core/index.js';
 import { classifyProviderError } from './classify-provider-error.js';
 import { consumeStream } from './consume-stream.js';
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';
-import { computeCost, defaultPricing, priceFor, type ModelPrice } from './pricing.js';
-import { attemptLimits, type ProviderOptions } from './provider-options.js';
+import { computeCost, type ModelPrice } from './pricing.js';
+import { attemptLimits, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
 import { ResponseBuilder } from './response-builder.js';
 import { callWithRetry } from './retry.js';
@@ -47,12 +47,7 @@ export class OpenAICompatibleModel implements Model {
   constructor(private readonly options: OpenAICompatibleOptions) {
     const provider = options.provider ?? 'openai';
     this.id = `${provider}:${options.model}`;
-    this.info = {
-      provider,
-      model: options.model,
-      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-    };
+    this.info = providerModelInfo(provider, options.model, options);
     this.client = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseURL,
@@ -64,7 +59,7 @@ export class OpenAICompatibleModel implements Model {
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
       fetch: fetchWithWrappedErrors,
     });
-    const found = options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, options.model));
+    const found = configuredPrice(provider, options.model, options);
     this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);
   }
 

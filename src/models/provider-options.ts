@@ -1,4 +1,5 @@
-import type { ModelPrice, PricingTable } from './pricing.js';
+import type { ModelInfo } from '../core/index.js';
+import { defaultPricing, priceFor, type ModelPrice, type PricingTable } from './pricing.js';
 import type { RetryOptions } from './retry.js';
 
 /** Options every remote provider model takes (Anthropic, OpenAI-compatible), and `createModel` passes through. */
@@ -30,4 +31,22 @@ export function attemptLimits(options: ProviderOptions): { retry: RetryOptions; 
     retry: { ...options.retry, ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}) },
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
+}
+
+/** The ModelInfo of `provider`'s `model`: the limits are included only when the options set them. */
+export function providerModelInfo(provider: string, model: string, options: ProviderOptions): ModelInfo {
+  return {
+    provider,
+    model,
+    ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+  };
+}
+
+/**
+ * The price of `provider`'s `model`: `options.price` when set, else the entry found in the default table with
+ * `options.pricing` merged over it; undefined (cost null) when unknown or when `options.price` is `null`.
+ */
+export function configuredPrice(provider: string, model: string, options: ProviderOptions): ModelPrice | undefined {
+  return options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, model));
 }
