@@ -1,10 +1,10 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type {
   Action, ActionResult, Budget, Decision, Env, Failure, Hook, HookEvent, Manifest, Model, Phase, Policy, PolicyContext,
   SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput, Usage,
 } from '../core/index.js';
 import {
-  AbortedError, QitosError, Task as TaskSchema, TRACE_SCHEMA, TRACE_VERSION, classifyError, emptyTokens, errorMessage,
+  AbortedError, QitosError, Task as TaskSchema, classifyError, emptyTokens, errorMessage,
   newActionId, newId, nullEnv, totalTokens,
 } from '../core/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -13,27 +13,9 @@ import { HookBus } from './hook-bus.js';
 import { ModelInputBuilder } from './model-input.js';
 import { decideWithModel } from './model-path.js';
 import type { RunContext } from './run-context.js';
-import { StateDiffer } from './state-differ.js';
-import { TraceWriter } from './trace-writer.js';
-import { shortHash } from './hash.js';
-import { canonicalJson } from '../core/index.js';
+import { RunRecorder, type TraceOptions } from './run-recorder.js';
 
-/** Where and how a run is traced. */
-export interface TraceOptions {
-  /** Folder that holds one sub-folder per run (default `traces`). */
-  dir?: string;
-  /**
-   * Record every stream event (text/reasoning/tool-input deltas, step-start/finish) and every tool state move in
-   * events.jsonl. Default: only what steps.jsonl does not hold (reasoning/tool-call boundaries, final tool states).
-   */
-  streamDeltas?: boolean;
-  /** How to rebuild the agent (module path, export name), recorded in the manifest. */
-  agentSource?: { module?: string; export?: string };
-  /** The run this one was derived from (replay, fork, sub-task). */
-  parent?: Manifest['parent'];
-  /** Effective config recorded in the manifest. */
-  config?: Record<string, unknown>;
-}
+export type { TraceOptions } from './run-recorder.js';
 
 /** Options of an Engine. Only `agent` is required. */
 export interface EngineOptions<S extends State> {
@@ -78,8 +60,6 @@ export interface RunResult<S extends State> {
   failures: Failure[];
 }
 
-/** Stream events traced by default: boundaries that steps.jsonl does not already hold. */
-const TRACED_STREAM = new Set(['reasoning-start', 'reasoning-end', 'tool-input-start', 'tool-call']);
 /** Milliseconds rounded to the microsecond (trace size). */
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -113,7 +93,7 @@ export class Engine<S extends State = State> {
       rc.task = parsed.data;
       rc.state = opts.resumeFrom ? opts.resumeFrom.state : this.agent.initState(rc.task);
       rc.step = opts.resumeFrom?.step ?? 0;
-      this.startTrace(rc);
+      rc.recorder?.start(rc);
       rc.emit({ type: 'run_start', runId: rc.runId, taskId: rc.task.id, traceDir: rc.traceDir });
       await rc.env.setup?.(rc.task);
       const missing = this.agent.tools.missingCapabilities(rc.env);
@@ -173,7 +153,7 @@ export class Engine<S extends State = State> {
       rc.rec.stop = verdict;
       rc.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
     }
-    this.writeStep(rc);
+    rc.recorder?.step(rc);
     return verdict;
   }
 
@@ -318,7 +298,6 @@ export class Engine<S extends State = State> {
     const runId = this.options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
     const traceOpts = this.options.trace === false ? undefined : (this.options.trace ?? {});
     const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
-    const streamDeltas = traceOpts?.streamDeltas ?? false;
     const rc: RunContext<S> = {
       runId,
       task: undefined as unknown as Task,
@@ -337,9 +316,7 @@ export class Engine<S extends State = State> {
       policyEvents: {},
       signal: controller.signal,
       abort: controller,
-      initialState: undefined,
-      differ: undefined,
-      trace: traceDir ? new TraceWriter(traceDir) : undefined,
+      recorder: traceDir ? new RunRecorder(traceDir, { agent: this.agent, trace: traceOpts!, budget: this.options.budget, seed: this.options.seed }) : undefined,
       traceDir,
       hooks: undefined as unknown as HookBus,
       input: new ModelInputBuilder(),
@@ -347,7 +324,7 @@ export class Engine<S extends State = State> {
       rec: undefined as unknown as StepRecord,
       emit: (event) => {
         if (rc.hooks.active) rc.hooks.emit(event);
-        if (rc.trace && rc.trace.dir) this.traceEvent(rc, event, streamDeltas);
+        rc.recorder?.event(rc, event);
       },
       policyContext: (extra) => this.policyContext(rc, extra),
     };
@@ -356,7 +333,7 @@ export class Engine<S extends State = State> {
       (event, err) => {
         const ev: HookEvent = { type: 'hook_error', step: rc.step, event: event.type, message: errorMessage(err) };
         rc.failures.push({ step: rc.step, kind: 'hook', message: `hook failed on ${event.type}: ${errorMessage(err)}`, fatal: !!this.options.failOnHookError });
-        if (rc.trace) this.traceEvent(rc, ev, false);
+        rc.recorder?.event(rc, ev);
         if (event.type !== 'hook_error') rc.hooks.emit(ev);
       },
       this.options.failOnHookError,
@@ -407,80 +384,6 @@ export class Engine<S extends State = State> {
     };
   }
 
-  private manifest(rc: RunContext<S>, status: Manifest['status'], summary: Manifest['summary']): Manifest {
-    const t = this.options.trace || {};
-    const now = new Date().toISOString();
-    const system = rc.state ? this.agent.buildSystemPrompt(rc.state) : undefined;
-    return {
-      schema: TRACE_SCHEMA,
-      version: TRACE_VERSION,
-      runId: rc.runId,
-      status,
-      createdAt: new Date(rc.startedAt).toISOString(),
-      updatedAt: now,
-      agent: { name: this.agent.name, ...t.agentSource, ...(this.agent.variant ? { variant: this.agent.variant } : {}), config: this.agent.config },
-      task: rc.task as unknown as Record<string, unknown>,
-      model: rc.model ? { id: rc.model.id, params: this.agent.modelParams } : null,
-      parser: this.agent.parser?.name ?? null,
-      tools: this.agent.tools.names,
-      policies: rc.policies.map((p) => p.name),
-      budget: { ...this.options.budget, ...rc.task?.budget, maxSteps: rc.state?.maxSteps },
-      env: { name: rc.env.name },
-      seed: this.options.seed ?? this.agent.modelParams.seed ?? null,
-      hashes: {
-        ...(t.config ? { config: shortHash(canonicalJson(t.config)) } : {}),
-        ...(system ? { systemPrompt: shortHash(system) } : {}),
-        toolSchemas: shortHash(canonicalJson(this.agent.tools.specs())),
-      },
-      ...(t.config ? { config: t.config } : {}),
-      parent: t.parent ?? null,
-      initialState: rc.initialState ?? null,
-      summary,
-    } as Manifest;
-  }
-
-  private startTrace(rc: RunContext<S>): void {
-    if (!rc.trace) return;
-    rc.initialState = JSON.parse(JSON.stringify(rc.state));
-    rc.trace.start(this.manifest(rc, 'running', null));
-    rc.differ = new StateDiffer(rc.state as unknown as Record<string, unknown>);
-  }
-
-  private writeStep(rc: RunContext<S>): void {
-    if (!rc.trace) return;
-    rc.rec.stateDiff = rc.differ!.diff(rc.state as unknown as Record<string, unknown>);
-    rc.trace.step(rc.rec);
-    rc.trace.flush();
-  }
-
-  private traceEvent(rc: RunContext<S>, event: HookEvent, streamDeltas: boolean): void {
-    const trace = rc.trace!;
-    let type: string = event.type;
-    let data: unknown;
-    switch (event.type) {
-      case 'phase_start':
-      case 'phase_end':
-        return; // durations are in steps.jsonl
-      case 'model_event':
-        if (!streamDeltas && !TRACED_STREAM.has(event.event.type)) return;
-        type = event.event.type;
-        data = event.event;
-        break;
-      case 'tool_state': {
-        const s = event.state;
-        // Final states carry every timestamp (created, start, end); the moves before are traced only in full mode.
-        if (!streamDeltas && (s.status === 'pending' || s.status === 'running')) return;
-        data = { callId: event.callId, tool: event.tool, status: s.status, time: s.time, ...(s.status === 'error' ? { error: s.error } : {}), ...('title' in s && s.title ? { title: s.title } : {}) };
-        break;
-      }
-      default: {
-        const { type: _t, ...rest } = event as { type: string } & Record<string, unknown>;
-        data = rest;
-      }
-    }
-    trace.event({ ts: Date.now(), step: rc.step, phase: rc.phase, type, data });
-  }
-
   private async end(rc: RunContext<S>, verdict: StopVerdict): Promise<RunResult<S>> {
     rc.phase = 'end';
     if (rc.state) {
@@ -502,19 +405,12 @@ export class Engine<S extends State = State> {
       failures: rc.failures,
       policyEvents: rc.policyEvents,
     };
-    if (rc.trace) {
-      try {
-        // A run that ended before its trace started (invalid task) still leaves a trace that says so.
-        if (rc.initialState === undefined) rc.trace.start(this.manifest(rc, 'running', null));
-        const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
-        rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
-        rc.trace.finish(this.manifest(rc, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary));
-      } catch (err) {
-        // The trace cannot be written (disk full, folder removed): the result still says how the run ended.
-        rc.failures.push({ step: rc.step, kind: 'trace', message: `could not write the trace in ${rc.traceDir}: ${errorMessage(err)}`, fatal: false });
-      }
-    } else {
-      rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
+    rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
+    try {
+      rc.recorder?.finish(rc, verdict, summary);
+    } catch (err) {
+      // The trace cannot be written (disk full, folder removed): the result still says how the run ended.
+      rc.failures.push({ step: rc.step, kind: 'trace', message: `could not write the trace in ${rc.traceDir}: ${errorMessage(err)}`, fatal: false });
     }
     return {
       state: rc.state,

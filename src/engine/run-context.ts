@@ -2,8 +2,7 @@ import type { ActionResult, Decision, Env, Failure, HookEvent, Model, Phase, Pol
 import type { AgentModule } from './agent-module.js';
 import type { HookBus } from './hook-bus.js';
 import type { ModelInputBuilder } from './model-input.js';
-import type { TraceWriter } from './trace-writer.js';
-import type { StateDiffer } from './state-differ.js';
+import type { RunRecorder } from './run-recorder.js';
 
 /** Everything one run carries from phase to phase. Created by `Engine.run`, never shared between runs. */
 export interface RunContext<S extends State = State> {
@@ -26,13 +25,11 @@ export interface RunContext<S extends State = State> {
   signal: AbortSignal;
   /** Aborts the run (external signal, SIGINT, time budget). */
   abort: AbortController;
-  trace: TraceWriter | undefined;
+  /** Writes the trace (undefined when tracing is off). */
+  recorder: RunRecorder | undefined;
   traceDir: string | null;
   hooks: HookBus;
   input: ModelInputBuilder;
-  /** The state after initState, as JSON (recorded in the manifest for fork). */
-  initialState: unknown;
-  differ: StateDiffer | undefined;
   /** Tool parts of this step's assistant message, by call id (the executor advances their state). */
   toolParts: Map<string, ToolPart>;
   /** The step record being filled. */
