@@ -17,3 +17,4 @@ export * from './kit/agents/index.js';
 export * from './kit/prompts/index.js';
 export * from './envs/index.js';
 export * from './kit/tools/index.js';
+export * from './kit/bench/index.js';

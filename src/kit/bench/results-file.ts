@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { ResultLine } from './result-line.js';
 import { issueText } from './task-file.js';
 
@@ -56,4 +56,26 @@ export function repairResults(file: string, read: ResultsRead): void {
  */
 export function appendResult(file: string, line: ResultLine): void {
   appendFileSync(file, JSON.stringify(line) + '\n');
+}
+
+/**
+ * An open results file for a run: one synchronous append per line on a descriptor kept open (no open/close per
+ * trial). Close it when the run ends.
+ */
+export class ResultsAppender {
+  private fd: number | undefined;
+
+  constructor(readonly file: string) {
+    this.fd = openSync(file, 'a');
+  }
+
+  append(line: ResultLine): void {
+    if (this.fd === undefined) throw new Error(`results file ${this.file} is closed`);
+    writeSync(this.fd, JSON.stringify(line) + '\n');
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
 }

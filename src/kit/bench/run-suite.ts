@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import type { BenchTask } from './bench-task.js';
 import { RateLimiter, rateLimitedModel, type RateLimit } from './rate-limit.js';
 import { renderReport } from './report.js';
 import { pairKey, type ResultLine } from './result-line.js';
-import { appendResult, readResults, repairResults } from './results-file.js';
+import { ResultsAppender, readResults, repairResults } from './results-file.js';
 import { readRunInfo, writeJsonAtomic, type RunInfo } from './run-info.js';
 import { Score } from './scorer.js';
 import { formatShard, inShard, parseShard, type Shard } from './shard.js';
@@ -153,6 +154,8 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
 
   // One controller for the whole run: the caller's signal, or a fatal error of our own (I/O), stops every worker.
   const controller = new AbortController();
+  // Every trial in flight listens to this signal: that is `concurrency` listeners, not a leak.
+  setMaxListeners(Math.max(10, concurrency + 10), controller.signal);
   const onAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -165,10 +168,11 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   options.onProgress?.({ ...progress });
 
   let ran = 0;
+  const appender = new ResultsAppender(resultsFile);
   const runOne = async (task: BenchTask, epoch: number): Promise<void> => {
     const line = await runTrial({ task, epoch, suite, options, tracesDir, outDir, limiter, signal: controller.signal });
     if (!line) return; // aborted in flight: not recorded, a resume reruns it
-    appendResult(resultsFile, line);
+    appender.append(line);
     ran++;
     progress.done++;
     count(progress, line);
@@ -187,6 +191,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
     throw err;
   })));
   options.signal?.removeEventListener('abort', onAbort);
+  appender.close();
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) throw failure.reason;
 
