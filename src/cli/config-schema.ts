@@ -78,6 +78,30 @@ export const TraceConfig = z.strictObject({
 });
 
 /**
+ * The env the agent acts in: a jailed workspace folder on the host (files, and commands unless `process: false`),
+ * or an in-memory file tree. Without one, runs get an env with no op groups (tools that need files stop the run
+ * before step 1 with env_capability_mismatch).
+ */
+export const EnvConfig = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('host'),
+    /** The workspace folder (relative to the working folder); it must exist unless `create` is set. */
+    root: z.string().min(1),
+    create: z.boolean().optional(),
+    /** Host environment variables commands may see besides PATH, HOME (the root) and LANG. */
+    allowEnv: z.array(z.string()).optional(),
+    process: z.boolean().optional(),
+    timeoutMs: positiveInt.optional(),
+    maxOutputBytes: positiveInt.optional(),
+  }),
+  z.strictObject({
+    type: z.literal('memory'),
+    /** Initial files: workspace-relative path -> text. */
+    files: z.record(z.string(), z.string()).optional(),
+  }),
+]);
+
+/**
  * The `--config` YAML file. Every section is optional; CLI flags override it, it overrides the defaults,
  * and the effective result is recorded in the manifest (`config`) so replay and fork rebuild the same run.
  */
@@ -86,6 +110,7 @@ export const QitosConfig = z.strictObject({
   engine: EngineConfig.optional(),
   policies: PoliciesConfig.optional(),
   trace: TraceConfig.optional(),
+  env: EnvConfig.optional(),
   /** The agent's own options, spread into its constructor options after `model`. */
   agent: z.record(z.string(), z.unknown()).optional(),
 });

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { CliError } from './cli-error.js';
 import { loadConfigFile, mergeConfig } from './config-loader.js';
@@ -9,6 +10,8 @@ export interface ConfigFlags {
   model?: string;
   traceDir?: string;
   maxSteps?: number;
+  /** A host workspace folder (shorthand for `env: { type: host, root }`). */
+  workspace?: string;
 }
 
 /**
@@ -26,11 +29,13 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   }
   if (flags.traceDir) config = mergeConfig(config, { trace: { dir: flags.traceDir } });
   if (flags.maxSteps !== undefined) config = mergeConfig(config, { engine: { maxSteps: flags.maxSteps } });
+  // Recorded absolute, so replay and fork from another folder find the same workspace.
+  if (flags.workspace) config = { ...config, env: { type: 'host', root: resolve(cwd, requireText(flags.workspace, '--workspace')) } };
   const parsed = QitosConfig.safeParse(config);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
     const field = i.path.join('.');
-    const flag = field === 'model.id' ? '--model' : field === 'trace.dir' ? '--trace-dir' : field === 'engine.maxSteps' ? '--max-steps' : field;
+    const flag = field === 'model.id' ? '--model' : field === 'trace.dir' ? '--trace-dir' : field === 'engine.maxSteps' ? '--max-steps' : field === 'env.root' ? '--workspace' : field;
     throw new CliError(`${flag}: ${i.message}`);
   }
   return parsed.data;

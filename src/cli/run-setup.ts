@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import type { Hook, Manifest, Model, Policy, State } from '../core/index.js';
+import type { Env, Hook, Manifest, Model, Policy, State } from '../core/index.js';
+import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { ActionExecutor } from '../engine/action-executor.js';
 import type { AgentModule } from '../engine/agent-module.js';
@@ -43,6 +44,19 @@ export function buildPolicies(config: QitosConfig, agent: AgentModule<State, unk
   return out;
 }
 
+/** The env the config asks for (`env:` or `--workspace`), or undefined for none. Host roots are relative to `cwd`. */
+export function buildEnv(config: QitosConfig, cwd: string): Env | undefined {
+  const e = config.env;
+  if (!e) return undefined;
+  try {
+    if (e.type === 'memory') return new MemoryEnv({ files: e.files ?? {} });
+    const { type: _type, root, ...options } = e;
+    return new HostEnv({ ...options, root: resolve(cwd, root) });
+  } catch (err) {
+    throw new CliError(`env: ${(err as Error).message}`);
+  }
+}
+
 /** What one engine run of a command needs besides the config. */
 export interface EngineSetup {
   agent: AgentModule<State, unknown>;
@@ -60,8 +74,10 @@ export interface EngineSetup {
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};
   const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };
+  const env = buildEnv(s.config, s.cwd);
   return new Engine<State>({
     agent: s.agent,
+    ...(env ? { env } : {}),
     ...(s.model ? { model: s.model } : {}),
     policies: buildPolicies(s.config, s.agent),
     hooks: s.hooks ?? [],

@@ -29,6 +29,7 @@ export function registerForkCommand(program: Command): void {
     .option('-t, --task <text>', 'replace the task objective')
     .option('--trace-dir <dir>', 'folder for the new trace')
     .option('--max-steps <n>', 'step budget (counts the steps before the fork too)', positiveInt)
+    .option('-w, --workspace <dir>', 'workspace folder the agent\'s file and shell tools work in (a jailed host env)')
     .option('-q, --quiet', 'no live view of the steps')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  $ qitos fork traces/20250101T120000-abc123 --at 3 --model anthropic:claude-sonnet-4-5\n  $ qitos fork traces/20250101T120000-abc123 --at 0 --config other-prompt.yaml\n')

@@ -23,9 +23,10 @@ export function registerRunCommand(program: Command): void {
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('--max-steps <n>', 'step budget', positiveInt)
+    .option('-w, --workspace <dir>', 'workspace folder the agent\'s file and shell tools work in (a jailed host env)')
     .option('--export <name>', 'export of the agent class (default: the default export, else the one AgentModule subclass)')
     .option('--json', 'print the result as JSON instead of the live view')
-    .addHelpText('after', '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n')
+    .addHelpText('after', '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in README.md" --workspace ./repo --model deepseek:deepseek-chat\n')
     .action(async function (this: Command, modulePath: string, flags: RunFlags) {
       const io = ioOf(this);
       const task = requireText(flags.task, '--task');
