@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
 import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
@@ -33,22 +33,30 @@ export interface AnthropicOptions extends ProviderOptions {
 export class AnthropicModel implements Model {
   readonly id: string;
   readonly info: ModelInfo;
-  private readonly client: Anthropic;
+  /** The SDK and its client, loaded on the first call: importing qitos-ts does not load a provider SDK it never uses. */
+  private sdk: Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> | undefined;
   private readonly price: ModelPrice | undefined;
 
   constructor(private readonly options: AnthropicOptions) {
     this.id = `anthropic:${options.model}`;
     this.info = providerModelInfo('anthropic', options.model, options);
     if (!options.apiKey && !options.authToken) throw new Error('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
-    this.client = new Anthropic({
-      // Passing the credential (and null for the other) keeps the SDK from reading process.env behind our back.
-      ...(options.apiKey ? { apiKey: options.apiKey, authToken: null } : { authToken: options.authToken, apiKey: null }),
-      baseURL: options.baseURL ?? 'https://api.anthropic.com',
-      maxRetries: 0,
-      timeout: attemptLimits(options).timeoutMs + 60_000,
-      ...(options.headers ? { defaultHeaders: options.headers } : {}),
-    });
     this.price = configuredPrice('anthropic', options.model, options);
+  }
+
+  private loadSdk(): Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> {
+    const options = this.options;
+    return (this.sdk ??= import('@anthropic-ai/sdk').then(({ default: Anthropic }) => ({
+      Anthropic,
+      client: new Anthropic({
+        // Passing the credential (and null for the other) keeps the SDK from reading process.env behind our back.
+        ...(options.apiKey ? { apiKey: options.apiKey, authToken: null } : { authToken: options.authToken, apiKey: null }),
+        baseURL: options.baseURL ?? 'https://api.anthropic.com',
+        maxRetries: 0,
+        timeout: attemptLimits(options).timeoutMs + 60_000,
+        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      }),
+    })));
   }
 
   /** The request body sent for `request`. */
@@ -74,9 +82,10 @@ export class AnthropicModel implements Model {
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
     const body = this.body(request);
+    const { Anthropic, client } = await this.loadSdk();
     return callWithRetry(
       async (ctx) => {
-        const stream = await this.client.messages.create(body, { signal: ctx.signal });
+        const stream = await client.messages.create(body, { signal: ctx.signal });
         const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
         const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
         await consumeStream(stream, (ev) => onEvent(ev, builder, state), `${this.id}: failed to handle a stream event`);

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
 import { emptyTokens } from '../core/index.js';
@@ -41,26 +41,34 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
 export class OpenAICompatibleModel implements Model {
   readonly id: string;
   readonly info: ModelInfo;
-  private readonly client: OpenAI;
+  /** The SDK and its client, loaded on the first call: importing qitos-ts does not load a provider SDK it never uses. */
+  private sdk: Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> | undefined;
   private readonly price: ModelPrice | undefined;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     const provider = options.provider ?? 'openai';
     this.id = `${provider}:${options.model}`;
     this.info = providerModelInfo(provider, options.model, options);
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      organization: options.organization ?? null,
-      project: options.project ?? null,
-      maxRetries: 0,
-      // Our timer bounds each attempt; the SDK's is set past it so it never fires first.
-      timeout: attemptLimits(options).timeoutMs + 60_000,
-      ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      fetch: fetchWithWrappedErrors,
-    });
     const found = configuredPrice(provider, options.model, options);
     this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);
+  }
+
+  private loadSdk(): Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> {
+    const options = this.options;
+    return (this.sdk ??= import('openai').then(({ default: OpenAI }) => ({
+      OpenAI,
+      client: new OpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        organization: options.organization ?? null,
+        project: options.project ?? null,
+        maxRetries: 0,
+        // Our timer bounds each attempt; the SDK's is set past it so it never fires first.
+        timeout: attemptLimits(options).timeoutMs + 60_000,
+        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+        fetch: fetchWithWrappedErrors,
+      }),
+    })));
   }
 
   /** The request body sent for `request` (exposed for tests and for debugging a server's complaints). */
@@ -86,9 +94,10 @@ export class OpenAICompatibleModel implements Model {
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
     const body = this.body(request);
+    const { OpenAI, client } = await this.loadSdk();
     return callWithRetry(
       async (ctx) => {
-        const stream = await this.client.chat.completions.create(body, { signal: ctx.signal });
+        const stream = await client.chat.completions.create(body, { signal: ctx.signal });
         const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
         const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
         await consumeStream(stream, (chunk) => onChunk(chunk, builder, state), `${this.id}: failed to handle a stream chunk`);
