@@ -71,6 +71,8 @@ export type RequestHashes = z.infer<typeof RequestHashes>;
 /** The model call of one step. */
 export const ModelCallRecord = z.object({
   hashes: RequestHashes,
+  /** The system prompt, recorded when it differs from the previous model call's (so always on the first). */
+  system: z.string().optional(),
   messageCount: z.number().int(),
   response: ModelResponse,
   latencyMs: z.number(),

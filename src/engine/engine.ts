@@ -321,6 +321,7 @@ export class Engine<S extends State = State> {
       hooks: undefined as unknown as HookBus,
       input: new ModelInputBuilder(),
       toolParts: new Map(),
+      recordedSystemHash: undefined,
       rec: undefined as unknown as StepRecord,
       emit: (event) => {
         if (rc.hooks.active) rc.hooks.emit(event);

@@ -66,7 +66,9 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
 
   rc.usage = { tokens: addTokens(rc.usage.tokens, response.usage), cost: addCost(rc.usage.cost, response.cost), modelCalls: rc.usage.modelCalls + 1 };
   rc.lastStepTokens = response.usage;
-  rc.rec.model = { hashes, messageCount: messages.length, response, latencyMs: Math.round(latencyMs * 1000) / 1000 };
+  const systemChanged = hashes.system !== rc.recordedSystemHash;
+  rc.recordedSystemHash = hashes.system;
+  rc.rec.model = { hashes, ...(systemChanged ? { system: system ?? '' } : {}), messageCount: messages.length, response, latencyMs: Math.round(latencyMs * 1000) / 1000 };
   rc.rec.tokens = response.usage;
   rc.rec.cost = response.cost;
 

@@ -30,6 +30,8 @@ export interface RunContext<S extends State = State> {
   traceDir: string | null;
   hooks: HookBus;
   input: ModelInputBuilder;
+  /** Hash of the system prompt last recorded in the trace (it is recorded again only when it changes). */
+  recordedSystemHash: string | undefined;
   /** Tool parts of this step's assistant message, by call id (the executor advances their state). */
   toolParts: Map<string, ToolPart>;
   /** The step record being filled. */

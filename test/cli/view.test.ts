@@ -123,7 +123,14 @@ describe.skipIf(!hasChromium && !inCI)('qitos view in headless Chromium', () => 
     expect(await tool.innerText()).toMatch(/calc\s+completed\s+queued \d+ms · ran \d+ms/);
     expect(await tool.innerText()).toContain('"expr": "17 * 23"');
     expect(await tool.innerText()).toContain('391');
+    // the model input shows the system prompt, folded, where the trace recorded it (the first model call)
+    const system = page.locator('#detail details', { hasText: 'system prompt' });
+    expect(await system.locator('summary').innerText()).toMatch(/^system prompt \(\d+ chars, new at this step\)$/);
+    expect(await system.getAttribute('open')).toBeNull();
+    await system.locator('summary').click();
+    expect(await system.innerText()).toContain('You are a careful calculator.');
     await page.locator('.row').nth(1).click();
+    expect(await page.locator('#detail').innerText()).toContain('system prompt: as at the last step that shows one');
     const reasoning = page.locator('#detail details').first();
     expect(await reasoning.getAttribute('open')).toBeNull();
     expect(await reasoning.locator('summary').innerText()).toBe('reasoning (26 chars)');

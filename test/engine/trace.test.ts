@@ -34,6 +34,9 @@ describe('trace', () => {
     expect(t.steps.map((s) => s.step)).toEqual([1, 2]);
     expect(t.steps[0].model?.response.parts[0]).toMatchObject({ type: 'reasoning', text: 'hmm' });
     expect(t.steps[0].model?.hashes.request).toMatch(/^[0-9a-f]{16}$/);
+    // the system prompt text is recorded on the first model call, and again only when it changes
+    expect(t.steps[0].model?.system).toBe('You are a test agent.');
+    expect(t.steps[1].model && 'system' in t.steps[1].model).toBe(false);
     expect(t.steps[0].results[0]).toMatchObject({ name: 'add', output: '3', status: 'success' });
     expect(t.events.map((e) => e.type)).toEqual(['run_start', 'reasoning-start', 'reasoning-end', 'tool_state', 'run_end']);
     expect(t.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);

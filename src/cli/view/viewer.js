@@ -204,6 +204,13 @@
       var mi = section('Model input', has('model_input'));
       var h = s.model.hashes;
       add(mi, kv([['messages', s.model.messageCount], ['system hash', h.system], ['messages hash', h.messages], ['tools hash', h.tools], ['params hash', h.params]]));
+      if (s.model.system !== undefined) {
+        var sp = el('details');
+        add(sp, el('summary', null, 'system prompt (' + s.model.system.length + ' chars, new at this step)'), el('pre', null, s.model.system || '(empty)'));
+        mi.appendChild(sp);
+      } else {
+        add(mi, el('p', 'hint', 'system prompt: as at the last step that shows one'));
+      }
       var added = s.state && s.state.splice && s.state.splice.messages ? s.state.splice.messages.items : [];
       added.filter(function (m) { return m.role === 'user'; }).forEach(function (m) {
         m.parts.forEach(function (p) { if (p.type === 'text') add(mi, el('pre', null, 'user: ' + p.text)); });
