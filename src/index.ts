@@ -18,3 +18,4 @@ export * from './kit/prompts/index.js';
 export * from './envs/index.js';
 export * from './kit/tools/index.js';
 export * from './kit/bench/index.js';
+export * from './kit/skills/index.js';

@@ -8,6 +8,7 @@ import { registerReplayCommand } from './commands/replay.js';
 import { registerDiffCommand } from './commands/diff.js';
 import { registerForkCommand } from './commands/fork.js';
 import { registerViewCommand } from './commands/view.js';
+import { registerSkillsCommand } from './commands/skills.js';
 
 /**
  * The `qitos` program. Each command lives in `commands/<name>.ts` and exports
@@ -30,6 +31,7 @@ export function createProgram(io: CliIO): Command {
   registerForkCommand(program);
   registerRunsCommand(program);
   registerInspectCommand(program);
+  registerSkillsCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>
