@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nullEnv } from '../../../src/core/index.js';
-import { hostAllowed, htmlToText, webFetchTool } from '../../../src/kit/tools/index.js';
+import { hostAllowed, htmlToText, parseAllowedHost, webFetchTool } from '../../../src/kit/tools/index.js';
 import { callTool } from '../../helpers/qitos-env-fixtures.js';
 
 let server: Server;
@@ -32,6 +32,11 @@ beforeAll(async () => {
         return;
       case '/redirect-away':
         res.writeHead(301, { location: 'http://evil.example.com/steal' });
+        res.end();
+        return;
+      case '/redirect-to':
+        // Redirects to the URL given in ?to= (another spelling of this host, a localhost alias, ...).
+        res.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
         res.end();
         return;
       case '/redirect-file':
@@ -163,6 +168,79 @@ describe('web_fetch tool (local HTTP server)', () => {
     const long = await callTool(tool({ limits: { maxLines: 100 } }), { url: `${base}/long` }, nullEnv);
     expect(long.seen).toMatch(/\[output truncated: showing 100 of 3003 lines/);
     expect(long.output as string).toContain('row 2999');
+  });
+});
+
+describe('web_fetch and other names of a host (IP spellings, localhost aliases)', () => {
+  const aliases = (p: number) => [`http://localhost:${p}/page`, `http://LOCALHOST.:${p}/page`, `http://a.localhost:${p}/page`, `http://[::1]:${p}/page`, `http://[::ffff:127.0.0.1]:${p}/page`, `http://0.0.0.0:${p}/page`, `http://0:${p}/page`];
+
+  it('an allowed address does not let its names or other addresses of the machine in, directly or by redirect', async () => {
+    const before = hits.length;
+    for (const url of aliases(port)) {
+      const r = await callTool(tool(), { url }, nullEnv);
+      expect(r.status, url).toBe('error');
+      expect(r.seen, url).toMatch(/^host \S+ is not in the allowed hosts\. Allowed: 127\.0\.0\.1\.$/);
+    }
+    expect(hits.length).toBe(before);
+    for (const to of aliases(port)) {
+      const r = await callTool(tool(), { url: `${base}/redirect-to?to=${encodeURIComponent(to)}` }, nullEnv);
+      expect(r.status, to).toBe('error');
+      expect(r.seen, to).toMatch(/is not in the allowed hosts \(redirected from http:\/\/127\.0\.0\.1:\d+\/redirect-to/);
+    }
+    expect(hits.length).toBe(before + aliases(port).length); // only the redirecting page was requested
+  });
+
+  it('an allowed name does not let the address it resolves to in', async () => {
+    const byName = webFetchTool({ allowHosts: ['localhost'], timeoutMs: 1000 });
+    for (const url of [`${base}/page`, `http://2130706433:${port}/page`, `http://[::1]:${port}/page`]) {
+      const r = await callTool(byName, { url }, nullEnv);
+      expect(r.status, url).toBe('error');
+      expect(r.seen, url).toMatch(/is not in the allowed hosts\. Allowed: localhost\.$/);
+    }
+  });
+
+  it('other spellings of the allowed address are that address (the URL parser normalizes them) and are fetched', async () => {
+    for (const host of ['2130706433', '0x7f.1', '127.1', '0177.0.0.1']) {
+      const r = await callTool(tool(), { url: `http://${host}:${port}/json` }, nullEnv);
+      expect(r.status, host).toBe('success');
+      expect(r.seen, host).toMatch(new RegExp(`^URL: http://127\\.0\\.0\\.1:${port}/json`));
+    }
+    // and an entry written in another spelling stands for the address too
+    expect((await callTool(webFetchTool({ allowHosts: ['127.1'], timeoutMs: 1000 }), { url: `${base}/json` }, nullEnv)).status).toBe('success');
+  });
+});
+
+describe('parseAllowedHost', () => {
+  it('normalizes entries like the URL parser normalizes hosts', () => {
+    expect(parseAllowedHost(' Example.COM ')).toEqual({ host: 'example.com', wildcard: false });
+    expect(parseAllowedHost('127.1')).toEqual({ host: '127.0.0.1', wildcard: false });
+    expect(parseAllowedHost('[::0:1]:8080')).toEqual({ host: '[::1]', port: '8080', wildcard: false });
+    expect(parseAllowedHost('Bücher.de')).toEqual({ host: 'xn--bcher-kva.de', wildcard: false });
+    expect(parseAllowedHost('*.example.com:443')).toEqual({ host: 'example.com', port: '443', wildcard: true });
+    expect(hostAllowed(new URL('http://xn--bcher-kva.de/'), ['bücher.de'])).toBe(true);
+    expect(hostAllowed(new URL('http://example.com:8080/'), ['example.com:80'])).toBe(false);
+  });
+
+  it('refuses entries that are not hosts, naming the entry and what is wrong, when the tool is made', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['https://example.com', /"https:\/\/example\.com" is not a host name: .*not a URL/],
+      ['example.com/path', /is not a host name/],
+      ['user@example.com', /is not a host name/],
+      ['', /"" is empty/],
+      ['*', /only "\*\.domain" wildcards/],
+      ['a*.example.com', /only "\*\.domain" wildcards/],
+      ['*.0.0.1', /wildcard over an IP address/], // would otherwise match 127.0.0.1
+      ['*.[::1]', /wildcard over an IP address/],
+      ['::1', /IPv6 address in brackets/],
+      ['example.com:0', /port 0, outside 1-65535/],
+      ['example.com:70000', /port 70000, outside 1-65535/],
+      ['exa%mple.com', /not a valid host name/],
+    ];
+    for (const [entry, msg] of cases) {
+      expect(() => parseAllowedHost(entry), entry).toThrow(msg);
+      expect(() => webFetchTool({ allowHosts: ['127.0.0.1', entry] }), entry).toThrow(msg);
+    }
+    expect(hostAllowed(new URL('http://127.0.0.1/'), ['*.example.com'])).toBe(false);
   });
 });
 
