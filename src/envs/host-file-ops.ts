@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileOps, FileStat } from '../core/index.js';
 import { EnvError } from '../core/index.js';
@@ -9,8 +9,11 @@ import { walkGlob, type WalkEntry } from './glob-walk.js';
 import { resolveLexical, type PathJail } from './path-jail.js';
 
 // O_NOFOLLOW: if the checked file is swapped for a symlink between the jail check and the open, the open fails.
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+// O_NONBLOCK: opening a FIFO (e.g. one a command made with mkfifo) would otherwise wait for a writer (or reader)
+// forever, holding a libuv pool thread; with it the open returns and the type check below refuses the FIFO.
+// On a regular file O_NONBLOCK changes nothing.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** File ops on the host disk, every path through the workspace jail. Paths in answers are root-relative, `/`-separated. */
 export class HostFileOps implements FileOps {
@@ -28,6 +31,7 @@ export class HostFileOps implements FileOps {
     try {
       const fh = await open(abs, READ_FLAGS);
       try {
+        await requireRegularFile(fh, this.jail.show(abs), 'read');
         return new Uint8Array(await fh.readFile());
       } finally {
         await fh.close();
@@ -52,6 +56,9 @@ export class HostFileOps implements FileOps {
       });
       const fh = await open(abs, WRITE_FLAGS, 0o644);
       try {
+        // Truncate only once it is known to be a regular file (O_TRUNC in the open would act before the check).
+        await requireRegularFile(fh, this.jail.show(abs), 'write');
+        await fh.truncate(0);
         await fh.writeFile(content, 'utf8');
       } finally {
         await fh.close();
@@ -125,6 +132,15 @@ export class HostFileOps implements FileOps {
       throw fsError(err, shown, 'remove');
     }
   }
+}
+
+/** Refuses folders, FIFOs, sockets and devices: reading the last three can block forever or never end. */
+async function requireRegularFile(fh: FileHandle, shown: string, action: string): Promise<void> {
+  const st = await fh.stat();
+  if (st.isFile()) return;
+  if (st.isDirectory()) throw new EnvError(`cannot ${action} "${shown}": it is a folder, not a file`);
+  const kind = st.isFIFO() ? 'a named pipe (FIFO)' : st.isSocket() ? 'a socket' : 'a device';
+  throw new EnvError(`cannot ${action} "${shown}": it is ${kind}, not a regular file`);
 }
 
 function toStat(shown: string, st: { isDirectory(): boolean; isSymbolicLink(): boolean; size: number; mtimeMs: number }): FileStat {
