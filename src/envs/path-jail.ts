@@ -41,6 +41,8 @@ export function resolveLexical(root: string, p: unknown, api: path.PlatformPath 
  *   root (relative targets are walked component by component, with `..` taken physically); a symlink whose
  *   target leaves the root makes the whole path refused, for reads and writes alike;
  * - components that do not exist yet are appended as they are (a write creates them below a real folder).
+ * Shortcut: an existing path is answered by one `realpath`; a real path inside the root is accepted even when a
+ * link on the way went out and came back in (the answer is that real path, with no symlink left in it).
  * The answer is the real absolute path, so callers never hand the OS a path with a symlink in it.
  */
 export class PathJail {
