@@ -13,6 +13,12 @@ export interface HostProcessSettings {
 }
 
 const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** After the shell exits, how long output may still arrive (restarted by each chunk) before the run ends. */
+const DRAIN_MS = 200;
+/** Added to stderr when the shell exited but a background process it started still held its output. */
+export const LINGER_NOTE =
+  '[the command exited, but a background process it started still held its output, so it was stopped with the command. ' +
+  'To keep a background process running, send its output to a file: cmd > out.log 2>&1 &]';
 
 /**
  * Runs commands with `<shell> -c` inside the workspace. Each run:
@@ -20,7 +26,11 @@ const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
  * - sees only an allow-listed environment: PATH, HOME (= the workspace root), LANG, the `allowEnv` names
  *   copied from the host, and what the caller passes in `env`;
  * - is killed, with its whole process group, when it outlives its timeout, prints more than the output
- *   cap (the output kept is cut at the cap and marked `truncated`), or the caller's signal aborts.
+ *   cap (the output kept is cut at the cap and marked `truncated`), or the caller's signal aborts;
+ * - ends when its shell exits: output still in flight is read for up to 200 ms more; a background process
+ *   that still holds the output pipes then (`server &`) is stopped with its group and `LINGER_NOTE` is added
+ *   to stderr, instead of the run waiting for it until the timeout. A background process whose output goes
+ *   elsewhere (`server > log 2>&1 &`) does not hold the pipes and keeps running.
  */
 export class HostProcessOps implements ProcessOps {
   private readonly running = new Set<ChildProcess>();
@@ -69,6 +79,17 @@ export class HostProcessOps implements ProcessOps {
       let aborted = false;
       let killed = false;
       let done = false;
+      let lingered = false;
+      let drain: NodeJS.Timeout | undefined;
+      let exited: { code: number | null; sig: NodeJS.Signals | null } | undefined;
+      const armDrain = () => {
+        clearTimeout(drain);
+        drain = setTimeout(() => {
+          lingered = true;
+          kill();
+          finish(exited!.code, exited!.sig);
+        }, DRAIN_MS);
+      };
 
       const kill = () => {
         if (killed) return;
@@ -80,6 +101,7 @@ export class HostProcessOps implements ProcessOps {
       };
       const collect = (into: Buffer[]) => (chunk: Buffer) => {
         if (truncated) return;
+        if (exited && !killed) armDrain();
         const room = cap - bytes;
         if (chunk.length > room) {
           if (room > 0) into.push(chunk.subarray(0, room));
@@ -108,6 +130,7 @@ export class HostProcessOps implements ProcessOps {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        clearTimeout(drain);
         options.signal?.removeEventListener('abort', onAbort);
         this.running.delete(child);
         if (error) return reject(error);
@@ -116,7 +139,7 @@ export class HostProcessOps implements ProcessOps {
           exitCode,
           signal,
           stdout: Buffer.concat(out).toString('utf8'),
-          stderr: Buffer.concat(err).toString('utf8'),
+          stderr: lingered ? withNote(Buffer.concat(err).toString('utf8'), LINGER_NOTE) : Buffer.concat(err).toString('utf8'),
           timedOut,
           truncated,
           durationMs: performance.now() - started,
@@ -127,9 +150,11 @@ export class HostProcessOps implements ProcessOps {
         finish(null, null, new EnvError(e.code === 'ENOENT' ? `cannot run commands: shell "${this.settings.shell}" was not found on PATH` : `cannot run command: ${e.message}`, { cause: e }));
       });
       // After a kill, 'exit' is enough (pipes may be held by stray grandchildren); otherwise wait for 'close'
-      // so no output is lost.
+      // so no output is lost, but not for a background process that holds the pipes open (see armDrain).
       child.on('exit', (code, sig) => {
-        if (killed) finish(code, sig);
+        if (killed) return finish(code, sig);
+        exited = { code, sig };
+        armDrain();
       });
       child.on('close', (code, sig) => finish(code, sig));
       child.stdin!.on('error', (e: NodeJS.ErrnoException) => {
@@ -155,6 +180,10 @@ function killGroup(child: ChildProcess): void {
     // ESRCH: the group is already gone, which is what we wanted. Anything else: kill at least the shell.
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') child.kill('SIGKILL');
   }
+}
+
+function withNote(text: string, note: string): string {
+  return `${text}${text && !text.endsWith('\n') ? '\n' : ''}${note}\n`;
 }
 
 function positive(v: number | undefined, name: string): number | undefined {

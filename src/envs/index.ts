@@ -2,7 +2,7 @@
 export { HostEnv, type HostEnvOptions } from './host-env.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
-export { HostProcessOps, type HostProcessSettings } from './host-process-ops.js';
+export { HostProcessOps, LINGER_NOTE, type HostProcessSettings } from './host-process-ops.js';
 export { MemoryFileOps } from './memory-file-ops.js';
 export { PathJail, checkPathInput, isInside, resolveLexical } from './path-jail.js';
 export { compileGlob, type GlobMatcher } from './glob-pattern.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError, EnvError } from '../../src/core/index.js';
-import { HostEnv } from '../../src/envs/index.js';
+import { HostEnv, LINGER_NOTE } from '../../src/envs/index.js';
 
 let base: string;
 let env: HostEnv;
@@ -88,6 +88,30 @@ describe('HostProcessOps', () => {
     expect(r.timedOut).toBe(false);
     expect(Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr)).toBe(64 * 1024);
     expect(r.stdout.startsWith('qitos\nqitos\n')).toBe(true);
+  });
+
+  it('ends when the shell exits: a background process holding the output is stopped with a note, not waited for', async () => {
+    const t0 = Date.now();
+    const r = await env.processes!.run('sleep 30 & echo $! > bg.pid; echo started', { timeoutMs: 5000 });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'started\n', stderr: `${LINGER_NOTE}\n` });
+    const bg = Number(readFileSync(path.join(env.root, 'bg.pid'), 'utf8'));
+    expect(await eventually(() => !alive(bg))).toBe(true);
+    // Output the command printed just before it exited is all there.
+    const big = await env.processes!.run('head -c 300000 /dev/zero | tr "\\0" a; echo; echo oops >&2', { timeoutMs: 5000 });
+    expect(big.stdout.length).toBe(300_001);
+    expect(big.stderr).toBe('oops\n');
+  });
+
+  it('a background process whose output goes to a file keeps running after the command', async () => {
+    const r = await env.processes!.run('sleep 30 > /dev/null 2>&1 & echo $! > bg2.pid', { timeoutMs: 5000 });
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, stderr: '' });
+    const bg = Number(readFileSync(path.join(env.root, 'bg2.pid'), 'utf8'));
+    try {
+      expect(alive(bg)).toBe(true);
+    } finally {
+      process.kill(bg, 'SIGKILL');
+    }
   });
 
   it('aborts through the signal and kills the command', async () => {
