@@ -5,7 +5,8 @@ import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './an
 import { classifyProviderError } from './classify-provider-error.js';
 import { consumeStream } from './consume-stream.js';
 import { computeCost, type ModelPrice } from './pricing.js';
-import { attemptLimits, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
+import { ModelConfigError } from './model-config-error.js';
+import { attemptLimits, checkProviderOptions, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
 import { ResponseBuilder } from './response-builder.js';
 import { callWithRetry } from './retry.js';
@@ -40,7 +41,11 @@ export class AnthropicModel implements Model {
   constructor(private readonly options: AnthropicOptions) {
     this.id = `anthropic:${options.model}`;
     this.info = providerModelInfo('anthropic', options.model, options);
-    if (!options.apiKey && !options.authToken) throw new Error('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
+    if (!options.apiKey && !options.authToken) throw new ModelConfigError('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
+    checkProviderOptions(this.id, options);
+    if (options.defaultMaxTokens !== undefined && !(Number.isInteger(options.defaultMaxTokens) && options.defaultMaxTokens > 0)) {
+      throw new ModelConfigError(`${this.id}: invalid option: defaultMaxTokens must be an integer >= 1, got ${String(options.defaultMaxTokens)}`);
+    }
     this.price = configuredPrice('anthropic', options.model, options);
   }
 

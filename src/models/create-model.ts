@@ -4,7 +4,7 @@ import { ModelConfig } from './model-config.js';
 import { ModelConfigError } from './model-config-error.js';
 import { OpenAICompatibleModel } from './openai-compatible.js';
 import { knownModel, providerPresets, type ProviderPreset } from './presets.js';
-import type { ProviderOptions } from './provider-options.js';
+import { baseURLProblem, type ProviderOptions } from './provider-options.js';
 
 /** Options of `createModel`. Anything unset comes from the environment, then the provider's preset. */
 export interface CreateModelOptions extends ProviderOptions {
@@ -47,6 +47,11 @@ export function createModel(spec: string, options: CreateModelOptions = {}): Mod
 
   const baseURL = options.baseURL || env[preset.baseURLEnv] || preset.baseURL;
   if (!baseURL) throw new ModelConfigError(`provider "${provider}" needs a base URL: set ${preset.baseURLEnv} or pass baseURL (e.g. http://localhost:8000/v1)`);
+  const urlProblem = baseURLProblem(baseURL);
+  if (urlProblem) {
+    const source = options.baseURL ? 'the baseURL option' : env[preset.baseURLEnv] ? `the environment variable ${preset.baseURLEnv}` : `the "${provider}" preset`;
+    throw new ModelConfigError(`provider "${provider}": the base URL from ${source}, ${urlProblem}`);
+  }
   const limits = knownModel(preset, model);
   const common = {
     model,

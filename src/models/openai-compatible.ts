@@ -6,7 +6,7 @@ import { classifyProviderError } from './classify-provider-error.js';
 import { consumeStream } from './consume-stream.js';
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';
 import { computeCost, type ModelPrice } from './pricing.js';
-import { attemptLimits, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
+import { attemptLimits, checkProviderOptions, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
 import { ResponseBuilder } from './response-builder.js';
 import { callWithRetry } from './retry.js';
@@ -48,6 +48,7 @@ export class OpenAICompatibleModel implements Model {
   constructor(private readonly options: OpenAICompatibleOptions) {
     const provider = options.provider ?? 'openai';
     this.id = `${provider}:${options.model}`;
+    checkProviderOptions(this.id, options);
     this.info = providerModelInfo(provider, options.model, options);
     const found = configuredPrice(provider, options.model, options);
     this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);

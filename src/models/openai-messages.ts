@@ -54,14 +54,20 @@ function userPart(p: Extract<ModelMessage, { role: 'user' }>['content'][number])
   throw new ModelError('bad_request', `a user file of type ${p.mime} cannot be sent to an OpenAI-compatible model: send images (image/*), PDFs as data: URLs, or text files as data: URLs`);
 }
 
-/** The text of a `text/*` or JSON data: URL, or undefined for anything else. */
+/** The text of a `text/*` or JSON data: URL, or undefined for anything else. Malformed percent-encoding is a bad_request ModelError. */
 export function decodeTextDataUrl(url: string, mime: string): string | undefined {
   if (!(mime.startsWith('text/') || mime === 'application/json') || !url.startsWith('data:')) return undefined;
   const comma = url.indexOf(',');
   if (comma < 0) return undefined;
   const meta = url.slice(5, comma);
   const data = url.slice(comma + 1);
-  return meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data);
+  if (meta.endsWith(';base64')) return Buffer.from(data, 'base64').toString('utf8');
+  try {
+    return decodeURIComponent(data);
+  } catch {
+    // decodeURIComponent's own "URI malformed" names neither the file nor the fix
+    throw new ModelError('bad_request', `a ${mime} data: URL has malformed percent-encoding (${JSON.stringify(data.slice(0, 40))}): encode the text with encodeURIComponent, or send it base64 (data:${mime};base64,...)`);
+  }
 }
 
 /** Tool specs as OpenAI function tools. */

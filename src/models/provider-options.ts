@@ -1,5 +1,6 @@
 import type { ModelInfo } from '../core/index.js';
-import { defaultPricing, priceFor, type ModelPrice, type PricingTable } from './pricing.js';
+import { ModelConfigError } from './model-config-error.js';
+import { ModelPrice, PricingTable, defaultPricing, priceFor } from './pricing.js';
 import type { RetryOptions } from './retry.js';
 
 /** Options every remote provider model takes (Anthropic, OpenAI-compatible), and `createModel` passes through. */
@@ -49,4 +50,52 @@ export function providerModelInfo(provider: string, model: string, options: Prov
  */
 export function configuredPrice(provider: string, model: string, options: ProviderOptions): ModelPrice | undefined {
   return options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, model));
+}
+
+/**
+ * Checks the options a provider model is built with, so a bad value fails at construction with a message
+ * naming it, not later as a confusing call failure (a NaN `maxRetries` would otherwise retry forever, a
+ * negative `timeoutMs` time out every attempt). Throws a ModelConfigError listing every problem.
+ */
+export function checkProviderOptions(where: string, options: ProviderOptions & { baseURL?: string }): void {
+  const problems: string[] = [];
+  const count = (name: string, v: number | undefined, min: number) => {
+    if (v !== undefined && !(Number.isInteger(v) && v >= min)) problems.push(`${name} must be an integer >= ${min}, got ${String(v)}`);
+  };
+  const ms = (name: string, v: number | undefined, min: number) => {
+    if (v !== undefined && !(Number.isFinite(v) && v >= min)) problems.push(`${name} must be a number of milliseconds >= ${min}, got ${String(v)}`);
+  };
+  ms('timeoutMs', options.timeoutMs, 1);
+  count('maxRetries', options.maxRetries, 0);
+  count('retry.maxRetries', options.retry?.maxRetries, 0);
+  ms('retry.baseDelayMs', options.retry?.baseDelayMs, 0);
+  ms('retry.maxDelayMs', options.retry?.maxDelayMs, 0);
+  ms('retry.maxRetryAfterMs', options.retry?.maxRetryAfterMs, 0);
+  count('contextWindow', options.contextWindow, 1);
+  count('maxOutputTokens', options.maxOutputTokens, 1);
+  if (options.price !== undefined && options.price !== null) {
+    const r = ModelPrice.safeParse(options.price);
+    if (!r.success) problems.push(`price: ${r.error.issues.map((i) => `${i.path.join('.') || 'value'} ${i.message}`).join('; ')}`);
+  }
+  if (options.pricing !== undefined) {
+    const r = PricingTable.safeParse(options.pricing);
+    if (!r.success) problems.push(`pricing: ${r.error.issues.map((i) => `${i.path.join('.') || 'value'} ${i.message}`).join('; ')}`);
+  }
+  if (options.baseURL !== undefined) {
+    const problem = baseURLProblem(options.baseURL);
+    if (problem) problems.push(`baseURL ${problem}`);
+  }
+  if (problems.length) throw new ModelConfigError(`${where}: invalid option${problems.length > 1 ? 's' : ''}: ${problems.join('; ')}`);
+}
+
+/** What is wrong with a base URL (not a URL, or not http/https), or undefined when it is fine. */
+export function baseURLProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${JSON.stringify(url)} is not a URL: write it with its scheme, e.g. http://localhost:11434/v1`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${JSON.stringify(url)} is not an http(s) URL: write it with http:// or https://, e.g. http://localhost:11434/v1`;
+  return undefined;
 }

@@ -1,4 +1,5 @@
 import { ModelError, QitosError } from '../core/index.js';
+import { ModelConfigError } from './model-config-error.js';
 import { ProviderError } from './provider-error.js';
 
 /** How a provider retries a failed call. Every field has a default. */
@@ -52,8 +53,15 @@ const DEFAULTS = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 20_000, maxRetry
  * A failure after the attempt started emitting output is not retried; it is rethrown as a transport error.
  */
 export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise<T>, options: CallOptions): Promise<T> {
-  const retry = { ...DEFAULTS, ...options.retry };
+  // an option given as undefined keeps its default (a plain spread would put undefined over it)
+  const retry = { ...DEFAULTS };
+  for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+    const v = options.retry?.[key];
+    if (v !== undefined) retry[key] = v;
+  }
   const random = options.retry?.random ?? Math.random;
+  // `n >= NaN` is never true: a non-integer limit would retry forever
+  if (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0) throw new ModelConfigError(`retry.maxRetries must be an integer >= 0, got ${String(retry.maxRetries)}`);
   for (let n = 0; ; n++) {
     if (options.signal?.aborted) throw abortedError(options.signal);
     let started = false;
@@ -93,7 +101,7 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
       throw new ProviderError(error.modelKind, `${error.message} (gave up after ${n + 1} attempts)`, { status: error.status, cause: error, retryAfterMs: retryAfterOf(error) });
     }
     const delayMs = retryDelay(n, error, retry, random);
-    retry.onRetry?.({ attempt: n + 1, delayMs, error });
+    options.retry?.onRetry?.({ attempt: n + 1, delayMs, error });
     await sleep(delayMs, options.signal);
   }
 }

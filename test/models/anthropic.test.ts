@@ -150,6 +150,17 @@ describe('AnthropicModel: reliability', () => {
     expect(retries).toMatchObject([{ attempt: 1, delayMs: 0, error: { modelKind: 'server', status: 529 } }]);
   });
 
+  it('retries a 429 then succeeds; gives up on 500 after maxRetries; never retries a 400', async () => {
+    const rateLimited = { status: 429, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } };
+    const down = { status: 500, body: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } } };
+    const bad = { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages: at least one message is required' } } };
+    const srv = await serve([rateLimited, { text: 'after the wait' }, down, down, down, bad]);
+    expect((await model(srv).generate(ask())).parts).toEqual([{ type: 'text', text: 'after the wait' }]);
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'server', status: 500, retryable: true, message: expect.stringMatching(/gave up after 3 attempts/) });
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'bad_request', kind: 'model_request', status: 400 });
+    expect(srv.requests).toHaveLength(6);
+  });
+
   it('retries an error event that arrives before any content', async () => {
     const srv = await serve([{ frames: [{ event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] }, { text: 'after' }]);
     const r = await model(srv).generate(ask());

@@ -59,6 +59,22 @@ describe('createModel', () => {
     expect(createModel('openai-compatible:my-model', { env: { OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1' } }).id).toBe('openai-compatible:my-model');
   });
 
+  it('a base URL that is not an http(s) URL fails at once, naming where it came from', () => {
+    expect(() => createModel('ollama:qwen2.5', { env: { OLLAMA_BASE_URL: 'localhost:11434/v1' } })).toThrow(ModelConfigError);
+    expect(() => createModel('ollama:qwen2.5', { env: { OLLAMA_BASE_URL: 'localhost:11434/v1' } })).toThrow(/from the environment variable OLLAMA_BASE_URL, "localhost:11434\/v1" is not an http\(s\) URL/);
+    expect(() => createModel('vllm:llama', { env: {}, baseURL: 'not a url' })).toThrow(/from the baseURL option, "not a url" is not a URL/);
+    expect(() => new AnthropicModel({ model: 'claude-x', apiKey: 'k', baseURL: 'ftp://host' })).toThrow(/baseURL "ftp:\/\/host" is not an http\(s\) URL/);
+  });
+
+  it('rejects option values that would misbehave later, naming each (a NaN maxRetries would retry forever)', () => {
+    expect(() => createModel('ollama:m', { env: {}, maxRetries: Number.NaN })).toThrow(/maxRetries must be an integer >= 0, got NaN/);
+    expect(() => createModel('ollama:m', { env: {}, timeoutMs: -5 })).toThrow(/timeoutMs must be a number of milliseconds >= 1, got -5/);
+    expect(() => createModel('ollama:m', { env: {}, retry: { baseDelayMs: Number.POSITIVE_INFINITY } })).toThrow(/retry.baseDelayMs/);
+    expect(() => createModel('ollama:m', { env: {}, contextWindow: 0, price: { input: -1, output: 1 } })).toThrow(/contextWindow must be an integer >= 1, got 0; price: input/);
+    expect(() => createModel('anthropic:claude-x', { env: { ANTHROPIC_API_KEY: 'k' }, maxOutputTokens: 1.5 })).toThrow(ModelConfigError);
+    expect(() => new AnthropicModel({ model: 'claude-x', apiKey: 'k', defaultMaxTokens: 0 })).toThrow(/defaultMaxTokens/);
+  });
+
   it('every preset names its variables', () => {
     for (const p of Object.values(providerPresets)) {
       expect(p.baseURLEnv).toMatch(/^[A-Z_]+$/);

@@ -225,6 +225,13 @@ describe('OpenAICompatibleModel: message conversion', () => {
     await expect(model(srv).generate(req)).rejects.toThrow(/application\/zip/);
     expect(srv.requests).toHaveLength(0);
   });
+
+  it('rejects a text data: URL with malformed percent-encoding as a bad request, naming it', async () => {
+    const srv = await serve([]);
+    const req: ModelRequest = { messages: [{ role: 'user', content: [{ type: 'file', mime: 'text/plain', url: 'data:text/plain,100%25 and 50%' }] }] };
+    await expect(model(srv).generate(req)).rejects.toMatchObject({ modelKind: 'bad_request', message: expect.stringMatching(/text\/plain data: URL has malformed percent-encoding/) });
+    expect(srv.requests).toHaveLength(0);
+  });
 });
 
 describe('OpenAICompatibleModel: reliability', () => {

@@ -83,6 +83,19 @@ describe('callWithRetry', () => {
     expect(n).toBe(1);
   });
 
+  it('keeps a default for a retry option given as undefined, and rejects a limit that is not a count', async () => {
+    let n = 0;
+    const failing = async () => {
+      n++;
+      throw new ModelError('server', 'down');
+    };
+    await expect(callWithRetry(failing, { classify, retry: { maxRetries: undefined, baseDelayMs: 1 } })).rejects.toMatchObject({ modelKind: 'server' });
+    expect(n).toBe(3); // the default: 2 retries
+    n = 0;
+    await expect(callWithRetry(failing, { classify, retry: { maxRetries: Number.NaN } })).rejects.toThrow(/retry.maxRetries must be an integer >= 0, got NaN/);
+    expect(n).toBe(0);
+  });
+
   it('fails at once, as aborted, when the signal is already aborted', async () => {
     let n = 0;
     const ctl = new AbortController();
