@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
@@ -105,8 +105,7 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
   const agentPath = flags.agent ? resolve(io.cwd, flags.agent) : suite.agent;
   if (!agentPath) throw new CliError(`suite "${suite.name}" names no agent: pass --agent <module>`);
   if (!existsSync(agentPath)) throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
-  const agentLabel = relative(io.cwd, agentPath) || agentPath;
-  const factory = await agentFactory(agentPath, flags.export, config, io);
+  const agent = await agentFactory(agentPath, flags.export, config, io);
 
   // A scripted model keeps its place in its script: each trial gets its own. Provider models are shared.
   const modelId = config.model?.id;
@@ -127,7 +126,7 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
     const result = await userErrorsAsync(() =>
       runSuite({
         suite,
-        agentFactory: async (ctx) => factory({ ...ctx, model: await modelFor() }),
+        agentFactory: async (ctx) => agent.factory({ ...ctx, model: await modelFor() }),
         ...(shared ? { model: shared } : {}),
         concurrency: flags.concurrency,
         epochs: flags.epochs,
@@ -138,8 +137,11 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
         rateLimit,
         budget: Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined)),
         engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
-        agentLabel,
+        agentLabel: agent.module,
+        ...(agent.export ? { agentExport: agent.export } : {}),
         modelLabel: modelId,
+        // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
+        traceConfig: { ...config, engine: { ...suite.budget, ...e } },
         streamDeltas: config.trace?.streamDeltas ?? false,
         onProgress: progress.update,
       }),
@@ -156,42 +158,55 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
 
 /**
  * The agent factory of a module: its `createAgent` (or default factory function) when it has one, else its
- * AgentModule subclass built the way `qitos run` builds it (config's agent options, model params) plus the
- * config's policies.
+ * AgentModule subclass loaded and built the way `qitos run` does it (config's agent options, model params), plus
+ * the config's policies. Also how the module is recorded (as `qitos run` records it), for run.json and traces.
  */
-async function agentFactory(path: string, exportName: string | undefined, config: QitosConfig, io: CliIO): Promise<AgentFactory> {
+async function agentFactory(path: string, exportName: string | undefined, config: QitosConfig, io: CliIO): Promise<{ factory: AgentFactory; module: string; export?: string }> {
   const mod = await importModule(path);
   const fromConfig = (agent: AgentModule<State, unknown>) => buildPolicies(config, agent);
   if (!exportName && (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))) {
     const f = agentFactoryFromModule(mod, path);
-    return async (ctx) => {
+    const rel = relative(io.cwd, path);
+    const factory: AgentFactory = async (ctx) => {
       const setup = toBenchAgent(await f(ctx));
       return { ...setup, policies: [...(setup.policies ?? []), ...fromConfig(setup.agent as AgentModule<State, unknown>)] };
     };
+    return { factory, module: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path };
   }
   const loaded = await loadAgent(path, exportName, io.cwd);
-  return ({ model }) => {
+  const factory: AgentFactory = ({ model }) => {
     const agent = buildAgent(loaded, config, model);
     return { agent, policies: fromConfig(agent) };
   };
+  return { factory, module: loaded.module, export: loaded.export };
 }
 
 function isClass(f: unknown): boolean {
   return typeof f === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(f));
 }
 
+/**
+ * The module's exports, to see whether it has a factory (`loadAgent` only returns an AgentModule class). Same
+ * loading as src/cli/agent-loader.ts (the active TS loader, else tsx), whose importModule is not exported.
+ */
 async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (err) {
     // No TypeScript loader in this process (bin/qitos.js registers one): load through tsx.
-    if ((err as NodeJS.ErrnoException).code === 'ERR_UNKNOWN_FILE_EXTENSION') {
-      const { tsImport } = await import('tsx/esm/api');
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw new CliError(`cannot load agent module ${path}: ${firstLine(err)}`);
+    const { tsImport } = await import('tsx/esm/api');
+    try {
       return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    } catch (inner) {
+      throw new CliError(`cannot load agent module ${path}: ${firstLine(inner)}`);
     }
-    throw new CliError(`cannot load agent module ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
 /** A progress bar on a terminal (cli-progress), one plain line per finished trial otherwise. */
@@ -239,7 +254,8 @@ export function summaryText(s: Summary, dir: string): string {
     `suite ${s.suite}: ${s.trials}/${s.expectedTrials} trials${s.complete ? '' : ` (${s.missing} missing${s.interrupted ? ', interrupted: continue with --resume' : ''})`}`,
     `pass rate ${pct(s.passRate.rate)} (${s.passRate.passed}/${s.passRate.total}), 95% CI ${pct(s.passRate.ci[0])}-${pct(s.passRate.ci[1])}`,
   ];
-  if (s.epochs > 1) lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs] ?? Number.NaN)}, pass^${s.epochs} ${pct(s.passHatK[s.epochs] ?? Number.NaN)}`);
+  // pass@k needs a task with k recorded epochs; an interrupted run may have none yet.
+  if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined) lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs])}, pass^${s.epochs} ${pct(s.passHatK[s.epochs])}`);
   lines.push(`stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
   const errors = s.errors.run + s.errors.setup + s.errors.scorer;
   if (errors) lines.push(`errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}`);

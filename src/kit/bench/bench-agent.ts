@@ -29,10 +29,20 @@ export interface AgentFactoryContext {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AgentFactory = (ctx: AgentFactoryContext) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
 
+/**
+ * Whether a value is an agent: an AgentModule, or an object with its methods (an agent module that imports its own
+ * copy of qitos-ts builds agents of another AgentModule class).
+ */
+function isAgent(value: unknown): value is AgentModule<any, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (value instanceof AgentModule) return true;
+  const v = value as Record<string, unknown> | null;
+  return !!v && typeof v === 'object' && typeof v.initState === 'function' && typeof v.decide === 'function' && typeof v.reduce === 'function';
+}
+
 /** A factory's return value as a BenchAgent; anything else is an error naming what came back. */
 export function toBenchAgent(value: unknown): BenchAgent {
-  if (value instanceof AgentModule) return { agent: value };
-  if (value && typeof value === 'object' && (value as BenchAgent).agent instanceof AgentModule) return value as BenchAgent;
+  if (isAgent(value)) return { agent: value };
+  if (value && typeof value === 'object' && isAgent((value as BenchAgent).agent)) return value as BenchAgent;
   const what = value === null ? 'null' : typeof value === 'object' ? `an object with keys ${Object.keys(value as object).join(', ') || '(none)'}` : typeof value;
   throw new Error(`the agent factory returned ${what}; expected an AgentModule or { agent: AgentModule, env?, policies? }`);
 }
@@ -48,7 +58,7 @@ type AgentClass = new (options: { model?: Model }) => AgentModule<any, any>;
 export function agentFactoryFromModule(mod: Record<string, unknown>, where: string): AgentFactory {
   for (const value of [mod.createAgent, mod.default]) {
     if (typeof value !== 'function') continue;
-    if (value.prototype instanceof AgentModule) {
+    if (value.prototype instanceof AgentModule || isAgent(value.prototype)) {
       const Cls = value as AgentClass;
       return ({ model }) => new Cls({ model });
     }

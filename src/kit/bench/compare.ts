@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pairKey, type ResultLine } from './result-line.js';
 import { readResults } from './results-file.js';
 import { readRunInfo } from './run-info.js';
-import { mcnemarExact, mean, pairedBootstrap } from './stats.js';
+import { clusterBootstrap, mcnemarExact, mean } from './stats.js';
 
 /** One side of a comparison. */
 export interface CompareSide {
@@ -90,16 +90,13 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
     t.b.push(b.pass ? 1 : 0);
     perTask.set(a.taskId, t);
   }
-  const weights = [...perTask.values()];
-  // Weight each task by its number of paired epochs so the bootstrap's point estimate is the trial-level delta.
-  const unitsA: number[] = [];
-  const unitsB: number[] = [];
-  for (const t of weights) {
-    unitsA.push(t.a.reduce((s, v) => s + v, 0));
-    unitsB.push(t.b.reduce((s, v) => s + v, 0));
-  }
-  const sizes = weights.map((t) => t.a.length);
-  const boot = ratioBootstrap(unitsA, unitsB, sizes, options);
+  // Per task: the sum of (B - A) over its paired epochs and their number; the bootstrap resamples whole tasks.
+  const tasks = [...perTask.values()];
+  const boot = clusterBootstrap(
+    tasks.map((t) => t.b.reduce((s, v) => s + v, 0) - t.a.reduce((s, v) => s + v, 0)),
+    tasks.map((t) => t.a.length),
+    options,
+  );
 
   const flips: Comparison['flips'] = { toPass: [], toFail: [] };
   let aOnly = 0;
@@ -140,23 +137,6 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
   };
 }
 
-/**
- * Cluster bootstrap of a pass-rate difference: resample tasks, and take (sum of B passes - sum of A passes) /
- * (sum of trials) over the resampled tasks. With one epoch per task it is the plain paired bootstrap.
- */
-function ratioBootstrap(a: number[], b: number[], sizes: number[], o: CompareOptions): { ci: [number, number]; resamples: number; seed: number } {
-  const total = sizes.reduce((s, v) => s + v, 0);
-  if (sizes.every((s) => s === sizes[0])) {
-    // Equal cluster sizes: the ratio is a plain mean of per-task rates; reuse the tested paired bootstrap.
-    const r = pairedBootstrap(a.map((x, i) => x / sizes[i]), b.map((x, i) => x / sizes[i]), o);
-    return { ci: r.ci, resamples: r.resamples, seed: r.seed };
-  }
-  // Unequal sizes (some epochs missing on one side): scale units so the mean equals the trial-level delta.
-  const k = a.length / total;
-  const r = pairedBootstrap(a.map((x) => x * k), b.map((x) => x * k), o);
-  return { ci: r.ci, resamples: r.resamples, seed: r.seed };
-}
-
 function pairedMean(pairs: Array<[ResultLine, ResultLine]>, f: (r: ResultLine) => number): PairedMean {
   const a = mean(pairs.map(([x]) => f(x)));
   const b = mean(pairs.map(([, y]) => f(y)));
@@ -193,7 +173,7 @@ export function renderComparison(c: Comparison, options: { maxFlips?: number } =
   const excludesZero = p.ci[0] > 0 || p.ci[1] < 0;
   out.push(`**Pass rate: A ${pct(p.a)} -> B ${pct(p.b)}, delta ${signedPct(p.delta)}** (95% paired bootstrap CI ${signedPct(p.ci[0])} to ${signedPct(p.ci[1])}, ${p.resamples} resamples, seed ${p.seed})`, '');
   const m = c.mcnemar;
-  out.push(`Exact McNemar test: ${m.bOnly} trials passed only in B, ${m.aOnly} only in A, p = ${m.pValue < 0.0001 ? m.pValue.toExponential(2) : m.pValue.toFixed(4)}`);
+  out.push(`Exact McNemar test: ${m.bOnly} ${m.bOnly === 1 ? 'trial' : 'trials'} passed only in B, ${m.aOnly} only in A, p = ${m.pValue < 0.0001 ? m.pValue.toExponential(2) : m.pValue.toFixed(4)}`);
   const verdict = m.aOnly + m.bOnly === 0
     ? 'The runs agree on every paired trial.'
     : m.pValue < 0.05 && excludesZero

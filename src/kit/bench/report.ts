@@ -4,7 +4,10 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const num = (x: number | null, digits = 1) => (x === null || Number.isNaN(x) ? 'n/a' : x.toFixed(digits));
 const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
 const ms = (x: number | null) => (x === null ? 'n/a' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160);
+const cell = (s: string, max = 160) => {
+  const one = s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+};
 const link = (dir: string | null) => (dir ? `[trace](${encodeURI(dir)})` : 'no trace');
 
 /** Renders a summary as Markdown (report.md): headline, pass@k, costs, stop reasons, slowest and failed tasks. */
@@ -13,13 +16,13 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
   const maxFailed = options.maxFailed ?? 50;
   out.push(`# Benchmark report: ${s.suite}`, '');
   out.push(`- Model: ${s.model ?? '(agent default)'}; agent: ${s.agent ?? '(suite default)'}; epochs: ${s.epochs}${s.shard ? `; shard ${s.shard}` : ''}`);
-  out.push(`- Trials: ${s.trials} of ${s.expectedTrials} (${s.tasks} tasks x ${s.epochs} epochs)${s.complete ? '' : `, **${s.missing} missing${s.interrupted ? ' (interrupted; run again with --resume)' : ''}**`}`);
+  out.push(`- Trials: ${s.trials} of ${s.expectedTrials} (${s.tasks} ${s.tasks === 1 ? 'task' : 'tasks'} x ${s.epochs} ${s.epochs === 1 ? 'epoch' : 'epochs'})${s.complete ? '' : `, **${s.missing} missing${s.interrupted ? ' (interrupted; run again with --resume)' : ''}**`}`);
   const pr = s.passRate;
   out.push(`- **Pass rate: ${pct(pr.rate)}** (${pr.passed}/${pr.total}), 95% CI ${pct(pr.ci[0])} to ${pct(pr.ci[1])} (Wilson)`);
   if (s.meanScore !== null) out.push(`- Mean score: ${num(s.meanScore, 3)}`);
   const errs = s.errors.scorer + s.errors.setup + s.errors.run;
   if (errs) out.push(`- Errors: ${errs} (run: ${s.errors.run}, scorer: ${s.errors.scorer}, agent setup: ${s.errors.setup}); they count as fails`);
-  if (s.trials > 0 && errs === s.trials) out.push(`- **Every trial ended in an error.** First error: ${cell(s.errors.samples[0]?.error ?? 'unknown')}`);
+  if (s.trials > 0 && errs === s.trials) out.push(`- **Every trial ended in an error.** First error: ${cell(s.errors.samples[0]?.error ?? 'unknown', 500)}`);
   out.push('');
   const ks = Object.keys(s.passAtK).map(Number).sort((a, b) => a - b);
   if (s.epochs > 1 && ks.length) {

@@ -63,6 +63,13 @@ export interface RunSuiteOptions {
   /** Labels recorded in run.json, summary and traces (e.g. the agent module path, the model spec). */
   agentLabel?: string;
   modelLabel?: string;
+  /** The export of the agent module (recorded with `agentLabel` as each trace's agent source, for replay). */
+  agentExport?: string;
+  /**
+   * The effective config recorded in every trace's manifest (`config`), so `qitos replay` and `fork` can rebuild
+   * a trial; the CLI passes its config (model, engine with the suite's budget, policies). Default: none.
+   */
+  traceConfig?: Record<string, unknown>;
   /** Record every streamed delta in the traces (large; default off). */
   streamDeltas?: boolean;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
@@ -107,24 +114,25 @@ const ERROR_STOPS = new Set<StopReason>(['unrecoverable_error', 'task_invalid', 
  */
 export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult> {
   const suite = await resolveSuite(options.suite);
-  const epochs = options.epochs ?? suite.epochs;
+  const outDir = resolve(options.outDir);
+  const tracesDir = join(outDir, 'traces');
+  const resultsFile = join(outDir, 'results.jsonl');
+  const previous = readRunInfo(outDir);
+  // A resumed run keeps the epochs it was started with unless told otherwise (a Ctrl-C'd `--epochs 3` run resumed
+  // without the flag must not quietly become a complete 1-epoch run).
+  const epochs = options.epochs ?? (options.resume && previous ? previous.epochs : suite.epochs);
   if (!Number.isInteger(epochs) || epochs < 1) throw new Error(`epochs must be a positive integer, got ${epochs}`);
   const concurrency = options.concurrency ?? defaultConcurrency();
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
   const shard = typeof options.shard === 'string' ? parseShard(options.shard) : options.shard;
   const tasks = shard ? suite.tasks.filter((t) => inShard(t.id, shard)) : suite.tasks;
 
-  const outDir = resolve(options.outDir);
-  const tracesDir = join(outDir, 'traces');
-  const resultsFile = join(outDir, 'results.jsonl');
-  mkdirSync(tracesDir, { recursive: true });
-
   const modelLabel = options.modelLabel ?? (options.model && typeof options.model !== 'function' ? options.model.id : null);
   const now = new Date().toISOString();
-  const previous = readRunInfo(outDir);
   const read = readResults(resultsFile);
   if (!options.resume && read.results.length) throw new Error(`${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`);
-  if (previous && options.resume) checkResumable(previous, suite.name, shard);
+  if (previous && options.resume) checkResumable(previous, suite.name, shard, modelLabel);
+  mkdirSync(tracesDir, { recursive: true });
   repairResults(resultsFile, read);
   const info: RunInfo = {
     schema: 'qitos.bench.run',
@@ -212,10 +220,12 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   return { outDir, summary, results: final.results, ran, skipped, interrupted };
 }
 
-function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined): void {
+function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined, model: string | null): void {
   if (previous.suite !== suite) throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${suite}"`);
   const s = shard ? formatShard(shard) : null;
   if (previous.shard !== s) throw new Error(`cannot resume: the output folder holds shard ${previous.shard ?? '(none)'}, not ${s ?? '(none)'}`);
+  // Mixing two models' trials in one results file would make every figure of the run meaningless.
+  if (previous.model !== model) throw new Error(`cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${model ?? '(agent default)'}`);
 }
 
 function count(p: BenchProgress, r: ResultLine): void {
@@ -271,8 +281,8 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     trace: {
       dir: c.tracesDir,
       streamDeltas: options.streamDeltas ?? false,
-      ...(options.agentLabel ? { agentSource: { module: options.agentLabel } } : {}),
-      config: { suite: suite.name, epoch, ...(options.modelLabel ? { model: options.modelLabel } : {}) },
+      ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}) } } : {}),
+      ...(options.traceConfig ? { config: options.traceConfig } : {}),
     },
   });
   const result = await engine.run(task as TaskInput, { signal });

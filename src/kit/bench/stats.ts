@@ -138,6 +138,52 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
   return { delta, ci: [Math.min(pick(alpha), delta), Math.max(pick(1 - alpha), delta)], resamples, seed };
 }
 
+/**
+ * Cluster (ratio) bootstrap of a paired difference when each unit (task) holds several trials (epochs):
+ * `diffSums[i]` is the sum of (b - a) over unit i's `sizes[i]` trials. Resamples units with replacement and takes
+ * sum(diffSums) / sum(sizes) over each resample, so the epochs of one task move together and are never counted as
+ * independent evidence. With every size 1 it is `pairedBootstrap` (the same resamples for the same seed).
+ */
+export function clusterBootstrap(diffSums: readonly number[], sizes: readonly number[], options: { resamples?: number; seed?: number; level?: number } = {}): BootstrapResult {
+  if (diffSums.length !== sizes.length) throw new RangeError(`clusterBootstrap: ${diffSums.length} sums but ${sizes.length} sizes`);
+  if (!sizes.every((n) => Number.isInteger(n) && n > 0)) throw new RangeError('clusterBootstrap: sizes must be positive integers');
+  const resamples = options.resamples ?? 10_000;
+  const seed = options.seed ?? 1;
+  const level = options.level ?? 0.95;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`clusterBootstrap: resamples must be a positive integer, got ${resamples}`);
+  if (!(level > 0 && level < 1)) throw new RangeError(`clusterBootstrap: level must be in (0, 1), got ${level}`);
+  const n = sizes.length;
+  if (n === 0) return { delta: 0, ci: [0, 0], resamples, seed };
+  let total = 0;
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    total += sizes[i];
+    sum += diffSums[i];
+  }
+  const delta = sum / total;
+  const rand = seededRandom(seed);
+  const ratios = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let s = 0;
+    let t = 0;
+    for (let i = 0; i < n; i++) {
+      const j = Math.floor(rand() * n);
+      s += diffSums[j];
+      t += sizes[j];
+    }
+    ratios[r] = s / t;
+  }
+  ratios.sort();
+  const alpha = (1 - level) / 2;
+  const pick = (q: number) => {
+    const pos = (resamples - 1) * q;
+    const lo = Math.floor(pos);
+    const hi = Math.ceil(pos);
+    return ratios[lo] + (ratios[hi] - ratios[lo]) * (pos - lo);
+  };
+  return { delta, ci: [Math.min(pick(alpha), delta), Math.max(pick(1 - alpha), delta)], resamples, seed };
+}
+
 /** Exact McNemar test on the discordant pairs of a paired binary outcome. */
 export interface McNemarResult {
   /** Pairs that passed in A and failed in B. */

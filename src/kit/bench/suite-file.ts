@@ -34,7 +34,7 @@ export function parseSuiteFile(text: string, file: string): SuiteFile {
   if (doc.errors.length) {
     const e = doc.errors[0];
     const line = e.linePos?.[0]?.line;
-    throw new Error(`${file}${line ? ` line ${line}` : ''}: invalid YAML: ${e.message.split('\n')[0]}`);
+    throw new Error(`${file}${line ? ` line ${line}` : ''}: invalid YAML: ${e.message.split('\n')[0].replace(/:\s*$/, '')}`);
   }
   const r = SuiteFile.safeParse(doc.toJS() ?? {});
   if (r.success) return r.data;
