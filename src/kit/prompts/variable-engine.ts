@@ -81,7 +81,12 @@ export class VariableEngine {
         unknown.push(arg === undefined ? name : `${name}:${arg}`);
         return whole;
       }
-      return render(value);
+      try {
+        return render(value);
+      } catch (err) {
+        // JSON.stringify throws on a cycle or a BigInt inside an object: name the variable, not just the cause
+        throw new VariableError(`prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} has a value that cannot be rendered as text: ${errorMessage(err)}`, [name], { cause: err });
+      }
     });
     if (unknown.length && this.unknown === 'error') {
       const list = [...new Set(unknown)];

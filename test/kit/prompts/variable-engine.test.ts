@@ -49,6 +49,16 @@ describe('VariableEngine', () => {
     );
   });
 
+  it('names the variable whose value cannot be rendered as text (a cycle, a BigInt in an object)', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const v = new VariableEngine({ providers: [valuesProvider({ loop: cyclic, big: { n: 10n }, plain: 10n })] });
+    expect(v.resolve('{{plain}}')).toBe('10');
+    expect(() => v.resolve('a {{loop}} b')).toThrow(VariableError);
+    expect(() => v.resolve('a {{loop}} b')).toThrow(/prompt variable \{\{loop\}\} has a value that cannot be rendered as text/);
+    expect(() => v.resolve('{{big}}')).toThrow(/\{\{big\}\} has a value that cannot be rendered/);
+  });
+
   it('asks providers in order and reports a failing provider by variable name', () => {
     const v = new VariableEngine({ providers: [valuesProvider({ x: 'first' }, 'one'), valuesProvider({ x: 'second', y: 'y' }, 'two')] });
     expect(v.resolve('{{x}} {{y}}')).toBe('first y');
