@@ -30,6 +30,9 @@ export class ReActAgent extends AgentModule<State> {
   private base: { parser: Parser; specs: readonly ToolSpec[]; text: string } | undefined;
 
   constructor(options: ReActAgentOptions = {}) {
+    if (options.maxSteps !== undefined && !(Number.isInteger(options.maxSteps) && options.maxSteps > 0)) {
+      throw new RangeError(`ReActAgent: maxSteps must be a positive integer, got ${String(options.maxSteps)}`);
+    }
     const parser = options.parser ?? reactParser();
     super({ ...options, parser, config: { parser: parser.name, maxSteps: options.maxSteps ?? 30, ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}), ...options.config } });
     this.maxSteps = options.maxSteps ?? 30;

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
+import { createModel } from '../../../src/models/index.js';
+import { startFakeOpenAI, type FakeServer, type RecordedRequest } from '../../helpers/fake-llm-servers.js';
 import CalculatorAgent, { SAMPLE_TASK as CALC_TASK, scriptedCalculatorModel } from '../../../examples/calculator-agent.js';
 import FileEditorAgent, { SAMPLE_TASK as EDIT_TASK, sampleWorkspace, scriptedFileEditorModel } from '../../../examples/file-editor-agent.js';
 
@@ -20,5 +22,36 @@ describe('examples (offline, on ScriptedModel)', () => {
     expect(env.snapshot()['pricing.py']).toBe('def price(amount, member):\n    if member:\n        return amount * 0.9\n    else:\n        return amount\n');
     expect(r.state.metrics).toMatchObject({ toolCalls: 3, toolErrors: 0 });
     expect(r.finalResult).toMatch(/full price/);
+  });
+});
+
+describe('examples (online, on a configured model)', () => {
+  const servers: FakeServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  it('the calculator agent runs over an OpenAI-compatible server, reading tool results from the conversation it is sent', async () => {
+    // The server answers like a model: each reply reads the latest observation from the request it got.
+    const lastObservation = (req: RecordedRequest): string => {
+      const text = req.body.messages.map((m: { content: unknown }) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+      const all = [...text.matchAll(/Observation from calculate: .* = (\S+)/g)];
+      return all.at(-1)?.[1] ?? 'none';
+    };
+    const srv = await startFakeOpenAI((req, i) =>
+      i === 0
+        ? { text: 'Thought: 12 pens at 3.5.\nAction: calculate(expression="12 * 3.5")', chunkSize: 7 }
+        : i === 1
+          ? { text: `Thought: change from 50.\nAction: calculate(expression="50 - ${lastObservation(req)}")`, chunkSize: 5 }
+          : { text: `Final Answer: ${lastObservation(req)}` },
+    );
+    servers.push(srv);
+    const model = createModel('vllm:qwen2.5', { env: { VLLM_BASE_URL: srv.url } });
+    const r = await new Engine({ agent: new CalculatorAgent({ model }), trace: false }).run(CALC_TASK);
+    expect(r.stopReason).toBe('final');
+    expect(Number(r.finalResult)).toBe(8);
+    expect(srv.requests).toHaveLength(3);
+    expect(srv.requests[0].body.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('- calculate:') });
+    expect(r.usage.modelCalls).toBe(3);
   });
 });

@@ -83,4 +83,8 @@ describe('ReActAgent', () => {
     expect(r.stopReason).toBe('budget_steps');
     expect(r.state.metrics.toolCalls).toBe(3);
   });
+
+  it('rejects a step limit that is not a positive integer, naming it', () => {
+    for (const maxSteps of [0, -1, 2.5, Number.NaN]) expect(() => new ReActAgent({ maxSteps })).toThrow(/ReActAgent: maxSteps must be a positive integer/);
+  });
 });
