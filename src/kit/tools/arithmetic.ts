@@ -177,7 +177,8 @@ export function evaluateArithmetic(expression: string): number {
     if (t.kind === 'name') {
       k++;
       if (isOp('(')) {
-        const f = FUNCTIONS[t.value];
+        // Own properties only: `constructor(1)` or `toString(1)` must not reach Object.prototype.
+        const f = Object.hasOwn(FUNCTIONS, t.value) ? FUNCTIONS[t.value] : undefined;
         if (!f) throw new ArithmeticError(`unknown function "${t.value}" at column ${t.pos + 1}; known: ${Object.keys(FUNCTIONS).join(', ')}`);
         k++;
         const args: number[] = [];
@@ -197,11 +198,11 @@ export function evaluateArithmetic(expression: string): number {
         }
         return f.fn(...args);
       }
-      if (t.value in CONSTANTS) return CONSTANTS[t.value];
-      if (t.value in FUNCTIONS) throw new ArithmeticError(`function "${t.value}" at column ${t.pos + 1} needs arguments in parentheses, e.g. ${t.value}(2)`);
+      if (Object.hasOwn(CONSTANTS, t.value)) return CONSTANTS[t.value];
+      if (Object.hasOwn(FUNCTIONS, t.value)) throw new ArithmeticError(`function "${t.value}" at column ${t.pos + 1} needs arguments in parentheses, e.g. ${t.value}(2)`);
       throw new ArithmeticError(`unknown name "${t.value}" at column ${t.pos + 1}; constants are ${Object.keys(CONSTANTS).join(', ')}`);
     }
-    throw new ArithmeticError(`unexpected ${describe(t)}`);
+    throw new ArithmeticError(t.kind === 'end' ? 'unexpected end of the expression: an operand is missing' : `unexpected ${describe(t)}`);
   };
 
   const value = expr();

@@ -36,7 +36,7 @@ describe('evaluateArithmetic', () => {
 
   const errors: Array<[string, RegExp]> = [
     ['', /empty/],
-    ['1 +', /unexpected the end of the expression/],
+    ['1 +', /^unexpected end of the expression: an operand is missing$/],
     ['(1 + 2', /expected "\)" but found the end/],
     ['1 + 2)', /unexpected "\)" at column 6/],
     ['1 / 0', /division by zero at column 3/],
@@ -50,6 +50,11 @@ describe('evaluateArithmetic', () => {
     ['pow(1)', /pow takes 2 arguments, got 1/],
     ['1; process.exit()', /unexpected character ";" at column 2/],
     ['constructor.constructor("return 1")()', /unknown|unexpected/],
+    // Names are looked up as own properties only, never on Object.prototype.
+    ['constructor', /^unknown name "constructor" at column 1/],
+    ['__proto__ + 1', /^unknown name "__proto__" at column 1/],
+    ['constructor(1)', /^unknown function "constructor" at column 1/],
+    ['__proto__(1)', /^unknown function "__proto__" at column 1/],
     ['('.repeat(300) + '1' + ')'.repeat(300), /nests deeper than 200/],
     ['round(1.5, 0.5)', /digits must be an integer/],
   ];
