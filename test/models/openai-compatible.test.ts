@@ -90,6 +90,30 @@ describe('OpenAICompatibleModel: streaming', () => {
     expect(body.tool_choice).toBe('required');
   });
 
+  it('attributes interleaved tool-call deltas to their call by index, also several calls in one chunk', async () => {
+    const base = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm' };
+    const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
+    const tc = (index: number, f: Record<string, unknown>, id?: string) => ({ index, ...(id ? { id, type: 'function' } : {}), function: f });
+    const frames = [
+      delta({ role: 'assistant', content: null }),
+      // both calls open in one chunk, then their arguments arrive interleaved (continuations carry only the index)
+      delta({ tool_calls: [tc(0, { name: 'read', arguments: '' }, 'call_0'), tc(1, { name: 'add', arguments: '{"a"' }, 'call_1')] }),
+      delta({ tool_calls: [tc(0, { arguments: '{"path":' })] }),
+      delta({ tool_calls: [tc(1, { arguments: ': 1, "b": 2}' })] }),
+      delta({ tool_calls: [tc(0, { arguments: ' "x.txt"}' })] }),
+      delta({}, 'tool_calls'),
+      { ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } },
+    ];
+    const srv = await serve([{ frames }]);
+    const r = await model(srv).generate(ask());
+    expect(r.parts).toEqual([
+      { type: 'tool-call', callId: 'call_0', name: 'read', input: '{"path": "x.txt"}', args: { path: 'x.txt' } },
+      { type: 'tool-call', callId: 'call_1', name: 'add', input: '{"a": 1, "b": 2}', args: { a: 1, b: 2 } },
+    ]);
+    expect(r.finishReason).toBe('tool-calls');
+    expect(r.usage).toMatchObject({ input: 5, output: 7 });
+  });
+
   it('keeps malformed tool arguments raw, with no args, instead of failing', async () => {
     const broken = '{"path": "a.txt", "content": "unterminated';
     const srv = await serve([{ toolCalls: [{ id: 'c1', name: 'write', arguments: broken }] }]);
