@@ -66,6 +66,18 @@ describe('qitos bench run', () => {
     expect(d.code, d.err).toBe(0);
   });
 
+  it('a bench trace can be replayed: it records the agent module and the effective config', async () => {
+    writeFileSync(join(dir, 'au.json'), JSON.stringify({ replies: ['{"thought": "t", "final_answer": "Au"}'], loop: true }));
+    const r = await qitos(['bench', 'run', join(REPO, 'benchmarks/gaia-sample'), '-o', 'g', '--model', 'scripted:au.json', '--no-progress'], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('pass rate 12.5% (1/8)');
+    const manifest = JSON.parse(readFileSync(join(dir, 'g/traces/s-002.e1/manifest.json'), 'utf8'));
+    expect(manifest.agent.module).toMatch(/benchmarks\/gaia-sample\/agent\.ts$/);
+    expect(manifest.config).toMatchObject({ model: { id: 'scripted:au.json' }, engine: { maxSteps: 10, maxSeconds: 600 } });
+    const replay = await qitos(['replay', 'g/traces/s-002.e1', '--quiet'], dir);
+    expect(replay.code, replay.err + replay.out).toBe(0);
+  });
+
   it('runs shards and merges them; a missing shard is refused', async () => {
     for (const i of [0, 1]) expect((await qitos(['bench', 'run', ARITH, '--shard', `${i}/2`, '-o', `s${i}`, '--no-progress'], dir)).code).toBe(0);
     const bad = await qitos(['bench', 'merge', 's0', '--out', 'm'], dir);

@@ -77,6 +77,18 @@ describe('compareRuns', () => {
     expect(c.cost).toEqual({ a: null, b: null, delta: null });
   });
 
+  it('with epochs missing on one side, the interval is of trial-level deltas and stays within [-1, 1]', () => {
+    // x: 2 paired epochs, failed in A and passed in B; y: epoch 2 only in A, epoch 1 passes in both.
+    const a = run([line('x', 1, false), line('x', 2, false), line('y', 1, true), line('y', 2, true)]);
+    const b = run([line('x', 1, true), line('x', 2, true), line('y', 1, true)]);
+    const c = compareRuns(a, b, { resamples: 2000 });
+    expect(c).toMatchObject({ pairedTrials: 3, pairedTasks: 2, onlyInA: 1, onlyInB: 0 });
+    expect(c.passRate.delta).toBeCloseTo(2 / 3, 12);
+    // Resampled tasks {x,x}: +1, {y,y}: 0, {x,y}: +2/3.
+    expect(c.passRate.ci).toEqual([0, 1]);
+    expect(renderComparison(c)).toContain('(left out: 1 only in A, 0 only in B)');
+  });
+
   it('refuses folders that are not runs or share nothing, and warns about different suites', () => {
     const a = run([line('a', 1, true)], 's1');
     const b = run([line('b', 1, true)], 's2');

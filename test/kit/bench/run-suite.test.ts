@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { ModelError } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
 import { readManifest } from '../../../src/engine/trace-reader.js';
-import { custom, defineSuite, exactMatch, inShard, mergeRuns, readResults, runSuite, Summary, type BenchProgress } from '../../../src/kit/bench/index.js';
+import fc from 'fast-check';
+import { AgentModule } from '../../../src/engine/agent-module.js';
+import { baseState, decide, type State, type Task } from '../../../src/core/index.js';
+import { custom, defineSuite, exactMatch, inShard, mergeRuns, readResults, runSuite, Summary, taskHash, toBenchAgent, type BenchProgress } from '../../../src/kit/bench/index.js';
+import { doomLoop } from '../../../src/kit/policies/index.js';
+import { calculateTool } from '../../../src/kit/tools/index.js';
 import { ModelAgent, OracleAgent, numberTasks, tempDir } from '../../helpers/bench-fixtures.js';
 
 const cleanups: Array<() => void> = [];
@@ -122,6 +127,65 @@ describe('runSuite', () => {
     expect(readResults(file).results).toHaveLength(3);
   });
 
+  it('resume keeps the epochs the run was started with, and --epochs raised adds the new epochs', async () => {
+    const dir = out();
+    const suite = suiteOf(4, { delayMs: 10 });
+    const controller = new AbortController();
+    await runSuite({ suite, agentFactory: oracle, epochs: 3, concurrency: 2, outDir: dir, signal: controller.signal, onProgress: (p) => { if (p.done === 2) controller.abort(); } });
+    // Resumed without epochs: still a 3-epoch run (not a "complete" 1-epoch one).
+    const resumed = await runSuite({ suite, agentFactory: oracle, outDir: dir, resume: true });
+    expect(resumed.summary).toMatchObject({ epochs: 3, trials: 12, expectedTrials: 12, complete: true });
+    expect(resumed.summary.passAtK[3]).toBe(0.5);
+    const more = await runSuite({ suite, agentFactory: oracle, outDir: dir, resume: true, epochs: 4 });
+    expect(more).toMatchObject({ ran: 4, skipped: 12, summary: { epochs: 4, trials: 16, complete: true } });
+  });
+
+  it('refuses to resume a folder run with another model', async () => {
+    const dir = out();
+    const m = (id: string) => new ScriptedModel(['{"final_answer": "1"}'], { loop: true, id });
+    await runSuite({ suite: suiteOf(2), outDir: dir, model: m('scripted:a'), agentFactory: ({ model }) => new ModelAgent({ model }) });
+    await expect(runSuite({ suite: suiteOf(2), outDir: dir, resume: true, model: m('scripted:b'), agentFactory: ({ model }) => new ModelAgent({ model }) }))
+      .rejects.toThrow(/cannot resume: the output folder holds a run with model scripted:a, not scripted:b/);
+  });
+
+  it('records the agent source and the given config in every trace, and nothing else as config', async () => {
+    const dir = out();
+    const r = await runSuite({ suite: suiteOf(1), outDir: dir, agentFactory: oracle, agentLabel: 'agents/oracle.ts', agentExport: 'OracleAgent', traceConfig: { engine: { maxSteps: 3 } } });
+    const m = await readManifest(join(dir, r.results[0].traceDir!));
+    expect(m.agent).toMatchObject({ module: 'agents/oracle.ts', export: 'OracleAgent' });
+    expect(m.config).toEqual({ engine: { maxSteps: 3 } });
+    const bare = out();
+    const r2 = await runSuite({ suite: suiteOf(1), outDir: bare, agentFactory: oracle });
+    expect((await readManifest(join(bare, r2.results[0].traceDir!))).config).toBeUndefined();
+  });
+
+  it('a doom-loop stop is scored and counted in the stop-reason histogram and the report', async () => {
+    class Looper extends AgentModule<State> {
+      constructor() {
+        super({ tools: [calculateTool()] });
+      }
+      initState(task: Task): State {
+        return baseState(task, 20);
+      }
+      override decide(): ReturnType<typeof decide.call> {
+        return decide.call('calculate', { expression: '1 + 1' });
+      }
+    }
+    const dir = out();
+    const r = await runSuite({ suite: suiteOf(3), outDir: dir, agentFactory: ({ task }) => (task.id === 't000' ? { agent: new Looper(), policies: [doomLoop()] } : new OracleAgent()) });
+    expect(r.results.find((l) => l.taskId === 't000')).toMatchObject({ stopReason: 'doom_loop', pass: false, error: null });
+    expect(r.summary.stopReasons).toEqual({ doom_loop: 1, final: 2 });
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain('| doom_loop | 1 |');
+  });
+
+  it('accepts agents built from another copy of AgentModule (duck-typed), and names what a factory returned otherwise', () => {
+    const foreign = { initState: () => ({}), decide: () => undefined, reduce: () => ({}) };
+    expect(toBenchAgent(foreign).agent).toBe(foreign);
+    expect(toBenchAgent({ agent: foreign }).agent).toBe(foreign);
+    expect(() => toBenchAgent({ model: 1 })).toThrow(/returned an object with keys model; expected an AgentModule/);
+    expect(() => toBenchAgent(undefined)).toThrow(/returned undefined/);
+  });
+
   it('refuses to resume another suite or shard into the same folder', async () => {
     const dir = out();
     await runSuite({ suite: suiteOf(2), agentFactory: oracle, outDir: dir, shard: '0/1' });
@@ -219,6 +283,23 @@ describe('shards and merge', () => {
     const line = m.results[0];
     expect(existsSync(join(merged, line.traceDir!, 'manifest.json'))).toBe(true);
     expect(readFileSync(join(merged, 'report.md'), 'utf8')).toContain('Pass rate: 50.0%');
+  });
+
+  it('shards partition any set of ids, whatever the order, by the SHA-256 of the id (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (ids, n) => {
+        const owners = ids.map((id) => Array.from({ length: n }, (_, i) => i).filter((i) => inShard(id, { index: i, count: n })));
+        for (const o of owners) expect(o).toHaveLength(1);
+        // Stable: the owner depends only on the id and n.
+        const reversed = [...ids].reverse().map((id) => taskHash(id) % n);
+        expect(reversed.reverse()).toEqual(owners.map((o) => o[0]));
+      }),
+      { numRuns: 100 },
+    );
+    // Fixed values (Python: int.from_bytes(sha256(id.encode()).digest()[:4], 'big')) guard the documented hash, so
+    // shards run by different versions or machines still agree.
+    expect(taskHash('arith-001')).toBe(3488477432);
+    expect(taskHash('τ-1')).toBe(1851815390);
   });
 
   it('refuses a merge with a shard missing, a shard given twice, or runs of different suites', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { mcnemarExact, mean, pairedBootstrap, passAtK, passHatK, quantile, seededRandom, wilson } from '../../../src/kit/bench/stats.js';
+import { clusterBootstrap, mcnemarExact, mean, pairedBootstrap, passAtK, passHatK, quantile, seededRandom, wilson } from '../../../src/kit/bench/stats.js';
 
 // Reference values computed independently (Python's math.comb / textbook Wilson formula).
 describe('wilson', () => {
@@ -123,6 +123,46 @@ describe('pairedBootstrap', () => {
   });
   it('refuses samples of different lengths', () => {
     expect(() => pairedBootstrap([1], [1, 0])).toThrow(/differ in length/);
+  });
+});
+
+describe('clusterBootstrap', () => {
+  it('with one trial per unit it is the paired bootstrap (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 30 }), fc.nat(), (pairs, seed) => {
+        const a = pairs.map(([x]) => (x ? 1 : 0));
+        const b = pairs.map(([, y]) => (y ? 1 : 0));
+        const p = pairedBootstrap(a, b, { seed, resamples: 200 });
+        const c = clusterBootstrap(a.map((x, i) => b[i] - x), a.map(() => 1), { seed, resamples: 200 });
+        expect(c.delta).toBeCloseTo(p.delta, 12);
+        expect(c.ci[0]).toBeCloseTo(p.ci[0], 12);
+        expect(c.ci[1]).toBeCloseTo(p.ci[1], 12);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('divides by the trials of each resample, so a pass-rate delta stays within [-1, 1]', () => {
+    // Task x: 2 paired epochs, both fixed in B (sum +2); task y: 1 paired epoch, unchanged (0). Trial-level delta 2/3.
+    // Resamples are {x,x} -> 4/4 = 1, {y,y} -> 0, {x,y} -> 2/3: the interval is [0, 1] exactly.
+    const r = clusterBootstrap([2, 0], [2, 1], { resamples: 2000 });
+    expect(r.delta).toBeCloseTo(2 / 3, 12);
+    expect(r.ci).toEqual([0, 1]);
+  });
+
+  it('keeps the epochs of a task together: clustered evidence gives a wider interval than the same trials counted as independent', () => {
+    // 10 tasks x 5 epochs; B fixes 3 tasks entirely (15 trials). As 50 independent trials the interval is narrower.
+    const sums = Array.from({ length: 10 }, (_, i) => (i < 3 ? 5 : 0));
+    const clustered = clusterBootstrap(sums, sums.map(() => 5));
+    const flat = clusterBootstrap(Array.from({ length: 50 }, (_, i) => (i < 15 ? 1 : 0)), Array.from({ length: 50 }, () => 1));
+    expect(clustered.delta).toBeCloseTo(flat.delta, 12);
+    expect(clustered.ci[1] - clustered.ci[0]).toBeGreaterThan(1.5 * (flat.ci[1] - flat.ci[0]));
+  });
+
+  it('refuses mismatched inputs, sizes below 1 and a resample count below 1', () => {
+    expect(() => clusterBootstrap([1], [1, 1])).toThrow(/1 sums but 2 sizes/);
+    expect(() => clusterBootstrap([1], [0])).toThrow(/sizes must be positive integers/);
+    expect(() => clusterBootstrap([1], [1], { resamples: 0 })).toThrow(/resamples must be a positive integer/);
   });
 });
 
