@@ -46,6 +46,11 @@ export class ScriptedModel implements Model {
     private readonly script: ScriptReply[],
     private readonly options: ScriptedModelOptions = {},
   ) {
+    if (!Array.isArray(script)) throw new TypeError(`ScriptedModel: the script must be an array of replies, got ${typeof script}`);
+    // a negative size would never advance through the text: the stream would not end
+    if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize > 0)) {
+      throw new RangeError(`ScriptedModel: chunkSize must be a positive integer, got ${String(options.chunkSize)}`);
+    }
     this.id = options.id ?? 'scripted:script';
     const [provider, ...rest] = this.id.split(':');
     this.info = { provider, model: rest.join(':') || provider, ...options.info };
