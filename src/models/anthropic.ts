@@ -82,7 +82,8 @@ export class AnthropicModel implements Model {
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.stop?.length) body.stop_sequences = request.stop;
-    return { ...body, ...request.providerOptions } as MessageCreateParamsStreaming;
+    // provider options may add or override fields, but not turn streaming off: the reply is read as a stream
+    return { ...body, ...request.providerOptions, stream: true } as MessageCreateParamsStreaming;
   }
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {

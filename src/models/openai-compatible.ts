@@ -90,7 +90,8 @@ export class OpenAICompatibleModel implements Model {
     if (request.maxOutputTokens !== undefined) body[o.maxTokensField ?? 'max_tokens'] = request.maxOutputTokens;
     if (request.stop?.length) body.stop = request.stop;
     if (request.seed !== undefined) body.seed = request.seed;
-    return { ...body, ...request.providerOptions } as ChatCompletionCreateParamsStreaming;
+    // provider options may add or override fields, but not turn streaming off: the reply is read as a stream
+    return { ...body, ...request.providerOptions, stream: true } as ChatCompletionCreateParamsStreaming;
   }
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {

@@ -123,6 +123,13 @@ describe('AnthropicModel: conversation shape', () => {
     ]);
   });
 
+  it('merges provider options into the body (thinking) but keeps streaming', async () => {
+    const srv = await serve([{ text: 'ok' }]);
+    const thinking = { type: 'enabled', budget_tokens: 2000 };
+    await model(srv).generate({ ...ask(), providerOptions: { thinking, stream: false } });
+    expect(srv.requests[0].body).toMatchObject({ stream: true, thinking });
+  });
+
   it('drops reasoning without a signature (from another provider) and marks error results', async () => {
     const srv = await serve([{ text: 'ok' }]);
     await model(srv, { cache: false }).generate({

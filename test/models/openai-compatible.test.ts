@@ -243,6 +243,13 @@ describe('OpenAICompatibleModel: message conversion', () => {
     expect(srv.requests[1].body.max_completion_tokens).toBeUndefined();
   });
 
+  it('keeps streaming when provider options say stream: false (the reply is read as a stream)', async () => {
+    const srv = await serve([{ text: 'streamed anyway' }]);
+    const r = await model(srv).generate({ ...ask(), providerOptions: { stream: false, reasoning_effort: 'high' } });
+    expect(r.parts).toEqual([{ type: 'text', text: 'streamed anyway' }]);
+    expect(srv.requests[0].body).toMatchObject({ stream: true, reasoning_effort: 'high' });
+  });
+
   it('rejects a file type the protocol cannot carry, naming it', async () => {
     const srv = await serve([]);
     const req: ModelRequest = { messages: [{ role: 'user', content: [{ type: 'file', mime: 'application/zip', url: 'data:application/zip;base64,AA' }] }] };
