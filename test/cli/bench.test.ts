@@ -83,6 +83,7 @@ describe('qitos bench run', () => {
     const bad = await qitos(['bench', 'merge', 's0', '--out', 'm'], dir);
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^qitos: cannot merge: \d+ task\/epoch pair\(s\) of suite "arithmetic" are missing: .*belong to no given shard/);
+    expect((await qitos(['bench', 'merge', 's0', 's1', 's1', '--out', 'm'], dir)).err).toMatch(/^qitos: cannot merge: .*\(s1 and s1\).*\(was a shard given twice\?\)$/m);
     const m = await qitos(['bench', 'merge', 's0', 's1', '--out', 'm'], dir);
     expect(m.code, m.err).toBe(0);
     expect(m.out).toContain('merged 2 run(s) into m');

@@ -87,7 +87,7 @@ export function registerBenchCommand(program: Command): void {
     .option('--json', 'print the merged summary.json')
     .action(function (this: Command, dirs: string[], flags: { out: string; json?: boolean }) {
       const io = ioOf(this);
-      const m = userErrors(() => mergeRuns(dirs.map((d) => resolve(io.cwd, d)), resolve(io.cwd, flags.out)));
+      const m = userErrors(() => mergeRuns(dirs.map((d) => resolve(io.cwd, d)), resolve(io.cwd, flags.out), { displayDirs: dirs }));
       io.out(flags.json ? JSON.stringify(m.summary, null, 2) + '\n' : `merged ${dirs.length} run(s) into ${flags.out}\n${summaryText(m.summary, relative(io.cwd, m.outDir) || '.')}`);
     });
 }

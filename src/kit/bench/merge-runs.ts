@@ -21,11 +21,13 @@ const list = (items: string[], max = 10) => items.slice(0, max).join(', ') + (it
  * different suites or epochs, when a task/epoch pair is recorded twice, or when any pair of the suite is missing
  * (a shard not given, or a shard not finished: run it again with --resume).
  */
-export function mergeRuns(dirs: readonly string[], out: string): MergeResult {
+export function mergeRuns(dirs: readonly string[], out: string, options: { displayDirs?: readonly string[] } = {}): MergeResult {
   if (dirs.length === 0) throw new Error('merge needs at least one run folder');
   const outDir = resolve(out);
-  const runs = dirs.map((d) => {
-    const dir = resolve(d);
+  const runs = dirs.map((p, i) => {
+    const dir = resolve(p);
+    // Errors name the folders as the user gave them.
+    const d = options.displayDirs?.[i] ?? p;
     const info = readRunInfo(dir);
     if (!info) throw new Error(`${d} is not a bench run: no run.json`);
     const file = join(dir, 'results.jsonl');
@@ -35,6 +37,9 @@ export function mergeRuns(dirs: readonly string[], out: string): MergeResult {
   });
   const clash = runs.find((r) => r.dir === outDir);
   if (clash) throw new Error(`merge output ${out} is one of the runs being merged; choose another --out`);
+  // Merging again into the same folder (after a shard was finished) is normal; overwriting a run is not.
+  const existing = readRunInfo(outDir);
+  if (existing && !existing.mergedFrom) throw new Error(`merge output ${out} holds a bench run (not a merge); choose another --out`);
   const first = runs[0];
   for (const r of runs.slice(1)) {
     if (r.info.suite !== first.info.suite) throw new Error(`cannot merge runs of different suites: ${first.given} is "${first.info.suite}", ${r.given} is "${r.info.suite}"`);

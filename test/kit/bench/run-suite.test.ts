@@ -314,6 +314,12 @@ describe('shards and merge', () => {
     await runSuite({ suite: defineSuite({ name: 'other', tasks: numberTasks(12), scorer: exactMatch() }), agentFactory: oracle, outDir: c });
     expect(() => mergeRuns([a, c], out())).toThrow(/different suites/);
     expect(() => mergeRuns([a, b], a)).toThrow(/is one of the runs being merged/);
+    expect(() => mergeRuns([a, b], c)).toThrow(/holds a bench run \(not a merge\); choose another --out/);
+    const m = out();
+    mergeRuns([a, b], m);
+    expect(mergeRuns([a, b], m).summary.complete).toBe(true); // merging again into a merge folder is fine
+    expect(() => mergeRuns([a], out(), { displayDirs: ['shard-0'] })).toThrow(/missing/);
+    expect(() => mergeRuns([a, a], out(), { displayDirs: ['shard-0', 'again'] })).toThrow(/\(shard-0 and again\)/);
   });
 
   it('refuses to merge an unfinished shard', async () => {
