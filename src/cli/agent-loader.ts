@@ -25,7 +25,7 @@ export async function loadAgent(modulePath: string, exportName: string | undefin
   const absPath = resolve(cwd, modulePath);
   const st = await stat(absPath).catch(() => undefined);
   if (!st?.isFile()) throw new CliError(`agent module not found: ${modulePath}`);
-  const mod = await importModule(absPath, modulePath);
+  const mod = esmExports(await importModule(absPath, modulePath));
   const { name, value } = pickExport(mod, exportName, modulePath);
   const rel = relative(cwd, absPath);
   const recorded = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : absPath;
@@ -37,8 +37,11 @@ async function importModule(absPath: string, shown: string): Promise<Record<stri
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (err) {
-    // No TypeScript loader active in this process: load it through tsx.
-    if ((err as NodeJS.ErrnoException).code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+    // No TypeScript loader active in this process (unknown extension), or the file lies in a CommonJS scope
+    // (no package.json with "type": "module" above it), where tsx's registered loader hands ESM syntax to
+    // require() and fails with a require cycle: load it through tsx's own import, which handles both.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_REQUIRE_CYCLE_MODULE') {
       const { tsImport } = await import('tsx/esm/api');
       try {
         return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
@@ -50,8 +53,20 @@ async function importModule(absPath: string, shown: string): Promise<Record<stri
   }
 }
 
+/**
+ * The ESM exports of a module. A file in a CommonJS scope is compiled to CommonJS by tsx, so its namespace
+ * is `{ default: module.exports }` with the real exports (and `__esModule`) on that object: unwrap it.
+ */
+function esmExports(mod: Record<string, unknown>): Record<string, unknown> {
+  const cjs = mod.default as Record<string, unknown> | undefined;
+  if (!cjs || typeof cjs !== 'object' || cjs.__esModule !== true) return mod;
+  return Object.fromEntries(Object.keys(cjs).map((k) => [k, cjs[k]]));
+}
+
+/** The first line of an error; for esbuild's "Transform failed with N error(s):" the line naming the error. */
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+  return /^Transform failed with \d+ errors?:$/.test(lines[0]) && lines[1] ? lines[1] : lines[0];
 }
 
 /** True for a class whose prototype chain has the AgentModule methods (the module may hold its own copy of AgentModule). */

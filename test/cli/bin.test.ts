@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,18 @@ describe('bin/qitos.js (subprocess)', () => {
     const rp = await bin(['replay', join('traces', runId), '--json'], dir);
     expect(rp.code).toBe(0);
     expect(JSON.parse(rp.stdout).matched).toBe(true);
+  });
+
+  it('loads agent modules outside an ESM package (no package.json): .ts with a default export, .js with a named one', async () => {
+    const src = resolve(__dirname, '../../src/index.ts');
+    await writeFile(join(dir, 'shout.ts'), `import { AgentModule, baseState, type State, type Task } from '${src}';\nexport default class Shout extends AgentModule<State> {\n  initState(t: Task): State { return baseState(t, 2); }\n  override decide(s: State) { return { mode: 'final' as const, answer: s.task.toUpperCase() }; }\n}\n`);
+    await writeFile(join(dir, 'echo.js'), `import { AgentModule, baseState } from '${src}';\nexport class Echo extends AgentModule {\n  initState(t) { return baseState(t, 2); }\n  decide(s) { return { mode: 'final', answer: 'echo ' + s.task }; }\n}\n`);
+    const ts = await bin(['run', 'shout.ts', '-t', 'hi', '--json'], dir);
+    expect(ts.stderr).toBe('');
+    expect(JSON.parse(ts.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'HI' });
+    const js = await bin(['run', 'echo.js', '-t', 'hi', '--json'], dir);
+    expect(js.stderr).toBe('');
+    expect(JSON.parse(js.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'echo hi' });
   });
 
   it('user errors: one line on stderr, exit 1, no stack trace', async () => {
