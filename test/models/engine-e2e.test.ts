@@ -4,9 +4,9 @@ import type { Decision, Parser, ResponsePart, State, Task } from '../../src/core
 import { ParseError, baseState, defineTool, responseText } from '../../src/core/index.js';
 import { AgentModule } from '../../src/engine/agent-module.js';
 import { Engine } from '../../src/engine/engine.js';
-import { jsonParser } from '../../src/kit/parsers/index.js';
+import { jsonParser, nativeParser as kitNativeParser } from '../../src/kit/parsers/index.js';
 import { createModel } from '../../src/models/index.js';
-import { startFakeOpenAI, type FakeServer, type OpenAIReply, type RecordedRequest } from '../helpers/fake-llm-servers.js';
+import { startFakeAnthropic, startFakeOpenAI, type FakeServer, type OpenAIReply, type RecordedRequest } from '../helpers/fake-llm-servers.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -96,5 +96,36 @@ describe('Engine + OpenAICompatibleModel against a fake server', () => {
     expect(result.finalResult).toBe('42');
     expect(srv.requests[0].body.tools).toBeUndefined();
     expect(result.usage.cost).toBe(0); // a local server
+  });
+});
+
+describe('Engine + AnthropicModel against a fake server', () => {
+  it("runs the kit's native parser end to end: thinking goes back with its signature, a malformed tool input is fed back", async () => {
+    const srv = await startFakeAnthropic([
+      { thinking: { text: 'Add them with the tool.', signature: 'sig-1' }, toolUses: [{ id: 'toolu_bad', name: 'add', input: '{"a": 2, "b": ' }] },
+      { thinking: { text: 'Fix the input.', signature: 'sig-2' }, toolUses: [{ id: 'toolu_ok', name: 'add', input: '{"a": 2, "b": 3}' }] },
+      { text: 'The sum is 5.' },
+    ]);
+    servers.push(srv);
+    const model = createModel('anthropic:claude-haiku-4-5', { baseURL: srv.url, apiKey: 'k', env: {} });
+    const agent = new Calculator({ model, parser: kitNativeParser(), tools: [add] });
+    const result = await new Engine({ agent, trace: false }).run('What is 2 + 3?');
+
+    expect(result.stopReason).toBe('final');
+    expect(result.finalResult).toBe('The sum is 5.');
+    expect(srv.requests).toHaveLength(3);
+    expect(srv.requests[0].body.tools.map((t: { name: string }) => t.name)).toEqual(['add']);
+    // Turn 2: the first assistant turn comes back with its signed thinking block, and the malformed call gets an
+    // error tool_result that names the tool.
+    const second = srv.requests[1].body.messages;
+    expect(second[1]).toMatchObject({ role: 'assistant', content: [{ type: 'thinking', thinking: 'Add them with the tool.', signature: 'sig-1' }, { type: 'tool_use', id: 'toolu_bad', name: 'add' }] });
+    expect(second[2].role).toBe('user');
+    expect(second[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_bad', is_error: true });
+    expect(JSON.stringify(second[2])).toMatch(/arguments of your call to add are not a valid JSON object/);
+    // Turn 3: the good call's result answers its id.
+    const third = srv.requests[2].body.messages;
+    expect(third.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_ok', content: '5' });
+    expect(result.usage.modelCalls).toBe(3);
+    expect(result.usage.cost).not.toBeNull();
   });
 });
