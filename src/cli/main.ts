@@ -8,7 +8,8 @@ import { createProgram } from './program.js';
 /**
  * Runs the `qitos` command line with `argv` (the arguments after the command name) and returns the exit
  * code. User errors print one line (`qitos: <reason>`) to stderr, and a JSON `{ "error" }` to stdout when
- * `--json` was given; unexpected errors print one line too, with the stack when QITOS_DEBUG is set.
+ * `--json` was given (usage errors from commander too); unexpected errors print one line too, with the stack
+ * when QITOS_DEBUG is set.
  */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const program = createProgram(io);
@@ -17,7 +18,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return io.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // commander already printed its message (or the help); only the exit code is left.
+      // commander already printed its message (or the help) to stderr; a usage error still owes --json its object.
+      if (err.exitCode !== 0 && argv.includes('--json')) io.out(JSON.stringify({ error: err.message.replace(/^error: /, '') }) + '\n');
       return err.exitCode;
     }
     const user = err instanceof CliError || err instanceof TraceError || err instanceof QitosError;

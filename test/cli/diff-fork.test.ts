@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTrace } from '../../src/engine/trace-reader.js';
@@ -100,6 +100,20 @@ describe('qitos fork', () => {
     const d = JSON.parse((await qitos(['diff', traceDir, res.traceDir, '--json'], dir)).out);
     expect(d.first).toMatchObject({ step: 2, phase: 'decision' });
     expect(d.steps[0]).toMatchObject({ step: 1, inherited: true, phases: [] });
+  });
+
+  it('a trace that does not record how to rebuild its model asks for --model instead of failing at step k+1', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    const manifestPath = join(traceDir, 'manifest.json');
+    const m = JSON.parse(await readFile(manifestPath, 'utf8'));
+    delete m.config.model; // as a run built in code records it: the model's id, no config to rebuild it from
+    await writeFile(manifestPath, JSON.stringify(m));
+    const r = await qitos(['fork', traceDir, '--at', '1', '--json'], dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model\n`);
+    expect(JSON.parse(r.out).error).toMatch(/pass --model$/);
+    const script = await other('f.json', ['{"final_answer": "391"}']);
+    expect((await qitos(['fork', traceDir, '--at', '1', '--model', `scripted:${script}`, '--json'], dir)).code).toBe(0);
   });
 
   it('fork --task replaces the objective; bad --at values are one-line errors', async () => {

@@ -65,6 +65,20 @@ describe('qitos replay', () => {
     ]);
   });
 
+  it('replays a fork from the state it was forked at (and a replay of that replay), every decision matching', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    await writeFile(join(dir, 'fork.json'), JSON.stringify(['{"final_answer": "three hundred ninety-one"}']));
+    const fork = JSON.parse((await qitos(['fork', traceDir, '--at', '1', '--model', 'scripted:fork.json', '--json'], dir)).out).traceDir;
+    const r = await qitos(['replay', fork, '--json'], dir);
+    expect(r.code, r.out).toBe(0);
+    const o = JSON.parse(r.out);
+    expect(o).toMatchObject({ matched: true, drifts: [], decisions: { recorded: 1, replayed: 1, matched: 1 } });
+    expect(o.replay).toMatchObject({ stopReason: 'final', finalResult: 'three hundred ninety-one', steps: 2 });
+    const again = await qitos(['replay', o.replay.traceDir, '--json'], dir);
+    expect(again.code, again.out).toBe(0);
+    expect(JSON.parse(again.out).matched).toBe(true);
+  });
+
   it('replays a recorded model error at the same step', async () => {
     const { traceDir } = await recordCalcRun(dir, [], join(FIXTURES, 'scripts/flaky.json'));
     const r = await qitos(['replay', traceDir, '--json'], dir);

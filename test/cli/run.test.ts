@@ -116,4 +116,21 @@ describe('qitos run', () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out).error).toMatch(/not a trace/);
   });
+
+  it('--json on a usage error (missing option or argument, bad value) still prints an error object; --help does not', async () => {
+    const cases: Array<[string[], string]> = [
+      [['run', CALC_AGENT, '--json'], "required option '-t, --task <text>' not specified"],
+      [['diff', 'a', '--json'], "missing required argument 'traceB'"],
+      [['fork', 'a', '--at', 'x', '--json'], `option '--at <step>' argument 'x' is invalid. expected a non-negative integer, got "x"`],
+    ];
+    for (const [args, error] of cases) {
+      const r = await qitos(args, dir);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(JSON.parse(r.out), args.join(' ')).toEqual({ error });
+      expect(r.err).toContain(`error: ${error}`);
+    }
+    const help = await qitos(['runs', '--help', '--json'], dir);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^Usage: qitos runs/);
+  });
 });

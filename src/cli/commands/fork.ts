@@ -50,6 +50,10 @@ export function registerForkCommand(program: Command): void {
       const loaded = await loadRecordedAgent(m, parent.dir, io.cwd);
       const model = await configuredModel(config, io.cwd, io.env);
       const agent = buildAgent(loaded, config, model);
+      // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
+      if (!model && !agent.model && m.model?.id) {
+        throw new CliError(`trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`);
+      }
       const view = new LiveView((line) => io.out(line));
       const engine = await buildEngine({
         agent,

@@ -10,6 +10,7 @@ import { loadTrace } from '../trace-loader.js';
 import { decisionKey, stepLabel } from '../trace-diff.js';
 import { preview } from '../text-format.js';
 import { loadRecordedAgent, recordedConfig } from '../recorded-run.js';
+import { stateAtStep } from '../state-at-step.js';
 
 interface ReplayFlags {
   liveTools?: boolean;
@@ -52,7 +53,10 @@ export function registerReplayCommand(program: Command): void {
         parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
         hooks: flags.json || flags.quiet ? [] : [view.hook],
       });
-      const result = await engine.run(m.task as Parameters<typeof engine.run>[0]);
+      // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
+      const initial = m.initialState as { step?: unknown } | null;
+      const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
+      const result = await engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
       const replayed = result.traceDir ? (await loadTrace(result.traceDir, io.cwd, (w) => io.err(w + '\n'))).steps : [];
       const n = Math.max(parent.steps.length, replayed.length);
       let firstMismatch: { step: number; recorded: string | null; replayed: string | null } | null = null;
