@@ -131,7 +131,8 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   const now = new Date().toISOString();
   const read = readResults(resultsFile);
   if (!options.resume && read.results.length) throw new Error(`${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`);
-  if (previous && options.resume) checkResumable(previous, suite.name, shard, modelLabel);
+  const agentLabel = options.agentLabel ?? suite.agent ?? null;
+  if (previous && options.resume) checkResumable(previous, suite.name, shard, modelLabel, agentLabel);
   mkdirSync(tracesDir, { recursive: true });
   repairResults(resultsFile, read);
   const info: RunInfo = {
@@ -144,7 +145,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
     taskIds: tasks.map((t) => t.id),
     suiteTaskIds: suite.tasks.map((t) => t.id),
     model: modelLabel,
-    agent: options.agentLabel ?? suite.agent ?? null,
+    agent: agentLabel,
     createdAt: previous?.createdAt ?? now,
     updatedAt: now,
   };
@@ -220,12 +221,13 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   return { outDir, summary, results: final.results, ran, skipped, interrupted };
 }
 
-function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined, model: string | null): void {
+function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined, model: string | null, agent: string | null): void {
   if (previous.suite !== suite) throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${suite}"`);
   const s = shard ? formatShard(shard) : null;
   if (previous.shard !== s) throw new Error(`cannot resume: the output folder holds shard ${previous.shard ?? '(none)'}, not ${s ?? '(none)'}`);
   // Mixing two models' trials in one results file would make every figure of the run meaningless.
   if (previous.model !== model) throw new Error(`cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${model ?? '(agent default)'}`);
+  if (previous.agent !== agent) throw new Error(`cannot resume: the output folder holds a run of agent ${previous.agent ?? '(none recorded)'}, not ${agent ?? '(none recorded)'}`);
 }
 
 function count(p: BenchProgress, r: ResultLine): void {

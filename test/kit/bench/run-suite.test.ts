@@ -140,12 +140,14 @@ describe('runSuite', () => {
     expect(more).toMatchObject({ ran: 4, skipped: 12, summary: { epochs: 4, trials: 16, complete: true } });
   });
 
-  it('refuses to resume a folder run with another model', async () => {
+  it('refuses to resume a folder run with another model or agent', async () => {
     const dir = out();
     const m = (id: string) => new ScriptedModel(['{"final_answer": "1"}'], { loop: true, id });
     await runSuite({ suite: suiteOf(2), outDir: dir, model: m('scripted:a'), agentFactory: ({ model }) => new ModelAgent({ model }) });
     await expect(runSuite({ suite: suiteOf(2), outDir: dir, resume: true, model: m('scripted:b'), agentFactory: ({ model }) => new ModelAgent({ model }) }))
       .rejects.toThrow(/cannot resume: the output folder holds a run with model scripted:a, not scripted:b/);
+    await expect(runSuite({ suite: suiteOf(2), outDir: dir, resume: true, model: m('scripted:a'), agentLabel: 'other.ts', agentFactory: ({ model }) => new ModelAgent({ model }) }))
+      .rejects.toThrow(/cannot resume: the output folder holds a run of agent \(none recorded\), not other.ts/);
   });
 
   it('records the agent source and the given config in every trace, and nothing else as config', async () => {
