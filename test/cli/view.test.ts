@@ -21,6 +21,7 @@ let single: string;
 let pair: string;
 let evil: string;
 let big: string;
+let forkPair: string;
 
 /** A 10,000-step trace: a recorded run's step 1 repeated, then its final step. */
 async function bigTrace(src: string, out: string, n: number): Promise<void> {
@@ -46,6 +47,10 @@ beforeAll(async () => {
   big = join(dir, 'big.html');
   expect((await qitos(['view', a, '-o', single], dir)).code).toBe(0);
   expect((await qitos(['view', a, b, '-o', pair], dir)).code).toBe(0);
+  forkPair = join(dir, 'fork-pair.html');
+  await writeFile(join(dir, 'fork.json'), JSON.stringify(['{"final_answer": "three hundred ninety-one"}']));
+  const f = JSON.parse((await qitos(['fork', a, '--at', '1', '-m', `scripted:${join(dir, 'fork.json')}`, '--json'], dir)).out).traceDir;
+  expect((await qitos(['view', a, f, '-o', forkPair], dir)).code).toBe(0);
   const e = await qitos(['run', CALC_AGENT, '-t', EVIL, '-m', `scripted:${CALC_SCRIPT}`, '--json'], dir);
   expect((await qitos(['view', JSON.parse(e.out).traceDir, '-o', evil], dir)).code).toBe(0);
   await bigTrace(a, join(dir, 'big'), 10_000);
@@ -148,6 +153,17 @@ describe.skipIf(!hasChromium && !inCI)('qitos view in headless Chromium', () => 
     expect(await page.locator('#detail .side').count()).toBe(2);
     expect(await page.locator('#detail section.differs h3').first().innerText()).toMatch(/TOOL CALLS \(DIFFERS\)/i);
     expect(await page.locator('#detail .side').nth(1).innerText()).toContain('"expr": "17 * 22"');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a run and its fork: the steps before the fork point show as shared, not as a difference', async () => {
+    const { page, errors } = await open(forkPair);
+    expect(await page.locator('.row').count()).toBe(2);
+    expect(await page.locator('.row.differs').count()).toBe(1);
+    expect(await page.locator('.row').nth(0).innerText()).toContain('(shared: before the fork)');
+    await page.locator('.row').nth(0).click();
+    expect(await page.locator('#detail .side').nth(1).innerText()).toMatch(/This run is a fork: it starts after this step/);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -28,12 +28,16 @@ export interface ViewRun {
   warnings: string[];
 }
 
-/** One row of the viewer's timeline: the step number, its index in each run's steps (-1: absent), differing phases. */
+/**
+ * One row of the viewer's timeline: the step number, its index in each run's steps (-1: absent), differing
+ * phases, and `inh` for a step before a fork point that the fork shares with its parent.
+ */
 export interface ViewRow {
   s: number;
   a: number;
   b: number;
   ph: string[];
+  inh?: true;
 }
 
 /** Everything the page embeds as JSON. */
@@ -52,7 +56,13 @@ export function viewData(traces: Trace[]): ViewData {
   const diff = diffTraces(traces[0], traces[1]);
   const index = (t: Trace) => new Map(t.steps.map((s, i) => [s.step, i]));
   const [ia, ib] = [index(traces[0]), index(traces[1])];
-  const rows = diff.steps.map((d) => ({ s: d.step, a: ia.get(d.step) ?? -1, b: ib.get(d.step) ?? -1, ph: d.modelInput && d.phases.includes('model_input') ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p)) : d.phases }));
+  const rows = diff.steps.map((d): ViewRow => ({
+    s: d.step,
+    a: ia.get(d.step) ?? -1,
+    b: ib.get(d.step) ?? -1,
+    ph: d.modelInput && d.phases.includes('model_input') ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p)) : d.phases,
+    ...(d.inherited ? { inh: true as const } : {}),
+  }));
   return { runs, steps, rows, first: diff.first };
 }
 

@@ -112,7 +112,8 @@
     var a = stepOf(0, row.a);
     if (pair) {
       var b = stepOf(1, row.b);
-      add(e, el('span', 'lbl ' + kind(a), a ? label(a) : '(none)'), el('span', 'lbl ' + kind(b), b ? label(b) : '(none)'), el('span', 'ph', row.ph.join(', ')));
+      var none = row.inh ? '(shared: before the fork)' : '(none)';
+      add(e, el('span', 'lbl ' + kind(a), a ? label(a) : none), el('span', 'lbl ' + kind(b), b ? label(b) : none), el('span', 'ph', row.ph.join(', ')));
     } else {
       var bar = el('span', 'bar');
       var fill = el('i');
@@ -183,10 +184,10 @@
     if (t.created) parts.push('at ' + new Date(t.created).toISOString().slice(11, 23));
     return parts.join(' · ');
   }
-  function renderStep(s, ph) {
+  function renderStep(s, ph, inherited) {
     var box = el('div', 'side');
     if (!s) {
-      add(box, el('p', 'hint', 'This run has no such step.'));
+      add(box, el('p', 'hint', inherited ? 'This run is a fork: it starts after this step, from the state the other run reached here.' : 'This run has no such step.'));
       return box;
     }
     var has = function (p) { return ph.some(function (x) { return x.indexOf(p) === 0; }); };
@@ -277,7 +278,7 @@
     detail.textContent = '';
     if (pair) {
       var wrap = el('div', 'pair');
-      add(wrap, renderStep(stepOf(0, row.a), row.ph), renderStep(stepOf(1, row.b), row.ph));
+      add(wrap, renderStep(stepOf(0, row.a), row.ph, row.inh), renderStep(stepOf(1, row.b), row.ph, row.inh));
       detail.appendChild(wrap);
     } else {
       detail.appendChild(renderStep(stepOf(0, row.a), []));
