@@ -3,6 +3,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
+import { summaryText } from '../../src/cli/commands/bench.js';
+import { summarize } from '../../src/kit/bench/index.js';
+import { emptyTokens } from '../../src/core/index.js';
 
 const REPO = resolve(__dirname, '../..');
 const ARITH = join(REPO, 'benchmarks/arithmetic');
@@ -31,6 +34,17 @@ export default class SlowAgent extends AgentModule {
   );
   return s;
 }
+
+describe('summaryText', () => {
+  it('an interrupted multi-epoch run with no task at k epochs yet prints no made-up pass@k', () => {
+    const line = { taskId: 'a', epoch: 1, pass: true, score: 1, explanation: '', stopReason: 'final' as const, steps: 1, tokens: 0, tokenDetail: emptyTokens(), cost: 0, modelCalls: 0, durationMs: 1, traceDir: null, runId: null, answer: '1', error: null, errorKind: null, finishedAt: '' };
+    const text = summaryText(summarize([line], { suite: 's', model: null, agent: null, epochs: 3, shard: null, taskIds: ['a', 'b'], interrupted: true }), 'out');
+    expect(text).toContain('suite s: 1/6 trials (5 missing, interrupted: continue with --resume)');
+    expect(text).not.toMatch(/pass@|NaN/);
+    const done = summaryText(summarize([line, { ...line, epoch: 2 }, { ...line, epoch: 3, pass: false }], { suite: 's', model: null, agent: null, epochs: 3, shard: null, taskIds: ['a'] }), 'out');
+    expect(done).toContain('pass@3 100.0%, pass^3 0.0%');
+  });
+});
 
 describe('qitos bench run', () => {
   it('runs a shipped suite offline, prints the summary and plain progress lines, and writes the run folder', async () => {
