@@ -26,13 +26,16 @@ export function timeProvider(options: TimeProviderOptions = {}): VariableProvide
   const formatter = (tz: string) => {
     let f = formatters.get(tz);
     if (!f) {
+      let parts: Intl.DateTimeFormat;
       try {
-        f = {
-          parts: new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset' }),
-          weekday: new Intl.DateTimeFormat(locale, { timeZone: tz, weekday: 'long' }),
-        };
+        parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset' });
       } catch (err) {
         throw new Error(`unknown time zone "${tz}" (use an IANA name such as Europe/Paris)`, { cause: err });
+      }
+      try {
+        f = { parts, weekday: new Intl.DateTimeFormat(locale, { timeZone: tz, weekday: 'long' }) };
+      } catch (err) {
+        throw new Error(`invalid locale "${locale}" (use a BCP 47 tag such as en-US or zh-CN)`, { cause: err });
       }
       formatters.set(tz, f);
     }

@@ -65,6 +65,8 @@ describe('VariableEngine', () => {
     expect(() => v.register(valuesProvider({}, 'one'))).toThrow(/already registered/);
     const bad = new VariableEngine({ providers: [timeProvider()] });
     expect(() => bad.resolve('{{date:Mars/Olympus}}')).toThrow(/\{\{date:Mars\/Olympus\}\} failed in provider "time": unknown time zone "Mars\/Olympus"/);
+    const badLocale = new VariableEngine({ providers: [timeProvider({ timeZone: 'UTC', locale: 'not a locale!' })] });
+    expect(() => badLocale.resolve('{{weekday}}')).toThrow(/\{\{weekday\}\} failed in provider "time": invalid locale "not a locale!"/);
   });
 
   it('keeps registrations per instance (no global registry)', () => {
