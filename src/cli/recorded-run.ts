@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import type { Manifest } from '../core/index.js';
 import { loadAgent, type LoadedAgent } from './agent-loader.js';
 import { CliError } from './cli-error.js';
@@ -18,6 +20,11 @@ export function recordedConfig(m: Manifest, dir: string): QitosConfig {
  * Traces not written by `qitos run` do not record the module: a CliError says so.
  */
 export async function loadRecordedAgent(m: Manifest, dir: string, cwd: string): Promise<LoadedAgent> {
-  if (!m.agent.module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt`);
-  return loadAgent(m.agent.module, m.agent.export, cwd);
+  const module = m.agent.module;
+  if (!module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt`);
+  // A relative module path is relative to the folder the run was started in, which may not be this one.
+  if (!isAbsolute(module) && !(await stat(resolve(cwd, module)).catch(() => undefined))?.isFile()) {
+    throw new CliError(`agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there)`);
+  }
+  return loadAgent(module, m.agent.export, cwd);
 }

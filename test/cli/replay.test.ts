@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURES, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, FIXTURES, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -79,6 +79,18 @@ describe('qitos replay', () => {
     expect(JSON.parse(again.out).matched).toBe(true);
   });
 
+  it('a step that ended in an error matches only when the replay fails the same way (an exhausted script cannot be replayed)', async () => {
+    await writeFile(join(dir, 'one.json'), JSON.stringify(['{"action": {"name": "calc", "args": {"expr": "1 + 1"}}}']));
+    const run = await qitos(['run', CALC_AGENT, '-t', 'x', '-m', 'scripted:one.json', '--json'], dir);
+    expect(JSON.parse(run.out).stopReason).toBe('unrecoverable_error');
+    const r = await qitos(['replay', JSON.parse(run.out).traceDir, '--json'], dir);
+    expect(r.code).toBe(1);
+    const o = JSON.parse(r.out);
+    expect(o.matched).toBe(false);
+    expect(o.firstMismatch).toEqual({ step: 2, recorded: 'error: internal', replayed: 'error: model_request' });
+    expect(o.decisions).toEqual({ recorded: 2, replayed: 2, matched: 1 });
+  });
+
   it('replays a recorded model error at the same step', async () => {
     const { traceDir } = await recordCalcRun(dir, [], join(FIXTURES, 'scripts/flaky.json'));
     const r = await qitos(['replay', traceDir, '--json'], dir);
@@ -93,7 +105,7 @@ describe('qitos replay', () => {
     await editManifest(traceDir, (m) => (m.agent.module = 'gone/agent.ts'));
     const gone = await qitos(['replay', traceDir], dir);
     expect(gone.code).toBe(1);
-    expect(gone.err).toBe('qitos: agent module not found: gone/agent.ts\n');
+    expect(gone.err).toBe('qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there)\n');
     await editManifest(traceDir, (m) => delete m.agent.module);
     const none = await qitos(['replay', traceDir], dir);
     expect(none.err).toMatch(/^qitos: trace .* does not record its agent module/);

@@ -63,7 +63,9 @@ export function registerReplayCommand(program: Command): void {
       let matchedDecisions = 0;
       for (let i = 0; i < n; i++) {
         const [r, l] = [parent.steps[i], replayed[i]];
-        if (r && l && r.step === l.step && decisionKey(r.decision) === decisionKey(l.decision)) matchedDecisions++;
+        // A step without a decision ended in an error: it matches only when the replay failed the same way.
+        const same = r && l && r.step === l.step && decisionKey(r.decision) === decisionKey(l.decision) && (r.decision || r.error?.kind === l.error?.kind);
+        if (same) matchedDecisions++;
         else if (!firstMismatch) firstMismatch = { step: (r ?? l).step, recorded: r ? stepLabel(r) : null, replayed: l ? stepLabel(l) : null };
       }
       const drifts = [...model.drifts, ...(executor?.drifts ?? [])].sort((x, y) => x.step - y.step);
