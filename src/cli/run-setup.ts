@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Env, Hook, Manifest, Model, Policy, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
@@ -75,6 +76,11 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};
   const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };
   const env = buildEnv(s.config, s.cwd);
+  const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
+  // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
+  await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`trace folder ${traceDir} cannot be created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`);
+  });
   return new Engine<State>({
     agent: s.agent,
     ...(env ? { env } : {}),
@@ -87,7 +93,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(s.executor ? { executor: s.executor } : {}),
     handleSigint: true,
     trace: {
-      dir: resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR),
+      dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,
       agentSource: { module: s.loaded.module, export: s.loaded.export },
       parent: s.parent ?? null,

@@ -94,6 +94,21 @@ describe('qitos run', () => {
     expect(await readdir(dir)).not.toContain('traces');
   });
 
+  it('a --trace-dir that cannot be a folder is a one-line error before the run starts (run, replay, fork)', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    await writeFile(join(dir, 'file.txt'), 'x');
+    for (const args of [
+      ['run', CALC_AGENT, '-t', 'x', '-m', `scripted:${CALC_SCRIPT}`, '--trace-dir', 'file.txt'],
+      ['replay', traceDir, '--trace-dir', 'file.txt/sub'],
+      ['fork', traceDir, '--at', '1', '--trace-dir', 'file.txt'],
+    ]) {
+      const r = await qitos(args, dir);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.err, args[0]).toMatch(/^qitos: trace folder .*file\.txt(\/sub)? cannot be created: a file is in the way\n$/);
+      expect(r.out, args[0]).toBe('');
+    }
+  });
+
   it('a provider without its API key is a one-line error naming the variable', async () => {
     const r = await qitos(['run', CALC_AGENT, '-t', 'x', '-m', 'openai:gpt-4o-mini'], dir, {});
     expect(r.code).toBe(1);
