@@ -4,7 +4,7 @@ import type {
   SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput, Usage,
 } from '../core/index.js';
 import {
-  AbortedError, QitosError, Task as TaskSchema, classifyError, emptyTokens, errorMessage,
+  AbortedError, BaseState, QitosError, Task as TaskSchema, classifyError, emptyTokens, errorMessage,
   newActionId, newId, nullEnv, totalTokens,
 } from '../core/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -93,6 +93,12 @@ export class Engine<S extends State = State> {
       rc.task = parsed.data;
       rc.state = opts.resumeFrom ? opts.resumeFrom.state : this.agent.initState(rc.task);
       rc.step = opts.resumeFrom?.step ?? 0;
+      // Checked once per run: the loop relies on these fields (a NaN maxSteps would silently disable the budget).
+      const base = BaseState.safeParse(rc.state);
+      if (!base.success) {
+        const i = base.error.issues[0];
+        throw new QitosError('internal', `${opts.resumeFrom ? 'the state to resume from' : `${this.agent.name}.initState returned a state that`} is invalid: ${i.path.join('.') || '(state)'}: ${i.message}`);
+      }
       rc.recorder?.start(rc);
       rc.emit({ type: 'run_start', runId: rc.runId, taskId: rc.task.id, traceDir: rc.traceDir });
       await rc.env.setup?.(rc.task);

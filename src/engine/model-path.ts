@@ -43,7 +43,7 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
   }
 
   const params = agent.modelParams;
-  const hashes = rc.input.hashes({ system, messages, messagesHash: rewritten ? undefined : messagesHash, tools, params });
+  let hashes = rc.input.hashes({ system, messages, messagesHash: rewritten ? undefined : messagesHash, tools, params });
   const reasoningTimes: Array<{ start: number; end?: number }> = [];
   const onEvent = (event: ModelStreamEvent) => {
     if (event.type === 'reasoning-start') reasoningTimes.push({ start: Date.now() });
@@ -57,10 +57,13 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
   try {
     response = await model.generate({ messages, ...(tools ? { tools } : {}), ...params }, { signal: rc.signal, onEvent, requestHashes: hashes });
   } catch (err) {
-    // A policy (compaction) may handle a model error once, e.g. a context-length error: retry with its state.
-    const retried = err instanceof ModelError ? await retryAfterPolicy(rc, err, system, tools, params, onEvent) : undefined;
-    if (!retried) throw err;
-    response = retried;
+    // A policy (compaction) may handle a model error once, e.g. a context-length error: retry with its state,
+    // and record the request that produced the reply.
+    if (!(err instanceof ModelError) || !(await stateFromPolicy(rc, err))) throw err;
+    const rebuilt = rc.input.build(system, rc.state.messages);
+    messages = rebuilt.messages;
+    hashes = rc.input.hashes({ system, messages, messagesHash: rebuilt.messagesHash, tools, params });
+    response = await model.generate({ messages, ...(tools ? { tools } : {}), ...params }, { signal: rc.signal, onEvent, requestHashes: hashes });
   }
   const latencyMs = performance.now() - t0;
 
@@ -90,23 +93,16 @@ export async function decideWithModel<S extends State>(rc: RunContext<S>, observ
   return decision;
 }
 
-async function retryAfterPolicy<S extends State>(
-  rc: RunContext<S>,
-  err: ModelError,
-  system: string | undefined,
-  tools: ReturnType<RunContext['agent']['tools']['specs']> | undefined,
-  params: Record<string, unknown>,
-  onEvent: (e: ModelStreamEvent) => void,
-): Promise<ModelResponse | undefined> {
+/** Asks each policy's onModelError in turn; the first that returns a state (e.g. compacted) wins. */
+async function stateFromPolicy<S extends State>(rc: RunContext<S>, err: ModelError): Promise<boolean> {
   for (const policy of rc.policies) {
     if (!policy.onModelError) continue;
     const r = await policy.onModelError(err, rc.policyContext());
     if (!r) continue;
     rc.state = r.state;
-    const { messages } = rc.input.build(system, rc.state.messages);
-    return rc.model!.generate({ messages: messages as ModelMessage[], ...(tools ? { tools } : {}), ...params }, { signal: rc.signal, onEvent });
+    return true;
   }
-  return undefined;
+  return false;
 }
 
 function userMessage<S extends State>(rc: RunContext<S>, text: string, system: string | undefined): UserMessage {

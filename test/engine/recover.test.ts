@@ -114,3 +114,31 @@ describe('RECOVER', () => {
     expect(r.stopMessage).toMatch(/script exhausted/);
   });
 });
+
+describe('invalid states and policy retries', () => {
+  it('a state with an invalid maxSteps ends the run with a message naming the field', async () => {
+    for (const maxSteps of [Number.NaN, -1, 0]) {
+      class Bad extends AgentModule<State> {
+        initState(t: Task): State {
+          return { ...baseState(t), maxSteps };
+        }
+      }
+      const r = await new Engine({ agent: new Bad(), trace: false }).run('t');
+      expect(r.stopReason).toBe('unrecoverable_error');
+      expect(r.stopMessage).toMatch(/Bad\.initState returned a state that is invalid: maxSteps: /);
+      expect(r.steps).toBe(0);
+    }
+  });
+
+  it('a model call retried after a policy handled its error records the retried request', async () => {
+    const dir = await tempDir();
+    const model = new ScriptedModel(['{"wait":true}', { error: new ModelError('context_overflow', 'prompt is too long') }, '{"final_answer":"ok"}']);
+    const shrink = { name: 'shrink', onModelError: (_e: ModelError, ctx: { state: State }) => ({ state: { ...ctx.state, messages: ctx.state.messages.slice(-1) } }) };
+    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), policies: [shrink], trace: { dir } }).run('t');
+    expect(r.stopReason).toBe('final');
+    const t = await readTrace(r.traceDir!);
+    const [failed, retried] = model.requests.slice(1);
+    expect(retried.messages.length).toBeLessThan(failed.messages.length);
+    expect(t.steps[1].model?.messageCount).toBe(retried.messages.length);
+  });
+});
