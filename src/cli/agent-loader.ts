@@ -25,11 +25,19 @@ export async function loadAgent(modulePath: string, exportName: string | undefin
   const absPath = resolve(cwd, modulePath);
   const st = await stat(absPath).catch(() => undefined);
   if (!st?.isFile()) throw new CliError(`agent module not found: ${modulePath}`);
-  const mod = esmExports(await importModule(absPath, modulePath));
+  const mod = await importAgentModule(absPath, modulePath);
   const { name, value } = pickExport(mod, exportName, modulePath);
   const rel = relative(cwd, absPath);
   const recorded = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : absPath;
   return { AgentClass: value, module: recorded, export: name, absPath };
+}
+
+/**
+ * The exports of an agent module (`.ts` or `.js`, in an ESM or a CommonJS scope), loaded at run time; a module that
+ * cannot be loaded is a CliError naming it (`shown`) and the first line of the reason.
+ */
+export async function importAgentModule(absPath: string, shown: string): Promise<Record<string, unknown>> {
+  return esmExports(await importModule(absPath, shown));
 }
 
 async function importModule(absPath: string, shown: string): Promise<Record<string, unknown>> {

@@ -427,7 +427,8 @@ export class Engine<S extends State = State> {
       steps: rc.step,
       usage: rc.usage,
       runId: rc.runId,
-      traceDir: rc.traceDir,
+      // null when the trace folder could not even be created: never point callers at a folder that does not exist
+      traceDir: rc.recorder?.wrote ? rc.traceDir : null,
       failures: rc.failures,
     };
   }

@@ -42,6 +42,8 @@ export class RunRecorder {
   private readonly writer: TraceWriter;
   private differ: StateDiffer | undefined;
   private initialState: unknown;
+  /** True once the folder and a first manifest exist on disk. */
+  wrote = false;
 
   constructor(
     readonly dir: string,
@@ -54,6 +56,7 @@ export class RunRecorder {
   start<S extends State>(rc: RunContext<S>): void {
     this.initialState = JSON.parse(JSON.stringify(rc.state));
     this.writer.start(this.manifest(rc, 'running', null));
+    this.wrote = true;
     this.differ = new StateDiffer(rc.state as unknown as Record<string, unknown>);
   }
 
@@ -97,7 +100,10 @@ export class RunRecorder {
   /** Flushes, closes and replaces the manifest with its final status and summary. */
   finish<S extends State>(rc: RunContext<S>, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>): void {
     // A run that ended before its trace started (invalid task, initState threw) still leaves a trace that says so.
-    if (!this.differ) this.writer.start(this.manifest(rc, 'running', null));
+    if (!this.differ) {
+      this.writer.start(this.manifest(rc, 'running', null));
+      this.wrote = true;
+    }
     const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
     this.writer.finish(this.manifest(rc, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary));
   }

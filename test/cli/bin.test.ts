@@ -63,3 +63,21 @@ describe('bin/qitos.js (subprocess)', () => {
     for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
   });
 });
+
+describe('bin/qitos.js output', () => {
+  it('stops quietly when its stdout is closed early (qitos run … | head -1)', async () => {
+    const { spawn } = await import('node:child_process');
+    // A long run: the live view keeps writing one line per step after the reader has gone.
+    const call = { text: '{"action": {"name": "calc", "args": {"expr": "1 + 1"}}}' };
+    await writeFile(join(dir, 'long.json'), JSON.stringify([...Array.from({ length: 400 }, () => call), { text: '{"final_answer": "2"}' }]));
+    await writeFile(join(dir, 'q.yaml'), 'agent:\n  maxSteps: 500\n');
+    const args = [BIN, 'run', CALC_AGENT, '-t', 'add', '-m', `scripted:${join(dir, 'long.json')}`, '-c', 'q.yaml'];
+    const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.once('data', () => child.stdout.destroy()); // read one chunk, then hang up like `head -1`
+    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+    expect(err).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
+  });
+});

@@ -161,5 +161,7 @@ describe('SIGINT', () => {
     const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: { dir: join(dir, 'file') } }).run('t');
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.stopMessage).toMatch(/ENOTDIR|EEXIST/);
+    expect(r.traceDir).toBeNull();
+    expect(r.failures.at(-1)).toMatchObject({ kind: 'trace', message: expect.stringContaining('could not write the trace') });
   });
 });

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Model, State } from '../../core/index.js';
@@ -9,7 +8,7 @@ import {
   agentFactoryFromModule, compareRuns, loadSuite, mergeRuns, parseRateLimit, parseShard, renderComparison, runSuite, toBenchAgent,
   type AgentFactory, type BenchProgress, type Summary,
 } from '../../kit/bench/index.js';
-import { loadAgent } from '../agent-loader.js';
+import { importAgentModule, loadAgent } from '../agent-loader.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig, nonNegativeInt, positiveInt } from '../effective-config.js';
 import { ioOf, type CliIO } from '../io.js';
@@ -162,7 +161,7 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
  * the config's policies. Also how the module is recorded (as `qitos run` records it), for run.json and traces.
  */
 async function agentFactory(path: string, exportName: string | undefined, config: QitosConfig, io: CliIO): Promise<{ factory: AgentFactory; module: string; export?: string }> {
-  const mod = await importModule(path);
+  const mod = await importAgentModule(path, path);
   const fromConfig = (agent: AgentModule<State, unknown>) => buildPolicies(config, agent);
   if (!exportName && (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))) {
     const f = agentFactoryFromModule(mod, path);
@@ -183,30 +182,6 @@ async function agentFactory(path: string, exportName: string | undefined, config
 
 function isClass(f: unknown): boolean {
   return typeof f === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(f));
-}
-
-/**
- * The module's exports, to see whether it has a factory (`loadAgent` only returns an AgentModule class). Same
- * loading as src/cli/agent-loader.ts (the active TS loader, else tsx), whose importModule is not exported.
- */
-async function importModule(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(path).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (err) {
-    // No TypeScript loader in this process (bin/qitos.js registers one): load through tsx.
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw new CliError(`cannot load agent module ${path}: ${firstLine(err)}`);
-    const { tsImport } = await import('tsx/esm/api');
-    try {
-      return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-    } catch (inner) {
-      throw new CliError(`cannot load agent module ${path}: ${firstLine(inner)}`);
-    }
-  }
-}
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
 }
 
 /** A progress bar on a terminal (cli-progress), one plain line per finished trial otherwise. */
