@@ -111,6 +111,8 @@ export const QitosConfig = z.strictObject({
   policies: PoliciesConfig.optional(),
   trace: TraceConfig.optional(),
   env: EnvConfig.optional(),
+  /** Skill folders (relative to the working folder): the agent gets the `skill` tool over the skills found there. */
+  skills: z.strictObject({ roots: z.array(z.string().min(1)).min(1, 'give at least one skills folder') }).optional(),
   /** The agent's own options, spread into its constructor options after `model`. */
   agent: z.record(z.string(), z.unknown()).optional(),
 });

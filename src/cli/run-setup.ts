@@ -6,6 +6,7 @@ import { Engine } from '../engine/engine.js';
 import type { ActionExecutor } from '../engine/action-executor.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
+import { loadSkills, skillTool } from '../kit/skills/index.js';
 import { CliError } from './cli-error.js';
 import type { LoadedAgent } from './agent-loader.js';
 import type { QitosConfig } from './config-schema.js';
@@ -58,6 +59,15 @@ export function buildEnv(config: QitosConfig, cwd: string): Env | undefined {
   }
 }
 
+/** Gives the agent the `skill` tool over the config's skill folders (unless it already has a tool named `skill`). */
+export async function addSkills(agent: AgentModule<State, unknown>, config: QitosConfig, cwd: string): Promise<void> {
+  if (!config.skills || agent.tools.has('skill')) return;
+  const catalog = await loadSkills(config.skills.roots.map((r) => resolve(cwd, r))).catch((err: Error) => {
+    throw new CliError(`skills: ${err.message}`);
+  });
+  agent.tools.register(skillTool(catalog));
+}
+
 /** What one engine run of a command needs besides the config. */
 export interface EngineSetup {
   agent: AgentModule<State, unknown>;
@@ -76,6 +86,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};
   const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };
   const env = buildEnv(s.config, s.cwd);
+  await addSkills(s.agent, s.config, s.cwd);
   const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
   // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
   await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {

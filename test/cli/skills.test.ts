@@ -27,3 +27,29 @@ describe('qitos skills list', () => {
     expect(r.err).toBe(`qitos: skills root ${join(dir, 'nope')} is not a folder\n`);
   });
 });
+
+describe('config skills.roots', () => {
+  it('gives the agent the skill tool; the model loads a skill and the trace keeps it', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { CALC_AGENT } = await import('../helpers/cli-harness.js');
+    await writeFile(join(dir, 'q.yaml'), `skills:\n  roots: [${JSON.stringify(join(FIXTURES, 'skills'))}]\n`);
+    await writeFile(join(dir, 'replies.json'), JSON.stringify([{ text: '{"action": {"name": "skill", "args": {"name": "brand-guidelines"}}}' }, { text: '{"final_answer": "styled"}' }]));
+    const r = await qitos(['run', CALC_AGENT, '-t', 'style it', '-m', `scripted:${join(dir, 'replies.json')}`, '-c', 'q.yaml', '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    const { traceDir } = JSON.parse(r.out);
+    const manifest = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.tools).toEqual(['calc', 'skill']);
+    const step1 = JSON.parse((await readFile(join(traceDir, 'steps.jsonl'), 'utf8')).split('\n')[0]);
+    expect(step1.results[0]).toMatchObject({ name: 'skill', status: 'success', output: expect.stringContaining('# Anthropic Brand Styling') });
+    // replay rebuilds the same tool set from the recorded config
+    expect((await qitos(['replay', traceDir, '--json'], dir)).code).toBe(0);
+  });
+
+  it('a skills folder that does not exist is a one-line error', async () => {
+    const { CALC_AGENT, CALC_SCRIPT } = await import('../helpers/cli-harness.js');
+    await writeFile(join(dir, 'q.yaml'), 'skills:\n  roots: [missing]\n');
+    const r = await qitos(['run', CALC_AGENT, '-t', 'x', '-m', `scripted:${CALC_SCRIPT}`, '-c', 'q.yaml'], dir);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toBe(`qitos: skills: skills root ${join(dir, 'missing')} is not a folder\n`);
+  });
+});
