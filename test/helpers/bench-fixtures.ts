@@ -46,3 +46,18 @@ export function tempDir(prefix = 'qitos-bench-'): { dir: string; cleanup: () => 
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Makes temp folders on demand (`make`) and removes them all in `cleanup` (register it with afterEach). */
+export function tempDirs(prefix?: string): { make: () => string; cleanup: () => void } {
+  const made: Array<() => void> = [];
+  return {
+    make: () => {
+      const t = tempDir(prefix);
+      made.push(t.cleanup);
+      return t.dir;
+    },
+    cleanup: () => {
+      while (made.length) made.pop()!();
+    },
+  };
+}

@@ -10,17 +10,11 @@ import { baseState, decide, type State, type Task } from '../../../src/core/inde
 import { custom, defineSuite, exactMatch, inShard, mergeRuns, readResults, runSuite, Summary, taskHash, toBenchAgent, type BenchProgress } from '../../../src/kit/bench/index.js';
 import { doomLoop } from '../../../src/kit/policies/index.js';
 import { calculateTool } from '../../../src/kit/tools/index.js';
-import { ModelAgent, OracleAgent, numberTasks, tempDir } from '../../helpers/bench-fixtures.js';
+import { ModelAgent, OracleAgent, numberTasks, tempDirs } from '../../helpers/bench-fixtures.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
-function out(): string {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const dirs = tempDirs();
+afterEach(dirs.cleanup);
+const out = dirs.make;
 const suiteOf = (n: number, extra = {}) => defineSuite({ name: 'numbers', tasks: numberTasks(n, extra), scorer: exactMatch() });
 const oracle = () => new OracleAgent();
 

@@ -4,18 +4,12 @@ import { pathToFileURL } from 'node:url';
 import type { ModelRequest } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
 import { agentFactoryFromModule, loadSuite, runSuite, type BenchAgent, type Suite } from '../../../src/kit/bench/index.js';
-import { OracleAgent, tempDir } from '../../helpers/bench-fixtures.js';
+import { OracleAgent, tempDirs } from '../../helpers/bench-fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../../../benchmarks');
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
-function out(): string {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const dirs = tempDirs();
+afterEach(dirs.cleanup);
+const out = dirs.make;
 async function factoryOf(suite: Suite) {
   return agentFactoryFromModule(await import(pathToFileURL(suite.agent!).href), suite.agent!);
 }
