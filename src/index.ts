@@ -19,3 +19,4 @@ export * from './envs/index.js';
 export * from './kit/tools/index.js';
 export * from './kit/bench/index.js';
 export * from './kit/skills/index.js';
+export * from './kit/mcp/index.js';

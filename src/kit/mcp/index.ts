@@ -1,0 +1,5 @@
+export { connectMcp, McpServerConfig, MCP_DEFAULT_TIMEOUT_MS, type McpConnection } from './connect-mcp.js';
+export { mcpEnv, MCP_INHERITED_ENV } from './mcp-env.js';
+export { mcpParameters, type McpParameters } from './mcp-parameters.js';
+export { mcpToolOutput, mcpErrorText, type McpContent } from './mcp-result.js';
+export { mcpToolId } from './mcp-tool-id.js';
