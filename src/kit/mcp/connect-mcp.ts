@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { defineTool, errorMessage, type AnyTool } from '../../core/index.js';
 import { mcpEnv } from './mcp-env.js';
@@ -55,7 +53,13 @@ export async function connectMcp(config: McpServerConfig): Promise<McpConnection
   const cfg = parsed.data;
   const label = `MCP server "${cfg.name}" (${[cfg.command, ...cfg.args].join(' ')})`;
 
-  const transport = new StdioClientTransport({ command: cfg.command, args: cfg.args, env: mcpEnv(cfg.env), cwd: cfg.cwd, stderr: 'pipe' });
+  // The SDK is loaded on the first connection: importing qitos-ts does not load an MCP client it may never use.
+  const [{ Client }, { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS }, { ErrorCode, McpError }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const transport = new StdioClientTransport({ command: cfg.command, args: cfg.args, env: mcpEnv(cfg.env, process.env, DEFAULT_INHERITED_ENV_VARS), cwd: cfg.cwd, stderr: 'pipe' });
   let stderr = '';
   // keep the tail of the server's stderr: it is what explains a crash
   transport.stderr?.on('data', (chunk: Buffer) => {
