@@ -3,14 +3,15 @@ import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(__dirname, '../src');
-/** Which top-level layers each layer may import (besides itself). */
+/** Which top-level layers each layer may import (besides itself): core <- trace <- engine <- (models, envs, kit) <- cli. */
 const ALLOWED: Record<string, string[]> = {
   core: [],
-  engine: ['core'],
-  models: ['core', 'engine'],
-  envs: ['core', 'engine'],
-  kit: ['core', 'engine', 'models', 'envs'],
-  cli: ['core', 'engine', 'models', 'envs', 'kit'],
+  trace: ['core'],
+  engine: ['core', 'trace'],
+  models: ['core', 'trace', 'engine'],
+  envs: ['core', 'trace', 'engine'],
+  kit: ['core', 'trace', 'engine', 'models', 'envs'],
+  cli: ['core', 'trace', 'engine', 'models', 'envs', 'kit'],
 };
 const NODE_IO = /^(node:)?(fs|fs\/promises|net|http|https|child_process|dgram|tls|worker_threads|process)$/;
 
@@ -28,10 +29,51 @@ function imports(file: string): string[] {
 
 const layerOf = (file: string) => relative(SRC, file).split('/')[0];
 
+/** The src files a file imports (relative imports, type-only ones included: they tie the files together just the same). */
+function localImports(file: string): string[] {
+  return imports(file)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => resolve(dirname(file), spec).replace(/\.js$/, '.ts'))
+    .filter((target) => target.startsWith(SRC));
+}
+
+/** The import cycles of a graph: its strongly connected components of more than one file, or a file importing itself (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      scc.push(w);
+    } while (w !== v);
+    if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(scc.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
 describe('architecture', () => {
   const all = files(SRC).filter((f) => relative(SRC, f).includes('/'));
 
-  it('dependency arrows point core <- engine <- (models, envs, kit) <- cli', () => {
+  it('dependency arrows point core <- trace <- engine <- (models, envs, kit) <- cli', () => {
     const bad: string[] = [];
     for (const file of all) {
       const from = layerOf(file);
@@ -54,11 +96,21 @@ describe('architecture', () => {
     expect(bad).toEqual([]);
   });
 
-  it('the engine does I/O only in its trace files', () => {
+  it('the engine does no file, network or process I/O (its trace goes through src/trace)', () => {
     const bad = all
-      .filter((f) => layerOf(f) === 'engine' && !/\/trace[^/]*\.ts$/.test(f))
+      .filter((f) => layerOf(f) === 'engine')
       .flatMap((f) => imports(f).filter((s) => /^(node:)?(fs|fs\/promises|net|http|https|child_process)$/.test(s)).map((s) => `${relative(SRC, f)}: ${s}`));
     expect(bad).toEqual([]);
+  });
+
+  it('src/ has no import cycles', () => {
+    const graph = new Map(files(SRC).map((f) => [f, localImports(f)]));
+    expect(cycles(graph).map((c) => c.map((f) => relative(SRC, f)).join(' <-> '))).toEqual([]);
+  });
+
+  it('the cycle finder finds a cycle where there is one (so the test above can fail)', () => {
+    const g = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']], ['e', ['a']]]);
+    expect(cycles(g)).toEqual([['a', 'b', 'c'], ['d']]);
   });
 
   it('knows every layer it finds', () => {

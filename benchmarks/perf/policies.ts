@@ -49,8 +49,9 @@ interface Figures {
 }
 
 async function measure(size: number): Promise<Figures> {
-  const loop = doomLoop();
-  const compact = compaction({ contextWindow: 1_000_000_000, maxOutput: 8_000 });
+  const run = { runId: `bench-${size}` };
+  const loop = doomLoop().forRun!(run);
+  const compact = compaction({ contextWindow: 1_000_000_000, maxOutput: 8_000 }).forRun!(run);
   const state: State = { ...baseState({ id: 't', objective: 'fix the bug' }, 1e9), messages: history(size) };
   const model: ModelMessage[] = [{ role: 'system', content: 'You are a coding agent.' }];
   let step = 0;
@@ -64,11 +65,10 @@ async function measure(size: number): Promise<Figures> {
     lastStepTokens: { input: 1_000 + step, output: 50, reasoning: 0, cache: { read: 0, write: 0 } },
     elapsedMs: 0,
     signal: new AbortController().signal,
+    callModel: () => Promise.reject(new Error('the policies benchmark makes no model calls')),
     emit: () => {},
     ...extra,
   });
-  loop.start!(ctx());
-  compact.start!(ctx());
   const firstChecks: number[] = [];
 
   // Messages and decisions are made before the clock starts: only the policy calls are timed.
@@ -123,9 +123,8 @@ async function measure(size: number): Promise<Figures> {
   const replacedArrayUs = replaced.sort((a, b) => a - b)[Math.floor(N2 / 2)];
 
   // One compaction (prune) at this size: a small window forces it.
-  const small = compaction({ contextWindow: 40_000, maxOutput: 4_000, protectTokens: 5_000 });
+  const small = compaction({ contextWindow: 40_000, maxOutput: 4_000, protectTokens: 5_000 }).forRun!({ runId: 'prune' });
   const pctx = { ...ctx(), runId: 'prune', state: { ...state, messages: history(size) } } as PolicyContext;
-  small.start!(pctx);
   const t3 = performance.now();
   await small.reduce!(pctx);
   const pruneMs = performance.now() - t3;

@@ -15,6 +15,7 @@ import {
   ActionExecutor, HostEnv, MemoryEnv, PathJail, ToolRegistry, bashTool, evaluateArithmetic, globTool, grepTool, readTool, type AnyTool, type Env,
 } from '../../src/index.js';
 import { writePerformanceSection } from './performance-doc.js';
+import { actContext } from '../../test/helpers/act-context.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'qitos-bench-tools-'));
 const root = path.join(base, 'ws');
@@ -34,9 +35,7 @@ const host = new HostEnv({ root });
 const memory = new MemoryEnv({ files });
 
 async function call(tool: AnyTool, args: Record<string, unknown>, env: Env): Promise<void> {
-  const [r] = await new ActionExecutor(new ToolRegistry([tool])).run([{ id: 'c', name: tool.id, args }], {
-    runId: 'bench', traceDir: null, step: 1, env, state: {}, signal: new AbortController().signal, services: {}, onState: () => undefined,
-  });
+  const [r] = await new ActionExecutor(new ToolRegistry([tool])).run([{ id: 'c', name: tool.id, args }], actContext({ runId: 'bench', env }));
   if (r.status !== 'success') throw new Error(`${tool.id} failed: ${r.error}`);
 }
 

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { QitosError } from '../core/index.js';
-import { TraceError } from '../engine/trace-reader.js';
+import { TraceError } from '../trace/index.js';
 import { CliError } from './cli-error.js';
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';

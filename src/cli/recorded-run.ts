@@ -1,17 +1,35 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Manifest } from '../core/index.js';
+import { formatZodIssue } from '../core/index.js';
+import type { Trace } from '../trace/index.js';
 import { loadAgent, type LoadedAgent } from './agent-loader.js';
 import { CliError } from './cli-error.js';
 import { QitosConfig } from './config-schema.js';
+import type { CliIO } from './io.js';
+import { loadTrace } from './trace-loader.js';
+
+/** A recorded run to run again (replay, fork): its trace, the config and the agent it was started with. */
+export interface RecordedRun {
+  trace: Trace;
+  manifest: Manifest;
+  config: QitosConfig;
+  loaded: LoadedAgent;
+}
+
+/** Reads the trace a replay or fork command was given and loads what rebuilds its run. */
+export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err'>, path: string): Promise<RecordedRun> {
+  const trace = await loadTrace(io, path);
+  const manifest = trace.manifest;
+  const config = recordedConfig(manifest, trace.dir);
+  const loaded = await loadRecordedAgent(manifest, trace.dir, io.cwd);
+  return { trace, manifest, config, loaded };
+}
 
 /** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
 export function recordedConfig(m: Manifest, dir: string): QitosConfig {
   const parsed = QitosConfig.safeParse(m.config ?? {});
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${i.path.join('.')}: ${i.message}`);
-  }
+  if (!parsed.success) throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${formatZodIssue(parsed.error.issues[0])}`);
   return parsed.data;
 }
 

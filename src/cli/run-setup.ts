@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Env, Hook, Manifest, Model, Policy, State } from '../core/index.js';
+import type { ActionRunner, Env, Hook, Model, ParentLink, Policy, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
-import type { ActionExecutor } from '../engine/action-executor.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
 import { loadSkills, skillTool } from '../kit/skills/index.js';
@@ -76,8 +75,9 @@ export interface EngineSetup {
   cwd: string;
   /** Forces this model on the engine (replay), whatever the agent built for itself. */
   model?: Model;
-  executor?: Pick<ActionExecutor, 'run'>;
-  parent?: Manifest['parent'];
+  executor?: ActionRunner;
+  /** The recorded run a replay or fork descends from. */
+  parent?: ParentLink;
   hooks?: Hook[];
 }
 
@@ -103,11 +103,11 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
     ...(s.executor ? { executor: s.executor } : {}),
     handleSigint: true,
+    ...(s.parent ? { parent: s.parent } : {}),
     trace: {
       dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,
       agentSource: { module: s.loaded.module, export: s.loaded.export },
-      parent: s.parent ?? null,
       config: s.config as Record<string, unknown>,
     },
   });

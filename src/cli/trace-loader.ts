@@ -1,15 +1,20 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Manifest } from '../core/index.js';
-import { readManifest, readTrace, TraceError, type Trace } from '../engine/trace-reader.js';
+import { readManifest, readTrace, TraceError, type Trace } from '../trace/index.js';
 import { CliError } from './cli-error.js';
+import type { CliIO } from './io.js';
 
-/** Reads a trace for a command; reader errors become one-line CLI errors, reader warnings go to `warn`. */
-export async function loadTrace(path: string, cwd: string, warn: (line: string) => void): Promise<Trace> {
-  const dir = resolve(cwd, path);
+/**
+ * Reads the trace folder a command was given (relative to the command's folder), the one way every command
+ * takes a trace argument: reader errors become one-line CLI errors, reader warnings (a last line cut by a crash)
+ * go to stderr.
+ */
+export async function loadTrace(io: Pick<CliIO, 'cwd' | 'err'>, path: string): Promise<Trace> {
+  const dir = resolve(io.cwd, path);
   try {
     const trace = await readTrace(dir);
-    for (const w of trace.warnings) warn(`warning: ${dir}: ${w}`);
+    for (const w of trace.warnings) io.err(`warning: ${dir}: ${w}\n`);
     return trace;
   } catch (err) {
     if (err instanceof TraceError) throw new CliError(err.message);

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { ToolState } from './tool-state.js';
+import { FilePart, SubtaskPart } from './message.js';
+
+/** A part a tool call adds to the history right after its own tool part (a sub-run it started, a file it made). */
+export const ResultPart = z.discriminatedUnion('type', [SubtaskPart.omit({ id: true }), FilePart.omit({ id: true })]);
+export type ResultPart = z.infer<typeof ResultPart>;
 
 /** One tool call the agent wants executed. */
 export const Action = z.object({
@@ -19,5 +24,6 @@ export const ActionResult = z.object({
   error: z.string().optional(),
   latencyMs: z.number().nonnegative(),
   state: ToolState,
+  parts: z.array(ResultPart).optional(),
 });
 export type ActionResult = z.infer<typeof ActionResult>;

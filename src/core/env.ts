@@ -1,7 +1,7 @@
 import type { Task } from './task.js';
 
 /** Op groups an env may offer and tools may require. */
-export type OpGroup = 'file' | 'process' | (string & {});
+export type OpGroup = 'file' | 'process' | 'mount' | (string & {});
 
 /** Metadata of one entry in a file tree. */
 export interface FileStat {
@@ -39,25 +39,44 @@ export interface ProcessOps {
   run(command: string, options?: { cwd?: string; timeoutMs?: number; maxOutputBytes?: number; env?: Record<string, string>; signal?: AbortSignal; stdin?: string }): Promise<ProcessResult>;
 }
 
+/**
+ * Mount operations: make a folder of the host visible inside the env, read-only (the `skill` tool mounts a
+ * skill's folder so the run reads it through its own env, sandbox or not).
+ */
+export interface MountOps {
+  /**
+   * Makes `hostDir` readable, never writable, through the env's file ops (and processes, where the env has
+   * them); returns the path the env sees it at. Mounting the same folder again returns the same path.
+   */
+  mountReadOnly(hostDir: string): Promise<string>;
+}
+
 /** Known op group types; other groups are `unknown` to the kernel. */
 export interface OpGroups {
   file: FileOps;
   process: ProcessOps;
+  mount: MountOps;
 }
 
-/** The world an agent acts in. All methods but `ops` are optional. */
+/**
+ * The world an agent acts in. All methods but `ops` are optional. Agents change the world through tools,
+ * which use the env's op groups; the engine itself only brackets a run with `setup` and `close`.
+ *
+ * Reset: `setup(task)` runs at the start of every run and brings the world to the task's starting state; a
+ * suite gets a fresh env for every trial from its agent factory, so nothing carries over between tasks.
+ */
 export interface Env {
   readonly name: string;
+  /** Prepares the world for `task` (creates a workspace, checks out a repository, starts a container). */
   setup?(task: Task): Promise<void> | void;
-  reset?(): Promise<void> | void;
   /** What the agent sees of the env at the start of a step (passed to `agent.observe`). */
   observe?(): unknown;
-  /** Optional env-level transition for actions the env handles itself (not tools). */
-  step?(action: { name: string; args: Record<string, unknown> }): Promise<unknown> | unknown;
   /** The op group, or undefined when this env does not offer it. */
   ops<G extends keyof OpGroups>(group: G): OpGroups[G] | undefined;
   ops(group: string): unknown;
+  /** True ends the run with `env_terminal` at the next CHECK_STOP. */
   isTerminal?(): boolean;
+  /** Releases what `setup` took; called once when the run ends, however it ends. */
   close?(): Promise<void> | void;
 }
 

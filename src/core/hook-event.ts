@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Phase } from './phase.js';
-import { ModelStreamEvent } from './model.js';
+import { ModelResponse, ModelStreamEvent } from './model.js';
 import { ToolState } from './tool-state.js';
 import { StopReason } from './stop-reason.js';
 
@@ -15,6 +15,20 @@ export const HookEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('recover'), step: z.number(), kind: z.string(), message: z.string(), recoveries: z.number(), fatal: z.boolean() }),
   z.object({ type: z.literal('policy'), step: z.number(), policy: z.string(), event: z.string(), data: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('hook_error'), step: z.number(), event: z.string(), message: z.string() }),
+  /** A model call made inside the run besides the step's own (`callModel`: MCP sampling, tools, memories). */
+  z.object({
+    type: z.literal('model_call'),
+    step: z.number(),
+    purpose: z.string(),
+    model: z.string(),
+    latencyMs: z.number(),
+    attempts: z.number().int(),
+    /** The reply (its usage counts in the run's), or the error the call ended with. */
+    response: ModelResponse.optional(),
+    error: z.string().optional(),
+  }),
+  /** A read or write of the run's memory (`EngineOptions.memory`). */
+  z.object({ type: z.literal('memory'), step: z.number(), memory: z.string(), op: z.enum(['reset', 'append', 'retrieve', 'summarize', 'evict']), data: z.record(z.string(), z.unknown()) }),
 ]);
 export type HookEvent = z.infer<typeof HookEvent>;
 export type HookEventType = HookEvent['type'];

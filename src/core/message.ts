@@ -13,27 +13,31 @@ export const ReasoningPart = z.object({ ...base, type: z.literal('reasoning'), t
  * One tool call and its state. `origin` says whether the model called it natively (function calling) or
  * a text parser extracted it from the reply: the two render differently for the provider.
  */
-export const ToolPart = z.object({ ...base, type: z.literal('tool'), callID: z.string(), tool: z.string(), origin: z.enum(['native', 'parsed', 'agent']), state: ToolState, metadata: Meta });
-export const StepStartPart = z.object({ ...base, type: z.literal('step-start'), snapshot: z.string().optional() });
-export const StepFinishPart = z.object({ ...base, type: z.literal('step-finish'), reason: z.string(), tokens: Tokens, cost: z.number().nullable(), snapshot: z.string().optional() });
+export const ToolPart = z.object({ ...base, type: z.literal('tool'), callID: z.string(), tool: z.string(), origin: z.enum(['native', 'parsed']), state: ToolState, metadata: Meta });
+/** Where one model reply starts in an assistant message. */
+export const StepStartPart = z.object({ ...base, type: z.literal('step-start') });
+/** Where one model reply ends: why it stopped, its tokens and cost. */
+export const StepFinishPart = z.object({ ...base, type: z.literal('step-finish'), reason: z.string(), tokens: Tokens, cost: z.number().nullable() });
+/** A file or image (a data: or file: URL) in a message. */
 export const FilePart = z.object({ ...base, type: z.literal('file'), mime: z.string(), url: z.string(), filename: z.string().optional(), source: z.record(z.string(), z.unknown()).optional() });
-export const SubtaskPart = z.object({ ...base, type: z.literal('subtask'), prompt: z.string(), description: z.string(), agent: z.string(), model: z.string().optional(), trace: z.string().optional() });
-export const SnapshotPart = z.object({ ...base, type: z.literal('snapshot'), snapshot: z.string() });
-export const PatchPart = z.object({ ...base, type: z.literal('patch'), hash: z.string(), files: z.array(z.string()) });
-export const AgentPart = z.object({ ...base, type: z.literal('agent'), name: z.string() });
-export const RetryPart = z.object({ ...base, type: z.literal('retry'), attempt: z.number().int(), error: z.string(), time: z.object({ created: z.number() }) });
+/** A sub-run a tool call started (the `task` tool): what it was asked, and where its own trace is. */
+export const SubtaskPart = z.object({ ...base, type: z.literal('subtask'), prompt: z.string(), description: z.string(), agent: z.string(), model: z.string().optional(), runId: z.string().optional(), trace: z.string().optional() });
+/** A failed attempt of the model call the message holds the reply of (written by the retry middleware's `retry` event). */
+export const RetryPart = z.object({ ...base, type: z.literal('retry'), attempt: z.number().int(), error: z.string(), errorKind: z.string().optional(), delayMs: z.number().optional(), time: z.object({ created: z.number() }) });
+/** Marks a compaction summary (the message replaces older history). */
 export const CompactionPart = z.object({ ...base, type: z.literal('compaction'), auto: z.boolean(), overflow: z.boolean().optional() });
 
-/** Every part kind a message can hold (opencode's message-v2 shape). */
-export const Part = z.discriminatedUnion('type', [
-  TextPart, ReasoningPart, ToolPart, StepStartPart, StepFinishPart, FilePart, SubtaskPart, SnapshotPart, PatchPart, AgentPart, RetryPart, CompactionPart,
-]);
+/** Every part kind a message can hold (opencode's message-v2 shape, without the kinds nothing here writes). */
+export const Part = z.discriminatedUnion('type', [TextPart, ReasoningPart, ToolPart, StepStartPart, StepFinishPart, FilePart, SubtaskPart, RetryPart, CompactionPart]);
 export type Part = z.infer<typeof Part>;
 export type TextPart = z.infer<typeof TextPart>;
 export type ReasoningPart = z.infer<typeof ReasoningPart>;
 export type ToolPart = z.infer<typeof ToolPart>;
 export type StepFinishPart = z.infer<typeof StepFinishPart>;
 export type CompactionPart = z.infer<typeof CompactionPart>;
+export type FilePart = z.infer<typeof FilePart>;
+export type SubtaskPart = z.infer<typeof SubtaskPart>;
+export type RetryPart = z.infer<typeof RetryPart>;
 
 /** Who a user message was addressed to and how (agent, model, system, tools, variant); `summary` only on compaction summaries. */
 export const UserInfo = z.object({

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ModelMessage } from './model-message.js';
 import { Tokens } from './usage.js';
-import type { RequestHashes } from './trace.js';
 
 /** A tool as a model sees it: name, description and JSON Schema of its input. */
 export const ToolSpec = z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
 export type ToolSpec = z.infer<typeof ToolSpec>;
+
+/** Hashes of the parts of a model request, so replay can name what drifted. */
+export const RequestHashes = z.object({ request: z.string(), system: z.string(), messages: z.string(), tools: z.string(), params: z.string() });
+export type RequestHashes = z.infer<typeof RequestHashes>;
 
 /** One model call. */
 export const ModelRequest = z.object({
@@ -44,7 +47,10 @@ export const ModelResponse = z.object({
 });
 export type ModelResponse = z.infer<typeof ModelResponse>;
 
-/** Events a model streams while it generates. */
+/**
+ * Events a model streams while it generates. `retry` comes from the retry middleware between attempts (the
+ * attempt before it produced no output), so a consumer sees why a reply is late.
+ */
 export const ModelStreamEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('step-start') }),
   z.object({ type: z.literal('text-delta'), delta: z.string() }),
@@ -55,6 +61,7 @@ export const ModelStreamEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool-input-delta'), callId: z.string(), delta: z.string() }),
   z.object({ type: z.literal('tool-call'), callId: z.string(), name: z.string(), input: z.string() }),
   z.object({ type: z.literal('step-finish'), finishReason: FinishReason, usage: Tokens, cost: z.number().nullable() }),
+  z.object({ type: z.literal('retry'), attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), errorKind: z.string(), error: z.string() }),
 ]);
 export type ModelStreamEvent = z.infer<typeof ModelStreamEvent>;
 
@@ -67,12 +74,26 @@ export const ModelInfo = z.object({
 });
 export type ModelInfo = z.infer<typeof ModelInfo>;
 
+/**
+ * Receives a model's stream events. It may return a promise: a model that streams awaits it before it reads
+ * on, so a slow consumer (`Engine.stream`) slows the model's reading instead of piling events up. Any other
+ * return value is ignored.
+ */
+export type StreamListener = (event: ModelStreamEvent) => unknown;
+
+/** The promise a listener returned, if it returned one (what a streaming model awaits before it goes on). */
+export function pendingOf(value: unknown): PromiseLike<unknown> | undefined {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function' ? (value as PromiseLike<unknown>) : undefined;
+}
+
 /** Options of one `generate` call. */
 export interface GenerateOptions {
   signal?: AbortSignal;
-  onEvent?: (event: ModelStreamEvent) => void;
+  onEvent?: StreamListener;
   /** Hashes of this request's parts as the engine computed them (a replay model checks them for drift). */
   requestHashes?: RequestHashes;
+  /** Why the call is made (`ModelCall.purpose`): a replay model serves each purpose from its own recording. */
+  purpose?: string;
 }
 
 /** The one interface every provider implements. */

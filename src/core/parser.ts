@@ -1,5 +1,6 @@
 import type { Decision } from './decision.js';
 import type { ModelResponse, ResponsePart, ToolSpec } from './model.js';
+import type { ModelMessage, ModelToolResultPart } from './model-message.js';
 import type { ParseError } from './errors.js';
 
 /** What a parser knows when it parses. */
@@ -20,6 +21,12 @@ export interface Parser {
   format(decision: Decision): ResponsePart[];
   /** Format instructions for the system prompt. */
   instructions(tools: readonly ToolSpec[]): string;
+  /**
+   * How the results of the calls this parser read from a reply's text go back to the model, in the parser's
+   * own words (ReAct: `Observation from add: 5`). Native calls need none: their results go back as `tool`
+   * messages. Without it, `toModelMessages`'s plain default applies.
+   */
+  formatResults?(results: readonly ModelToolResultPart[]): ModelMessage[];
 }
 
 /** The text of a reply (all text parts joined). */

@@ -7,6 +7,7 @@ import type { Tokens, Usage } from './usage.js';
 import type { StopVerdict } from './stop-reason.js';
 import type { Task } from './task.js';
 import type { ModelError } from './errors.js';
+import type { CallModel } from './model-call.js';
 
 /** What a policy sees. `emit` records a policy event in hooks and the trace (every decision a policy takes). */
 export interface PolicyContext<S extends State = State> {
@@ -24,6 +25,8 @@ export interface PolicyContext<S extends State = State> {
   model?: Model;
   modelInfo?: ModelInfo;
   signal: AbortSignal;
+  /** A model call through the run's middleware, counted in the run's usage and budgets. */
+  callModel: CallModel;
   emit(type: string, data: Record<string, unknown>): void;
 }
 
@@ -36,10 +39,16 @@ export interface BeforeModelResult<S extends State = State> {
 /**
  * How doom-loop detection, compaction and budgets plug into the loop. Every method is optional.
  * Policies run in the order given to the Engine.
+ *
+ * One policy object may be given to many runs, one after another or at once. A policy that remembers
+ * anything implements `forRun`: the engine calls it when a run starts and uses the policy it returns for that
+ * run only, so no two runs share state.
  */
 export interface Policy<S extends State = State> {
   readonly name: string;
-  /** Called once before step 1 (reset per-run state here: a policy instance may serve many runs). */
+  /** The instance that serves one run (fresh state). Without it, the object itself serves every run. */
+  forRun?(run: { runId: string }): Policy<S>;
+  /** Called once before step 1. */
   start?(ctx: PolicyContext<S>): void;
   /** REDUCE, after the agent's reduce. May return a new state. */
   reduce?(ctx: PolicyContext<S>): S | void | Promise<S | void>;

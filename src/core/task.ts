@@ -9,6 +9,19 @@ export const Budget = z.object({
 });
 export type Budget = z.infer<typeof Budget>;
 
+/** The tightest of several budgets, field by field (an absent field is no limit). */
+export function tightestBudget(...budgets: Array<Budget | undefined>): Budget {
+  const out: Budget = {};
+  for (const b of budgets) {
+    if (!b) continue;
+    for (const k of ['maxSteps', 'maxSeconds', 'maxTokens', 'maxCost'] as const) {
+      const v = b[k];
+      if (v !== undefined && (out[k] === undefined || v < out[k]!)) out[k] = v;
+    }
+  }
+  return out;
+}
+
 /** A unit of work given to `Engine.run`. */
 export const Task = z.object({
   id: z.string().min(1),

@@ -15,13 +15,22 @@ export function toolResultFor(part: ToolPart): ModelToolResultPart {
   return { type: 'tool-result', ...base, output: INTERRUPTED_TOOL_ERROR, isError: true };
 }
 
+/** Turns the results of calls read from a reply's text into messages for the model (a parser's `formatResults`). */
+export type ResultFormatter = (results: readonly ModelToolResultPart[]) => ModelMessage[];
+
+/** The default way results of text-parsed calls go back: one user message, one paragraph per result. */
+export const plainResults: ResultFormatter = (results) => [
+  { role: 'user', content: [{ type: 'text', text: results.map((r) => `${r.isError ? 'Error from' : 'Result of'} ${r.name}: ${r.output}`).join('\n\n') }] },
+];
+
 /**
  * Converts one history message into what a provider receives (0..3 model messages).
  * Native tool calls become assistant tool-call parts followed by one `tool` message with their results;
- * tool calls a text parser extracted are already in the assistant text, so their results follow as a user
- * message of observations. Reasoning is kept (with its signature); each provider decides whether to send it.
+ * tool calls a text parser extracted are already in the assistant text, so their results follow as what
+ * `formatResults` (the parser's) makes of them. Reasoning is kept (with its signature); each provider decides
+ * whether to send it.
  */
-export function messageToModel(message: Message): ModelMessage[] {
+export function messageToModel(message: Message, formatResults: ResultFormatter = plainResults): ModelMessage[] {
   if (message.role === 'user') {
     const content: Extract<ModelMessage, { role: 'user' }>['content'] = [];
     for (const p of message.parts) {
@@ -32,7 +41,7 @@ export function messageToModel(message: Message): ModelMessage[] {
   }
   const content: Extract<ModelMessage, { role: 'assistant' }>['content'] = [];
   const nativeResults: ModelToolResultPart[] = [];
-  const observations: string[] = [];
+  const parsedResults: ModelToolResultPart[] = [];
   for (const p of message.parts) {
     if (p.type === 'text') {
       if (p.text) content.push({ type: 'text', text: p.text });
@@ -44,20 +53,20 @@ export function messageToModel(message: Message): ModelMessage[] {
         content.push({ type: 'tool-call', callId: p.callID, name: p.tool, args: p.state.input });
         nativeResults.push(result);
       } else {
-        observations.push(`Observation${result.isError ? ' (error)' : ''} from ${p.tool}: ${result.output}`);
+        parsedResults.push(result);
       }
     }
   }
   const out: ModelMessage[] = [];
   if (content.length) out.push({ role: 'assistant', content });
   if (nativeResults.length) out.push({ role: 'tool', content: nativeResults });
-  if (observations.length) out.push({ role: 'user', content: [{ type: 'text', text: observations.join('\n\n') }] });
+  if (parsedResults.length) for (const m of formatResults(parsedResults)) out.push(m);
   return out;
 }
 
 /** Converts a whole history (the engine does this incrementally; this is the reference). */
-export function toModelMessages(history: readonly Message[]): ModelMessage[] {
+export function toModelMessages(history: readonly Message[], formatResults: ResultFormatter = plainResults): ModelMessage[] {
   const out: ModelMessage[] = [];
-  for (const m of history) for (const mm of messageToModel(m)) out.push(mm);
+  for (const m of history) for (const mm of messageToModel(m, formatResults)) out.push(mm);
   return out;
 }

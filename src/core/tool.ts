@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import type { Env, OpGroup } from './env.js';
 import type { Attachment } from './tool-state.js';
+import type { ResultPart } from './action.js';
 import type { ToolSpec } from './model.js';
+import type { CallModel } from './model-call.js';
+import type { ParentLink } from './run-link.js';
+import { formatZodIssues } from './format-zod-issue.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -17,8 +21,20 @@ export interface ToolContext {
   state: unknown;
   /** Updates the running tool state's title/metadata (shown in hooks and the trace). */
   metadata(update: { title?: string; metadata?: Record<string, unknown> }): void;
-  /** Extra services a host passes to tools (e.g. a sub-agent runner for `task`). */
+  /** Extra services a host passes to tools (`EngineOptions.services`). */
   services: Record<string, unknown>;
+  /** How deep the run is nested under parent runs: 0 for a top-level run, 1 for a sub-agent's, ... */
+  depth: number;
+  /**
+   * A model call through the run's middleware, counted in the run's usage and budgets and visible in its trace
+   * (a `model_call` event). For tools that ask a model something (summaries, MCP sampling).
+   */
+  callModel: CallModel;
+  /**
+   * The link a sub-run started by this call gets (`EngineOptions.parent`): this run as its parent, depth + 1,
+   * what is left of this run's token, cost and time budget as its share, and its usage counted here too.
+   */
+  childLink(): ParentLink;
 }
 
 /** A tool's full result. A plain string is shorthand for `{ output }`. */
@@ -29,6 +45,8 @@ export interface ToolOutput {
   attachments?: Attachment[];
   /** When set, the output the model sees was cut; `full` keeps the whole output for the trace. */
   full?: string;
+  /** Parts added to the history after the call's tool part (the `task` tool's subtask part). */
+  parts?: ResultPart[];
 }
 
 /** A tool definition: id, description, zod parameters, the op groups it needs, and `execute`. */
@@ -70,5 +88,5 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 
 /** Formats zod issues as one readable line per problem, for the model to fix its call. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `- ${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('\n');
+  return formatZodIssues(error, '(arguments)');
 }

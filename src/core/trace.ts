@@ -4,7 +4,8 @@ import { StopReason } from './stop-reason.js';
 import { Usage, Tokens } from './usage.js';
 import { Decision } from './decision.js';
 import { ActionResult } from './action.js';
-import { ModelResponse } from './model.js';
+import { ModelResponse, RequestHashes } from './model.js';
+import { RunParent } from './run-link.js';
 
 /** Schema id and version written in every manifest; readers refuse newer versions. */
 export const TRACE_SCHEMA = 'qitos.trace';
@@ -34,7 +35,7 @@ export const Manifest = z.object({
   hashes: z.object({ config: z.string().optional(), systemPrompt: z.string().optional(), toolSchemas: z.string().optional() }),
   /** The effective config the run was started with (CLI: config file + flags), so replay and fork can rebuild it. */
   config: z.record(z.string(), z.unknown()).optional(),
-  parent: z.object({ runId: z.string(), path: z.string(), kind: z.enum(['replay', 'fork', 'subtask']), atStep: z.number().optional() }).nullable(),
+  parent: RunParent.nullable(),
   /** The state after `initState`, so a run can be rebuilt step by step (fork). */
   initialState: z.unknown(),
   summary: z
@@ -63,10 +64,6 @@ export const StateDiff = z.object({
   unset: z.array(z.string()).optional(),
 });
 export type StateDiff = z.infer<typeof StateDiff>;
-
-/** Hashes of the parts of a model request, so replay can name what drifted. */
-export const RequestHashes = z.object({ request: z.string(), system: z.string(), messages: z.string(), tools: z.string(), params: z.string() });
-export type RequestHashes = z.infer<typeof RequestHashes>;
 
 /** The model call of one step. */
 export const ModelCallRecord = z.object({

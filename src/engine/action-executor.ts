@@ -1,5 +1,6 @@
-import type { Action, ActionResult, AnyTool, Env, ToolOutput, ToolState } from '../core/index.js';
+import type { ActContext, Action, ActionResult, ActionRunner, AnyTool, ToolOutput, ToolState } from '../core/index.js';
 import { describeIssues, errorMessage } from '../core/index.js';
+import { forEachConcurrent } from './for-each-concurrent.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** Options of the action executor. */
@@ -12,19 +13,6 @@ export interface ExecutorOptions {
   timeoutMs?: number;
 }
 
-/** Everything one ACT phase needs besides the actions. */
-export interface ActContext {
-  runId: string;
-  traceDir: string | null;
-  step: number;
-  env: Env;
-  state: unknown;
-  signal: AbortSignal;
-  services: Record<string, unknown>;
-  /** Called on every ToolState move of every call. */
-  onState(action: Action, state: ToolState): void;
-}
-
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
@@ -32,7 +20,7 @@ const DEFAULT_TIMEOUT_MS = 120_000;
  * each moving pending -> running -> completed | error. A tool that throws or hangs becomes an error result;
  * nothing a tool does takes the engine down.
  */
-export class ActionExecutor {
+export class ActionExecutor implements ActionRunner {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly options: ExecutorOptions = {},
@@ -45,29 +33,23 @@ export class ActionExecutor {
       return out;
     }
     const results = new Array<ActionResult>(actions.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < actions.length) {
-        const i = next++;
-        results[i] = await this.runOne(actions[i], ctx);
-      }
-    };
-    const n = Math.max(1, Math.min(this.options.concurrency ?? 4, actions.length));
-    await Promise.all(Array.from({ length: n }, worker));
+    await forEachConcurrent(actions, this.options.concurrency ?? 4, async (action, i) => {
+      results[i] = await this.runOne(action, ctx);
+    });
     return results;
   }
 
   private async runOne(action: Action, ctx: ActContext): Promise<ActionResult> {
     const created = Date.now();
     const input = action.args;
-    ctx.onState(action, { status: 'pending', input, time: { created } });
+    await ctx.onState(action, { status: 'pending', input, time: { created } });
     let running: ToolState | undefined;
-    const fail = (error: string, start = created): ActionResult => {
+    const fail = async (error: string, start = created): Promise<ActionResult> => {
       const end = Date.now();
       // Metadata a tool set before failing (e.g. the child trace of a sub-agent) stays visible.
       const metadata = running?.status === 'running' ? running.metadata : undefined;
       const state: ToolState = { status: 'error', input, error, ...(metadata ? { metadata } : {}), time: { created, start, end } };
-      ctx.onState(action, state);
+      await ctx.onState(action, state);
       return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state };
     };
     if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
@@ -82,12 +64,12 @@ export class ActionExecutor {
     }
     const start = Date.now();
     running = { status: 'running', input, time: { created, start } };
-    ctx.onState(action, running);
+    await ctx.onState(action, running);
     const timeoutMs = action.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
       const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
         running = { ...running!, ...(u.title !== undefined ? { title: u.title } : {}), ...(u.metadata ? { metadata: u.metadata } : {}) } as ToolState;
-        ctx.onState(action, running);
+        void ctx.onState(action, running); // a tool reports progress synchronously: nothing to wait on
       });
       const o: ToolOutput = typeof out === 'string' ? { output: out } : out;
       if (typeof o?.output !== 'string') throw new Error(`tool "${tool.id}" returned ${JSON.stringify(out)?.slice(0, 80)}; expected a string or { output: string }`);
@@ -102,8 +84,8 @@ export class ActionExecutor {
         ...(o.attachments ? { attachments: o.attachments } : {}),
         time: { created, start, end },
       };
-      ctx.onState(action, state);
-      return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state };
+      await ctx.onState(action, state);
+      return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state, ...(o.parts?.length ? { parts: o.parts } : {}) };
     } catch (err) {
       return fail(errorMessage(err), start);
     }
@@ -133,7 +115,21 @@ export class ActionExecutor {
       let p: Promise<ToolOutput | string>;
       try {
         p = Promise.resolve(
-          tool.execute(args, { runId: ctx.runId, traceDir: ctx.traceDir, step: ctx.step, callId: action.id, signal: controller.signal, env: ctx.env, state: ctx.state, metadata, services: ctx.services }),
+          tool.execute(args, {
+            runId: ctx.runId,
+            traceDir: ctx.traceDir,
+            step: ctx.step,
+            callId: action.id,
+            signal: controller.signal,
+            env: ctx.env,
+            state: ctx.state,
+            metadata,
+            services: ctx.services,
+            depth: ctx.depth,
+            // a call the tool makes ends with the tool (its timeout, the run's abort) unless it passes its own signal
+            callModel: (request, options) => ctx.callModel(request, { ...options, signal: options?.signal ?? controller.signal }),
+            childLink: ctx.childLink,
+          }),
         );
       } catch (err) {
         p = Promise.reject(err);

@@ -1,5 +1,21 @@
-import type { ActionResult, AnyTool, Decision, Model, Parser, State, Task } from '../core/index.js';
+import type { ActionResult, AnyTool, CallModel, Decision, MemoryAccess, Model, Parser, State, Task } from '../core/index.js';
 import { ToolRegistry } from './tool-registry.js';
+
+/**
+ * What an agent's methods are told about the run besides its state (the last argument of `observe`, `decide`,
+ * `prepare` and `reduce`). One object per run; `step` follows the loop.
+ */
+export interface AgentContext {
+  readonly runId: string;
+  readonly step: number;
+  /** 0 for a top-level run, 1 for a sub-agent's, ... */
+  readonly depth: number;
+  readonly signal: AbortSignal;
+  /** A model call through the run's middleware, counted in its usage and budgets (critics, planners, judges). */
+  readonly callModel: CallModel;
+  /** The run's memory (`EngineOptions.memory`); every read and write is traced. */
+  readonly memory: MemoryAccess | undefined;
+}
 
 /** Options every AgentModule accepts. */
 export interface AgentModuleOptions {
@@ -47,12 +63,12 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
   abstract initState(task: Task): S;
 
   /** What the agent sees this step; `envView` is `env.observe()`. Default: the env view. */
-  observe(_state: S, envView: unknown): O {
+  observe(_state: S, envView: unknown, _ctx: AgentContext): O | Promise<O> {
     return envView as O;
   }
 
   /** A Decision, or undefined to take the model path. */
-  decide(_state: S, _observation: O): Decision | undefined | Promise<Decision | undefined> {
+  decide(_state: S, _observation: O, _ctx: AgentContext): Decision | undefined | Promise<Decision | undefined> {
     return undefined;
   }
 
@@ -65,12 +81,12 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
    * The user message of this step on the model path (appended to the history), or undefined for none.
    * Default: the task on the first step, nothing after (tool results already follow the model's calls).
    */
-  prepare(state: S, _observation: O): string | undefined {
+  prepare(state: S, _observation: O, _ctx: AgentContext): string | undefined {
     return state.messages.length === 0 ? state.task : undefined;
   }
 
   /** The state after this step's actions. Default: unchanged. */
-  reduce(state: S, _observation: O, _decision: Decision, _results: ActionResult[]): S | Promise<S> {
+  reduce(state: S, _observation: O, _decision: Decision, _results: ActionResult[], _ctx: AgentContext): S | Promise<S> {
     return state;
   }
 

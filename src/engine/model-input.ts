@@ -1,6 +1,6 @@
-import type { Message, ModelMessage, RequestHashes, ToolSpec } from '../core/index.js';
-import { canonicalJson, messageToModel } from '../core/index.js';
-import { shortHash } from './hash.js';
+import type { Message, ModelMessage, RequestHashes, ResultFormatter, ToolSpec } from '../core/index.js';
+import { canonicalJson, messageToModel, plainResults } from '../core/index.js';
+import { shortHash } from '../trace/index.js';
 
 /**
  * Builds the model messages from the history incrementally, so the kernel's per-step cost does not grow
@@ -23,6 +23,9 @@ export class ModelInputBuilder {
   private toolsRef: readonly ToolSpec[] | undefined;
   private toolsHash = shortHash('[]');
 
+  /** `formatResults`: how results of text-parsed calls read (the parser's; the plain default without one). */
+  constructor(private readonly formatResults: ResultFormatter = plainResults) {}
+
   /** Model messages for system + history; `messagesHash` is the rolling hash of the history part. */
   build(system: string | undefined, history: Message[]): { messages: ModelMessage[]; messagesHash: string } {
     let start = this.refs.length;
@@ -38,7 +41,7 @@ export class ModelInputBuilder {
     }
     for (let i = start; i < history.length; i++) {
       const m = history[i];
-      const converted = messageToModel(m);
+      const converted = messageToModel(m, this.formatResults);
       this.refs.push(m);
       this.flatStart.push(this.flat.length);
       for (const c of converted) this.flat.push(c);

@@ -1,41 +1,73 @@
-import type { ActionResult, Decision, Env, Failure, HookEvent, Model, Phase, Policy, PolicyContext, State, StepRecord, Task, Tokens, ToolPart, Usage } from '../core/index.js';
+import type {
+  AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, State, StepRecord, Task, Tokens, Usage,
+} from '../core/index.js';
+import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
 import type { HookBus } from './hook-bus.js';
 import type { ModelInputBuilder } from './model-input.js';
-import type { RunRecorder } from './run-recorder.js';
+import type { RunMemoryAccess } from './run-memory-access.js';
 
-/** Everything one run carries from phase to phase. Created by `Engine.run`, never shared between runs. */
-export interface RunContext<S extends State = State> {
-  runId: string;
-  task: Task;
-  agent: AgentModule<S, unknown>;
-  model: Model | undefined;
-  env: Env;
-  policies: readonly Policy<S>[];
+/** What changes as a run goes: its state, step, phase, usage and failures. One per run, never shared. */
+export interface RunState<S extends State = State> {
+  readonly runId: string;
+  readonly task: Task;
   state: S;
   step: number;
   phase: Phase;
-  startedAt: number;
+  readonly startedAt: number;
+  /** Tokens and cost of every model call of the run (and of its sub-runs), and how many calls it made. */
   usage: Usage;
+  /** Tokens of the last model-path call (compaction measures the context with it). */
   lastStepTokens: Tokens | undefined;
   /** Consecutive failed steps (reset by a step that completes). */
   recoveries: number;
   failures: Failure[];
   policyEvents: Record<string, number>;
-  signal: AbortSignal;
-  /** Aborts the run (external signal, SIGINT, time budget). */
-  abort: AbortController;
+}
+
+/** A run before it has a state (the task was invalid, or `initState` failed): enough to end it and say why. */
+export type RunStart<S extends State = State> = Omit<RunState<S>, 'state'> & { state: S | undefined };
+
+/** What a run uses, fixed when it starts: the agent, model, env, per-run policies, hooks, trace and model chain. */
+export interface RunServices<S extends State = State> {
+  readonly runId: string;
+  readonly agent: AgentModule<S, unknown>;
+  readonly model: Model | undefined;
+  readonly env: Env;
+  /** This run's own policy instances (`Policy.forRun`). */
+  readonly policies: readonly Policy<S>[];
+  readonly hooks: HookBus;
   /** Writes the trace (undefined when tracing is off). */
-  recorder: RunRecorder | undefined;
-  traceDir: string | null;
-  hooks: HookBus;
-  input: ModelInputBuilder;
-  /** Hash of the system prompt last recorded in the trace (it is recorded again only when it changes). */
-  recordedSystemHash: string | undefined;
-  /** Tool parts of this step's assistant message, by call id (the executor advances their state). */
-  toolParts: Map<string, ToolPart>;
-  /** The step record being filled. */
+  readonly recorder: RunRecorder | undefined;
+  readonly traceDir: string | null;
+  readonly parent: ParentLink | undefined;
+  /** 0 for a top-level run, the parent's depth + 1 for a sub-run. */
+  readonly depth: number;
+  readonly input: ModelInputBuilder;
+  readonly signal: AbortSignal;
+  /** Aborts the run (external signal, SIGINT, time budget, a stream consumer that left). */
+  readonly abort: AbortController;
+  /** The run's model chain (middleware composed once, around the model), undefined without a model. */
+  chain: ModelNext | undefined;
+  /** A call through `chain` that is not the step's own (tools, policies, agents, memories). */
+  readonly callModel: CallModel;
+  readonly memory: RunMemoryAccess | undefined;
+  /** The tightest of the task's, the engine's and the parent's share of budget (the state's `maxSteps` aside). */
+  readonly budget: Budget;
+  /** True when someone watches phases (hooks or a stream consumer): phase events are made only then. */
+  readonly observed: boolean;
+  /** Tells hooks, the trace and a stream consumer; a promise means a slow consumer wants the run to wait. */
+  emit(event: HookEvent): void | Promise<void>;
+}
+
+/** Narrows a run that now has its state (same object: what closures hold sees the state too). */
+export function withState<S extends State>(run: RunStart<S>, state: S): RunState<S> {
+  return Object.assign(run, { state });
+}
+
+/** The scratch of the step being run: its trace record, and the assistant message of its model turn. */
+export interface StepScratch {
   rec: StepRecord;
-  emit(event: HookEvent): void;
-  policyContext(extra?: { decision?: Decision; results?: ActionResult[] }): PolicyContext<S>;
+  /** The reply of this step's model call, whose tool parts the step's results complete. */
+  reply: AssistantMessage | undefined;
 }

@@ -1,7 +1,8 @@
 import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Env, FileOps, OpGroups, ProcessOps } from '../core/index.js';
+import type { Env, FileOps, MountOps, OpGroups, ProcessOps } from '../core/index.js';
 import { HostFileOps } from './host-file-ops.js';
+import { MountedFileOps } from './mounted-file-ops.js';
 import { HostProcessOps } from './host-process-ops.js';
 import { PathJail } from './path-jail.js';
 
@@ -29,8 +30,9 @@ export interface HostEnvOptions {
 
 /**
  * An env over a real workspace folder on the host: `file` ops (read, write, list, stat, glob, remove) and
- * `process` ops (shell commands), both jailed to the root. See {@link PathJail} for the path rules and
- * {@link HostProcessOps} for how commands are run.
+ * `process` ops (shell commands), both jailed to the root, and `mount` ops: a host folder mounted read-only is
+ * readable at its real path (the `skill` tool mounts skill folders). See {@link PathJail} for the path rules
+ * and {@link HostProcessOps} for how commands are run.
  */
 export class HostEnv implements Env {
   readonly name: string;
@@ -38,6 +40,8 @@ export class HostEnv implements Env {
   readonly root: string;
   readonly files: FileOps;
   readonly processes: HostProcessOps | undefined;
+  /** The workspace's file ops plus read-only mounts, shown at their real paths (what `ops('file')` and `ops('mount')` hand out). */
+  private readonly mounted: MountedFileOps;
 
   constructor(options: HostEnvOptions) {
     if (!options || typeof options.root !== 'string' || !options.root) throw new Error('HostEnv needs a root folder: new HostEnv({ root: "./workspace" })');
@@ -54,6 +58,7 @@ export class HostEnv implements Env {
     this.name = options.name ?? 'host';
     const jail = new PathJail(real);
     this.files = new HostFileOps(jail, new Set(options.ignoreDirs ?? ['node_modules']));
+    this.mounted = new MountedFileOps(this.files, (hostDir) => hostDir);
     this.processes =
       options.process === false
         ? undefined
@@ -67,9 +72,10 @@ export class HostEnv implements Env {
 
   ops<G extends keyof OpGroups>(group: G): OpGroups[G] | undefined;
   ops(group: string): unknown;
-  ops(group: string): FileOps | ProcessOps | undefined {
-    if (group === 'file') return this.files;
+  ops(group: string): FileOps | ProcessOps | MountOps | undefined {
+    if (group === 'file') return this.mounted;
     if (group === 'process') return this.processes;
+    if (group === 'mount') return this.mounted;
     return undefined;
   }
 

@@ -4,6 +4,7 @@ export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
 export { HostProcessOps, LINGER_NOTE, type HostProcessSettings } from './host-process-ops.js';
 export { MemoryFileOps } from './memory-file-ops.js';
+export { MountedFileOps } from './mounted-file-ops.js';
 export { PathJail, checkPathInput, isInside, resolveLexical } from './path-jail.js';
 export { compileGlob, type GlobMatcher } from './glob-pattern.js';
 export { walkGlob, type WalkEntry, type ListFolder } from './glob-walk.js';

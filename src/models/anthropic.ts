@@ -1,15 +1,15 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
+import type { FinishReason, GenerateOptions, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
 import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
 import { classifyProviderError } from './classify-provider-error.js';
-import { consumeStream } from './consume-stream.js';
 import { computeCost, type ModelPrice } from './pricing.js';
 import { ModelConfigError } from './model-config-error.js';
-import { attemptLimits, checkProviderOptions, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
+import { checkProviderOptions, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
-import { ResponseBuilder } from './response-builder.js';
-import { callWithRetry } from './retry.js';
+import { ProviderModel } from './provider-model.js';
+import type { ResponseBuilder } from './response-builder.js';
+import { streamReply } from './stream-reply.js';
 
 /** Options of an Anthropic model. Exactly one of `apiKey` and `authToken` is needed. */
 export interface AnthropicOptions extends ProviderOptions {
@@ -29,20 +29,19 @@ export interface AnthropicOptions extends ProviderOptions {
 /**
  * A Claude model through the Anthropic messages API, streamed with `@anthropic-ai/sdk`: text, thinking blocks
  * (with signatures, passed back on the next turn), redacted thinking, tool use with streamed JSON input, and
- * cache read/write token counts. Retries, timeouts and error classification are ours; the SDK's are off.
+ * cache read/write token counts. Retries and timeouts are the model's retry middleware (`ProviderModel`), error
+ * classification is ours; the SDK's are off.
  */
-export class AnthropicModel implements Model {
-  readonly id: string;
-  readonly info: ModelInfo;
+export class AnthropicModel extends ProviderModel {
   /** The SDK and its client, loaded on the first call: importing qitos-ts does not load a provider SDK it never uses. */
   private sdk: Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> | undefined;
   private readonly price: ModelPrice | undefined;
 
   constructor(private readonly options: AnthropicOptions) {
-    this.id = `anthropic:${options.model}`;
-    this.info = providerModelInfo('anthropic', options.model, options);
+    const id = `anthropic:${options.model}`;
     if (!options.apiKey && !options.authToken) throw new ModelConfigError('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
-    checkProviderOptions(this.id, options);
+    checkProviderOptions(id, options);
+    super(id, providerModelInfo('anthropic', options.model, options), options);
     if (options.defaultMaxTokens !== undefined && !(Number.isInteger(options.defaultMaxTokens) && options.defaultMaxTokens > 0)) {
       throw new ModelConfigError(`${this.id}: invalid option: defaultMaxTokens must be an integer >= 1, got ${String(options.defaultMaxTokens)}`);
     }
@@ -57,9 +56,7 @@ export class AnthropicModel implements Model {
         // Passing the credential (and null for the other) keeps the SDK from reading process.env behind our back.
         ...(options.apiKey ? { apiKey: options.apiKey, authToken: null } : { authToken: options.authToken, apiKey: null }),
         baseURL: options.baseURL ?? 'https://api.anthropic.com',
-        maxRetries: 0,
-        timeout: attemptLimits(options).timeoutMs + 60_000,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+        ...ProviderModel.clientOptions(options),
       }),
     })));
   }
@@ -86,26 +83,22 @@ export class AnthropicModel implements Model {
     return { ...body, ...request.providerOptions, stream: true } as MessageCreateParamsStreaming;
   }
 
-  async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+  protected async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { Anthropic, client } = await this.loadSdk();
-    return callWithRetry(
-      async (ctx) => {
-        const stream = await client.messages.create(body, { signal: ctx.signal });
-        const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
-        const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
-        await consumeStream(stream, (ev) => onEvent(ev, builder, state), `${this.id}: failed to handle a stream event`);
-        if (ctx.signal.aborted) throw ctx.signal.reason;
+    const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
+    return streamReply<RawMessageStreamEvent>({
+      signal: options.signal,
+      onEvent: options.onEvent,
+      open: (signal) => client.messages.create(body, { signal }),
+      onChunk: (ev, builder) => onEvent(ev, builder, state),
+      finish: (builder) => {
         if (!state.stopped) throw new ProviderError('transport', `${this.id}: the stream ended before message_stop`);
-        const cost = computeCost(state.usage, this.price);
-        return builder.finish(mapStopReason(state.stop), state.usage, cost, this.id);
+        return builder.finish(mapStopReason(state.stop), state.usage, computeCost(state.usage, this.price), this.id);
       },
-      {
-        ...attemptLimits(this.options),
-        signal: options.signal,
-        classify: (err) => classifyProviderError(err, this.id, Anthropic),
-      },
-    );
+      classify: (err) => classifyProviderError(err, this.id, Anthropic),
+      failure: `${this.id}: failed to handle a stream event`,
+    });
   }
 }
 

@@ -7,11 +7,12 @@ export interface SdkStream<T> extends AsyncIterable<T> {
 
 /**
  * Reads `stream` to its end, passing each item to `handle`. Errors from the stream itself (SDK, socket,
- * abort) propagate unchanged so the retry layer can classify them; an error thrown by `handle` is our bug,
+ * abort) propagate unchanged so the provider can classify them; an error thrown by `handle` is our bug,
  * not the provider's, and becomes an `internal` QitosError `"<failure>: <message>"` (never retried).
+ * `settle`, when given, is awaited after each item before the next is read (a slow stream listener).
  * If reading stops before the end for any reason, the stream is aborted so the request does not linger.
  */
-export async function consumeStream<T>(stream: SdkStream<T>, handle: (item: T) => void, failure: string): Promise<void> {
+export async function consumeStream<T>(stream: SdkStream<T>, handle: (item: T) => void, failure: string, settle?: () => PromiseLike<unknown> | undefined): Promise<void> {
   const it = stream[Symbol.asyncIterator]();
   let complete = false;
   try {
@@ -23,6 +24,8 @@ export async function consumeStream<T>(stream: SdkStream<T>, handle: (item: T) =
       } catch (err) {
         throw new QitosError('internal', `${failure}: ${errorMessage(err)}`, { cause: err });
       }
+      const wait = settle?.();
+      if (wait) await wait;
     }
     complete = true;
   } finally {

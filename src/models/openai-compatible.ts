@@ -1,15 +1,15 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
+import type { FinishReason, GenerateOptions, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
 import { emptyTokens } from '../core/index.js';
 import { classifyProviderError } from './classify-provider-error.js';
-import { consumeStream } from './consume-stream.js';
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';
 import { computeCost, type ModelPrice } from './pricing.js';
-import { attemptLimits, checkProviderOptions, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
+import { checkProviderOptions, configuredPrice, providerModelInfo, type ProviderOptions } from './provider-options.js';
 import { ProviderError } from './provider-error.js';
-import { ResponseBuilder } from './response-builder.js';
-import { callWithRetry } from './retry.js';
+import { ProviderModel } from './provider-model.js';
+import type { ResponseBuilder } from './response-builder.js';
+import { streamReply } from './stream-reply.js';
 
 /** Options of an OpenAI-compatible model. `createModel` fills them from a preset and the environment. */
 export interface OpenAICompatibleOptions extends ProviderOptions {
@@ -35,21 +35,19 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
 
 /**
  * A model behind any server that speaks OpenAI chat completions (OpenAI, DeepSeek, Zhipu GLM, Qwen/DashScope,
- * Ollama, vLLM, LM Studio), streamed through the `openai` SDK. The SDK's own retries are off: retries,
- * timeouts and error classification are ours (see `callWithRetry`).
+ * Ollama, vLLM, LM Studio), streamed through the `openai` SDK. The SDK's own retries are off: retries and
+ * timeouts are the model's retry middleware (`ProviderModel`), error classification is ours.
  */
-export class OpenAICompatibleModel implements Model {
-  readonly id: string;
-  readonly info: ModelInfo;
+export class OpenAICompatibleModel extends ProviderModel {
   /** The SDK and its client, loaded on the first call: importing qitos-ts does not load a provider SDK it never uses. */
   private sdk: Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> | undefined;
   private readonly price: ModelPrice | undefined;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     const provider = options.provider ?? 'openai';
-    this.id = `${provider}:${options.model}`;
-    checkProviderOptions(this.id, options);
-    this.info = providerModelInfo(provider, options.model, options);
+    const id = `${provider}:${options.model}`;
+    checkProviderOptions(id, options);
+    super(id, providerModelInfo(provider, options.model, options), options);
     const found = configuredPrice(provider, options.model, options);
     this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);
   }
@@ -63,10 +61,7 @@ export class OpenAICompatibleModel implements Model {
         baseURL: options.baseURL,
         organization: options.organization ?? null,
         project: options.project ?? null,
-        maxRetries: 0,
-        // Our timer bounds each attempt; the SDK's is set past it so it never fires first.
-        timeout: attemptLimits(options).timeoutMs + 60_000,
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+        ...ProviderModel.clientOptions(options),
         fetch: fetchWithWrappedErrors,
       }),
     })));
@@ -94,16 +89,16 @@ export class OpenAICompatibleModel implements Model {
     return { ...body, ...request.providerOptions, stream: true } as ChatCompletionCreateParamsStreaming;
   }
 
-  async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+  protected async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { OpenAI, client } = await this.loadSdk();
-    return callWithRetry(
-      async (ctx) => {
-        const stream = await client.chat.completions.create(body, { signal: ctx.signal });
-        const builder = new ResponseBuilder(options.onEvent, ctx.outputStarted);
-        const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
-        await consumeStream(stream, (chunk) => onChunk(chunk, builder, state), `${this.id}: failed to handle a stream chunk`);
-        if (ctx.signal.aborted) throw ctx.signal.reason;
+    const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
+    return streamReply<ChatCompletionChunk>({
+      signal: options.signal,
+      onEvent: options.onEvent,
+      open: (signal) => client.chat.completions.create(body, { signal }),
+      onChunk: (chunk, builder) => onChunk(chunk, builder, state),
+      finish: (builder) => {
         if (state.finish === undefined) throw new ProviderError('transport', `${this.id}: the stream ended before the model finished (no finish_reason)`);
         for (const c of state.calls) {
           if (!c.started) startCall(c, builder);
@@ -113,12 +108,9 @@ export class OpenAICompatibleModel implements Model {
         const cost = state.usage || this.options.local ? computeCost(usage, this.price) : null;
         return builder.finish(mapFinishReason(state.finish, state.calls.length > 0), usage, cost, this.id);
       },
-      {
-        ...attemptLimits(this.options),
-        signal: options.signal,
-        classify: (err) => classifyProviderError(err, this.id, OpenAI),
-      },
-    );
+      classify: (err) => classifyProviderError(err, this.id, OpenAI),
+      failure: `${this.id}: failed to handle a stream chunk`,
+    });
   }
 }
 

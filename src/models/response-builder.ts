@@ -1,4 +1,5 @@
-import type { FinishReason, ModelResponse, ModelStreamEvent, ResponsePart, Tokens } from '../core/index.js';
+import type { FinishReason, ModelResponse, ResponsePart, StreamListener, Tokens } from '../core/index.js';
+import { pendingOf } from '../core/index.js';
 import { parseJsonObject } from './parse-json-object.js';
 
 type ReasoningPart = Extract<ResponsePart, { type: 'reasoning' }>;
@@ -7,34 +8,43 @@ type ToolCallPart = Extract<ResponsePart, { type: 'tool-call' }>;
 /**
  * Assembles a streamed reply into ResponseParts (in arrival order) and emits the matching stream events.
  * `step-start` is emitted lazily, right before the first content event, so an attempt that fails before
- * producing anything can be retried without the listener seeing a half step.
+ * producing anything can be retried without the listener seeing a half step. A listener that returns a
+ * promise (a slow consumer) is waited for through `settle()` between the provider's chunks.
  */
 export class ResponseBuilder {
   readonly parts: ResponsePart[] = [];
   private started = false;
+  private pending: PromiseLike<unknown> | undefined;
   private text: Extract<ResponsePart, { type: 'text' }> | undefined;
   private reasoning: { id: string; part: ReasoningPart } | undefined;
   private reasoningCount = 0;
   private readonly tools = new Map<string, { part: ToolCallPart; done: boolean }>();
 
-  constructor(
-    private readonly emit: ((event: ModelStreamEvent) => void) | undefined,
-    /** Called once, before the first event: from then on the attempt must not be retried. */
-    private readonly onOutput: () => void,
-  ) {}
+  constructor(private readonly listener: StreamListener | undefined) {}
 
   /** True once any content event was emitted. */
   get hasOutput(): boolean {
     return this.started;
   }
 
-  private out(event: ModelStreamEvent): void {
+  /** What the listener still has to take in (undefined when it keeps up): the provider awaits it before it reads on. */
+  readonly settle = (): PromiseLike<unknown> | undefined => {
+    const p = this.pending;
+    this.pending = undefined;
+    return p;
+  };
+
+  private emit(event: Parameters<StreamListener>[0]): void {
+    const r = pendingOf(this.listener?.(event));
+    if (r) this.pending = this.pending ? this.pending.then(() => r) : r;
+  }
+
+  private out(event: Parameters<StreamListener>[0]): void {
     if (!this.started) {
       this.started = true;
-      this.onOutput();
-      this.emit?.({ type: 'step-start' });
+      this.emit({ type: 'step-start' });
     }
-    this.emit?.(event);
+    this.emit(event);
   }
 
   textDelta(delta: string): void {
@@ -133,10 +143,9 @@ export class ResponseBuilder {
     for (const id of this.tools.keys()) this.toolEnd(id);
     if (!this.started) {
       this.started = true;
-      this.onOutput();
-      this.emit?.({ type: 'step-start' });
+      this.emit({ type: 'step-start' });
     }
-    this.emit?.({ type: 'step-finish', finishReason, usage, cost });
+    this.emit({ type: 'step-finish', finishReason, usage, cost });
     return { parts: this.parts, usage, cost, finishReason, modelId };
   }
 }

@@ -41,8 +41,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** The caller's signal: aborting it ends the call with ModelError kind `aborted`, never retried. */
   signal?: AbortSignal;
-  /** Turns anything an attempt throws into a ModelError (providers know their SDK's errors). */
-  classify: (err: unknown) => ModelError;
+  /**
+   * Turns what an attempt throws into a ModelError. Default: a ModelError is taken as it is (providers classify
+   * their SDK's errors themselves) and anything else is not a model failure: it propagates, never retried.
+   */
+  classify?: (err: unknown) => ModelError;
 }
 
 const DEFAULTS = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
@@ -87,7 +90,9 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
       if (err instanceof QitosError && !(err instanceof ModelError)) throw err;
       if (options.signal?.aborted) error = abortedError(options.signal, err);
       else if (timedOut) error = new ModelError('timeout', `model call timed out after ${options.timeoutMs} ms${started ? ' (mid-stream)' : ''}`, undefined, { cause: err });
-      else error = options.classify(err);
+      else if (options.classify) error = options.classify(err);
+      else if (err instanceof ModelError) error = err;
+      else throw err;
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);

@@ -1,5 +1,5 @@
-import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ResponsePart, Tokens } from '../core/index.js';
-import { AbortedError, QitosError, emptyTokens } from '../core/index.js';
+import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ModelStreamEvent, ResponsePart, Tokens } from '../core/index.js';
+import { AbortedError, QitosError, emptyTokens, pendingOf } from '../core/index.js';
 import { parseJsonObject } from './parse-json-object.js';
 
 /** One scripted reply: plain text, a full reply, an error to throw, or a function of the request. */
@@ -75,27 +75,28 @@ export class ScriptedModel implements Model {
     if (options.signal?.aborted) throw new AbortedError('model call aborted');
     if (r.error) throw r.error;
 
-    const emit = options.onEvent;
+    const events: ModelStreamEvent[] = [];
+    const emit = (event: ModelStreamEvent) => events.push(event);
     const parts: ResponsePart[] = [];
-    emit?.({ type: 'step-start' });
+    emit({ type: 'step-start' });
     if (r.reasoning !== undefined) {
       const id = `rs_${i}`;
       const start = Date.now();
-      emit?.({ type: 'reasoning-start', id });
-      for (const c of chunks(r.reasoning, this.options.chunkSize)) emit?.({ type: 'reasoning-delta', id, delta: c });
-      emit?.({ type: 'reasoning-end', id });
+      emit({ type: 'reasoning-start', id });
+      for (const c of chunks(r.reasoning, this.options.chunkSize)) emit({ type: 'reasoning-delta', id, delta: c });
+      emit({ type: 'reasoning-end', id });
       parts.push({ type: 'reasoning', text: r.reasoning, time: { start, end: Date.now() } });
     }
     if (r.text !== undefined) {
-      for (const c of chunks(r.text, this.options.chunkSize)) emit?.({ type: 'text-delta', delta: c });
+      for (const c of chunks(r.text, this.options.chunkSize)) emit({ type: 'text-delta', delta: c });
       parts.push({ type: 'text', text: r.text });
     }
     for (const call of r.toolCalls ?? []) {
       const callId = call.id ?? `sc_${(this.callSeq++).toString(36)}`;
       const input = call.input ?? JSON.stringify(call.args ?? {});
-      emit?.({ type: 'tool-input-start', callId, name: call.name });
-      for (const c of chunks(input, this.options.chunkSize)) emit?.({ type: 'tool-input-delta', callId, delta: c });
-      emit?.({ type: 'tool-call', callId, name: call.name, input });
+      emit({ type: 'tool-input-start', callId, name: call.name });
+      for (const c of chunks(input, this.options.chunkSize)) emit({ type: 'tool-input-delta', callId, delta: c });
+      emit({ type: 'tool-call', callId, name: call.name, input });
       const args = parseJsonObject(input);
       parts.push({ type: 'tool-call', callId, name: call.name, input, ...(args ? { args } : {}) });
     }
@@ -108,7 +109,15 @@ export class ScriptedModel implements Model {
     };
     const finishReason = r.finishReason ?? (r.toolCalls?.length ? 'tool-calls' : 'stop');
     const cost = r.cost === undefined ? 0 : r.cost;
-    emit?.({ type: 'step-finish', finishReason, usage, cost });
+    emit({ type: 'step-finish', finishReason, usage, cost });
+    // A listener's promise (a slow stream consumer) is waited for before the next event, as a network stream would.
+    const listener = options.onEvent;
+    if (listener) {
+      for (const e of events) {
+        const wait = pendingOf(listener(e));
+        if (wait) await wait;
+      }
+    }
     return { parts, usage, cost, finishReason, modelId: this.id };
   }
 }

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readTrace } from '../../src/engine/trace-reader.js';
-import { stateAtStep } from '../../src/cli/state-at-step.js';
-import { stableJson } from '../../src/cli/trace-diff.js';
+import { readTrace } from '../../src/trace/index.js';
+import { stateAtStep } from '../../src/trace/index.js';
+import { stableJson } from '../../src/trace/index.js';
 import { FIXTURES, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, Part, ToolPart } from '../../src/core/index.js';
-import { COMPACTED_PLACEHOLDER, INTERRUPTED_TOOL_ERROR, Message as MessageSchema, ModelMessage, emptyTokens, toModelMessages } from '../../src/core/index.js';
+import { COMPACTED_PLACEHOLDER, INTERRUPTED_TOOL_ERROR, Message as MessageSchema, ModelMessage, emptyTokens, toModelMessages, type ResultFormatter } from '../../src/core/index.js';
 
 const t = { created: 1, start: 2, end: 3 };
 const user = (parts: Part[]): Message => ({ role: 'user', info: { id: 'u', role: 'user', time: { created: 0 } }, parts });
@@ -32,14 +32,29 @@ describe('toModelMessages', () => {
     ]);
   });
 
-  it('renders parsed calls as observations in a user message: compacted as placeholder, cut runs as errors', () => {
+  it('renders parsed calls in a plain user message by default: compacted as placeholder, cut runs as errors', () => {
     const out = toModelMessages([
       assistant([{ id: 'x', type: 'text', text: 'Action: search(q="c1")' }, toolPart('c1', 'parsed', 'compacted'), toolPart('c2', 'parsed', 'running'), toolPart('c3', 'parsed', 'error')]),
     ]);
     expect(out).toEqual([
       { role: 'assistant', content: [{ type: 'text', text: 'Action: search(q="c1")' }] },
-      { role: 'user', content: [{ type: 'text', text: `Observation from search: ${COMPACTED_PLACEHOLDER}\n\nObservation (error) from search: ${INTERRUPTED_TOOL_ERROR}\n\nObservation (error) from search: bad input` }] },
+      { role: 'user', content: [{ type: 'text', text: `Result of search: ${COMPACTED_PLACEHOLDER}\n\nError from search: ${INTERRUPTED_TOOL_ERROR}\n\nError from search: bad input` }] },
     ]);
+  });
+
+  it('hands the results of parsed calls to the formatter it is given (a parser\'s own wording), in call order', () => {
+    const seen: string[][] = [];
+    const tagged: ResultFormatter = (results) => {
+      seen.push(results.map((r) => r.callId));
+      return [{ role: 'user', content: results.map((r) => ({ type: 'text' as const, text: `<result call="${r.callId}" error="${r.isError}">${r.output}</result>` })) }];
+    };
+    const out = toModelMessages([
+      assistant([{ id: 'x', type: 'text', text: 'two calls' }, toolPart('c1', 'parsed', 'completed'), toolPart('c2', 'parsed', 'error'), toolPart('n1', 'native', 'completed')]),
+    ], tagged);
+    expect(seen).toEqual([['c1', 'c2']]);
+    expect(out.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: '<result call="c1" error="false">out c1</result>' }, { type: 'text', text: '<result call="c2" error="true">bad input</result>' }] });
+    // native calls still go back as a tool message, whatever the formatter
+    expect(out[1]).toEqual({ role: 'tool', content: [{ type: 'tool-result', callId: 'n1', name: 'search', output: 'out n1', isError: false }] });
   });
 
   it('passes reasoning back (signature, redacted) and keeps user files; drops empty messages', () => {
@@ -59,7 +74,7 @@ describe('toModelMessages', () => {
     const part: fc.Arbitrary<Part> = fc.oneof(
       fc.string().map((text) => ({ id: 'x', type: 'text' as const, text })),
       fc.string().map((text) => ({ id: 'r', type: 'reasoning' as const, text, time: { start: 1, end: 2 } })),
-      fc.tuple(fc.string({ minLength: 1, maxLength: 5 }), fc.constantFrom('native', 'parsed', 'agent') as fc.Arbitrary<ToolPart['origin']>, status).map(([id, o, s]) => toolPart(id, o, s)),
+      fc.tuple(fc.string({ minLength: 1, maxLength: 5 }), fc.constantFrom('native', 'parsed') as fc.Arbitrary<ToolPart['origin']>, status).map(([id, o, s]) => toolPart(id, o, s)),
       fc.constant({ id: 's', type: 'step-start' as const }),
     );
     const message = fc.oneof(fc.array(part, { maxLength: 5 }).map(assistant), fc.array(part.filter((p) => p.type === 'text'), { maxLength: 2 }).map(user));

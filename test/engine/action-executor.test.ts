@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ActionExecutor, ToolRegistry, defineTool, nullEnv, type Action, type ToolState } from '../../src/index.js';
+import { ActionExecutor, ToolRegistry, defineTool, type Action, type ToolState } from '../../src/index.js';
+import { actContext } from '../helpers/act-context.js';
 import { addTool } from '../helpers/kernel-fixtures.js';
 
 function ctx(signal = new AbortController().signal) {
   const states: Array<[string, ToolState['status']]> = [];
   return {
     states,
-    ctx: { runId: 'r', traceDir: null, step: 1, env: nullEnv, state: {}, signal, services: {}, onState: (a: Action, s: ToolState) => void states.push([a.id, s.status]) },
+    ctx: actContext({ signal, onState: (a: Action, s: ToolState) => void states.push([a.id, s.status]) }),
   };
 }
 const call = (name: string, args: Record<string, unknown>, extra: Partial<Action> = {}): Action => ({ id: `id_${name}`, name, args, ...extra });

@@ -10,6 +10,11 @@ export interface CapturedEvent {
   data: Record<string, unknown>;
 }
 
+/** The instance of `policy` that serves run `runId` (what the engine uses for that run). */
+export function runOf<S extends State>(policy: Policy<S>, runId = 'run-1'): Policy<S> {
+  return policy.forRun?.({ runId }) ?? policy;
+}
+
 /** A PolicyContext for calling a policy directly; `events` collects what it emits. */
 export function policyCtx(state: State, over: Partial<PolicyContext> = {}): PolicyContext & { events: CapturedEvent[] } {
   const events: CapturedEvent[] = [];
@@ -21,6 +26,7 @@ export function policyCtx(state: State, over: Partial<PolicyContext> = {}): Poli
     usage: { tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0, modelCalls: 0 },
     elapsedMs: 0,
     signal: new AbortController().signal,
+    callModel: () => Promise.reject(new Error('a policy test makes no model calls')),
     emit: (type, data) => events.push({ type, data }),
     ...over,
     events,

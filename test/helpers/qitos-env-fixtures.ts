@@ -6,6 +6,7 @@ import { ActionExecutor } from '../../src/engine/action-executor.js';
 import { ToolRegistry } from '../../src/engine/tool-registry.js';
 import { HostEnv, MemoryEnv } from '../../src/envs/index.js';
 import { fileTree } from './file-tree.js';
+import { actContext } from './act-context.js';
 
 /** A workspace for one test: the env, its file ops, and a way to prove nothing outside it changed. */
 export interface Workspace {
@@ -80,16 +81,17 @@ export interface CallOptions {
 export async function callTool(tool: AnyTool, args: Record<string, unknown>, env: Env, opts: CallOptions = {}): Promise<ActionResult & { seen: string }> {
   const executor = new ActionExecutor(new ToolRegistry([tool]), { timeoutMs: opts.timeoutMs ?? 10_000 });
   const action: Action = { id: `call_${Math.random().toString(36).slice(2, 8)}`, name: tool.id, args };
-  const [r] = await executor.run([action], {
-    runId: opts.runId ?? 'run_test',
-    traceDir: opts.traceDir ?? null,
-    step: 1,
-    env,
-    state: opts.state ?? { metadata: {} },
-    signal: opts.signal ?? new AbortController().signal,
-    services: opts.services ?? {},
-    onState: () => undefined,
-  });
+  const [r] = await executor.run(
+    [action],
+    actContext({
+      runId: opts.runId ?? 'run_test',
+      traceDir: opts.traceDir ?? null,
+      env,
+      state: opts.state ?? { metadata: {} },
+      signal: opts.signal ?? new AbortController().signal,
+      services: opts.services ?? {},
+    }),
+  );
   const seen = r.state.status === 'completed' ? r.state.output : r.state.status === 'error' ? r.state.error : '';
   return { ...r, seen };
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import { loadTrace } from '../trace-loader.js';
-import { diffTraces, type RunTotals, type TraceDiff } from '../trace-diff.js';
+import { diffTraces, type RunTotals, type TraceDiff } from '../../trace/index.js';
 import { fmtCost, fmtMs, preview, table } from '../text-format.js';
 import { positiveInt } from '../effective-config.js';
 
@@ -26,8 +26,7 @@ export function registerDiffCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ qitos diff traces/run-a traces/run-b\n  $ qitos diff traces/parent traces/replay --json\n')
     .action(async function (this: Command, pathA: string, pathB: string, flags: DiffFlags) {
       const io = ioOf(this);
-      const warn = (w: string) => io.err(w + '\n');
-      const [a, b] = [await loadTrace(pathA, io.cwd, warn), await loadTrace(pathB, io.cwd, warn)];
+      const [a, b] = [await loadTrace(io, pathA), await loadTrace(io, pathB)];
       const diff = diffTraces(a, b);
       if (flags.json) io.out(JSON.stringify({ a: a.dir, b: b.dir, ...diff }, null, 2) + '\n');
       else io.out(renderDiff(diff, flags));

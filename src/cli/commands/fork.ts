@@ -5,10 +5,9 @@ import { ioOf } from '../io.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
-import { loadTrace } from '../trace-loader.js';
-import { stateAtStep } from '../state-at-step.js';
+import { stateAtStep } from '../../trace/index.js';
 import { CliError } from '../cli-error.js';
-import { loadRecordedAgent, recordedConfig } from '../recorded-run.js';
+import { openRecordedRun } from '../recorded-run.js';
 
 interface ForkFlags extends ConfigFlags {
   at: number;
@@ -35,8 +34,7 @@ export function registerForkCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ qitos fork traces/20250101T120000-abc123 --at 3 --model anthropic:claude-sonnet-4-5\n  $ qitos fork traces/20250101T120000-abc123 --at 0 --config other-prompt.yaml\n')
     .action(async function (this: Command, path: string, flags: ForkFlags) {
       const io = ioOf(this);
-      const parent = await loadTrace(path, io.cwd, (w) => io.err(w + '\n'));
-      const m = parent.manifest;
+      const { trace: parent, manifest: m, config: recorded, loaded } = await openRecordedRun(io, path);
       const state = stateAtStep(parent, flags.at);
       state.stopReason = null;
       state.finalResult = null;
@@ -46,8 +44,7 @@ export function registerForkCommand(program: Command): void {
         task.objective = flags.task;
         state.task = flags.task;
       }
-      const config = await effectiveConfig(recordedConfig(m, parent.dir), flags, io.cwd);
-      const loaded = await loadRecordedAgent(m, parent.dir, io.cwd);
+      const config = await effectiveConfig(recorded, flags, io.cwd);
       const model = await configuredModel(config, io.cwd, io.env);
       const agent = buildAgent(loaded, config, model);
       // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.

@@ -14,7 +14,7 @@ export function registerInspectCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ qitos inspect traces/20250101T120000-abc123\n')
     .action(async function (this: Command, path: string, opts: { json?: boolean }) {
       const io = ioOf(this);
-      const trace = await loadTrace(path, io.cwd, (w) => io.err(w + '\n'));
+      const trace = await loadTrace(io, path);
       const m = trace.manifest;
       const stepErrors = trace.steps.filter((s) => s.error).map((s) => ({ step: s.step, ...s.error! }));
       const failures = m.summary?.failures ?? [];
@@ -52,7 +52,7 @@ export function registerInspectCommand(program: Command): void {
         `task      ${preview(m.task.objective, 100)}`,
         `tools     ${m.tools.join(', ') || '-'}`,
         `policies  ${m.policies.join(', ') || '-'}`,
-        ...(m.parent ? [`parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''} (${m.parent.path})`] : []),
+        ...(m.parent ? [`parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`] : []),
       ];
       if (s) {
         lines.push(

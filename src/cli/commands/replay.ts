@@ -1,16 +1,13 @@
 import type { Command } from 'commander';
-import { ReplayExecutor } from '../../engine/replay-executor.js';
-import { ReplayModel } from '../../engine/replay-model.js';
+import { ReplayExecutor, ReplayModel, decisionKey, stateAtStep, stepLabel } from '../../trace/index.js';
 import { mergeConfig } from '../config-loader.js';
 import { ioOf } from '../io.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine } from '../run-setup.js';
 import { runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
-import { decisionKey, stepLabel } from '../trace-diff.js';
 import { preview } from '../text-format.js';
-import { loadRecordedAgent, recordedConfig } from '../recorded-run.js';
-import { stateAtStep } from '../state-at-step.js';
+import { openRecordedRun } from '../recorded-run.js';
 
 interface ReplayFlags {
   liveTools?: boolean;
@@ -34,12 +31,9 @@ export function registerReplayCommand(program: Command): void {
     .addHelpText('after', '\nExit code 0 only when every decision matched the recording.\n\nExample:\n  $ qitos replay traces/20250101T120000-abc123\n  $ qitos replay traces/20250101T120000-abc123 --allow-drift --json\n')
     .action(async function (this: Command, path: string, flags: ReplayFlags) {
       const io = ioOf(this);
-      const parent = await loadTrace(path, io.cwd, (w) => io.err(w + '\n'));
-      const m = parent.manifest;
-      const config = recordedConfig(m, parent.dir);
+      const { trace: parent, manifest: m, config, loaded } = await openRecordedRun(io, path);
       const runConfig = flags.traceDir ? mergeConfig(config, { trace: { dir: flags.traceDir } }) : config;
-      const loaded = await loadRecordedAgent(m, parent.dir, io.cwd);
-      const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift });
+      const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
       const agent = buildAgent(loaded, runConfig, model);
       const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
       const view = new LiveView((line) => io.out(line));
@@ -57,7 +51,7 @@ export function registerReplayCommand(program: Command): void {
       const initial = m.initialState as { step?: unknown } | null;
       const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
       const result = await engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
-      const replayed = result.traceDir ? (await loadTrace(result.traceDir, io.cwd, (w) => io.err(w + '\n'))).steps : [];
+      const replayed = result.traceDir ? (await loadTrace(io, result.traceDir)).steps : [];
       const n = Math.max(parent.steps.length, replayed.length);
       let firstMismatch: { step: number; recorded: string | null; replayed: string | null } | null = null;
       let matchedDecisions = 0;

@@ -19,9 +19,8 @@ export function registerViewCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ qitos view traces/20250101T120000-abc123 -o run.html\n  $ qitos view traces/run-a traces/run-b -o diff.html\n')
     .action(async function (this: Command, pathA: string, pathB: string | undefined, flags: { output?: string; json?: boolean }) {
       const io = ioOf(this);
-      const warn = (w: string) => io.err(w + '\n');
-      const traces = [await loadTrace(pathA, io.cwd, warn)];
-      if (pathB) traces.push(await loadTrace(pathB, io.cwd, warn));
+      const traces = [await loadTrace(io, pathA)];
+      if (pathB) traces.push(await loadTrace(io, pathB));
       const html = viewHtml(viewData(traces));
       const out = flags.output
         ? resolve(io.cwd, flags.output)

@@ -1,7 +1,7 @@
 import type { StepRecord } from '../../core/index.js';
 import { totalTokens } from '../../core/index.js';
-import type { Trace } from '../../engine/trace-reader.js';
-import { diffTraces } from '../trace-diff.js';
+import type { Trace } from '../../trace/index.js';
+import { diffTraces } from '../../trace/index.js';
 
 /** Longest string kept in the page for outputs and model replies, and for state changes (shown elsewhere in full). */
 const MAX_TEXT = 20_000;

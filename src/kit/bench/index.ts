@@ -20,7 +20,7 @@ export { runSuite, defaultConcurrency, traceRunId, type RunSuiteOptions, type Ru
 export { ResultLine, pairKey } from './result-line.js';
 export { readResults, appendResult, type ResultsRead } from './results-file.js';
 export { RunInfo, readRunInfo } from './run-info.js';
-export { RateLimiter, parseRateLimit, rateLimitedModel, type RateLimit } from './rate-limit.js';
+export { RateLimiter, parseRateLimit, rateLimitMiddleware, rateLimitedModel, type RateLimit } from './rate-limit.js';
 export { parseShard, formatShard, inShard, taskHash, type Shard } from './shard.js';
 export { Summary, summarize, type SummaryMeta } from './summary.js';
 export { renderReport } from './report.js';

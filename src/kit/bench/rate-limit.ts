@@ -1,5 +1,5 @@
-import type { GenerateOptions, Model, ModelRequest, ModelResponse } from '../../core/index.js';
-import { AbortedError } from '../../core/index.js';
+import type { LayeredModel, Model, ModelMiddleware } from '../../core/index.js';
+import { AbortedError, wrapModel } from '../../core/index.js';
 
 /** A limit on model requests: so many per second or per minute. */
 export interface RateLimit {
@@ -51,14 +51,15 @@ export class RateLimiter {
   }
 }
 
-/** A Model that waits for the limiter before each request. */
-export function rateLimitedModel(model: Model, limiter: RateLimiter): Model {
-  return {
-    id: model.id,
-    ...(model.info ? { info: model.info } : {}),
-    async generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> {
-      await limiter.acquire(options?.signal);
-      return model.generate(request, options);
-    },
+/** Middleware that waits for the limiter before each model call (shared by every run that holds the limiter). */
+export function rateLimitMiddleware(limiter: RateLimiter): ModelMiddleware {
+  return async (call, next) => {
+    await limiter.acquire(call.signal);
+    return next(call);
   };
+}
+
+/** A Model that waits for the limiter before each request (`rateLimitMiddleware` around `model`). */
+export function rateLimitedModel(model: Model, limiter: RateLimiter): LayeredModel {
+  return wrapModel(model, [rateLimitMiddleware(limiter)]);
 }

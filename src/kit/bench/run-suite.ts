@@ -5,10 +5,11 @@ import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
 import { emptyTokens, errorMessage, totalTokens } from '../../core/index.js';
-import { Engine, type EngineOptions } from '../../engine/engine.js';
+import { Engine, type EngineOptions, type RunResult } from '../../engine/engine.js';
+import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
 import { toBenchAgent, type AgentFactory, type BenchAgent } from './bench-agent.js';
 import type { BenchTask } from './bench-task.js';
-import { RateLimiter, rateLimitedModel, type RateLimit } from './rate-limit.js';
+import { RateLimiter, rateLimitMiddleware, type RateLimit } from './rate-limit.js';
 import { renderReport } from './report.js';
 import { pairKey, type ResultLine } from './result-line.js';
 import { ResultsAppender, readResults, repairResults } from './results-file.js';
@@ -114,6 +115,42 @@ const ERROR_STOPS = new Set<StopReason>(['unrecoverable_error', 'task_invalid', 
  */
 export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult> {
   const suite = await resolveSuite(options.suite);
+  const folder = openRunFolder(options, suite);
+  const { queue, skipped } = pendingTrials(folder);
+  const run = await runTrials(options, suite, folder, queue, skipped);
+  const interrupted = !!options.signal?.aborted;
+  const final = readResults(folder.resultsFile);
+  const summary = summarize(final.results, {
+    suite: suite.name,
+    model: folder.info.model,
+    agent: folder.info.agent,
+    epochs: folder.epochs,
+    shard: folder.info.shard,
+    taskIds: folder.info.taskIds,
+    interrupted,
+    warnings: [...folder.read.warnings],
+  });
+  writeJsonAtomic(join(folder.outDir, 'summary.json'), summary);
+  writeFileSync(join(folder.outDir, 'report.md'), renderReport(summary));
+  return { outDir: folder.outDir, summary, results: final.results, ran: run.ran, skipped, interrupted };
+}
+
+/** A run's output folder, opened: its paths, the tasks and epochs to run, what results.jsonl already holds. */
+interface RunFolder {
+  outDir: string;
+  tracesDir: string;
+  resultsFile: string;
+  epochs: number;
+  tasks: BenchTask[];
+  info: RunInfo;
+  read: ReturnType<typeof readResults>;
+}
+
+/**
+ * Checks the options, opens the output folder (refusing one with results unless resuming, and a resume of a
+ * different run), repairs a results file cut by a crash and writes run.json.
+ */
+function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
   const outDir = resolve(options.outDir);
   const tracesDir = join(outDir, 'traces');
   const resultsFile = join(outDir, 'results.jsonl');
@@ -150,18 +187,30 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
     updatedAt: now,
   };
   writeJsonAtomic(join(outDir, 'run.json'), info);
+  return { outDir, tracesDir, resultsFile, epochs, tasks, info, read };
+}
 
-  const done = new Set(read.results.map((r) => pairKey(r.taskId, r.epoch)));
+/** The task/epoch pairs still to run (epoch by epoch), and how many results.jsonl already has. */
+function pendingTrials(folder: RunFolder): { queue: Array<{ task: BenchTask; epoch: number }>; skipped: number } {
+  const done = new Set(folder.read.results.map((r) => pairKey(r.taskId, r.epoch)));
   const queue: Array<{ task: BenchTask; epoch: number }> = [];
   let skipped = 0;
-  for (let epoch = 1; epoch <= epochs; epoch++) {
-    for (const task of tasks) {
+  for (let epoch = 1; epoch <= folder.epochs; epoch++) {
+    for (const task of folder.tasks) {
       if (done.has(pairKey(task.id, epoch))) skipped++;
       else queue.push({ task, epoch });
     }
   }
+  return { queue, skipped };
+}
 
-  // One controller for the whole run: the caller's signal, or a fatal error of our own (I/O), stops every worker.
+/**
+ * Runs the pending trials through one pool, appending each finished trial's line and reporting progress. The
+ * caller's signal, or an I/O error of our own, stops every trial in flight (those are not recorded: a resume
+ * runs them again).
+ */
+async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFolder, queue: Array<{ task: BenchTask; epoch: number }>, skipped: number): Promise<{ ran: number }> {
+  const concurrency = options.concurrency ?? defaultConcurrency();
   const controller = new AbortController();
   // Every trial in flight listens to this signal: that is `concurrency` listeners, not a leak.
   setMaxListeners(Math.max(10, concurrency + 10), controller.signal);
@@ -171,54 +220,34 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const started = Date.now();
   const progress: BenchProgress = { done: skipped, total: skipped + queue.length, skipped, passed: 0, failed: 0, errors: 0, tokens: 0, cost: 0, elapsedMs: 0 };
-  const ids = new Set(info.taskIds);
-  const counted = read.results.filter((r) => r.epoch <= epochs && ids.has(r.taskId));
-  for (const r of counted) count(progress, r);
+  const ids = new Set(folder.info.taskIds);
+  for (const r of folder.read.results) if (r.epoch <= folder.epochs && ids.has(r.taskId)) count(progress, r);
   options.onProgress?.({ ...progress });
 
   let ran = 0;
-  const appender = new ResultsAppender(resultsFile);
-  const runOne = async (task: BenchTask, epoch: number): Promise<void> => {
-    const line = await runTrial({ task, epoch, suite, options, tracesDir, outDir, limiter, signal: controller.signal });
-    if (!line) return; // aborted in flight: not recorded, a resume reruns it
-    appender.append(line);
-    ran++;
-    progress.done++;
-    count(progress, line);
-    progress.elapsedMs = Date.now() - started;
-    options.onProgress?.({ ...progress, last: line });
-  };
-  const worker = async (): Promise<void> => {
-    while (!controller.signal.aborted) {
-      const next = queue.shift();
-      if (!next) return;
-      await runOne(next.task, next.epoch);
+  const appender = new ResultsAppender(folder.resultsFile);
+  const trial = async ({ task, epoch }: { task: BenchTask; epoch: number }): Promise<void> => {
+    try {
+      const line = await runTrial({ task, epoch, suite, options, tracesDir: folder.tracesDir, outDir: folder.outDir, limiter, signal: controller.signal });
+      if (!line) return; // aborted in flight: not recorded, a resume reruns it
+      appender.append(line);
+      ran++;
+      progress.done++;
+      count(progress, line);
+      progress.elapsedMs = Date.now() - started;
+      options.onProgress?.({ ...progress, last: line });
+    } catch (err) {
+      controller.abort(err);
+      throw err;
     }
   };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(concurrency, queue.length) }, () => worker().catch((err) => {
-    controller.abort(err);
-    throw err;
-  })));
-  options.signal?.removeEventListener('abort', onAbort);
-  appender.close();
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failure) throw failure.reason;
-
-  const interrupted = !!options.signal?.aborted;
-  const final = readResults(resultsFile);
-  const summary = summarize(final.results, {
-    suite: suite.name,
-    model: info.model,
-    agent: info.agent,
-    epochs,
-    shard: info.shard,
-    taskIds: info.taskIds,
-    interrupted,
-    warnings: [...read.warnings],
-  });
-  writeJsonAtomic(join(outDir, 'summary.json'), summary);
-  writeFileSync(join(outDir, 'report.md'), renderReport(summary));
-  return { outDir, summary, results: final.results, ran, skipped, interrupted };
+  try {
+    await forEachConcurrent(queue, concurrency, trial, () => controller.signal.aborted);
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    appender.close();
+  }
+  return { ran };
 }
 
 function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined, model: string | null, agent: string | null): void {
@@ -251,7 +280,7 @@ interface TrialContext {
 
 /** Runs and scores one task in one epoch. Undefined when the run was aborted before it could be recorded. */
 async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
-  const { task, epoch, suite, options, signal } = c;
+  const { task, epoch, options, signal } = c;
   const t0 = Date.now();
   const runId = traceRunId(task.id, epoch);
   const traceDir = join(c.tracesDir, runId);
@@ -268,28 +297,8 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     const message = `agent setup failed: ${errorMessage(err)}`;
     return { ...base, pass: false, score: 0, explanation: message, stopReason: 'unrecoverable_error', durationMs: Date.now() - t0, error: message, errorKind: 'setup', finishedAt: new Date().toISOString() };
   }
-  let runModel = model ?? setup.agent.model;
-  if (runModel && c.limiter) runModel = rateLimitedModel(runModel, c.limiter);
-  const engine = new Engine({
-    ...options.engine,
-    agent: setup.agent,
-    ...(setup.env ? { env: setup.env } : {}),
-    ...(runModel ? { model: runModel } : {}),
-    policies: setup.policies ?? [],
-    hooks: setup.hooks ?? [],
-    services: setup.services ?? {},
-    budget: { ...suite.budget, ...options.budget },
-    runId,
-    trace: {
-      dir: c.tracesDir,
-      streamDeltas: options.streamDeltas ?? false,
-      ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}) } } : {}),
-      ...(options.traceConfig ? { config: options.traceConfig } : {}),
-    },
-  });
-  const result = await engine.run(task as TaskInput, { signal });
+  const result = await runTrialEngine(c, setup, model, runId);
   if (signal.aborted && result.stopReason === 'interrupted') return undefined;
-
   const usage = result.usage;
   const ran = {
     ...base,
@@ -304,33 +313,60 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     answer: result.finalResult,
   };
   const runError = ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null;
-  let score: Score;
+  const scored = await scoreTrial(c, setup, result);
+  if (scored === undefined) return undefined;
+  if ('failure' in scored) {
+    const message = scored.failure;
+    return { ...ran, pass: false, score: 0, explanation: message, durationMs: Date.now() - t0, error: runError ? `${runError}; ${message}` : message, errorKind: 'scorer', finishedAt: new Date().toISOString() };
+  }
+  return { ...ran, ...scored, durationMs: Date.now() - t0, error: runError, errorKind: runError ? 'run' : null, finishedAt: new Date().toISOString() };
+}
+
+/** Runs the trial's agent on its task in an engine of its own (the suite's budget, the run's rate limit, one trace). */
+function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undefined, runId: string): Promise<RunResult<State>> {
+  const { options } = c;
+  const runModel = model ?? setup.agent.model;
+  const engine = new Engine({
+    ...options.engine,
+    ...(c.limiter ? { middleware: [rateLimitMiddleware(c.limiter)] } : {}),
+    agent: setup.agent,
+    ...(setup.env ? { env: setup.env } : {}),
+    ...(runModel ? { model: runModel } : {}),
+    policies: setup.policies ?? [],
+    hooks: setup.hooks ?? [],
+    services: setup.services ?? {},
+    budget: { ...c.suite.budget, ...options.budget },
+    runId,
+    trace: {
+      dir: c.tracesDir,
+      streamDeltas: options.streamDeltas ?? false,
+      ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}) } } : {}),
+      ...(options.traceConfig ? { config: options.traceConfig } : {}),
+    },
+  });
+  return engine.run(c.task as TaskInput, { signal: c.signal });
+}
+
+/** The suite's scorer on a finished run: its score, a failure to record, or undefined when the run was aborted meanwhile. */
+async function scoreTrial(c: TrialContext, setup: BenchAgent, result: RunResult<State>): Promise<Score | { failure: string } | undefined> {
+  const scorer = c.suite.scorer;
   try {
-    const raw = await suite.scorer.score({
-      task,
+    const raw = await scorer.score({
+      task: c.task,
       answer: result.finalResult,
-      expected: task.expected,
+      expected: c.task.expected,
       stopReason: result.stopReason,
       steps: result.steps,
       state: result.state,
       env: setup.env,
       traceDir: result.traceDir,
-      signal,
+      signal: c.signal,
     });
     const checked = Score.safeParse(raw);
     if (!checked.success) throw new Error(`returned ${JSON.stringify(raw)}, not { score: 0..1, pass, explanation }`);
-    score = checked.data;
+    return checked.data;
   } catch (err) {
-    if (signal.aborted) return undefined;
-    const message = `scorer ${suite.scorer.name} failed: ${errorMessage(err)}`;
-    return { ...ran, pass: false, score: 0, explanation: message, durationMs: Date.now() - t0, error: runError ? `${runError}; ${message}` : message, errorKind: 'scorer', finishedAt: new Date().toISOString() };
+    if (c.signal.aborted) return undefined;
+    return { failure: `scorer ${scorer.name} failed: ${errorMessage(err)}` };
   }
-  return {
-    ...ran,
-    ...score,
-    durationMs: Date.now() - t0,
-    error: runError,
-    errorKind: runError ? 'run' : null,
-    finishedAt: new Date().toISOString(),
-  };
 }

@@ -1,11 +1,13 @@
 import type { Action, Decision, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
-import { ParseError, newActionId, responseText } from '../../core/index.js';
+import { newActionId, responseText, type ParseError } from '../../core/index.js';
 import { LiteralError, readLiteral } from './literal-reader.js';
+import { hintedError, isObject, observationResults, toolList } from './text-parser-pieces.js';
 
 const KEYS = ['thought', 'action', 'actions', 'final_answer', 'wait'];
 const FORMAT_HINT =
   'Reply with exactly one JSON object: {"thought": "...", "action": {"name": "<tool>", "args": {...}}} to call a tool, ' +
   '{"thought": "...", "actions": [{"name": ..., "args": ...}, ...]} to call several, or {"thought": "...", "final_answer": "..."} to finish.';
+const fail = hintedError(FORMAT_HINT, ' ');
 
 /**
  * Parses `{thought, action: {name, args} | actions: [...], final_answer}` replies (and `{"wait": true}`).
@@ -15,13 +17,14 @@ const FORMAT_HINT =
 export function jsonParser(): Parser {
   return {
     name: 'json',
+    formatResults: observationResults,
     parse(response) {
       const text = responseText(response);
-      if (!text.trim()) return new ParseError(`Your reply was empty. ${FORMAT_HINT}`, text);
+      if (!text.trim()) return fail('Your reply was empty.', text);
       const objects = findDecisionObjects(text);
-      if (objects.length === 0) return new ParseError(`No JSON decision object found in your reply. ${FORMAT_HINT}`, text);
+      if (objects.length === 0) return fail('No JSON decision object found in your reply.', text);
       const distinct = [...new Set(objects.map((o) => JSON.stringify(o)))];
-      if (distinct.length > 1) return new ParseError(`Your reply holds ${distinct.length} different JSON decision objects; send exactly one. ${FORMAT_HINT}`, text);
+      if (distinct.length > 1) return fail(`Your reply holds ${distinct.length} different JSON decision objects; send exactly one.`, text);
       return toDecision(objects[0], text);
     },
     format(decision: Decision): ResponsePart[] {
@@ -37,8 +40,7 @@ export function jsonParser(): Parser {
       return [{ type: 'text', text: JSON.stringify(obj) }];
     },
     instructions(tools: readonly ToolSpec[]): string {
-      const list = tools.map((t) => `- ${t.name}: ${t.description}\n  args JSON Schema: ${JSON.stringify(t.inputSchema)}`).join('\n');
-      return `${FORMAT_HINT}\nAvailable tools:\n${list || '(none)'}`;
+      return `${FORMAT_HINT}\nAvailable tools:\n${toolList(tools, 'args JSON Schema')}`;
     },
   };
 }
@@ -48,25 +50,25 @@ function toDecision(obj: Record<string, unknown>, raw: string): Decision | Parse
   const withThought = rationale !== undefined ? { rationale } : {};
   const hasFinal = 'final_answer' in obj && obj.final_answer !== null;
   const hasAction = ('action' in obj && obj.action !== null) || ('actions' in obj && obj.actions !== null);
-  if (hasFinal && hasAction) return new ParseError(`Your reply has both an action and a final_answer; send one or the other. ${FORMAT_HINT}`, raw);
+  if (hasFinal && hasAction) return fail(`Your reply has both an action and a final_answer; send one or the other.`, raw);
   if (hasFinal) {
     const a = obj.final_answer;
     return { mode: 'final', answer: typeof a === 'string' ? a : JSON.stringify(a), ...withThought };
   }
   if (hasAction) {
-    if ('action' in obj && 'actions' in obj) return new ParseError(`Use either "action" or "actions", not both. ${FORMAT_HINT}`, raw);
+    if ('action' in obj && 'actions' in obj) return fail(`Use either "action" or "actions", not both.`, raw);
     const list = 'actions' in obj ? obj.actions : [obj.action];
-    if (!Array.isArray(list) || list.length === 0) return new ParseError(`"actions" must be a non-empty array of {"name", "args"} objects. ${FORMAT_HINT}`, raw);
+    if (!Array.isArray(list) || list.length === 0) return fail(`"actions" must be a non-empty array of {"name", "args"} objects.`, raw);
     const actions: Action[] = [];
     for (const [i, item] of list.entries()) {
       const a = toAction(item);
-      if (typeof a === 'string') return new ParseError(`Action ${i + 1}: ${a} ${FORMAT_HINT}`, raw);
+      if (typeof a === 'string') return fail(`Action ${i + 1}: ${a}`, raw);
       actions.push(a);
     }
     return { mode: 'act', actions, ...withThought };
   }
   if (obj.wait === true) return { mode: 'wait', ...withThought };
-  return new ParseError(`Your JSON object has no "action", "actions" or "final_answer". ${FORMAT_HINT}`, raw);
+  return fail(`Your JSON object has no "action", "actions" or "final_answer".`, raw);
 }
 
 function toAction(item: unknown): Action | string {
@@ -100,7 +102,7 @@ function readObject(span: string): Record<string, unknown> | undefined {
     if (r instanceof LiteralError || span.slice(r.end).trim()) return undefined;
     v = r.value;
   }
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isObject(v) ? v : undefined;
 }
 
 /** Spans of balanced `{...}` at nesting depth 0, aware of quoted strings (JSON's `"` and Python's `'`) and escapes. */

@@ -1,6 +1,7 @@
 import type { Action, Decision, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
-import { ParseError, newActionId, responseText } from '../../core/index.js';
+import { newActionId, responseText } from '../../core/index.js';
 import { LiteralError, readCallArgs, readLiteral, skipSpace } from './literal-reader.js';
+import { formatHint, hintedError, isObject, observationResults, toolList } from './text-parser-pieces.js';
 
 /** Options of the ReAct text parser. */
 export interface ReactParserOptions {
@@ -23,16 +24,13 @@ interface Found {
   end: number;
 }
 
-function formatHint(multiple: boolean): string {
-  return (
-    'Reply in this format:\n' +
-    'Thought: <your reasoning>\n' +
-    'Action: <tool_name>(<arg>=<value>, ...)\n' +
-    (multiple ? '(several Action lines are allowed)\n' : '') +
-    'or, when you have the answer:\n' +
-    'Thought: <your reasoning>\n' +
-    'Final Answer: <the answer>'
-  );
+function reactHint(multiple: boolean): string {
+  return formatHint({
+    intro: 'Reply in this format:',
+    act: 'Thought: <your reasoning>\nAction: <tool_name>(<arg>=<value>, ...)',
+    several: multiple ? 'several Action lines are allowed' : undefined,
+    final: 'Thought: <your reasoning>\nFinal Answer: <the answer>',
+  });
 }
 
 /**
@@ -40,15 +38,16 @@ function formatHint(multiple: boolean): string {
  * `Final Answer: …`, and `Wait:` (nothing to do this step). Argument values may be JSON or Python literals,
  * span several lines and nest brackets; the argument list is read as one value, so a line inside it that looks
  * like a label (`else:`, even `Final Answer:`) does not cut it. Text after an `Observation:` that follows an
- * action is ignored: the model invented the observation.
+ * action is ignored: the model invented the observation. Tool results come back as `Observation from <tool>: …`.
  */
 export function reactParser(options: ReactParserOptions = {}): Parser {
   const multiple = options.multipleActions ?? false;
-  const hint = formatHint(multiple);
-  const fail = (message: string, raw: string) => new ParseError(`${message}\n${hint}`, raw);
+  const hint = reactHint(multiple);
+  const fail = hintedError(hint);
 
   return {
     name: 'react',
+    formatResults: observationResults,
     parse(response) {
       const text = responseText(response);
       if (!text.trim()) return fail('Your reply was empty.', text);
@@ -118,14 +117,13 @@ export function reactParser(options: ReactParserOptions = {}): Parser {
     },
 
     instructions(tools: readonly ToolSpec[]): string {
-      const list = tools.map((t) => `- ${t.name}: ${t.description}\n  arguments (JSON Schema): ${JSON.stringify(t.inputSchema)}`).join('\n');
       return [
         'You solve the task step by step. In each reply, first think, then either call a tool or give the final answer.',
         hint,
         'Write argument values as JSON: strings in double quotes, numbers, true/false/null, [lists], {objects}. A long or multi-line string may use triple quotes """...""".',
         multiple ? 'You may write several Action lines when the calls do not depend on each other.' : 'Write one Action per reply.',
         'After an Action, stop: the tool result comes back to you as an Observation.',
-        `Available tools:\n${list || '(none)'}`,
+        `Available tools:\n${toolList(tools, 'arguments (JSON Schema)')}`,
       ].join('\n');
     },
   };
@@ -199,10 +197,6 @@ function readActionInput(text: string, start: number, tool: string): { args: Rec
     if (close >= 0 && !text.slice(end, close).trim()) end = close + 3;
   }
   return { args: r.value, end };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function where(text: string, offset: number): string {

@@ -1,6 +1,7 @@
 import type { Action, Decision, ParseContext, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
-import { ParseError, newActionId, responseText } from '../../core/index.js';
+import { newActionId, responseText } from '../../core/index.js';
 import { LiteralError, readLiteral, setKey, skipSpace } from './literal-reader.js';
+import { formatHint, hintedError, isObject, observationResults, toolList } from './text-parser-pieces.js';
 
 /** Options of the XML parser. */
 export interface XmlParserOptions {
@@ -13,16 +14,13 @@ const DECISION_OPEN = /<(action|final_answer|wait)\b/gi;
 const ENTITY = /&(lt|gt|amp|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g;
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
-function formatHint(multiple: boolean): string {
-  return (
-    'Reply with XML tags:\n' +
-    '<think>your reasoning</think>\n' +
-    '<action name="tool_name"><arg name="arg_name">value</arg>...</action>\n' +
-    (multiple ? '(several <action> elements are allowed)\n' : '') +
-    'or, when you have the answer:\n' +
-    '<think>your reasoning</think>\n' +
-    '<final_answer>the answer</final_answer>'
-  );
+function xmlHint(multiple: boolean): string {
+  return formatHint({
+    intro: 'Reply with XML tags:',
+    act: '<think>your reasoning</think>\n<action name="tool_name"><arg name="arg_name">value</arg>...</action>',
+    several: multiple ? 'several <action> elements are allowed' : undefined,
+    final: '<think>your reasoning</think>\n<final_answer>the answer</final_answer>',
+  });
 }
 
 /**
@@ -35,11 +33,12 @@ function formatHint(multiple: boolean): string {
  */
 export function xmlParser(options: XmlParserOptions = {}): Parser {
   const multiple = options.multipleActions ?? false;
-  const hint = formatHint(multiple);
-  const fail = (message: string, raw: string) => new ParseError(`${message}\n${hint}`, raw);
+  const hint = xmlHint(multiple);
+  const fail = hintedError(hint);
 
   return {
     name: 'xml',
+    formatResults: observationResults,
     parse(response, ctx) {
       const raw = responseText(response);
       if (!raw.trim()) return fail('Your reply was empty.', raw);
@@ -92,14 +91,13 @@ export function xmlParser(options: XmlParserOptions = {}): Parser {
     },
 
     instructions(tools: readonly ToolSpec[]): string {
-      const list = tools.map((t) => `- ${t.name}: ${t.description}\n  arguments (JSON Schema): ${JSON.stringify(t.inputSchema)}`).join('\n');
       return [
         'You solve the task step by step. In each reply, think, then either call a tool or give the final answer.',
         hint,
         'Write each argument as its own <arg> element. Text arguments are written as-is (no quotes); numbers, booleans, lists and objects as JSON.',
         multiple ? 'You may write several <action> elements when the calls do not depend on each other.' : 'Write one <action> per reply.',
         'After an <action>, stop: the tool result comes back to you in the next turn.',
-        `Available tools:\n${list || '(none)'}`,
+        `Available tools:\n${toolList(tools, 'arguments (JSON Schema)')}`,
       ].join('\n');
     },
   };
@@ -269,10 +267,6 @@ function typeArg(text: string, typeAttr: string | undefined, schemaType: 'string
   }
   const v = untypedJson(text);
   return v === undefined ? text : v;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function decode(s: string): string {

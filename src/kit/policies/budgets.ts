@@ -1,6 +1,5 @@
 import type { Policy, PolicyContext, State, StopVerdict } from '../../core/index.js';
 import { totalTokens } from '../../core/index.js';
-import { RunMemory } from './run-memory.js';
 
 /** Limits of `budgets()`; each is optional and an absent one is no limit. */
 export interface BudgetLimits {
@@ -19,7 +18,8 @@ export interface BudgetLimits {
  * exist; the tightest limit wins). Checked in CHECK_STOP after every step; the stop reasons are `budget_steps`,
  * `budget_time`, `budget_tokens` and `budget_cost`. A time budget here ends the run at the first step boundary past
  * the limit; `task.budget.maxSeconds` also aborts a step in flight. A cost budget cannot be enforced while the cost
- * is unknown (a model without a price): that is reported once per run as `budget:cost_unknown`.
+ * is unknown (a model without a price): that is reported once per run as `budget:cost_unknown`. Each run gets
+ * its own instance (`forRun`).
  *
  * Events: `budget:stop` (kind, limit, used), `budget:cost_unknown`.
  */
@@ -30,20 +30,19 @@ export function budgets<S extends State = State>(limits: BudgetLimits): Policy<S
   checkLimit('maxCost', limits.maxCost, false);
   const given = Object.entries(limits).filter(([, v]) => v !== undefined);
   if (!given.length) throw new Error('budgets: give at least one of maxSteps, maxSeconds, maxTokens, maxCost');
-  const noted = new RunMemory<{ costUnknown: boolean }>(() => ({ costUnknown: false }));
   const name = `budget(${given.map(([k, v]) => `${k}=${v}`).join(',')})`;
+  return { name, forRun: () => budgetRun<S>(name, limits) };
+}
 
+/** The budgets of one run (it remembers whether it already said the cost is unknown). */
+function budgetRun<S extends State>(name: string, limits: BudgetLimits): Policy<S> {
+  let costUnknownNoted = false;
   const stop = (ctx: PolicyContext<S>, reason: StopVerdict['reason'], kind: string, limit: number, used: number, message: string): StopVerdict => {
     ctx.emit('budget:stop', { policy: 'budget', kind, limit, used, step: ctx.step, message });
-    noted.delete(ctx.runId);
     return { reason, message };
   };
-
   return {
     name,
-    start(ctx) {
-      noted.reset(ctx.runId);
-    },
     checkStop(ctx): StopVerdict | void {
       const { maxSteps, maxSeconds, maxTokens, maxCost } = limits;
       if (maxSteps !== undefined && ctx.step >= maxSteps) return stop(ctx, 'budget_steps', 'steps', maxSteps, ctx.step, `step budget of ${maxSteps} reached`);
@@ -58,9 +57,8 @@ export function budgets<S extends State = State>(limits: BudgetLimits): Policy<S
       if (maxCost !== undefined) {
         const cost = ctx.usage.cost;
         if (cost === null) {
-          const mem = noted.get(ctx.runId);
-          if (!mem.costUnknown) {
-            mem.costUnknown = true;
+          if (!costUnknownNoted) {
+            costUnknownNoted = true;
             ctx.emit('budget:cost_unknown', { policy: 'budget', limit: maxCost, step: ctx.step, message: 'the cost of a model call is unknown (no price), so the cost budget cannot be enforced' });
           }
         } else if (cost >= maxCost) {

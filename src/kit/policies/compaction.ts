@@ -2,7 +2,6 @@ import type { Message, Model, ModelError, ModelMessage, Policy, PolicyContext, S
 import { QitosError, errorMessage, responseText } from '../../core/index.js';
 import { contextLimits, type ContextLimits } from './context-limits.js';
 import { applyPrune, planPrune } from './prune-tool-outputs.js';
-import { RunMemory } from './run-memory.js';
 import { SUMMARY_PROMPT, applySummary, planSummary, renderTranscript, summaryMessage, summaryRequest } from './summarise-history.js';
 import { CHARS_PER_TOKEN, HistoryEstimator, estimateTextTokens } from './token-estimate.js';
 
@@ -46,22 +45,6 @@ interface Count {
   estimate: number;
 }
 
-interface CompactionMemory {
-  estimator: HistoryEstimator;
-  systemTokens: number;
-  /** The history estimate at the last model call, and the number of calls before it. */
-  pending: { calls: number; estimate: number } | undefined;
-  /** The provider's input count of the last call and the history estimate it corresponds to. */
-  anchor: { input: number; estimate: number; calls: number } | undefined;
-  /** Step and model-call count of the last compaction, and how many compactions came in a row. */
-  lastStep: number;
-  lastCalls: number;
-  streak: number;
-  /** Set by a compaction: the provider's count of the next call must confirm it fits. */
-  verify: { step: number; calls: number } | undefined;
-  failed: string | undefined;
-  disabledNoted: boolean;
-}
 
 const LIST_CAP = 50;
 
@@ -82,8 +65,9 @@ const LIST_CAP = 50;
  * `maxConsecutive` consecutive steps, the run ends with `context_overflow` instead of compacting again. A provider
  * context-overflow error (`ModelError` kind `context_overflow`) triggers one compaction and the engine retries once.
  *
- * Every rewrite returns a new `messages` array with new objects for changed messages. Events: `compaction:prune`,
- * `compaction:summary`, `compaction:failed`, `compaction:disabled`.
+ * Every rewrite returns a new `messages` array with new objects for changed messages. Each run gets its own
+ * compaction state (`forRun`). Events: `compaction:prune`, `compaction:summary`, `compaction:failed`,
+ * `compaction:disabled`, `compaction:overflow_error`.
  */
 export function compaction<S extends State = State>(options: CompactionOptions = {}): Policy<S> {
   for (const k of ['contextWindow', 'maxOutput', 'reserve', 'protectTokens', 'protectTurns', 'keepRecentTokens', 'summaryMaxTokens', 'maxConsecutive'] as const) {
@@ -96,86 +80,107 @@ export function compaction<S extends State = State>(options: CompactionOptions =
   }
   const keepTools = new Set(options.keepTools ?? ['skill']);
   for (const t of options.tools ?? []) if (t.keepOutput) keepTools.add(t.id);
-  const protectTurns = options.protectTurns ?? 2;
-  const maxConsecutive = options.maxConsecutive ?? 3;
-  const cache = new WeakMap<Message, number>();
-  const memory = new RunMemory<CompactionMemory>(() => ({
-    estimator: new HistoryEstimator(cache),
-    systemTokens: 0,
-    pending: undefined,
-    anchor: undefined,
-    lastStep: -1,
-    lastCalls: -1,
-    streak: 0,
-    verify: undefined,
-    failed: undefined,
-    disabledNoted: false,
-  }));
+  const settings: CompactionSettings = { options, keepTools, protectTurns: options.protectTurns ?? 2, maxConsecutive: options.maxConsecutive ?? 3 };
+  return { name: 'compaction', forRun: () => new CompactionRun<S>(settings) };
+}
 
-  const limitsOf = (ctx: PolicyContext<S>): ContextLimits | undefined => contextLimits(options, ctx.modelInfo);
+/** The options of `compaction`, checked, with the tool sets resolved. */
+interface CompactionSettings {
+  options: CompactionOptions;
+  keepTools: ReadonlySet<string>;
+  protectTurns: number;
+  maxConsecutive: number;
+}
+
+/**
+ * Compaction in one run: what it measured (the provider's last count and the estimate it corresponds to), when it
+ * last compacted and how many times in a row, and whether it has given up (then the run ends `context_overflow`).
+ */
+class CompactionRun<S extends State> implements Policy<S> {
+  readonly name = 'compaction';
+  private readonly estimator = new HistoryEstimator(new WeakMap<Message, number>());
+  private systemTokens = 0;
+  /** The history estimate at the last model call, and the number of calls before it. */
+  private pending: { calls: number; estimate: number } | undefined;
+  /** The provider's input count of the last call and the history estimate it corresponds to. */
+  private anchor: { input: number; estimate: number; calls: number } | undefined;
+  /** Step and model-call count of the last compaction, and how many compactions came in a row. */
+  private lastStep = -1;
+  private lastCalls = -1;
+  private streak = 0;
+  /** Set by a compaction: the provider's count of the next call must confirm it fits. */
+  private verify: { step: number; calls: number } | undefined;
+  private failed: string | undefined;
+  private disabledNoted = false;
+
+  constructor(private readonly s: CompactionSettings) {}
+
+  private limitsOf(ctx: PolicyContext<S>): ContextLimits | undefined {
+    return contextLimits(this.s.options, ctx.modelInfo);
+  }
 
   /** The context size now: provider-measured input of the last call plus the estimated growth since, or the estimate. */
-  const count = (ctx: PolicyContext<S>, mem: CompactionMemory, limits: ContextLimits | undefined): Count => {
-    const estimate = mem.estimator.total(ctx.state.messages);
+  private count(ctx: PolicyContext<S>, limits: ContextLimits | undefined): Count {
+    const estimate = this.estimator.total(ctx.state.messages);
     const calls = ctx.usage.modelCalls;
-    if (mem.pending && calls === mem.pending.calls + 1 && ctx.lastStepTokens) {
+    if (this.pending && calls === this.pending.calls + 1 && ctx.lastStepTokens) {
       const input = inputTokens(ctx.lastStepTokens);
-      mem.anchor = input > 0 ? { input, estimate: mem.pending.estimate, calls } : undefined;
-      mem.pending = undefined;
-      if (mem.verify && calls > mem.verify.calls) {
-        if (mem.anchor && limits && input >= limits.usable) {
+      this.anchor = input > 0 ? { input, estimate: this.pending.estimate, calls } : undefined;
+      this.pending = undefined;
+      if (this.verify && calls > this.verify.calls) {
+        if (this.anchor && limits && input >= limits.usable) {
           // The provider counted the compacted context and it still does not fit: compacting again would loop.
-          fail(ctx, mem, 'after_tools', `context overflow: the compaction at step ${mem.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`, { tokensAfter: input, usable: limits.usable, basis: 'provider' });
+          this.fail(ctx, 'after_tools', `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`, { tokensAfter: input, usable: limits.usable, basis: 'provider' });
         }
-        mem.verify = undefined;
+        this.verify = undefined;
       }
     }
-    if (mem.anchor && mem.anchor.calls === calls) return { tokens: mem.anchor.input + (estimate - mem.anchor.estimate), basis: 'provider', estimate };
-    return { tokens: estimate + mem.systemTokens, basis: 'estimate', estimate };
-  };
+    if (this.anchor && this.anchor.calls === calls) return { tokens: this.anchor.input + (estimate - this.anchor.estimate), basis: 'provider', estimate };
+    return { tokens: estimate + this.systemTokens, basis: 'estimate', estimate };
+  }
 
-  const fail = (ctx: PolicyContext<S>, mem: CompactionMemory, trigger: Trigger, message: string, data: Record<string, unknown>): void => {
-    mem.failed ??= message;
+  private fail(ctx: PolicyContext<S>, trigger: Trigger, message: string, data: Record<string, unknown>): void {
+    this.failed ??= message;
     ctx.emit('compaction:failed', { policy: 'compaction', trigger, step: ctx.step, ...data, message });
-  };
+  }
 
   /** Checks the context and compacts when it is over the limit; returns the new state, if any. */
-  const check = async (ctx: PolicyContext<S>, trigger: Trigger): Promise<S | undefined> => {
-    const mem = memory.get(ctx.runId);
-    const limits = limitsOf(ctx);
-    const c = count(ctx, mem, limits);
-    if (mem.failed) return undefined;
+  private async check(ctx: PolicyContext<S>, trigger: Trigger): Promise<S | undefined> {
+    const limits = this.limitsOf(ctx);
+    const c = this.count(ctx, limits);
+    if (this.failed) return undefined;
     if (!limits) {
-      if (!mem.disabledNoted) {
-        mem.disabledNoted = true;
+      if (!this.disabledNoted) {
+        this.disabledNoted = true;
         ctx.emit('compaction:disabled', { policy: 'compaction', reason: 'no context window: pass contextWindow or use a model whose info has one; only a provider overflow error triggers a compaction' });
       }
       return undefined;
     }
     if (c.tokens < limits.usable) return undefined;
-    if (!mayCompact(ctx, mem, trigger, limits, c)) return undefined;
-    return compact(ctx, mem, limits, c, trigger);
-  };
+    if (!this.mayCompact(ctx, trigger, limits, c)) return undefined;
+    return this.compact(ctx, limits, c, trigger);
+  }
 
   /** The progress guarantee: no second compaction without a model call or a step in between, and a bounded streak. */
-  const mayCompact = (ctx: PolicyContext<S>, mem: CompactionMemory, trigger: Trigger, limits: ContextLimits, c: Count): boolean => {
+  private mayCompact(ctx: PolicyContext<S>, trigger: Trigger, limits: ContextLimits, c: Count): boolean {
     const data = { tokensBefore: c.tokens, usable: limits.usable, basis: c.basis };
-    if (mem.lastStep === ctx.step && mem.lastCalls === ctx.usage.modelCalls) {
-      fail(ctx, mem, trigger, `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`, data);
+    if (this.lastStep === ctx.step && this.lastCalls === ctx.usage.modelCalls) {
+      this.fail(ctx, trigger, `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`, data);
       return false;
     }
-    if (mem.lastStep >= ctx.step - 1 && mem.streak >= maxConsecutive) {
-      fail(ctx, mem, trigger, `context overflow: ${mem.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`, { ...data, streak: mem.streak + 1 });
+    if (this.lastStep >= ctx.step - 1 && this.streak >= this.s.maxConsecutive) {
+      this.fail(ctx, trigger, `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`, { ...data, streak: this.streak + 1 });
       return false;
     }
     return true;
-  };
+  }
 
-  const compact = async (ctx: PolicyContext<S>, mem: CompactionMemory, limits: ContextLimits, c: Count, trigger: Trigger): Promise<S | undefined> => {
+  /** One compaction: prune old tool outputs, then summarise older turns if that was not enough; checks it freed enough. */
+  private async compact(ctx: PolicyContext<S>, limits: ContextLimits, c: Count, trigger: Trigger): Promise<S | undefined> {
     const forced = trigger === 'model_error';
-    mem.streak = mem.lastStep >= ctx.step - 1 ? mem.streak + 1 : 1;
-    mem.lastStep = ctx.step;
-    mem.lastCalls = ctx.usage.modelCalls;
+    this.streak = this.lastStep >= ctx.step - 1 ? this.streak + 1 : 1;
+    this.lastStep = ctx.step;
+    this.lastCalls = ctx.usage.modelCalls;
     const usable = limits.usable;
     const original = ctx.state.messages;
     const base = { policy: 'compaction', trigger, basis: c.basis, usable, contextWindow: limits.contextWindow, reserve: limits.reserve, reserveFrom: limits.reserveFrom };
@@ -186,43 +191,43 @@ export function compaction<S extends State = State>(options: CompactionOptions =
     metrics.compactions = (metrics.compactions ?? 0) + 1;
 
     // 1. Prune old tool outputs.
-    const protectTokens = options.protectTokens ?? Math.min(40_000, Math.floor(usable * 0.25));
-    const plan = planPrune(original, { protectTokens, protectTurns, keepTools });
+    const protectTokens = this.s.options.protectTokens ?? Math.min(40_000, Math.floor(usable * 0.25));
+    const plan = planPrune(original, { protectTokens, protectTurns: this.s.protectTurns, keepTools: this.s.keepTools });
     if (plan.outputs.length) {
       messages = applyPrune(original, plan);
-      const after = tokens - (c.estimate - mem.estimator.total(messages));
+      const after = tokens - (c.estimate - this.estimator.total(messages));
       const tools: Record<string, number> = {};
       for (const o of plan.outputs) tools[o.tool] = (tools[o.tool] ?? 0) + 1;
-      ctx.emit('compaction:prune', { ...base, tokensBefore: tokens, tokensAfter: after, protectTokens, protectTurns, pruned: { outputs: plan.outputs.length, tokens: plan.tokens, tools, callIds: plan.outputs.slice(0, LIST_CAP).map((o) => o.callId) } });
+      ctx.emit('compaction:prune', { ...base, tokensBefore: tokens, tokensAfter: after, protectTokens, protectTurns: this.s.protectTurns, pruned: { outputs: plan.outputs.length, tokens: plan.tokens, tools, callIds: plan.outputs.slice(0, LIST_CAP).map((o) => o.callId) } });
       tokens = after;
       metrics.compactionPrunedOutputs = (metrics.compactionPrunedOutputs ?? 0) + plan.outputs.length;
       state = { ...state, messages, metrics };
     }
 
     // 2. Summarise older turns if pruning was not enough (always after a provider overflow error).
-    if ((forced || tokens >= usable) && options.summarise !== false) {
-      const summarised = await summarise(ctx, mem, limits, original, messages, tokens, trigger, base, metrics);
+    if ((forced || tokens >= usable) && this.s.options.summarise !== false) {
+      const summarised = await this.summarise(ctx, limits, original, messages, tokens, trigger, base, metrics);
       if (summarised) {
         ({ messages, tokens } = summarised);
         state = { ...state, messages, metrics };
       }
     }
 
-    if (!mem.failed) {
+    if (!this.failed) {
       if (messages === original) {
-        fail(ctx, mem, trigger, `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`, { tokensBefore: c.tokens, usable, basis: c.basis });
+        this.fail(ctx, trigger, `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`, { tokensBefore: c.tokens, usable, basis: c.basis });
       } else if (tokens >= usable) {
-        fail(ctx, mem, trigger, `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`, { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis });
+        this.fail(ctx, trigger, `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`, { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis });
       }
     }
     if (messages === original) return undefined;
-    mem.verify = { step: ctx.step, calls: ctx.usage.modelCalls };
+    this.verify = { step: ctx.step, calls: ctx.usage.modelCalls };
     return state as S;
-  };
+  }
 
-  const summarise = async (
+  /** Replaces older messages by one summary the model writes; undefined (and a failure noted) when it cannot. */
+  private async summarise(
     ctx: PolicyContext<S>,
-    mem: CompactionMemory,
     limits: ContextLimits,
     original: readonly Message[],
     messages: Message[],
@@ -230,20 +235,20 @@ export function compaction<S extends State = State>(options: CompactionOptions =
     trigger: Trigger,
     base: Record<string, unknown>,
     metrics: Record<string, number>,
-  ): Promise<{ messages: Message[]; tokens: number } | undefined> => {
+  ): Promise<{ messages: Message[]; tokens: number } | undefined> {
     const usable = limits.usable;
-    const keepRecentTokens = options.keepRecentTokens ?? Math.floor(usable * 0.25);
-    const plan = planSummary(messages, { keepRecentTokens, keepFirstUser: options.keepFirstUser ?? true, tokens: (m) => mem.estimator.message(m) });
+    const keepRecentTokens = this.s.options.keepRecentTokens ?? Math.floor(usable * 0.25);
+    const plan = planSummary(messages, { keepRecentTokens, keepFirstUser: this.s.options.keepFirstUser ?? true, tokens: (m) => this.estimator.message(m) });
     if (!plan) return undefined;
-    const model = options.model ?? ctx.model;
+    const model = this.s.options.model ?? ctx.model;
     if (!model) {
-      fail(ctx, mem, trigger, 'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)', { tokensBefore: tokens, usable });
+      this.fail(ctx, trigger, 'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)', { tokensBefore: tokens, usable });
       return undefined;
     }
-    const maxTokens = options.summaryMaxTokens ?? Math.min(4_000, Math.max(256, Math.floor(usable * 0.1)));
+    const maxTokens = this.s.options.summaryMaxTokens ?? Math.min(4_000, Math.max(256, Math.floor(usable * 0.1)));
     // The summary call must fit the summary model's own window: transcript budget = its window - reply - prompt.
     const window = model.info?.contextWindow ?? limits.contextWindow;
-    const prompt = options.summaryPrompt ?? SUMMARY_PROMPT;
+    const prompt = this.s.options.summaryPrompt ?? SUMMARY_PROMPT;
     const budgetTokens = Math.max(256, Math.floor((window - maxTokens - estimateTextTokens(prompt) - estimateTextTokens(ctx.state.task) - 200) * 0.9));
     // Render from the unpruned history, so outputs pruned in step 1 still reach the summary.
     const transcript = renderTranscript(plan.replace.map((i) => original[i]), budgetTokens * CHARS_PER_TOKEN);
@@ -257,19 +262,19 @@ export function compaction<S extends State = State>(options: CompactionOptions =
       cost = response.cost;
     } catch (err) {
       if (ctx.signal.aborted) throw err;
-      fail(ctx, mem, trigger, `context overflow: the summary call failed: ${errorMessage(err)}`, { tokensBefore: tokens, usable, error: errorMessage(err), model: model.id });
+      this.fail(ctx, trigger, `context overflow: the summary call failed: ${errorMessage(err)}`, { tokensBefore: tokens, usable, error: errorMessage(err), model: model.id });
       return undefined;
     }
     if (!summaryText) {
-      fail(ctx, mem, trigger, 'context overflow: the summary model returned an empty summary', { tokensBefore: tokens, usable, model: model.id });
+      this.fail(ctx, trigger, 'context overflow: the summary model returned an empty summary', { tokensBefore: tokens, usable, model: model.id });
       return undefined;
     }
     const summary = summaryMessage(summaryText, { auto: trigger !== 'model_error', overflow: true });
     const next = applySummary(messages, plan, summary);
-    const before = mem.estimator.total(messages);
-    const after = tokens - (before - mem.estimator.total(next));
+    const before = this.estimator.total(messages);
+    const after = tokens - (before - this.estimator.total(next));
     const replaced = plan.replace.map((i) => messages[i]);
-    const summaryTokens = mem.estimator.message(summary);
+    const summaryTokens = this.estimator.message(summary);
     if (usage) metrics.compactionSummaryTokens = (metrics.compactionSummaryTokens ?? 0) + usage.input + usage.output + usage.cache.read + usage.cache.write;
     if (cost !== null) metrics.compactionSummaryCost = (metrics.compactionSummaryCost ?? 0) + cost;
     ctx.emit('compaction:summary', {
@@ -280,7 +285,7 @@ export function compaction<S extends State = State>(options: CompactionOptions =
       summarised: {
         messages: replaced.length,
         ids: replaced.slice(0, LIST_CAP).map((m) => m.info.id),
-        tokens: replaced.reduce((n, m) => n + mem.estimator.message(m), 0),
+        tokens: replaced.reduce((n, m) => n + this.estimator.message(m), 0),
         omittedFromTranscript: transcript.omitted,
       },
       kept: { messages: next.length - 1, ids: plan.keep.map((i) => messages[i].info.id), tail: messages.length - plan.tailStart },
@@ -290,55 +295,48 @@ export function compaction<S extends State = State>(options: CompactionOptions =
       cost,
     });
     return { messages: next, tokens: after };
-  };
+  }
 
-  return {
-    name: 'compaction',
-    start(ctx) {
-      memory.reset(ctx.runId);
-    },
-    async reduce(ctx) {
-      return check(ctx, 'after_tools');
-    },
-    async beforeModel(messages: ModelMessage[], ctx: PolicyContext<S>) {
-      const mem = memory.get(ctx.runId);
-      const system = messages[0]?.role === 'system' ? messages[0].content : '';
-      mem.systemTokens = estimateTextTokens(system);
-      const state = await check(ctx, 'before_model');
-      if (mem.failed) throw new QitosError('context_overflow', mem.failed);
-      const history = state ? state.messages : ctx.state.messages;
-      mem.pending = { calls: ctx.usage.modelCalls, estimate: mem.estimator.total(history) };
-      return state ? { state } : undefined;
-    },
-    async onModelError(error: ModelError, ctx: PolicyContext<S>) {
-      if (error.modelKind !== 'context_overflow') return undefined;
-      const mem = memory.get(ctx.runId);
-      if (mem.failed) return undefined;
-      if (mem.lastStep === ctx.step && mem.lastCalls === ctx.usage.modelCalls) {
-        fail(ctx, mem, 'model_error', `context overflow: the provider still rejects the context after this step's compaction: ${error.message}`, { error: error.message });
-        return undefined;
-      }
-      // The provider says it does not fit, whatever our count says, so our count is wrong: aim under usable and at
-      // most at half of the current estimate (without a known window, at half of the estimate).
-      const estimate = mem.estimator.total(ctx.state.messages) + mem.systemTokens;
-      const half = Math.max(1, Math.floor(estimate / 2));
-      const known = limitsOf(ctx);
-      const limits: ContextLimits = known ? { ...known, usable: Math.min(known.usable, half) } : { contextWindow: estimate, reserve: estimate - half, usable: half, reserveFrom: 'fallback' };
-      const c: Count = { tokens: Math.max(estimate, limits.usable), basis: 'estimate', estimate: estimate - mem.systemTokens };
-      ctx.emit('compaction:overflow_error', { policy: 'compaction', step: ctx.step, error: error.message, tokensEstimate: estimate, usable: limits.usable });
-      if (!mayCompact(ctx, mem, 'model_error', limits, c)) return undefined;
-      const state = await compact(ctx, mem, limits, c, 'model_error');
-      if (!state || mem.failed) return undefined;
-      mem.pending = { calls: ctx.usage.modelCalls, estimate: mem.estimator.total(state.messages) };
-      return { state };
-    },
-    checkStop(ctx): StopVerdict | void {
-      const mem = memory.get(ctx.runId);
-      if (!mem.failed) return;
-      memory.delete(ctx.runId);
-      return { reason: 'context_overflow', message: mem.failed };
-    },
-  };
+  async reduce(ctx: PolicyContext<S>): Promise<S | undefined> {
+    return this.check(ctx, 'after_tools');
+  }
+
+  async beforeModel(messages: ModelMessage[], ctx: PolicyContext<S>) {
+    const system = messages[0]?.role === 'system' ? messages[0].content : '';
+    this.systemTokens = estimateTextTokens(system);
+    const state = await this.check(ctx, 'before_model');
+    if (this.failed) throw new QitosError('context_overflow', this.failed);
+    const history = state ? state.messages : ctx.state.messages;
+    this.pending = { calls: ctx.usage.modelCalls, estimate: this.estimator.total(history) };
+    return state ? { state } : undefined;
+  }
+
+  async onModelError(error: ModelError, ctx: PolicyContext<S>) {
+    if (error.modelKind !== 'context_overflow') return undefined;
+    if (this.failed) return undefined;
+    if (this.lastStep === ctx.step && this.lastCalls === ctx.usage.modelCalls) {
+      this.fail(ctx, 'model_error', `context overflow: the provider still rejects the context after this step's compaction: ${error.message}`, { error: error.message });
+      return undefined;
+    }
+    // The provider says it does not fit, whatever our count says, so our count is wrong: aim under usable and at
+    // most at half of the current estimate (without a known window, at half of the estimate).
+    const estimate = this.estimator.total(ctx.state.messages) + this.systemTokens;
+    const half = Math.max(1, Math.floor(estimate / 2));
+    const known = this.limitsOf(ctx);
+    const limits: ContextLimits = known ? { ...known, usable: Math.min(known.usable, half) } : { contextWindow: estimate, reserve: estimate - half, usable: half, reserveFrom: 'fallback' };
+    const c: Count = { tokens: Math.max(estimate, limits.usable), basis: 'estimate', estimate: estimate - this.systemTokens };
+    ctx.emit('compaction:overflow_error', { policy: 'compaction', step: ctx.step, error: error.message, tokensEstimate: estimate, usable: limits.usable });
+    if (!this.mayCompact(ctx, 'model_error', limits, c)) return undefined;
+    const state = await this.compact(ctx, limits, c, 'model_error');
+    if (!state || this.failed) return undefined;
+    this.pending = { calls: ctx.usage.modelCalls, estimate: this.estimator.total(state.messages) };
+    return { state };
+  }
+
+  checkStop(): StopVerdict | void {
+    if (!this.failed) return;
+    return { reason: 'context_overflow', message: this.failed };
+  }
 }
 
 /** Input-side tokens of a step as the provider counted them (fresh input plus cache reads and writes). */

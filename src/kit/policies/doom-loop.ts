@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ActionResult, ModelMessage, Policy, PolicyContext, State, StopVerdict } from '../../core/index.js';
 import { canonicalJson } from '../../core/index.js';
-import { RunMemory } from './run-memory.js';
 
 /** Options of `doomLoop()`. */
 export interface DoomLoopOptions {
@@ -61,17 +60,6 @@ interface CallSig {
   step: number;
 }
 
-interface LoopMemory {
-  window: CallSig[];
-  /** Calls seen in this run (position of the newest + 1). */
-  count: number;
-  warnings: number;
-  /** Position (count) at the last warning. */
-  warnedAt: number;
-  warnedStep: number;
-  /** The note to put into the next prompt, once. */
-  note: string | undefined;
-}
 
 /**
  * Length of the shortest block (<= maxCycleLength) that the sequence ends with, repeated `threshold` times back
@@ -106,86 +94,112 @@ export function findRepetition(keys: readonly string[], threshold: number, maxCy
  * with `onDetect: 'warn'`, injects a note into the next prompt and stops only if the loop goes on for another
  * full cycle. Never asks anyone anything, so headless runs never hang.
  *
+ * The object returned is a factory: every run gets its own detector (`forRun`), so runs never share a window.
  * Events: `doom_loop:warn`, `doom_loop:note` (note injected), `doom_loop:stop`.
  */
 export function doomLoop<S extends State = State>(options: DoomLoopOptions = {}): Policy<S> {
-  const threshold = options.threshold ?? 3;
-  const maxCycleLength = options.maxCycleLength ?? 4;
-  const onDetect = options.onDetect ?? 'stop';
-  const compare = options.compare ?? 'call';
-  const maxWarnings = options.maxWarnings ?? 1;
+  const settings: LoopSettings = {
+    threshold: options.threshold ?? 3,
+    maxCycleLength: options.maxCycleLength ?? 4,
+    onDetect: options.onDetect ?? 'stop',
+    compare: options.compare ?? 'call',
+    maxWarnings: options.maxWarnings ?? 1,
+    nameOnly: new Set(options.nameOnly ?? []),
+    note: options.note ?? DOOM_LOOP_NOTE,
+  };
+  const { threshold, maxCycleLength, onDetect, compare, maxWarnings } = settings;
   if (!Number.isInteger(threshold) || threshold < 2) throw new Error(`doomLoop: threshold must be an integer >= 2, got ${threshold}`);
   if (!Number.isInteger(maxCycleLength) || maxCycleLength < 1) throw new Error(`doomLoop: maxCycleLength must be an integer >= 1, got ${maxCycleLength}`);
   if (onDetect !== 'stop' && onDetect !== 'warn') throw new Error(`doomLoop: onDetect must be "stop" or "warn", got ${JSON.stringify(onDetect)}`);
   if (compare !== 'call' && compare !== 'call+result') throw new Error(`doomLoop: compare must be "call" or "call+result", got ${JSON.stringify(compare)}`);
   if (!Number.isInteger(maxWarnings) || maxWarnings < 1) throw new Error(`doomLoop: maxWarnings must be an integer >= 1, got ${maxWarnings}`);
-  const nameOnly = new Set(options.nameOnly ?? []);
-  const noteOf = options.note ?? DOOM_LOOP_NOTE;
-  const windowSize = maxCycleLength * threshold;
-  const memory = new RunMemory<LoopMemory>(() => ({ window: [], count: 0, warnings: 0, warnedAt: -1, warnedStep: 0, note: undefined }));
+  return { name: 'doom_loop', forRun: () => new DoomLoopRun<S>(settings) };
+}
 
-  const signature = (name: string, args: Record<string, unknown>, result: ActionResult | undefined, step: number): CallSig => {
-    const byResult = nameOnly.has(name) || compare === 'call+result';
-    const argText = nameOnly.has(name) ? '' : canonicalJson(args);
+/** The options of `doomLoop`, checked and with their defaults. */
+interface LoopSettings {
+  threshold: number;
+  maxCycleLength: number;
+  onDetect: 'stop' | 'warn';
+  compare: 'call' | 'call+result';
+  maxWarnings: number;
+  nameOnly: ReadonlySet<string>;
+  note: (detection: DoomLoopDetection) => string;
+}
+
+/** The doom-loop detector of one run: its window of recent calls, its warnings, the note it owes the next prompt. */
+class DoomLoopRun<S extends State> implements Policy<S> {
+  readonly name = 'doom_loop';
+  private readonly window: CallSig[] = [];
+  /** Calls seen in this run (position of the newest + 1). */
+  private count = 0;
+  private warnings = 0;
+  /** Position (count) and step at the last warning. */
+  private warnedAt = -1;
+  private warnedStep = 0;
+  /** The note to put into the next prompt, once. */
+  private note: string | undefined;
+
+  constructor(private readonly settings: LoopSettings) {}
+
+  checkStop(ctx: PolicyContext<S>): StopVerdict | void {
+    const d = ctx.decision;
+    if (!d || d.mode !== 'act') return;
+    const results = ctx.results ?? [];
+    const windowSize = this.settings.maxCycleLength * this.settings.threshold;
+    let verdict: StopVerdict | undefined;
+    for (const action of d.actions) {
+      const result = results.find((r) => r.actionId === action.id);
+      this.window.push(this.signature(action.name, action.args, result, ctx.step));
+      if (this.window.length > windowSize) this.window.shift();
+      this.count++;
+      verdict ??= this.detect(ctx);
+    }
+    return verdict;
+  }
+
+  beforeModel(messages: ModelMessage[], ctx: PolicyContext<S>) {
+    if (this.note === undefined) return;
+    const note = this.note;
+    this.note = undefined;
+    ctx.emit('doom_loop:note', { policy: 'doom_loop', note });
+    return { messages: [...messages, { role: 'user' as const, content: [{ type: 'text' as const, text: note }] }] };
+  }
+
+  private signature(name: string, args: Record<string, unknown>, result: ActionResult | undefined, step: number): CallSig {
+    const nameOnly = this.settings.nameOnly.has(name);
+    const byResult = nameOnly || this.settings.compare === 'call+result';
+    const argText = nameOnly ? '' : canonicalJson(args);
     const key = byResult ? `${name}\u0000${argText}\u0000${resultHash(result)}` : `${name}\u0000${argText}`;
-    return { key, name, args: nameOnly.has(name) ? '…' : argText, byResult, step };
-  };
+    return { key, name, args: nameOnly ? '…' : argText, byResult, step };
+  }
 
-  return {
-    name: 'doom_loop',
-    start(ctx) {
-      memory.reset(ctx.runId);
-    },
-    checkStop(ctx: PolicyContext<S>): StopVerdict | void {
-      const d = ctx.decision;
-      if (!d || d.mode !== 'act') return;
-      const mem = memory.get(ctx.runId);
-      const results = ctx.results ?? [];
-      let verdict: StopVerdict | undefined;
-      for (const action of d.actions) {
-        const result = results.find((r) => r.actionId === action.id);
-        mem.window.push(signature(action.name, action.args, result, ctx.step));
-        if (mem.window.length > windowSize) mem.window.shift();
-        mem.count++;
-        verdict ??= detect(ctx, mem);
-      }
-      if (verdict) memory.delete(ctx.runId);
-      return verdict;
-    },
-    beforeModel(messages: ModelMessage[], ctx: PolicyContext<S>) {
-      const mem = memory.get(ctx.runId);
-      if (mem.note === undefined) return;
-      const note = mem.note;
-      mem.note = undefined;
-      ctx.emit('doom_loop:note', { policy: 'doom_loop', note });
-      return { messages: [...messages, { role: 'user', content: [{ type: 'text', text: note }] }] };
-    },
-  };
-
-  function detect(ctx: PolicyContext<S>, mem: LoopMemory): StopVerdict | undefined {
+  private detect(ctx: PolicyContext<S>): StopVerdict | undefined {
+    const { threshold, maxCycleLength, onDetect, maxWarnings } = this.settings;
     const len = findRepetition(
-      mem.window.map((s) => s.key),
+      this.window.map((s) => s.key),
       threshold,
       maxCycleLength,
     );
     if (len === undefined) return undefined;
     // After a warning, the same loop is still in the window: it only counts once the model has gone round it again.
-    if (mem.warnings > 0 && mem.count - mem.warnedAt < len) return undefined;
-    const detection = describe(mem.window.slice(mem.window.length - len * threshold), len, mem);
-    const data = { policy: 'doom_loop', pattern: detection.pattern, noProgress: detection.noProgress, cycle: detection.cycle, cycleLength: len, repeats: threshold, fromStep: detection.fromStep, toStep: detection.toStep, steps: detection.steps, warnings: mem.warnings };
-    if (onDetect === 'warn' && mem.warnings < maxWarnings) {
-      mem.warnings++;
-      mem.warnedAt = mem.count;
-      mem.warnedStep = ctx.step;
-      mem.note = noteOf(detection);
-      ctx.emit('doom_loop:warn', { ...data, action: 'warn', message: detection.message, note: mem.note });
+    if (this.warnings > 0 && this.count - this.warnedAt < len) return undefined;
+    const detection = this.describe(this.window.slice(this.window.length - len * threshold), len);
+    const data = { policy: 'doom_loop', pattern: detection.pattern, noProgress: detection.noProgress, cycle: detection.cycle, cycleLength: len, repeats: threshold, fromStep: detection.fromStep, toStep: detection.toStep, steps: detection.steps, warnings: this.warnings };
+    if (onDetect === 'warn' && this.warnings < maxWarnings) {
+      this.warnings++;
+      this.warnedAt = this.count;
+      this.warnedStep = ctx.step;
+      this.note = this.settings.note(detection);
+      ctx.emit('doom_loop:warn', { ...data, action: 'warn', message: detection.message, note: this.note });
       return undefined;
     }
     ctx.emit('doom_loop:stop', { ...data, action: 'stop', message: detection.message });
     return { reason: 'doom_loop', message: detection.message };
   }
 
-  function describe(span: CallSig[], len: number, mem: LoopMemory): DoomLoopDetection {
+  private describe(span: CallSig[], len: number): DoomLoopDetection {
+    const threshold = this.settings.threshold;
     const block = span.slice(0, len);
     const cycle = block.map(label);
     const noProgress = block.some((s) => s.byResult);
@@ -193,7 +207,7 @@ export function doomLoop<S extends State = State>(options: DoomLoopOptions = {})
     const fromStep = span[0].step;
     const toStep = span[span.length - 1].step;
     const where = fromStep === toStep ? `in step ${fromStep}` : `in steps ${fromStep}-${toStep}`;
-    const warned = mem.warnings > 0 ? `, after a warning at step ${mem.warnedStep}` : '';
+    const warned = this.warnings > 0 ? `, after a warning at step ${this.warnedStep}` : '';
     const what = len === 1 ? `same call ${cycle[0]}` : `cycle [${cycle.join(', ')}]`;
     const how = noProgress ? (len === 1 ? ` returned the same result ${threshold} times` : ` repeated ${threshold} times with the same results`) : ` repeated ${threshold} times`;
     return { pattern: len === 1 ? 'repeat' : 'cycle', noProgress, cycle, repeats: threshold, fromStep, toStep, steps, message: `doom loop: ${noProgress ? 'no progress: ' : ''}${what}${how} ${where}${warned}` };

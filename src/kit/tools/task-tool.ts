@@ -1,17 +1,16 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Budget, Env, State, TaskInput, ToolContext } from '../../core/index.js';
-import { defineTool } from '../../core/index.js';
+import { defineTool, tightestBudget } from '../../core/index.js';
 import { Engine, type EngineOptions } from '../../engine/engine.js';
 import { toolError } from './tool-env.js';
 
-/** The parent's env as the child sees it: same world and ops, but no setup/reset/close of its own. */
+/** The parent's env as the child sees it: same world and ops, but no setup or close of its own. */
 function borrow(env: Env): Env {
   return {
     name: env.name,
     ops: ((group: string) => env.ops(group)) as Env['ops'],
     ...(env.observe ? { observe: () => env.observe!() } : {}),
-    ...(env.step ? { step: (a: { name: string; args: Record<string, unknown> }) => env.step!(a) } : {}),
     ...(env.isTerminal ? { isTerminal: () => env.isTerminal!() } : {}),
   };
 }
@@ -27,10 +26,11 @@ export interface SubAgentRequest {
 }
 
 /**
- * How to run one sub-agent: Engine options (agent required; tracing is set by the task tool) and task
- * fields. Without `env`, the child works in the parent's env (borrowed: the child's end does not close it).
+ * How to run one sub-agent: Engine options (agent required; tracing and the parent link are set by the task
+ * tool) and task fields. Without `env`, the child works in the parent's env (borrowed: the child's end does not
+ * close it).
  */
-export type SubAgentSpec = Omit<EngineOptions<State>, 'trace'> & {
+export type SubAgentSpec = Omit<EngineOptions<State>, 'trace' | 'parent'> & {
   /** Extra task fields (budget, inputs, metadata); the objective is the prompt. */
   task?: Omit<Partial<TaskInput>, 'objective'>;
 };
@@ -45,17 +45,18 @@ export interface TaskToolOptions {
   traceDir?: string;
   /** Deepest nesting of sub-agents (default 3). */
   maxDepth?: number;
-  /** Budget of each child run (the tighter of this, the spec's and the task's applies). */
+  /** Budget of each child run (the tightest of this, the spec's, the task's and what is left of the parent's applies). */
   budget?: Budget;
 }
 
-const DEPTH_KEY = 'taskDepth';
-
 /**
  * `task`: hands a self-contained piece of work to a sub-agent, run as a child Engine run with its own
- * trace. The child's manifest names the parent (`parent: { runId, path, kind: 'subtask' }`) and the
- * parent's tool result carries `childRunId` and `childTraceDir` in its metadata, so traces link both ways.
- * The child shares the parent's abort signal (a timed-out or interrupted call stops it) and services.
+ * trace, linked to the parent through `ctx.childLink()`: the child's manifest names the parent
+ * (`parent: { runId, path, kind: 'subtask', depth }`), it gets what is left of the parent's token, cost and
+ * time budget as its share, and every model call it makes also counts in the parent's usage and budgets. The
+ * parent's reply gets a `subtask` part after the call's tool part, and the tool result carries `childRunId` and
+ * `childTraceDir` in its metadata, so traces link both ways. The child shares the parent's abort signal (a
+ * timed-out or interrupted call stops it) and services.
  */
 export function taskTool(options: TaskToolOptions) {
   if (!options || typeof options.createAgent !== 'function') throw new Error('taskTool needs { createAgent(request) }: a factory that builds the sub-agent');
@@ -70,7 +71,8 @@ export function taskTool(options: TaskToolOptions) {
       prompt: z.string().min(1).describe('The full instructions for the sub-agent.'),
     }),
     async execute(args, ctx) {
-      const depth = (typeof ctx.services[DEPTH_KEY] === 'number' ? (ctx.services[DEPTH_KEY] as number) : 0) + 1;
+      const parent = ctx.childLink();
+      const depth = ctx.depth + 1;
       if (depth > maxDepth) throw toolError(`sub-agents may nest at most ${maxDepth} deep; this call would be level ${depth}. Do the work here instead.`);
       const spec = await options.createAgent({ prompt: args.prompt, description: args.description, depth, ctx });
       const { task: taskFields, ...engineOptions } = spec;
@@ -84,21 +86,30 @@ export function taskTool(options: TaskToolOptions) {
         ...engineOptions,
         env,
         runId,
-        ...(options.budget ? { budget: { ...options.budget, ...engineOptions.budget } } : {}),
-        services: { ...ctx.services, ...engineOptions.services, [DEPTH_KEY]: depth },
-        trace: traceBase
-          ? { dir: traceBase, ...(ctx.traceDir ? { parent: { runId: ctx.runId, path: ctx.traceDir, kind: 'subtask' as const } } : {}), config: { subtask: { description: args.description, depth } } }
-          : false,
+        ...(options.budget || engineOptions.budget ? { budget: tightestBudget(options.budget, engineOptions.budget) } : {}),
+        services: { ...ctx.services, ...engineOptions.services },
+        parent,
+        trace: traceBase ? { dir: traceBase, config: { subtask: { description: args.description, depth } } } : false,
       });
       const result = await engine.run({ id: `${ctx.runId}/${ctx.callId}`, ...taskFields, objective: args.prompt }, { signal: ctx.signal });
       const metadata = { childRunId: result.runId, childTraceDir: result.traceDir, stopReason: result.stopReason, steps: result.steps, usage: result.usage };
+      const model = engineOptions.model ?? engineOptions.agent.model;
+      const subtask = {
+        type: 'subtask' as const,
+        prompt: args.prompt,
+        description: args.description,
+        agent: engineOptions.agent.name,
+        ...(model ? { model: model.id } : {}),
+        runId: result.runId,
+        ...(result.traceDir ? { trace: result.traceDir } : {}),
+      };
       if (result.stopReason !== 'final' || result.finalResult === null) {
         throw toolError(
           `the sub-agent stopped without an answer after ${result.steps} step${result.steps === 1 ? '' : 's'}: ${result.stopReason} (${result.stopMessage})` +
             (result.traceDir ? `. Its trace: ${result.traceDir}` : ''),
         );
       }
-      return { output: result.finalResult, title: args.description, metadata };
+      return { output: result.finalResult, title: args.description, metadata, parts: [subtask] };
     },
   });
 }

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } 
 import { join } from 'node:path';
 import { ModelError } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
-import { readManifest } from '../../../src/engine/trace-reader.js';
+import { readManifest } from '../../../src/trace/index.js';
 import fc from 'fast-check';
 import { AgentModule } from '../../../src/engine/agent-module.js';
 import { baseState, decide, type State, type Task } from '../../../src/core/index.js';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionExecutor, Engine, MemoryEnv, ScriptedModel, ToolRegistry, jsonParser, newActionId, toolSpec, type AnyTool } from '../../../src/index.js';
 import { connectMcp, mcpParameters, mcpToolId, type McpConnection, type McpServerConfig } from '../../../src/kit/mcp/index.js';
 import { ModelPathAgent } from '../../helpers/kernel-fixtures.js';
+import { actContext } from '../../helpers/act-context.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const SERVER = resolve(ROOT, 'test/fixtures/mcp/server.ts');
@@ -35,9 +36,7 @@ class McpAgent extends ModelPathAgent {
 async function act(name: string, args: Record<string, unknown>) {
   const registry = new ToolRegistry([...tools.values()]);
   const executor = new ActionExecutor(registry, { timeoutMs: 5_000 });
-  const [result] = await executor.run([{ id: newActionId(), name, args }], {
-    runId: 'r', traceDir: null, step: 0, signal: new AbortController().signal, env: new MemoryEnv(), state: {}, services: {}, onState: () => undefined,
-  });
+  const [result] = await executor.run([{ id: newActionId(), name, args }], actContext({ step: 0, env: new MemoryEnv() }));
   return result;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Engine, ScriptedModel, budgets, costBudget, decide, jsonParser, readTrace, stepBudget, timeBudget, tokenBudget } from '../../../src/index.js';
 import { ModelPathAgent, ScriptAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
-import { policyCtx, stateWith } from '../../helpers/policies-fixtures.js';
+import { policyCtx, runOf, stateWith } from '../../helpers/policies-fixtures.js';
 
 const usage = (tokens: number, cost: number | null) => ({ tokens: { input: tokens, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, cost, modelCalls: 1 });
 
@@ -10,8 +10,7 @@ describe('budget policies', () => {
     const s = stateWith([]);
     const check = (p: ReturnType<typeof budgets>, over: Parameters<typeof policyCtx>[1]) => {
       const ctx = policyCtx(s, over);
-      p.start!(ctx);
-      return { v: p.checkStop!(ctx), events: ctx.events };
+      return { v: runOf(p).checkStop!(ctx), events: ctx.events };
     };
     expect(check(stepBudget(3), { step: 2 }).v).toBeUndefined();
     expect(check(stepBudget(3), { step: 3 })).toEqual({ v: { reason: 'budget_steps', message: 'step budget of 3 reached' }, events: [{ type: 'budget:stop', data: { policy: 'budget', kind: 'steps', limit: 3, used: 3, step: 3, message: 'step budget of 3 reached' } }] });
@@ -25,12 +24,16 @@ describe('budget policies', () => {
   });
 
   it('an unknown cost cannot be enforced: reported once per run', () => {
-    const p = costBudget(1);
+    const budget = costBudget(1);
+    const p = runOf(budget);
     const ctx = policyCtx(stateWith([]), { usage: usage(1, null) });
-    p.start!(ctx);
     expect(p.checkStop!(ctx)).toBeUndefined();
     expect(p.checkStop!(ctx)).toBeUndefined();
     expect(ctx.events.map((e) => e.type)).toEqual(['budget:cost_unknown']);
+    // another run of the same policy object reports it again: nothing carries over
+    const other = policyCtx(stateWith([]), { runId: 'run-2', usage: usage(1, null) });
+    expect(runOf(budget, 'run-2').checkStop!(other)).toBeUndefined();
+    expect(other.events.map((e) => e.type)).toEqual(['budget:cost_unknown']);
   });
 
   it('rejects bad limits with a message naming the limit', () => {

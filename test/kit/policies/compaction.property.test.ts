@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HistoryEstimator, ScriptedModel, compaction, contextLimits, isUserTurn, toModelMessages, type Message, type State } from '../../../src/index.js';
-import { assistantMsg, policyCtx, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
+import { assistantMsg, policyCtx, runOf, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
 
 /** A random history: a short task, then assistant steps with text and tool calls, some user turns and kernel notes. */
 const history = fc
@@ -34,10 +34,9 @@ describe('compaction properties', () => {
         const snapshot = JSON.stringify(h);
         const state = stateWith(h);
         const summariser = new ScriptedModel(['Goal: the task. Progress: many steps.'], { loop: true, recordRequests: false });
-        const policy = compaction({ model: summariser });
+        const policy = runOf(compaction({ model: summariser }));
         const modelInfo = { provider: 'p', model: 'm', contextWindow: window, ...(out ? { maxOutputTokens: out } : {}) };
         const ctx = policyCtx(state, { modelInfo, runId: `r${Math.random()}` });
-        policy.start!(ctx);
         const next = (await policy.reduce!(ctx)) as State | undefined;
         const usable = contextLimits({}, modelInfo)!.usable;
         const before = new HistoryEstimator().total(h);

@@ -4,7 +4,7 @@ import {
   estimateMessageTokens, jsonParser, planPrune, readTrace, toModelMessages, type Message, type ModelRequest, type State,
 } from '../../../src/index.js';
 import { ModelPathAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
-import { assistantMsg, bigTool, policyCtx, providerReply, requestChars, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
+import { assistantMsg, bigTool, policyCtx, runOf, providerReply, requestChars, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
 
 const info = (contextWindow?: number, maxOutputTokens?: number) => ({ provider: 'scripted', model: 'm', ...(contextWindow ? { contextWindow } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}) });
 const bigCall = (n: number, size = 2000) => JSON.stringify({ action: { name: 'big', args: { n, size } } });
@@ -85,9 +85,8 @@ describe('compaction policy, called directly', () => {
   const limits = { modelInfo: info(2_000, 400) }; // usable 1,600
 
   it('under the limit: does nothing', async () => {
-    const p = compaction();
+    const p = runOf(compaction());
     const ctx = policyCtx(stateWith([userMsg('t'), assistantMsg('hi', [{ tool: 'read', output: 'x'.repeat(400) }])]), limits);
-    p.start!(ctx);
     expect(await p.reduce!(ctx)).toBeUndefined();
     expect(ctx.events).toEqual([]);
   });
@@ -96,9 +95,8 @@ describe('compaction policy, called directly', () => {
     const h: Message[] = [userMsg('task')];
     for (let i = 0; i < 10; i++) h.push(assistantMsg(`step ${i}`, [{ tool: i === 1 ? 'skill' : 'read', args: { i }, output: String(i).repeat(800) }]));
     const state = stateWith(h);
-    const p = compaction();
+    const p = runOf(compaction());
     const ctx = policyCtx(state, limits);
-    p.start!(ctx);
     const next = (await p.reduce!(ctx)) as State;
     expect(next).toBeDefined();
     expect(next).not.toBe(state);
@@ -119,9 +117,8 @@ describe('compaction policy, called directly', () => {
     for (let i = 0; i < 12; i++) h.push(assistantMsg(`thinking ${i} `.repeat(60), [{ tool: 'noop', output: 'ok' }]));
     // The summariser has a bigger window than the run's model: the transcript is sized to its window.
     const summariser = new ScriptedModel(['Goal: the task. Done: 12 steps of thinking.'], { info: { contextWindow: 100_000 } });
-    const p = compaction({ model: summariser });
+    const p = runOf(compaction({ model: summariser }));
     const ctx = policyCtx(stateWith(h), limits);
-    p.start!(ctx);
     const next = (await p.reduce!(ctx)) as State;
     expect(types(ctx.events)).toEqual(['compaction:summary']);
     const [first, summary, ...tail] = next.messages;
@@ -148,9 +145,8 @@ describe('compaction policy, called directly', () => {
   it('uses the provider count of the last call plus the growth since, when the provider reports usage', async () => {
     const h: Message[] = [userMsg('t'), assistantMsg('a', [{ tool: 'read', output: 'A'.repeat(400) }])];
     const state = stateWith(h);
-    const p = compaction({ protectTokens: 0, protectTurns: 1 });
+    const p = runOf(compaction({ protectTokens: 0, protectTurns: 1 }));
     const ctx0 = policyCtx(state, limits);
-    p.start!(ctx0);
     await p.beforeModel!([{ role: 'system', content: 'sys' }], ctx0);
     // The call reported 1,490 input tokens (system prompt and tool schemas count there; the estimate of this small
     // history is ~120), then tools added ~230 more: 1,720 > usable 1,600.
@@ -165,16 +161,14 @@ describe('compaction policy, called directly', () => {
     expect(d.tokensBefore).toBeGreaterThan(1_600);
     expect(d.tokensAfter).toBeLessThan(1_600);
     // The same history without provider data is far under the limit.
-    const fresh = compaction({ protectTokens: 0, protectTurns: 1 });
+    const fresh = runOf(compaction({ protectTokens: 0, protectTurns: 1 }));
     const ctx2 = policyCtx(stateWith(h), limits);
-    fresh.start!(ctx2);
     expect(await fresh.reduce!(ctx2)).toBeUndefined();
   });
 
   it('reports once when no context window is known, and leaves the history alone', async () => {
-    const p = compaction();
+    const p = runOf(compaction());
     const ctx = policyCtx(stateWith([userMsg('x'.repeat(100_000))]), { modelInfo: info() });
-    p.start!(ctx);
     expect(await p.reduce!(ctx)).toBeUndefined();
     expect(await p.reduce!(ctx)).toBeUndefined();
     expect(types(ctx.events)).toEqual(['compaction:disabled']);

@@ -4,16 +4,16 @@ import {
   Engine, ScriptedModel, decide, doomLoop, findRepetition, jsonParser, readTrace, type ActionResult, type Decision, type Policy,
 } from '../../../src/index.js';
 import { ModelPathAgent, ScriptAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
-import { editTool, echoTool, policyCtx, readTool, stateWith } from '../../helpers/policies-fixtures.js';
+import { editTool, echoTool, policyCtx, readTool, runOf, stateWith } from '../../helpers/policies-fixtures.js';
 
 const call = (name: string, args: Record<string, unknown> = {}) => decide.call(name, args);
 const jsonCall = (name: string, args: Record<string, unknown> = {}) => JSON.stringify({ action: { name, args } });
 
 /** Feeds decisions (with optional outputs) to a policy's checkStop, one step each; returns the first verdict and its step. */
-function feed(policy: Policy, steps: Array<{ d: Decision; outputs?: string[] }>, runId = 'r') {
+function feed(factory: Policy, steps: Array<{ d: Decision; outputs?: string[] }>, runId = 'r') {
   const state = stateWith([]);
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
-  policy.start?.(policyCtx(state, { runId }));
+  const policy = runOf(factory, runId);
   for (let i = 0; i < steps.length; i++) {
     const { d, outputs } = steps[i];
     const results: ActionResult[] = d.mode === 'act' ? d.actions.map((a, j) => ({ actionId: a.id, name: a.name, status: 'success', output: outputs?.[j] ?? 'ok', latencyMs: 0, state: { status: 'completed', input: a.args, output: outputs?.[j] ?? 'ok', time: { created: 0, start: 0, end: 0 } } })) : [];
@@ -99,16 +99,16 @@ describe('doomLoop policy', () => {
     expect(r.verdict!.message).toBe('doom loop: cycle [read(path="a"), edit(path="a")] repeated 3 times in steps 3-8, after a warning at step 6');
   });
 
-  it('keeps the memory of concurrent runs apart', () => {
+  it('keeps the memory of concurrent runs apart, even runs with the same id', () => {
     const policy = doomLoop();
     const state = stateWith([]);
-    for (const runId of ['r1', 'r2']) policy.start!(policyCtx(state, { runId }));
-    const step = (runId: string, step: number) => policy.checkStop!(policyCtx(state, { runId, step, decision: call('read', { path: 'a' }), results: [] }));
+    const runs = { r1: runOf(policy, 'same'), r2: runOf(policy, 'same') };
+    const step = (run: keyof typeof runs, step: number) => runs[run].checkStop!(policyCtx(state, { runId: 'same', step, decision: call('read', { path: 'a' }), results: [] }));
     // Interleaved: each run sees its own two calls, no loop yet.
     expect([step('r1', 1), step('r2', 1), step('r1', 2), step('r2', 2)]).toEqual([undefined, undefined, undefined, undefined]);
     expect(step('r1', 3)).toMatchObject({ reason: 'doom_loop' });
-    // A restarted run starts with an empty memory.
-    policy.start!(policyCtx(state, { runId: 'r2' }));
+    // A new run starts with an empty memory.
+    runs.r2 = runOf(policy, 'same');
     expect(step('r2', 1)).toBeUndefined();
   });
 

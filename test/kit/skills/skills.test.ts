@@ -2,9 +2,8 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Engine, ScriptedModel, jsonParser, readTrace } from '../../../src/index.js';
-import { loadSkills, parseSkillFile, skillTool } from '../../../src/kit/skills/index.js';
-import { ModelPathAgent, tempDir } from '../../helpers/kernel-fixtures.js';
+import { loadSkills, parseSkillFile } from '../../../src/kit/skills/index.js';
+import { tempDir } from '../../helpers/kernel-fixtures.js';
 
 const FIXTURES = resolve(__dirname, '../../fixtures/skills');
 const skillMd = (fm: string, body = '# Body\n') => `---\n${fm}\n---\n${body}`;
@@ -68,55 +67,5 @@ describe('loadSkills', () => {
 
   it('a root that is not a folder is an error naming it', async () => {
     await expect(loadSkills(['/nonexistent/skills'])).rejects.toThrow('skills root /nonexistent/skills is not a folder');
-  });
-});
-
-describe('skill tool', () => {
-  it('lists the skills in its description and loads one with its files', async () => {
-    const tool = skillTool(await loadSkills([FIXTURES]));
-    expect(tool.keepOutput).toBe(true);
-    expect(tool.description).toMatch(/- theme-factory: Toolkit for styling/);
-    const out = await tool.execute({ name: 'theme-factory' }, {} as never);
-    const text = typeof out === 'string' ? out : out.output;
-    expect(text).toMatch(/^<skill name="theme-factory">\n# Theme Factory Skill/);
-    expect(text).toContain(`Base folder: ${join(FIXTURES, 'theme-factory')}`);
-    expect(text).toContain('- themes/ocean-depths.md');
-    expect(text).not.toContain('- SKILL.md');
-  });
-
-  it('reads a file of the skill, jailed to its folder', async () => {
-    const tool = skillTool(await loadSkills([FIXTURES]));
-    const out = await tool.execute({ name: 'theme-factory', file: 'themes/ocean-depths.md' }, {} as never);
-    expect(typeof out === 'string' ? out : out.output).toMatch(/Ocean/i);
-    await expect(tool.execute({ name: 'theme-factory', file: '../brand-guidelines/SKILL.md' }, {} as never)).rejects.toThrow(/outside/i);
-    await expect(tool.execute({ name: 'theme-factory', file: '/etc/passwd' }, {} as never)).rejects.toThrow(/outside/i);
-    await expect(tool.execute({ name: 'nope' }, {} as never)).rejects.toThrow('Unknown skill "nope". Available skills: brand-guidelines, internal-comms, theme-factory.');
-  });
-
-  it('refuses binary files', async () => {
-    const root = await tempDir();
-    await mkdir(join(root, 'bin-skill'));
-    await writeFile(join(root, 'bin-skill', 'SKILL.md'), skillMd('name: bin-skill\ndescription: Has a binary.'));
-    await writeFile(join(root, 'bin-skill', 'blob.dat'), Buffer.from([0, 1, 2, 3, 0, 255]));
-    const tool = skillTool(await loadSkills([root]));
-    await expect(tool.execute({ name: 'bin-skill', file: 'blob.dat' }, {} as never)).rejects.toThrow(/binary file/);
-  });
-
-  it('an agent loads a skill, reads one of its files and answers; errors come back to the model', async () => {
-    const dir = await tempDir();
-    const model = new ScriptedModel([
-      '{"action":{"name":"skill","args":{"name":"themes"}}}',
-      '{"action":{"name":"skill","args":{"name":"theme-factory"}}}',
-      '{"action":{"name":"skill","args":{"name":"theme-factory","file":"themes/golden-hour.md"}}}',
-      '{"final_answer":"applied golden-hour"}',
-    ]);
-    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [skillTool(await loadSkills([FIXTURES]))] });
-    const r = await new Engine({ agent, trace: { dir } }).run('Style my slides');
-    expect(r.finalResult).toBe('applied golden-hour');
-    const t = await readTrace(r.traceDir!);
-    expect(t.steps[0].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('Unknown skill "themes"') });
-    expect(t.steps[1].results[0]).toMatchObject({ status: 'success', output: expect.stringContaining('# Theme Factory Skill') });
-    expect(t.steps[2].results[0]).toMatchObject({ status: 'success', output: expect.stringMatching(/golden/i) });
-    expect(JSON.stringify(model.requests[2].messages)).toContain('# Theme Factory Skill');
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
-import { readTrace } from '../../../src/engine/trace-reader.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { MemoryEnv } from '../../../src/envs/index.js';
 import { bashTool, builtinTools, editTool, readTool, writeTool } from '../../../src/kit/tools/index.js';
 import { envCases } from '../../helpers/qitos-env-fixtures.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
-import { readTrace } from '../../../src/engine/trace-reader.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { MemoryEnv } from '../../../src/envs/index.js';
 import { calculateTool, readTool, taskTool } from '../../../src/kit/tools/index.js';
 import { callReply, finalReply, scriptedAgent, toolResultsIn } from '../../helpers/qitos-tools-agent.js';
@@ -54,7 +54,7 @@ describe('task tool', () => {
     expect(meta.stopReason).toBe('final');
 
     const child = await readTrace(meta.childTraceDir as string);
-    expect(child.manifest.parent).toEqual({ runId: run.runId, path: run.traceDir, kind: 'subtask' });
+    expect(child.manifest.parent).toEqual({ runId: run.runId, path: run.traceDir, kind: 'subtask', depth: 1 });
     expect(child.manifest.status).toBe('completed');
     expect(child.manifest.summary?.finalResult).toBe('the product is 42');
     expect(child.manifest.task.objective).toBe('Multiply the two numbers in data.txt.');

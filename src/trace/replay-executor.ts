@@ -1,6 +1,5 @@
-import type { Action, ActionResult, StepRecord, ToolState } from '../core/index.js';
+import type { ActContext, Action, ActionResult, ActionRunner, StepRecord, ToolState } from '../core/index.js';
 import { canonicalJson } from '../core/index.js';
-import type { ActContext } from './action-executor.js';
 import { ReplayDriftError, type ReplayDrift } from './replay-drift.js';
 
 /** Options of a ReplayExecutor. */
@@ -16,7 +15,7 @@ export interface ReplayExecutorOptions {
  * case the result at the same position is served, or an error result when there is none. Served results
  * keep their recorded outputs and timings; the tool state still moves pending -> completed | error.
  */
-export class ReplayExecutor {
+export class ReplayExecutor implements ActionRunner {
   readonly drifts: ReplayDrift[] = [];
   private readonly byStep = new Map<number, StepRecord>();
 
@@ -24,7 +23,7 @@ export class ReplayExecutor {
     for (const s of steps) this.byStep.set(s.step, s);
   }
 
-  async run(actions: Action[], ctx: ActContext): Promise<ActionResult[]> {
+  async run(actions: readonly Action[], ctx: ActContext): Promise<ActionResult[]> {
     const rec = this.byStep.get(ctx.step);
     const recActions = rec?.decision?.mode === 'act' ? rec.decision.actions : [];
     const recResults = rec?.results ?? [];

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
-import { Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION } from '../core/index.js';
+import { Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue } from '../core/index.js';
 
 /** A trace read from disk. `warnings` lists what the reader tolerated (e.g. a last line cut by a crash). */
 export interface Trace {
@@ -48,19 +48,13 @@ export async function readManifest(dir: string): Promise<Manifest> {
     throw new TraceError(`trace ${dir} has schema version ${head.version}, newer than this qitos supports (${TRACE_VERSION}); upgrade qitos-ts`);
   }
   const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw new TraceError(`corrupt trace: manifest.json in ${dir}: ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
+  if (!parsed.success) throw new TraceError(`corrupt trace: manifest.json in ${dir}: ${formatZodIssue(parsed.error.issues[0])}`);
   return parsed.data;
 }
 
 function validateStep(s: StepRecord, i: number): StepRecord {
   const r = StepRecordSchema.safeParse(s);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    throw new TraceError(`corrupt trace: steps.jsonl line ${i + 1}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  }
+  if (!r.success) throw new TraceError(`corrupt trace: steps.jsonl line ${i + 1}: ${formatZodIssue(r.error.issues[0])}`);
   return r.data;
 }
 

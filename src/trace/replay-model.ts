@@ -1,6 +1,6 @@
-import type { GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, RequestHashes, StepRecord } from '../core/index.js';
-import { ModelError, canonicalJson } from '../core/index.js';
-import { shortHash } from './hash.js';
+import type { EventRecord, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ModelStreamEvent, RequestHashes, StepRecord } from '../core/index.js';
+import { ModelError, ModelResponse as ModelResponseSchema, canonicalJson, pendingOf } from '../core/index.js';
+import { shortHash } from './short-hash.js';
 import { DRIFT_PART_NAMES, ReplayDriftError, type DriftPart, type ReplayDrift } from './replay-drift.js';
 
 /** One recorded model call: a response, or the model error the call ended with. */
@@ -15,7 +15,15 @@ export interface ReplayModelOptions {
   info?: ModelInfo;
   /** Serve the recorded response even when the request differs from the recorded one (the drift is still listed). */
   allowDrift?: boolean;
+  /**
+   * The trace's events: the `model_call` events of calls made besides the steps' own (`callModel`, purpose other
+   * than `decide`) are served, in order per purpose, to the calls of the same purpose.
+   */
+  events?: readonly EventRecord[];
 }
+
+/** A recorded call that was not a step's own: its response, or the error it ended with. */
+type RecordedExtra = { step: number; response: ModelResponse } | { step: number; error: string };
 
 const MODEL_ERROR_KINDS: Record<string, ConstructorParameters<typeof ModelError>[0]> = {
   model_transport: 'transport',
@@ -36,6 +44,7 @@ export class ReplayModel implements Model {
   readonly drifts: ReplayDrift[] = [];
   private readonly calls: RecordedCall[] = [];
   private cursor = 0;
+  private readonly extra = new Map<string, RecordedExtra[]>();
 
   constructor(steps: readonly StepRecord[], private readonly options: ReplayModelOptions) {
     this.id = options.id;
@@ -43,6 +52,16 @@ export class ReplayModel implements Model {
     for (const s of steps) {
       if (s.model) this.calls.push({ step: s.step, kind: 'response', hashes: s.model.hashes, response: s.model.response });
       else if (s.error && s.error.kind in MODEL_ERROR_KINDS) this.calls.push({ step: s.step, kind: 'error', errorKind: s.error.kind, message: s.error.message });
+    }
+    for (const e of options.events ?? []) {
+      if (e.type !== 'model_call') continue;
+      const d = e.data as { purpose?: unknown; response?: unknown; error?: unknown };
+      const response = ModelResponseSchema.safeParse(d.response);
+      const call: RecordedExtra | undefined = response.success ? { step: e.step, response: response.data } : typeof d.error === 'string' ? { step: e.step, error: d.error } : undefined;
+      if (!call || typeof d.purpose !== 'string') continue;
+      const list = this.extra.get(d.purpose) ?? [];
+      list.push(call);
+      this.extra.set(d.purpose, list);
     }
   }
 
@@ -57,6 +76,7 @@ export class ReplayModel implements Model {
   }
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
+    if (options.purpose && options.purpose !== 'decide') return this.serveExtra(options.purpose, options);
     const call = this.calls[this.cursor];
     if (!call) {
       const last = this.calls.length ? this.calls[this.calls.length - 1].step : 0;
@@ -75,7 +95,21 @@ export class ReplayModel implements Model {
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
     const response = structuredClone(call.response);
-    stream(response, options);
+    await stream(response, options);
+    return response;
+  }
+
+  /** Serves the next recorded call of `purpose` (not a step's own: its request was not hashed, so only its order is checked). */
+  private async serveExtra(purpose: string, options: GenerateOptions): Promise<ModelResponse> {
+    const call = this.extra.get(purpose)?.shift();
+    if (!call) {
+      const drift: ReplayDrift = { step: 0, parts: ['model-calls'], message: `replay drift: the replay made a "${purpose}" model call the recorded run did not make` };
+      this.drifts.push(drift);
+      throw new ReplayDriftError(drift);
+    }
+    if ('error' in call) throw new ModelError('transport', call.error);
+    const response = structuredClone(call.response);
+    await stream(response, options);
     return response;
   }
 }
@@ -98,24 +132,28 @@ function partialHashes(request: ModelRequest): Partial<RequestHashes> {
   return { system: shortHash(system), tools: shortHash(canonicalJson(tools ?? [])), params: shortHash(canonicalJson(params)) };
 }
 
-/** Streams a recorded response as a live provider would, so hooks and the trace see the same events. */
-function stream(response: ModelResponse, { onEvent: emit }: GenerateOptions): void {
-  if (!emit) return;
-  emit({ type: 'step-start' });
+/** Streams a recorded response as a live provider would, so hooks and the trace see the same events (waiting for a slow listener). */
+async function stream(response: ModelResponse, { onEvent: listener }: GenerateOptions): Promise<void> {
+  if (!listener) return;
+  const events: ModelStreamEvent[] = [{ type: 'step-start' }];
   let r = 0;
   for (const p of response.parts) {
     if (p.type === 'reasoning') {
       const id = `rs_replay_${r++}`;
-      emit({ type: 'reasoning-start', id });
-      if (p.text) emit({ type: 'reasoning-delta', id, delta: p.text });
-      emit({ type: 'reasoning-end', id, ...(p.signature ? { signature: p.signature } : {}) });
+      events.push({ type: 'reasoning-start', id });
+      if (p.text) events.push({ type: 'reasoning-delta', id, delta: p.text });
+      events.push({ type: 'reasoning-end', id, ...(p.signature ? { signature: p.signature } : {}) });
     } else if (p.type === 'text') {
-      if (p.text) emit({ type: 'text-delta', delta: p.text });
+      if (p.text) events.push({ type: 'text-delta', delta: p.text });
     } else {
-      emit({ type: 'tool-input-start', callId: p.callId, name: p.name });
-      if (p.input) emit({ type: 'tool-input-delta', callId: p.callId, delta: p.input });
-      emit({ type: 'tool-call', callId: p.callId, name: p.name, input: p.input });
+      events.push({ type: 'tool-input-start', callId: p.callId, name: p.name });
+      if (p.input) events.push({ type: 'tool-input-delta', callId: p.callId, delta: p.input });
+      events.push({ type: 'tool-call', callId: p.callId, name: p.name, input: p.input });
     }
   }
-  emit({ type: 'step-finish', finishReason: response.finishReason, usage: response.usage, cost: response.cost });
+  events.push({ type: 'step-finish', finishReason: response.finishReason, usage: response.usage, cost: response.cost });
+  for (const e of events) {
+    const wait = pendingOf(listener(e));
+    if (wait) await wait;
+  }
 }

@@ -1,6 +1,6 @@
 import type { Decision, StepRecord } from '../core/index.js';
 import { canonicalJson, totalTokens } from '../core/index.js';
-import type { Trace } from '../engine/trace-reader.js';
+import type { Trace } from './trace-reader.js';
 
 /** The phases of a step two runs can part in, in loop order. `missing`: the step exists in one run only. */
 export const DIFF_PHASES = ['observation', 'model_input', 'decision', 'action_args', 'result', 'state', 'error', 'missing'] as const;

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionResult, ModelResponse, RequestHashes, StepRecord, ToolState } from '../../src/core/index.js';
 import { canonicalJson, emptyTokens } from '../../src/core/index.js';
-import { ReplayModel } from '../../src/engine/replay-model.js';
-import { ReplayExecutor } from '../../src/engine/replay-executor.js';
-import { ReplayDriftError } from '../../src/engine/replay-drift.js';
-import type { ActContext } from '../../src/engine/action-executor.js';
-import { shortHash } from '../../src/engine/hash.js';
+import { ReplayDriftError, ReplayExecutor, ReplayModel, shortHash } from '../../src/trace/index.js';
+import { actContext } from '../helpers/act-context.js';
 
 const hashes = (over: Partial<RequestHashes> = {}): RequestHashes => ({ request: 'r', system: 's', messages: 'm', tools: 't', params: 'p', ...over });
 const response = (text: string): ModelResponse => ({ parts: [{ type: 'text', text }], usage: emptyTokens(), cost: 0, finishReason: 'stop' });
@@ -48,7 +45,7 @@ describe('ReplayModel', () => {
 
 describe('ReplayExecutor', () => {
   const recorded = [step(1, { decision: { mode: 'act', actions: [{ id: 'a1', name: 'calc', args: { expr: '1+1' } }, { id: 'a2', name: 'read', args: { path: 'x' } }] }, results: [result('calc', '2'), result('read', 'file x')] })];
-  const ctx = (states: Array<[string, string]>): ActContext => ({ runId: 'r', traceDir: null, step: 1, env: { name: 'null' } as ActContext['env'], state: {}, signal: new AbortController().signal, services: {}, onState: (a, s) => states.push([a.id, s.status]) });
+  const ctx = (states: Array<[string, string]>) => actContext({ onState: (a, s) => void states.push([a.id, s.status]) });
 
   it('serves recorded results in action order with the live ids; tool states move pending -> completed', async () => {
     const states: Array<[string, string]> = [];

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepRecord } from '../../src/core/index.js';
-import { readTrace, type Trace } from '../../src/engine/trace-reader.js';
-import { diffTraces } from '../../src/cli/trace-diff.js';
+import { readTrace, type Trace } from '../../src/trace/index.js';
+import { diffTraces } from '../../src/trace/index.js';
 import { recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 
 let cleanup: () => Promise<void>;

@@ -1,0 +1,74 @@
+import type {
+  ActionRunner, Budget, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, SimpleDecision, State, StopReason, Usage,
+} from '../core/index.js';
+import type { TraceOptions } from '../trace/index.js';
+import type { AgentModule } from './agent-module.js';
+import type { ExecutorOptions } from './action-executor.js';
+
+/** Options of an Engine. Only `agent` is required. */
+export interface EngineOptions<S extends State> {
+  agent: AgentModule<S, any>;
+  env?: Env;
+  /** Overrides the agent's model (e.g. from `--model`). */
+  model?: Model;
+  policies?: Policy<S>[];
+  hooks?: Hook[];
+  /**
+   * Middleware around every model call of a run, outermost first. The chain of a run is composed once: the
+   * engine's policies and accounting, then these, then the model's own layers (a `createModel` model's retries).
+   */
+  middleware?: ModelMiddleware[];
+  /** End the run when a hook throws, instead of reporting `hook_error` and going on. */
+  failOnHookError?: boolean;
+  /** `false` turns tracing off. */
+  trace?: TraceOptions | false;
+  /** Engine-wide budget; the tightest of this, the task's and the parent's share applies. */
+  budget?: Budget;
+  /** The run this one descends from: a sub-run's parent (`ToolContext.childLink()`), or the run a replay or fork is of. */
+  parent?: ParentLink;
+  /** The run's long-lived memory (a factory gives every run its own); agents reach it as `ctx.memory`. */
+  memory?: Memory | (() => Memory);
+  /** Consecutive failed steps RECOVER feeds back before the run ends `unrecoverable_error` (default 3). */
+  maxRecoveries?: number;
+  tools?: ExecutorOptions;
+  /** Replaces the action executor (replay serves recorded tool results this way). */
+  executor?: ActionRunner;
+  /** Picks one candidate of a `branch` decision (default: the first). */
+  selectBranch?: (candidates: SimpleDecision[], state: S) => SimpleDecision | Promise<SimpleDecision>;
+  /** Services passed to every tool call (`ctx.services`). */
+  services?: Record<string, unknown>;
+  /** Abort the run on SIGINT (status `interrupted`, trace finalized). The CLI sets it. */
+  handleSigint?: boolean;
+  seed?: number;
+  /** Fixed run id (default: generated). */
+  runId?: string;
+}
+
+/** Options of one run. */
+export interface RunOptions<S extends State> {
+  signal?: AbortSignal;
+  /** Start from a recorded state after step `step` instead of `initState` (fork). */
+  resumeFrom?: { state: S; step: number };
+}
+
+/** Options of `Engine.stream`. */
+export interface StreamOptions<S extends State> extends RunOptions<S> {
+  /** Events held for a slow consumer before the run waits for it (default 256). */
+  buffer?: number;
+}
+
+/** What `Engine.run` returns. */
+export interface RunResult<S extends State> {
+  state: S;
+  stopReason: StopReason;
+  stopMessage: string;
+  finalResult: string | null;
+  steps: number;
+  usage: Usage;
+  runId: string;
+  traceDir: string | null;
+  failures: Failure[];
+}
+
+/** What `Engine.stream` yields: every event of the run as hooks see it, then the result. */
+export type RunEvent<S extends State = State> = HookEvent | { type: 'result'; result: RunResult<S> };

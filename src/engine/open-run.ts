@@ -1,0 +1,141 @@
+import { resolve } from 'node:path';
+import type { Budget, CallModel, HookEvent, Model, ModelNext, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
+import { QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
+import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
+import type { AgentModule } from './agent-module.js';
+import type { EngineOptions } from './engine-options.js';
+import { HookBus } from './hook-bus.js';
+import { ModelInputBuilder } from './model-input.js';
+import type { RunServices, RunStart } from './run-context.js';
+import { RunMemoryAccess } from './run-memory-access.js';
+import { accountingMiddleware, policyMiddleware } from './run-middleware.js';
+
+/** Where a run's events go besides hooks and the trace: an `Engine.stream` consumer. */
+export interface EventSink {
+  push(event: HookEvent): void | Promise<void>;
+}
+
+/**
+ * Sets a run up: its state before `initState`, and its services: the trace recorder, the hook bus, this run's
+ * policy instances (`Policy.forRun`), the model chain (the engine's middleware, the user's, the model's own
+ * layers, composed once) and the memory.
+ */
+export function openRun<S extends State>(options: EngineOptions<S>, task: Task, sink: EventSink | undefined): { run: RunStart<S>; services: RunServices<S> } {
+  const agent = options.agent;
+  const controller = new AbortController();
+  const runId = options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
+  const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
+  const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
+  const run: RunStart<S> = {
+    runId,
+    task,
+    state: undefined,
+    step: 0,
+    phase: 'init',
+    startedAt: Date.now(),
+    usage: { tokens: emptyTokens(), cost: 0, modelCalls: 0 },
+    lastStepTokens: undefined,
+    recoveries: 0,
+    failures: [],
+    policyEvents: {},
+  };
+  const model = options.model ?? agent.model;
+  const env = options.env ?? nullEnv;
+  const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env.name, policies), traceOpts) : undefined;
+  const hooks: HookBus = new HookBus(
+    options.hooks ?? [],
+    (event, err) => {
+      const ev: HookEvent = { type: 'hook_error', step: run.step, event: event.type, message: errorMessage(err) };
+      run.failures.push({ step: run.step, kind: 'hook', message: `hook failed on ${event.type}: ${errorMessage(err)}`, fatal: !!options.failOnHookError });
+      recorder?.event(run.step, run.phase, ev);
+      if (event.type !== 'hook_error') hooks.emit(ev);
+      void sink?.push(ev);
+    },
+    options.failOnHookError,
+  );
+  const emit = (event: HookEvent): void | Promise<void> => {
+    if (hooks.active) hooks.emit(event);
+    recorder?.event(run.step, run.phase, event);
+    return sink?.push(event);
+  };
+  let chain: ModelNext | undefined;
+  const base = model ? unwrapModel(model) : undefined;
+  const callModel: CallModel = (request, opts = {}) => {
+    if (!chain || !base) return Promise.reject(new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`));
+    return chain(newModelCall(opts.purpose ?? 'direct', base.base, request, { signal: opts.signal ?? controller.signal, onEvent: opts.onEvent }));
+  };
+  const memory = options.memory ? (typeof options.memory === 'function' ? options.memory() : options.memory) : undefined;
+  const parser = agent.parser;
+  const services: RunServices<S> = {
+    runId,
+    agent,
+    model,
+    env,
+    policies,
+    hooks,
+    recorder,
+    traceDir,
+    parent: options.parent,
+    depth: options.parent?.depth ?? 0,
+    input: new ModelInputBuilder(parser?.formatResults ? (results) => parser.formatResults!(results) : undefined),
+    signal: controller.signal,
+    abort: controller,
+    chain: undefined,
+    callModel,
+    memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), emit) : undefined,
+    budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
+    observed: hooks.active || sink !== undefined,
+    emit,
+  };
+  if (base) {
+    const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
+    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...(options.middleware ?? []), ...base.middleware], base.base);
+  }
+  return { run, services };
+}
+
+/** What the manifest records about how a run is set up. */
+function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOptions, model: Model | undefined, env: string, policies: readonly Policy<S>[]): RunDescription {
+  const agent: AgentModule<S, unknown> = options.agent;
+  const parent = options.parent;
+  return {
+    agent: { name: agent.name, ...trace.agentSource, ...(agent.variant ? { variant: agent.variant } : {}), config: agent.config },
+    model: model ? { id: model.id, params: agent.modelParams } : null,
+    parser: agent.parser?.name ?? null,
+    tools: agent.tools.names,
+    toolSpecs: agent.tools.specs(),
+    policies: policies.map((p) => p.name),
+    env: { name: env },
+    seed: options.seed ?? agent.modelParams.seed ?? null,
+    budget: options.budget,
+    parent: parent
+      ? { runId: parent.runId, path: parent.path, kind: parent.kind, ...(parent.atStep !== undefined ? { atStep: parent.atStep } : {}), ...(parent.depth !== undefined ? { depth: parent.depth } : {}), ...(parent.budget ? { budget: parent.budget } : {}) }
+      : null,
+    ...(trace.config ? { config: trace.config } : {}),
+    systemPrompt: (state) => agent.buildSystemPrompt(state as S),
+  };
+}
+
+/**
+ * The link a sub-run of `run` gets: `run` as its parent, one level deeper, what is left of the run's token, cost
+ * and time budget as its share, and its usage added to the run's (and on up the chain of parents).
+ */
+export function childLink<S extends State>(run: RunStart<S>, services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent'>): ParentLink {
+  const b = services.budget;
+  const share: Budget = {};
+  if (b.maxTokens !== undefined) share.maxTokens = Math.max(1, b.maxTokens - totalTokens(run.usage.tokens));
+  if (b.maxCost !== undefined && run.usage.cost !== null) share.maxCost = Math.max(1e-9, b.maxCost - run.usage.cost);
+  if (b.maxSeconds !== undefined) share.maxSeconds = Math.max(0.001, b.maxSeconds - (Date.now() - run.startedAt) / 1000);
+  return {
+    runId: run.runId,
+    path: services.traceDir,
+    kind: 'subtask',
+    depth: services.depth + 1,
+    ...(Object.keys(share).length ? { budget: share } : {}),
+    spend: (tokens: Tokens, cost: number | null) => {
+      run.usage = { tokens: addTokens(run.usage.tokens, tokens), cost: addCost(run.usage.cost, cost), modelCalls: run.usage.modelCalls };
+      services.parent?.spend?.(tokens, cost);
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The trace module: how a run becomes a folder (writer, recorder, state differ), how a folder becomes data again
+ * (reader, state at a step), and what is done with it (replay model and executor, drift, diff of two runs).
+ * It depends on `src/core` only; the engine records through it and the CLI reads through it.
+ */
+export { TraceWriter } from './trace-writer.js';
+export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './trace-reader.js';
+export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot } from './run-recorder.js';
+export { StateDiffer } from './state-differ.js';
+export { stateAtStep } from './state-at-step.js';
+export { shortHash } from './short-hash.js';
+export { ReplayModel, type ReplayModelOptions } from './replay-model.js';
+export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
+export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';
+export { diffTraces, stepLabel, decisionKey, stableJson, DIFF_PHASES, type DiffPhase, type StepDiff, type RunTotals, type TraceDiff } from './trace-diff.js';

@@ -1,0 +1,165 @@
+import type { Budget, HookEvent, Manifest, Phase, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
+import { TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
+import { shortHash } from './short-hash.js';
+import { StateDiffer } from './state-differ.js';
+import { TraceWriter } from './trace-writer.js';
+
+/** Where and how a run is traced. */
+export interface TraceOptions {
+  /** Folder that holds one sub-folder per run (default `traces`). */
+  dir?: string;
+  /**
+   * Record every stream event (text/reasoning/tool-input deltas, step-start/finish) and every tool state move in
+   * events.jsonl. Default: only what steps.jsonl does not hold (reasoning/tool-call boundaries, retries, final tool states).
+   */
+  streamDeltas?: boolean;
+  /** How to rebuild the agent (module path, export name), recorded in the manifest. */
+  agentSource?: { module?: string; export?: string };
+  /** Effective config recorded in the manifest. */
+  config?: Record<string, unknown>;
+}
+
+/** What the manifest says about how a run was set up. The engine describes each run with one. */
+export interface RunDescription {
+  agent: Manifest['agent'];
+  model: Manifest['model'];
+  parser: string | null;
+  tools: string[];
+  toolSpecs: readonly ToolSpec[];
+  policies: string[];
+  env: { name: string };
+  seed: number | null;
+  /** The engine's budget; the task's budget and the state's `maxSteps` are added per run. */
+  budget: Budget | undefined;
+  parent: RunParent | null;
+  config?: Record<string, unknown>;
+  /** The system prompt for a state (its hash goes in the manifest). */
+  systemPrompt(state: State): string | undefined;
+}
+
+/** A run as its manifest sees it: the task, and the state when there is one (none before `initState`). */
+export interface RunSnapshot {
+  runId: string;
+  startedAt: number;
+  task: Task;
+  state: State | undefined;
+}
+
+/** Stream events traced by default: boundaries that steps.jsonl does not already hold. */
+const TRACED_STREAM = new Set(['reasoning-start', 'reasoning-end', 'tool-input-start', 'tool-call', 'retry']);
+
+/**
+ * Turns one run into its trace folder: the manifest (at start and at the end), one steps.jsonl line per step with
+ * the state diff, and the events worth keeping. The engine calls it at the loop's fixed points; it never steers.
+ */
+export class RunRecorder {
+  private readonly writer: TraceWriter;
+  private differ: StateDiffer | undefined;
+  private initialState: unknown;
+  /** Hash of the system prompt last written (a step's model record carries the prompt only when it changed). */
+  private systemHash: string | undefined;
+  /** True once the folder and a first manifest exist on disk. */
+  wrote = false;
+
+  constructor(
+    readonly dir: string,
+    private readonly description: RunDescription,
+    private readonly options: Pick<TraceOptions, 'streamDeltas'> = {},
+  ) {
+    this.writer = new TraceWriter(dir);
+  }
+
+  /** Writes the first manifest (status running) and remembers the initial state that step diffs apply to. */
+  start(run: RunSnapshot & { state: State }): void {
+    this.initialState = JSON.parse(JSON.stringify(run.state));
+    this.writer.start(this.manifest(run, 'running', null));
+    this.wrote = true;
+    this.differ = new StateDiffer(run.state as unknown as Record<string, unknown>);
+  }
+
+  /**
+   * Records the step just finished, with what changed in the state, and flushes to disk. The system prompt of its
+   * model call is written only when it differs from the last one written (always on the first).
+   */
+  step(rec: StepRecord, state: State): void {
+    if (!this.differ) return;
+    if (rec.model) {
+      if (rec.model.hashes.system === this.systemHash) delete rec.model.system;
+      this.systemHash = rec.model.hashes.system;
+    }
+    rec.stateDiff = this.differ.diff(state as unknown as Record<string, unknown>);
+    this.writer.step(rec);
+    this.writer.flush();
+  }
+
+  /** Records an event if it holds something steps.jsonl does not (all stream events with `streamDeltas`). */
+  event(step: number, phase: Phase, event: HookEvent): void {
+    const full = this.options.streamDeltas ?? false;
+    let type: string = event.type;
+    let data: unknown;
+    switch (event.type) {
+      case 'phase_start':
+      case 'phase_end':
+        return; // durations are in steps.jsonl
+      case 'model_event':
+        if (!full && !TRACED_STREAM.has(event.event.type)) return;
+        type = event.event.type;
+        data = event.event;
+        break;
+      case 'tool_state': {
+        const s = event.state;
+        // Final states carry every timestamp (created, start, end); the moves before are traced only in full mode.
+        if (!full && (s.status === 'pending' || s.status === 'running')) return;
+        data = { callId: event.callId, tool: event.tool, status: s.status, time: s.time, ...(s.status === 'error' ? { error: s.error } : {}), ...('title' in s && s.title ? { title: s.title } : {}) };
+        break;
+      }
+      default: {
+        const { type: _t, ...rest } = event as { type: string } & Record<string, unknown>;
+        data = rest;
+      }
+    }
+    this.writer.event({ ts: Date.now(), step, phase, type, data });
+  }
+
+  /** Flushes, closes and replaces the manifest with its final status and summary. */
+  finish(run: RunSnapshot, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>): void {
+    // A run that ended before its trace started (invalid task, initState threw) still leaves a trace that says so.
+    if (!this.differ) {
+      this.writer.start(this.manifest(run, 'running', null));
+      this.wrote = true;
+    }
+    const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
+    this.writer.finish(this.manifest(run, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary));
+  }
+
+  private manifest(run: RunSnapshot, status: Manifest['status'], summary: Manifest['summary']): Manifest {
+    const d = this.description;
+    const system = run.state ? d.systemPrompt(run.state) : undefined;
+    return {
+      schema: TRACE_SCHEMA,
+      version: TRACE_VERSION,
+      runId: run.runId,
+      status,
+      createdAt: new Date(run.startedAt).toISOString(),
+      updatedAt: new Date().toISOString(),
+      agent: d.agent,
+      task: run.task as unknown as Record<string, unknown>,
+      model: d.model,
+      parser: d.parser,
+      tools: d.tools,
+      policies: d.policies,
+      budget: { ...d.budget, ...run.task.budget, maxSteps: run.state?.maxSteps },
+      env: d.env,
+      seed: d.seed,
+      hashes: {
+        ...(d.config ? { config: shortHash(canonicalJson(d.config)) } : {}),
+        ...(system ? { systemPrompt: shortHash(system) } : {}),
+        toolSchemas: shortHash(canonicalJson(d.toolSpecs)),
+      },
+      ...(d.config ? { config: d.config } : {}),
+      parent: d.parent,
+      initialState: this.initialState ?? null,
+      summary,
+    };
+  }
+}
