@@ -27,7 +27,8 @@ export interface ToolContext {
   depth: number;
   /**
    * A model call through the run's middleware, counted in the run's usage and budgets and visible in its trace
-   * (a `model_call` event). For tools that ask a model something (summaries, MCP sampling).
+   * (a `model_call` event). For tools that ask a model something (summaries, MCP sampling). Pass
+   * `{ signal: ctx.signal }` so the call ends with the tool (its timeout); by default it ends with the run.
    */
   callModel: CallModel;
   /**

@@ -42,14 +42,16 @@ export class ActionExecutor implements ActionRunner {
   private async runOne(action: Action, ctx: ActContext): Promise<ActionResult> {
     const created = Date.now();
     const input = action.args;
-    await ctx.onState(action, { status: 'pending', input, time: { created } });
+    const toldPending = ctx.onState(action, { status: 'pending', input, time: { created } });
+    if (toldPending) await toldPending;
     let running: ToolState | undefined;
     const fail = async (error: string, start = created): Promise<ActionResult> => {
       const end = Date.now();
       // Metadata a tool set before failing (e.g. the child trace of a sub-agent) stays visible.
       const metadata = running?.status === 'running' ? running.metadata : undefined;
       const state: ToolState = { status: 'error', input, error, ...(metadata ? { metadata } : {}), time: { created, start, end } };
-      await ctx.onState(action, state);
+      const told = ctx.onState(action, state);
+      if (told) await told;
       return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state };
     };
     if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
@@ -64,7 +66,8 @@ export class ActionExecutor implements ActionRunner {
     }
     const start = Date.now();
     running = { status: 'running', input, time: { created, start } };
-    await ctx.onState(action, running);
+    const toldRunning = ctx.onState(action, running);
+    if (toldRunning) await toldRunning;
     const timeoutMs = action.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
       const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
@@ -84,7 +87,8 @@ export class ActionExecutor implements ActionRunner {
         ...(o.attachments ? { attachments: o.attachments } : {}),
         time: { created, start, end },
       };
-      await ctx.onState(action, state);
+      const told = ctx.onState(action, state);
+      if (told) await told;
       return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state, ...(o.parts?.length ? { parts: o.parts } : {}) };
     } catch (err) {
       return fail(errorMessage(err), start);
@@ -126,8 +130,7 @@ export class ActionExecutor implements ActionRunner {
             metadata,
             services: ctx.services,
             depth: ctx.depth,
-            // a call the tool makes ends with the tool (its timeout, the run's abort) unless it passes its own signal
-            callModel: (request, options) => ctx.callModel(request, { ...options, signal: options?.signal ?? controller.signal }),
+            callModel: ctx.callModel,
             childLink: ctx.childLink,
           }),
         );
@@ -141,3 +144,4 @@ export class ActionExecutor implements ActionRunner {
     });
   }
 }
+

@@ -8,17 +8,21 @@ import { newId } from '../core/index.js';
  * Results of calls the reply does not hold (an agent's own decision) have no part to complete.
  */
 export function applyResults(message: AssistantMessage, results: readonly ActionResult[]): void {
-  if (!results.length) return;
-  const byCall = new Map<string, ActionResult>();
-  for (const r of results) byCall.set(r.actionId, r);
+  let extras = false;
+  for (const part of message.parts) {
+    if (part.type !== 'tool') continue;
+    // a step has a handful of calls: a scan is cheaper than a map
+    const result = results.find((r) => r.actionId === part.callID);
+    if (!result) continue;
+    part.state = result.state;
+    if (result.parts?.length) extras = true;
+  }
+  if (!extras) return;
   const parts: Part[] = [];
   for (const part of message.parts) {
     parts.push(part);
     if (part.type !== 'tool') continue;
-    const result = byCall.get(part.callID);
-    if (!result) continue;
-    part.state = result.state;
-    for (const extra of result.parts ?? []) parts.push({ id: newId('prt'), ...extra } as Part);
+    for (const extra of results.find((r) => r.actionId === part.callID)?.parts ?? []) parts.push({ id: newId('prt'), ...extra } as Part);
   }
-  if (parts.length !== message.parts.length) message.parts = parts;
+  message.parts = parts;
 }

@@ -5,7 +5,7 @@ import { ActionExecutor } from './action-executor.js';
 import { applyResults } from './apply-results.js';
 import { EventStream } from './event-stream.js';
 import { takeModelTurn } from './model-turn.js';
-import { childLink, openRun } from './open-run.js';
+import { openRun } from './open-run.js';
 import { policyContext } from './policy-context.js';
 import { withState, type RunServices, type RunStart, type RunState, type StepScratch } from './run-context.js';
 
@@ -173,8 +173,8 @@ export class Engine<S extends State = State> {
       services: this.options.services ?? {},
       depth: s.depth,
       callModel: s.callModel,
-      childLink: () => childLink(run, s),
-      onState: (action, state) => s.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
+      childLink: s.childLink,
+      onState: s.onToolState,
     };
     const results = await this.executor.run(actions, ctx);
     scratch.rec.results = results;

@@ -87,6 +87,8 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     observed: hooks.active || sink !== undefined,
     emit,
+    childLink: () => childLink(run, services),
+    onToolState: (action, state) => emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
   if (base) {
     const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];

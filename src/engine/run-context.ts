@@ -1,5 +1,5 @@
 import type {
-  AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, State, StepRecord, Task, Tokens, Usage,
+  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, State, StepRecord, Task, Tokens, Usage,
 } from '../core/index.js';
 import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -52,6 +52,10 @@ export interface RunServices<S extends State = State> {
   /** A call through `chain` that is not the step's own (tools, policies, agents, memories). */
   readonly callModel: CallModel;
   readonly memory: RunMemoryAccess | undefined;
+  /** The link a sub-run of this run gets (`ToolContext.childLink`). */
+  childLink(): ParentLink;
+  /** Tells hooks, the trace and a stream consumer a tool call's state moved (what the executor reports). */
+  onToolState: ActContext['onState'];
   /** The tightest of the task's, the engine's and the parent's share of budget (the state's `maxSteps` aside). */
   readonly budget: Budget;
   /** True when someone watches phases (hooks or a stream consumer): phase events are made only then. */
