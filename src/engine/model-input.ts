@@ -1,4 +1,4 @@
-import type { Message, ModelMessage, RequestHashes, ResultFormatter, ToolSpec } from '../core/index.js';
+import type { Message, ModelMessage, ModelRequest, RequestHashes, ResultFormatter, ToolSpec } from '../core/index.js';
 import { canonicalJson, messageToModel, plainResults } from '../core/index.js';
 import { shortHash } from '../trace/index.js';
 
@@ -22,6 +22,9 @@ export class ModelInputBuilder {
   private prefix: string[] = [];
   private toolsRef: readonly ToolSpec[] | undefined;
   private toolsHash = shortHash('[]');
+  /** The messages last hashed and their hash, so a request that kept them (a middleware changed params) reuses it. */
+  private lastMessages: ModelMessage[] | undefined;
+  private lastMessagesHash = '';
 
   /** `formatResults`: how results of text-parsed calls read (the parser's; the plain default without one). */
   constructor(private readonly formatResults: ResultFormatter = plainResults) {}
@@ -63,7 +66,16 @@ export class ModelInputBuilder {
     }
     const system = shortHash(req.system ?? '');
     const messages = req.messagesHash ?? shortHash(canonicalJson(req.messages.filter((m) => m.role !== 'system')));
+    this.lastMessages = req.messages;
+    this.lastMessagesHash = messages;
     const params = shortHash(canonicalJson(req.params));
     return { request: shortHash(system + messages + this.toolsHash + params), system, messages, tools: this.toolsHash, params };
+  }
+
+  /** Hashes of a whole model-path request (what a middleware passed on): its system prompt, messages, tools and params. */
+  hashesOf(request: ModelRequest): RequestHashes {
+    const { messages, tools, ...params } = request;
+    const system = messages[0]?.role === 'system' ? messages[0].content : undefined;
+    return this.hashes({ system, messages, messagesHash: messages === this.lastMessages ? this.lastMessagesHash : undefined, tools, params });
   }
 }

@@ -8,7 +8,7 @@ import { HookBus } from './hook-bus.js';
 import { ModelInputBuilder } from './model-input.js';
 import type { RunServices, RunStart } from './run-context.js';
 import { RunMemoryAccess } from './run-memory-access.js';
-import { accountingMiddleware, policyMiddleware } from './run-middleware.js';
+import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
 
 /** Where a run's events go besides hooks and the trace: an `Engine.stream` consumer. */
 export interface EventSink {
@@ -92,7 +92,8 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   };
   if (base) {
     const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
-    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...(options.middleware ?? []), ...base.middleware], base.base);
+    const user = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
+    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...user, ...base.middleware], base.base);
   }
   return { run, services };
 }

@@ -102,6 +102,14 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
   }
 }
 
+/**
+ * After the user's middleware: a model-path call's hashes are made again from the request it now carries, so the
+ * trace (and a replay's drift check) describes what the model received, whatever a middleware rewrote.
+ */
+export function sentHashesMiddleware(services: Pick<RunServices, 'input'>): ModelMiddleware {
+  return (call, next) => (call.purpose === 'decide' ? next({ ...call, requestHashes: services.input.hashesOf(call.request) }) : next(call));
+}
+
 /** A model-path request's system prompt, tools and sampling params (what its hashes are made of). */
 function partsOf(request: ModelRequest): { system: string | undefined; tools: ModelRequest['tools']; params: Record<string, unknown> } {
   const { messages, tools, ...params } = request;

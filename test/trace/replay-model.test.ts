@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionResult, ModelResponse, RequestHashes, StepRecord, ToolState } from '../../src/core/index.js';
-import { canonicalJson, emptyTokens } from '../../src/core/index.js';
-import { ReplayDriftError, ReplayExecutor, ReplayModel, shortHash } from '../../src/trace/index.js';
+import { z } from 'zod';
+import type { ActionResult, Model, ModelResponse, RequestHashes, StepRecord, ToolState } from '../../src/core/index.js';
+import { canonicalJson, defineTool, emptyTokens, responseText } from '../../src/core/index.js';
+import { Engine, ScriptedModel, jsonParser } from '../../src/index.js';
+import { ReplayDriftError, ReplayExecutor, ReplayModel, readTrace, shortHash } from '../../src/trace/index.js';
 import { actContext } from '../helpers/act-context.js';
+import { ModelPathAgent, tempDir } from '../helpers/kernel-fixtures.js';
 
 const hashes = (over: Partial<RequestHashes> = {}): RequestHashes => ({ request: 'r', system: 's', messages: 'm', tools: 't', params: 'p', ...over });
 const response = (text: string): ModelResponse => ({ parts: [{ type: 'text', text }], usage: emptyTokens(), cost: 0, finishReason: 'stop' });
@@ -64,5 +67,35 @@ describe('ReplayExecutor', () => {
     expect(out.map((r) => r.status)).toEqual(['success', 'success', 'error']);
     expect(out[2].error).toBe('Replay has no recorded result for call calc at step 1');
     expect(loose.drifts[0].message).toBe('replay drift at step 1: 3 tool call(s) where the recording has 2; call 1 is write, recorded calc');
+  });
+});
+
+describe('replaying calls made besides the steps\' own', () => {
+  const ask = defineTool({
+    id: 'ask',
+    description: 'asks the model a side question',
+    parameters: z.object({ q: z.string() }),
+    async execute({ q }, ctx) {
+      const r = await ctx.callModel({ messages: [{ role: 'user', content: [{ type: 'text', text: q }] }] }, { purpose: 'side-question', signal: ctx.signal });
+      return responseText(r);
+    },
+  });
+  const agentWith = (model: Model) => new ModelPathAgent({ model, parser: jsonParser(), tools: [ask] });
+
+  it('a replay serves them from the trace\'s model_call events, so live tools that call the model run again unchanged', async () => {
+    const dir = await tempDir();
+    const live = new ScriptedModel([JSON.stringify({ action: { name: 'ask', args: { q: 'colour?' } } }), 'blue', JSON.stringify({ final_answer: 'it is blue' })]);
+    const recorded = await new Engine({ agent: agentWith(live), trace: { dir } }).run('what colour');
+    const t = await readTrace(recorded.traceDir!);
+    const replay = new ReplayModel(t.steps, { id: 'scripted:script', events: t.events });
+    const again = await new Engine({ agent: agentWith(replay), trace: { dir } }).run('what colour');
+    expect(again).toMatchObject({ stopReason: 'final', finalResult: 'it is blue' });
+    expect(replay.drifts).toEqual([]);
+    expect(again.usage).toEqual(recorded.usage);
+    // without the events the side question has nothing recorded to answer it: drift, named
+    const blind = new ReplayModel(t.steps, { id: 'scripted:script' });
+    const r = await new Engine({ agent: agentWith(blind), trace: false }).run('what colour');
+    expect(blind.drifts[0].message).toBe('replay drift: the replay made a "side-question" model call the recorded run did not make');
+    expect(r.finalResult).not.toBe('it is blue');
   });
 });

@@ -188,6 +188,17 @@ describe('doomLoop in Engine runs', () => {
       expect(r.steps).toBe(3);
     }
   });
+
+  it('one policy object given to two concurrent engines shares no state, even with the same run id', async () => {
+    const policy = doomLoop();
+    // A repeats one call; B alternates between calls that, mixed into A's window, would break A's repetition.
+    const a = new Engine({ agent: new ScriptAgent([call('read', { path: 'a' })], { tools: [readTool] }), policies: [policy], runId: 'same', trace: false });
+    let i = 0;
+    const b = new Engine({ agent: new ScriptAgent([() => call('read', { path: `b${i++}` })], { tools: [readTool], config: { maxSteps: 6 } }), policies: [policy], runId: 'same', trace: false });
+    const [ra, rb] = await Promise.all([a.run('loop'), b.run('explore')]);
+    expect(ra).toMatchObject({ stopReason: 'doom_loop', steps: 3 });
+    expect(rb).toMatchObject({ stopReason: 'budget_steps', steps: 6 });
+  });
 });
 
 describe('doomLoop properties', () => {

@@ -105,3 +105,56 @@ describe('task tool and the env', () => {
     expect(closed).toBe(1); // once, by the parent's own end
   });
 });
+
+describe('task tool and the parent link', () => {
+  const spent = (text: string, tokens: number, cost = 0) => ({ text, usage: { input: tokens, output: 0 }, cost });
+
+  it('the parent\'s reply gets a subtask part after the call; the child\'s usage counts in the parent\'s', async () => {
+    const traces = tempDir();
+    const task = taskTool({ createAgent: () => ({ agent: scriptedAgent([spent(finalReply('child done'), 300, 0.3)]).agent }) });
+    const { agent } = scriptedAgent([spent(callReply('task', { description: 'delegate', prompt: 'do it' }), 10, 0.01), spent(finalReply('ok'), 20, 0.02)], { tools: [task] });
+    const run = await new Engine({ agent, trace: { dir: traces } }).run('go');
+    expect(run.finalResult).toBe('ok');
+    expect(run.usage.tokens.input).toBe(330);
+    expect(run.usage.cost).toBeCloseTo(0.33, 10);
+    expect(run.usage.modelCalls).toBe(2); // the parent's own calls; the child's are counted in its own run
+    const reply = run.state.messages[1];
+    expect(reply.parts.map((p) => p.type)).toEqual(['step-start', 'text', 'tool', 'subtask', 'step-finish']);
+    const child = await readTrace(reply.parts[3].type === 'subtask' ? reply.parts[3].trace! : '');
+    expect(reply.parts[3]).toMatchObject({ type: 'subtask', prompt: 'do it', description: 'delegate', agent: 'ToolsTestAgent', model: 'scripted:script', runId: child.manifest.runId });
+    expect(child.manifest.summary!.usage.tokens.input).toBe(300);
+  });
+
+  it('a parent with a cost budget stops once its sub-agent spent it', async () => {
+    const task = taskTool({ createAgent: () => ({ agent: scriptedAgent([spent(finalReply('expensive answer'), 10, 5)]).agent }) });
+    const { agent } = scriptedAgent([callReply('task', { description: 'spend', prompt: 'spend it' }), finalReply('never reached')], { tools: [task] });
+    const run = await new Engine({ agent, trace: false, budget: { maxCost: 1 } }).run('go');
+    expect(run.stopReason).toBe('budget_cost');
+    expect(run.steps).toBe(1);
+    expect(run.usage.cost).toBe(5);
+  });
+
+  it('the sub-agent gets what is left of the parent\'s token budget as its share, recorded in its manifest', async () => {
+    const traces = tempDir();
+    const task = taskTool({
+      createAgent: () => ({ agent: scriptedAgent([spent(callReply('calculate', { expression: '1+1' }), 200), spent(callReply('calculate', { expression: '2+2' }), 200), finalReply('late')], { tools: [calculateTool()] }).agent }),
+    });
+    const { agent } = scriptedAgent([spent(callReply('task', { description: 'share', prompt: 'use your share' }), 700), (req) => ({ text: finalReply(toolResultsIn(req).at(-1)!.output) })], { tools: [task] });
+    const run = await new Engine({ agent, trace: { dir: traces }, budget: { maxTokens: 1_000 } }).run('go');
+    const state = (await readTrace(run.traceDir!)).steps[0].results[0].state;
+    // the child stopped without an answer: an error result, which keeps the metadata the call set while running
+    expect(state.status).toBe('error');
+    const childDir = 'metadata' in state ? (state.metadata!.childTraceDir as string) : '';
+    const child = await readTrace(childDir);
+    expect(child.manifest.parent).toEqual({ runId: run.runId, path: run.traceDir, kind: 'subtask', depth: 1, budget: { maxTokens: 1_000 - totalTokensOf(run.state.messages[1]) } });
+    // 200 tokens fit in the share, 400 do not: the child stops after its second step
+    expect(child.manifest.summary).toMatchObject({ stopReason: 'budget_tokens', steps: 2 });
+    expect(run.stopReason).toBe('budget_tokens');
+  });
+});
+
+/** Tokens of an assistant message's step (what a step-finish part records). */
+function totalTokensOf(message: { parts: Array<{ type: string; tokens?: { input: number; output: number; cache: { read: number; write: number } } }> }): number {
+  const f = message.parts.find((p) => p.type === 'step-finish')!.tokens!;
+  return f.input + f.output + f.cache.read + f.cache.write;
+}
