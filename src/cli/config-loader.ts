@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
+import { formatZodIssue } from '../core/index.js';
 import { CliError } from './cli-error.js';
 import { QitosConfig } from './config-schema.js';
 
@@ -30,34 +31,27 @@ export function parseConfig(text: string, name: string): QitosConfig {
   const parsed = QitosConfig.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const { field, line } = locate(doc, lines, issue);
-  throw new CliError(`${name}:${line}: ${field || '(top level)'}: ${issueMessage(issue)}`);
+  throw new CliError(`${name}:${lineOf(doc, lines, issue)}: ${formatZodIssue(issue, '(top level)')}`);
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field "${issue.keys[0]}"`;
-  return issue.message;
-}
-
-/** The dotted field an issue is about and the line of the closest node the document has for it. */
-function locate(doc: Document, lines: LineCounter, issue: z.core.$ZodIssue): { field: string; line: number } {
+/** The line of the closest node the document has for the field an issue is about. */
+function lineOf(doc: Document, lines: LineCounter, issue: z.core.$ZodIssue): number {
   const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-  const field = [...path, ...(unknownKey ? [unknownKey] : [])].join('.');
   if (unknownKey !== undefined) {
     const parent = path.length ? doc.getIn(path, true) : doc.contents;
     if (isMap(parent)) {
       const pair = parent.items.find((p) => (p.key as { value?: unknown } | null)?.value === unknownKey);
       const range = (pair?.key as { range?: [number, number, number] } | null)?.range;
-      if (range) return { field, line: lines.linePos(range[0]).line };
+      if (range) return lines.linePos(range[0]).line;
     }
   }
   // The node itself, or the closest ancestor the document has (a missing field points at its parent).
   for (let n = path.length; n >= 0; n--) {
     const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null | undefined;
-    if (node?.range) return { field, line: lines.linePos(node.range[0]).line };
+    if (node?.range) return lines.linePos(node.range[0]).line;
   }
-  return { field, line: 1 };
+  return 1;
 }
 
 /**

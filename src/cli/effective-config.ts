@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { zodIssueField, zodIssueMessage } from '../core/index.js';
 import { CliError } from './cli-error.js';
 import { loadConfigFile, mergeConfig } from './config-loader.js';
 import { QitosConfig } from './config-schema.js';
@@ -34,9 +35,9 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   const parsed = QitosConfig.safeParse(config);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
-    const field = i.path.join('.');
+    const field = zodIssueField(i);
     const flag = field === 'model.id' ? '--model' : field === 'trace.dir' ? '--trace-dir' : field === 'engine.maxSteps' ? '--max-steps' : field === 'env.root' ? '--workspace' : field;
-    throw new CliError(`${flag}: ${i.message}`);
+    throw new CliError(`${flag}: ${zodIssueMessage(i)}`);
   }
   return parsed.data;
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { ScriptReply } from '../models/scripted-model.js';
 import { ScriptedModel } from '../models/scripted-model.js';
-import { ModelError } from '../core/index.js';
+import { ModelError, formatZodIssue } from '../core/index.js';
 import { CliError } from './cli-error.js';
 
 const Reply = z.union([
@@ -40,10 +40,7 @@ export async function scriptedModelFromFile(path: string, cwd: string): Promise<
     throw new CliError(`scripted model file ${path} is not JSON: ${(err as Error).message}`);
   }
   const parsed = ScriptFile.safeParse(raw);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw new CliError(`scripted model file ${path}: ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
+  if (!parsed.success) throw new CliError(`scripted model file ${path}: ${formatZodIssue(parsed.error.issues[0])}`);
   const file = Array.isArray(parsed.data) ? { replies: parsed.data, loop: false } : parsed.data;
   const replies: ScriptReply[] = file.replies.map((r) => {
     if (typeof r === 'string' || !r.error) return r as ScriptReply;

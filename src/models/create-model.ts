@@ -1,4 +1,5 @@
 import type { Model } from '../core/index.js';
+import { formatZodIssues } from '../core/index.js';
 import { AnthropicModel } from './anthropic.js';
 import { ModelConfig } from './model-config.js';
 import { ModelConfigError } from './model-config-error.js';
@@ -97,10 +98,7 @@ export function createModel(spec: string, options: CreateModelOptions = {}): Mod
  */
 export function modelFromConfig(config: unknown, options: Pick<CreateModelOptions, 'env' | 'presets' | 'retry'> = {}): Model {
   const parsed = ModelConfig.safeParse(config);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `- ${i.path.length ? i.path.join('.') : '(model config)'}: ${i.message}`);
-    throw new ModelConfigError(`invalid model config:\n${lines.join('\n')}`);
-  }
+  if (!parsed.success) throw new ModelConfigError(`invalid model config:\n${formatZodIssues(parsed.error, '(model config)')}`);
   const { provider, model, ...rest } = parsed.data;
   return createModel(`${provider}:${model}`, { ...rest, ...options });
 }

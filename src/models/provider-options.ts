@@ -1,4 +1,5 @@
 import type { ModelInfo } from '../core/index.js';
+import { formatZodIssue } from '../core/index.js';
 import { ModelConfigError } from './model-config-error.js';
 import { ModelPrice, PricingTable, defaultPricing, priceFor } from './pricing.js';
 import type { RetryOptions } from './retry.js';
@@ -75,11 +76,11 @@ export function checkProviderOptions(where: string, options: ProviderOptions & {
   count('maxOutputTokens', options.maxOutputTokens, 1);
   if (options.price !== undefined && options.price !== null) {
     const r = ModelPrice.safeParse(options.price);
-    if (!r.success) problems.push(`price: ${r.error.issues.map((i) => `${i.path.join('.') || 'value'} ${i.message}`).join('; ')}`);
+    if (!r.success) problems.push(`price: ${r.error.issues.map((i) => formatZodIssue(i, 'value')).join('; ')}`);
   }
   if (options.pricing !== undefined) {
     const r = PricingTable.safeParse(options.pricing);
-    if (!r.success) problems.push(`pricing: ${r.error.issues.map((i) => `${i.path.join('.') || 'value'} ${i.message}`).join('; ')}`);
+    if (!r.success) problems.push(`pricing: ${r.error.issues.map((i) => formatZodIssue(i, 'value')).join('; ')}`);
   }
   if (options.baseURL !== undefined) {
     const problem = baseURLProblem(options.baseURL);

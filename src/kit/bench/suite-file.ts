@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Node } from 'yaml';
-import { Budget } from '../../core/index.js';
+import { Budget, zodIssueField } from '../../core/index.js';
 import { ScorerSpec } from './scorer-spec.js';
 import { TaskFormat } from './task-file.js';
 
@@ -39,13 +39,12 @@ export function parseSuiteFile(text: string, file: string): SuiteFile {
   const r = SuiteFile.safeParse(doc.toJS() ?? {});
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const path = issue.path.map(String);
-  const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-  const field = unknownKey !== undefined ? [...path, unknownKey] : path;
-  const line = lineOf(doc.contents as Node | null, field, lineCounter);
-  const missing = issue.code === 'invalid_type' && valueAt(doc.toJS(), path) === undefined;
-  const what = unknownKey !== undefined ? 'unknown field' : missing ? 'required field missing' : issue.message;
-  const fieldText = field.length ? `field "${field.join('.')}"` : 'the document';
+  const field = zodIssueField(issue);
+  const keys = issue.code === 'unrecognized_keys' ? [...issue.path.map(String), issue.keys[0]] : issue.path.map(String);
+  const line = lineOf(doc.contents as Node | null, keys, lineCounter);
+  const missing = issue.code === 'invalid_type' && valueAt(doc.toJS(), issue.path.map(String)) === undefined;
+  const what = issue.code === 'unrecognized_keys' ? 'unknown field' : missing ? 'required field missing' : issue.message;
+  const fieldText = field ? `field "${field}"` : 'the document';
   return throwAt(file, line, `${fieldText}: ${what}`);
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { zodIssueField, zodIssueMessage } from '../../core/index.js';
 import { BenchTask } from './bench-task.js';
 
 /** Formats a tasks JSONL file may be in: qitos's own (BenchTask per line) or GAIA's question/answer lines. */
@@ -75,10 +76,10 @@ export async function readTaskFile(file: string, format: TaskFormat = 'qitos'): 
   return parseTasks(text, { file, format });
 }
 
-/** One zod issue as `field "a.b": message` (unknown keys name the key). */
+/** The first zod issue as `field "a.b": message`, or `unknown field "a.b"` for a key the schema does not know. */
 export function issueText(error: z.ZodError): string {
   const i = error.issues[0];
-  const path = i.path.map(String);
-  if (i.code === 'unrecognized_keys') return `unknown field "${[...path, i.keys[0]].join('.')}"`;
-  return `field "${path.join('.') || '(line)'}": ${i.message}`;
+  const field = zodIssueField(i);
+  if (i.code === 'unrecognized_keys') return `unknown field "${field}"`;
+  return `field "${field || '(line)'}": ${zodIssueMessage(i)}`;
 }
