@@ -59,6 +59,10 @@ export interface StreamOptions<S extends State> extends RunOptions<S> {
 
 /** What `Engine.run` returns. */
 export interface RunResult<S extends State> {
+  /**
+   * The final state. A run that ended before it had one (`task_invalid`, or `initState` threw) has none: check
+   * `stopReason` before reading it in code that may see such runs.
+   */
   state: S;
   stopReason: StopReason;
   stopMessage: string;

@@ -337,7 +337,7 @@ export class Engine<S extends State = State> {
       run.failures.push({ step: run.step, kind: 'trace', message: `could not write the trace in ${s.traceDir}: ${errorMessage(err)}`, fatal: false });
     }
     return {
-      // A run that ended before it had a state (invalid task) returns none; the type says S for what every caller reads after a real run.
+      // undefined only for a run that never had a state (RunResult.state says when)
       state: run.state as S,
       stopReason: verdict.reason,
       stopMessage: verdict.message,
