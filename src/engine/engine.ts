@@ -3,13 +3,12 @@ import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, cl
 import type { AgentContext, AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
 import { applyResults } from './apply-results.js';
+import type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
 import { EventStream } from './event-stream.js';
 import { takeModelTurn } from './model-turn.js';
 import { openRun } from './open-run.js';
 import { policyContext } from './policy-context.js';
 import { withState, type RunServices, type RunStart, type RunState, type StepScratch } from './run-context.js';
-
-import type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
 
 export type { TraceOptions } from '../trace/index.js';
 export type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
@@ -267,13 +266,17 @@ export class Engine<S extends State = State> {
   private async phase<T>(run: RunState<S>, s: RunServices<S>, scratch: StepScratch, phase: Phase, fn: () => T | Promise<T>): Promise<T> {
     run.phase = phase;
     const observed = s.observed;
-    if (observed) await s.emit({ type: 'phase_start', step: run.step, phase });
+    if (observed) {
+      const wait = s.emit({ type: 'phase_start', step: run.step, phase });
+      if (wait) await wait;
+    }
     const t0 = performance.now();
     const out = await fn();
     const ms = performance.now() - t0;
     scratch.rec.phases[phase] = round(ms);
     if (observed) {
-      await s.emit({ type: 'phase_end', step: run.step, phase, durationMs: ms });
+      const wait = s.emit({ type: 'phase_end', step: run.step, phase, durationMs: ms });
+      if (wait) await wait;
       if (s.hooks.failure) throw s.hooks.failure;
     }
     return out;
