@@ -93,6 +93,12 @@ export function taskTool(options: TaskToolOptions) {
       });
       const result = await engine.run({ id: `${ctx.runId}/${ctx.callId}`, ...taskFields, objective: args.prompt }, { signal: ctx.signal });
       const metadata = { childRunId: result.runId, childTraceDir: result.traceDir, stopReason: result.stopReason, steps: result.steps, usage: result.usage };
+      if (result.stopReason !== 'final' || result.finalResult === null) {
+        throw toolError(
+          `the sub-agent stopped without an answer after ${result.steps} step${result.steps === 1 ? '' : 's'}: ${result.stopReason} (${result.stopMessage})` +
+            (result.traceDir ? `. Its trace: ${result.traceDir}` : ''),
+        );
+      }
       const model = engineOptions.model ?? engineOptions.agent.model;
       const subtask = {
         type: 'subtask' as const,
@@ -103,12 +109,6 @@ export function taskTool(options: TaskToolOptions) {
         runId: result.runId,
         ...(result.traceDir ? { trace: result.traceDir } : {}),
       };
-      if (result.stopReason !== 'final' || result.finalResult === null) {
-        throw toolError(
-          `the sub-agent stopped without an answer after ${result.steps} step${result.steps === 1 ? '' : 's'}: ${result.stopReason} (${result.stopMessage})` +
-            (result.traceDir ? `. Its trace: ${result.traceDir}` : ''),
-        );
-      }
       return { output: result.finalResult, title: args.description, metadata, parts: [subtask] };
     },
   });
