@@ -109,7 +109,7 @@ export class Engine<S extends State = State> {
   private async step(run: RunState<S>, s: RunServices<S>, ctx: AgentContext): Promise<StopVerdict | undefined> {
     run.step++;
     run.state.step = run.step;
-    const scratch: StepScratch = { rec: { step: run.step, startedAt: Date.now(), durationMs: 0, phases: {}, observation: null, decision: null, results: [], stateDiff: {} }, reply: undefined };
+    const scratch: StepScratch = { rec: { step: run.step, startedAt: Date.now(), durationMs: 0, phases: {}, observation: null, decision: null, results: [], stateDiff: {} }, reply: undefined, system: undefined };
     const t0 = performance.now();
     let verdict: StopVerdict | undefined;
     try {
@@ -136,7 +136,7 @@ export class Engine<S extends State = State> {
       scratch.rec.stop = verdict;
       run.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
     }
-    s.recorder?.step(scratch.rec, run.state);
+    s.recorder?.step(scratch.rec, run.state, scratch.system);
     return verdict;
   }
 
@@ -146,6 +146,7 @@ export class Engine<S extends State = State> {
     if (decision === undefined) {
       const turn = await takeModelTurn(run, s, observation, ctx);
       scratch.reply = turn.message;
+      scratch.system = turn.system;
       recordTurn(scratch.rec, turn);
       if (turn.outcome instanceof ParseError) throw turn.outcome;
       decision = turn.outcome;
@@ -369,9 +370,9 @@ function agentContext<S extends State>(run: RunState<S>, s: RunServices<S>): Age
   };
 }
 
-/** The step's model record: what was sent (hashes), the system prompt, the response, latency, tokens and cost. */
+/** The step's model record: what was sent (hashes), the response, latency, tokens and cost (the trace adds the system prompt when it changed). */
 function recordTurn(rec: StepRecord, turn: ModelTurn): void {
-  rec.model = { hashes: turn.sent.hashes, system: turn.system ?? '', messageCount: turn.sent.request.messages.length, response: turn.response, latencyMs: turn.latencyMs };
+  rec.model = { hashes: turn.sent.hashes, messageCount: turn.sent.request.messages.length, response: turn.response, latencyMs: turn.latencyMs };
   rec.tokens = turn.response.usage;
   rec.cost = turn.response.cost;
 }

@@ -25,6 +25,11 @@ export class ModelInputBuilder {
   /** The messages last hashed and their hash, so a request that kept them (a middleware changed params) reuses it. */
   private lastMessages: ModelMessage[] | undefined;
   private lastMessagesHash = '';
+  /** The system prompt and params text last hashed: both rarely change between steps, and sha-256 is the cost. */
+  private systemText: string | undefined;
+  private systemHash = '';
+  private paramsText: string | undefined;
+  private paramsHash = '';
 
   /** `formatResults`: how results of text-parsed calls read (the parser's; the plain default without one). */
   constructor(private readonly formatResults: ResultFormatter = plainResults) {}
@@ -64,11 +69,21 @@ export class ModelInputBuilder {
       this.toolsRef = req.tools;
       this.toolsHash = shortHash(canonicalJson(req.tools ?? []));
     }
-    const system = shortHash(req.system ?? '');
+    const systemText = req.system ?? '';
+    if (systemText !== this.systemText) {
+      this.systemText = systemText;
+      this.systemHash = shortHash(systemText);
+    }
     const messages = req.messagesHash ?? shortHash(canonicalJson(req.messages.filter((m) => m.role !== 'system')));
     this.lastMessages = req.messages;
     this.lastMessagesHash = messages;
-    const params = shortHash(canonicalJson(req.params));
+    const paramsText = canonicalJson(req.params);
+    if (paramsText !== this.paramsText) {
+      this.paramsText = paramsText;
+      this.paramsHash = shortHash(paramsText);
+    }
+    const system = this.systemHash;
+    const params = this.paramsHash;
     return { request: shortHash(system + messages + this.toolsHash + params), system, messages, tools: this.toolsHash, params };
   }
 

@@ -91,7 +91,7 @@ function userMessage<S extends State>(services: RunServices<S>, text: string, sy
 /** The assistant message of a reply: its retries, then step-start, text, reasoning and native tool calls (pending), step-finish. */
 function assistantMessage<S extends State>(services: RunServices<S>, response: ModelResponse, created: number, listener: ReplyListener): AssistantMessage {
   const now = Date.now();
-  const parts: Part[] = [...listener.retries, { id: newId('prt'), type: 'step-start' }];
+  const parts: Part[] = listener.retries.length ? [...listener.retries, { id: newId('prt'), type: 'step-start' }] : [{ id: newId('prt'), type: 'step-start' }];
   let r = 0;
   for (const p of response.parts) {
     if (p.type === 'text') parts.push({ id: newId('prt'), type: 'text', text: p.text });

@@ -69,9 +69,11 @@ export function withState<S extends State>(run: RunStart<S>, state: S): RunState
   return Object.assign(run, { state });
 }
 
-/** The scratch of the step being run: its trace record, and the assistant message of its model turn. */
+/** The scratch of the step being run: its trace record, and the reply and system prompt of its model turn. */
 export interface StepScratch {
   rec: StepRecord;
   /** The reply of this step's model call, whose tool parts the step's results complete. */
   reply: AssistantMessage | undefined;
+  /** The system prompt of this step's model call (the trace writes it when it changed). */
+  system: string | undefined;
 }

@@ -78,14 +78,16 @@ export class RunRecorder {
   }
 
   /**
-   * Records the step just finished, with what changed in the state, and flushes to disk. The system prompt of its
-   * model call is written only when it differs from the last one written (always on the first).
+   * Records the step just finished, with what changed in the state, and flushes to disk. `system` is the system
+   * prompt of the step's model call: it is written into the model record only when it differs from the last one
+   * written (so always on the first).
    */
-  step(rec: StepRecord, state: State): void {
+  step(rec: StepRecord, state: State, system?: string): void {
     if (!this.differ) return;
-    if (rec.model) {
-      if (rec.model.hashes.system === this.systemHash) delete rec.model.system;
-      this.systemHash = rec.model.hashes.system;
+    const m = rec.model;
+    if (m && m.hashes.system !== this.systemHash) {
+      this.systemHash = m.hashes.system;
+      rec.model = { hashes: m.hashes, system: system ?? '', messageCount: m.messageCount, response: m.response, latencyMs: m.latencyMs };
     }
     rec.stateDiff = this.differ.diff(state as unknown as Record<string, unknown>);
     this.writer.step(rec);
