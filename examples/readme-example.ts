@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { AgentModule, BaseState, Engine, ScriptedModel, baseState, defineTool, jsonParser, type ActionResult, type Decision, type Task } from '../src/index.js';
+import { AgentModule, BaseState, Engine, baseState, defineTool, type ActionResult, type Decision, type Task } from '../src/index.js';
+import { ScriptedModel } from '../src/models/index.js';
+import { jsonParser } from '../src/kit/parsers/index.js';
 
 // Typed state: the base fields plus what this experiment tracks.
 const MyState = BaseState.extend({ notes: z.array(z.string()) });

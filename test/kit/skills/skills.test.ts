@@ -2,7 +2,10 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Engine, ScriptedModel, jsonParser, readTrace } from '../../../src/index.js';
+import { Engine } from '../../../src/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { jsonParser } from '../../../src/kit/parsers/index.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { loadSkills, parseSkillFile, skillTool } from '../../../src/kit/skills/index.js';
 import { ModelPathAgent, tempDir } from '../../helpers/kernel-fixtures.js';
 
