@@ -7,6 +7,7 @@
  * `qitos-ts/models`, `/parsers`, `/policies`, `/tools`, `/envs`, `/agents`, `/prompts`, `/skills`, `/mcp`,
  * `/bench`, `/trace`, `/testing` (docs/api.md lists what each holds).
  */
+import './core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export * from './core/index.js';
 export { AgentModule, type AgentModuleOptions } from './engine/agent-module.js';
 export { Engine, type EngineOptions, type RunResult, type TraceOptions } from './engine/engine.js';

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,10 +31,10 @@ export async function importUserModule(absPath: string): Promise<Record<string, 
       try {
         return esmExports((await tsImport(url, import.meta.url)) as Record<string, unknown>);
       } catch (inner) {
-        throw new Error(loadFailure(inner), { cause: inner });
+        throw new Error(loadFailure(inner, absPath), { cause: inner });
       }
     }
-    throw new Error(loadFailure(err), { cause: err });
+    throw new Error(loadFailure(err, absPath), { cause: err });
   }
 }
 
@@ -53,27 +54,34 @@ function esmExports(mod: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Why a module did not load, in one line. */
-function loadFailure(err: unknown): string {
+function loadFailure(err: unknown, absPath: string): string {
   const e = err as NodeJS.ErrnoException;
   const lines = (err instanceof Error ? err.message : String(err)).split('\n');
   // esbuild (through tsx): "Transform failed with 1 error:\n/abs/file.ts:3:10: ERROR: Expected ..."
   if (/^Transform failed with \d+ errors?:$/.test(lines[0]) && lines[1]) return lines[1];
-  if (err instanceof SyntaxError) return syntaxErrorLine(err) ?? lines[0];
+  if (err instanceof SyntaxError) return syntaxErrorLine(absPath) ?? lines[0];
+  if (/^Cannot use import statement outside a module/.test(lines[0])) {
+    return `${lines[0]} (a .js file with import syntax needs "type": "module" in its package.json, or the .mjs extension)`;
+  }
   if (e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return unknownSubpath(lines[0]) ?? lines[0];
   return lines[0];
 }
 
 /**
- * node reports a syntax error in a JavaScript module with the place on the first lines of its stack:
- * `file:///abs/agent.js:3`, the source line, then a caret line under the column.
+ * Where a JavaScript module's syntax error is. node's error for an imported module carries no position, so ask
+ * node itself: `node --check` parses the file (it runs nothing) and prints `/abs/file.js:LINE`, the source line,
+ * a caret line under the column, then the error. Only called once a module has failed to load.
  */
-function syntaxErrorLine(err: SyntaxError): string | undefined {
-  const [where, , caret] = (err.stack ?? '').split('\n');
-  const m = /^(file:\/\/\S+?):(\d+)$/.exec(where ?? '');
-  if (!m) return undefined;
-  const col = caret && /^\s*\^/.test(caret) ? caret.indexOf('^') + 1 : undefined;
-  const file = decodeURIComponent(new URL(m[1]).pathname);
-  return `${file}:${m[2]}${col ? `:${col}` : ''}: SyntaxError: ${err.message}`;
+function syntaxErrorLine(absPath: string): string | undefined {
+  const r = spawnSync(process.execPath, ['--check', absPath], { env: {}, encoding: 'utf8', timeout: 10_000, maxBuffer: 1024 * 1024 });
+  const lines = (r.stderr ?? '').split('\n');
+  const at = lines.findIndex((l) => /^\S.*:\d+$/.test(l) && l.includes(absPath));
+  const error = lines.find((l) => /^SyntaxError: /.test(l));
+  if (at < 0 || !error) return undefined;
+  const line = lines[at].slice(lines[at].lastIndexOf(':') + 1);
+  const caret = lines[at + 2] ?? '';
+  const col = /^\s*\^/.test(caret) ? `:${caret.indexOf('^') + 1}` : '';
+  return `${absPath}:${line}${col}: ${error}`;
 }
 
 /**

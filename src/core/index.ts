@@ -1,3 +1,4 @@
+import './zod-version.js';
 export * from './stop-reason.js';
 export * from './usage.js';
 export * from './tool-state.js';

@@ -2,6 +2,7 @@
  * `qitos-ts/trace`: read a run's trace folder, replay it (ReplayModel, ReplayExecutor, drift), write one, and
  * diff two runs step by step.
  */
+import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from '../engine/trace-reader.js';
 export { TraceWriter } from '../engine/trace-writer.js';
 export { ReplayModel, type ReplayModelOptions } from '../engine/replay-model.js';

@@ -1,4 +1,5 @@
 /** Benchmark suites: define and load suites, score answers, run them concurrently with resume and sharding, summarise, compare and merge runs. */
+import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { BenchTask, type BenchTaskInput } from './bench-task.js';
 export { defineSuite, isSuiteDefinition, resolveSuite, validateTasks, type Suite, type SuiteDefinition } from './suite.js';
 export { SuiteFile, parseSuiteFile } from './suite-file.js';
