@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
-export const REPO = resolve(__dirname, '../..');
+export const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** One entry point of the package, as package.json `exports` declares it. */
 export interface PackageEntry {

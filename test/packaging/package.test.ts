@@ -95,7 +95,7 @@ describe('the packed package, installed into a fresh project', () => {
     expect((await qitos(['--version'])).stdout.trim()).toBe(JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version);
   });
 
-  it('qitos run loads a .js agent module with plain node and a .ts one through tsx; the trace replays', async () => {
+  it('qitos run loads a .js agent module with plain node and a .ts one through tsx; the trace replays and lists', async () => {
     const js = await qitos(['run', 'agent.js', '-t', 'hi', '--json'], { loads: true });
     expect(js.stderr).toBe('');
     expect(JSON.parse(js.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'echo hi' });
@@ -114,6 +114,12 @@ describe('the packed package, installed into a fresh project', () => {
     const replay = await qitos(['replay', result.traceDir, '--json']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout).matched).toBe(true);
+
+    // Listing runs reads the manifests without loading zod (see docs/performance.md, CLI start).
+    const runs = await qitos(['runs', '--json'], { loads: true });
+    expect(runs.code, runs.stderr).toBe(0);
+    expect((JSON.parse(runs.stdout) as Array<{ runId: string }>).map((r) => r.runId)).toContain(result.runId);
+    expect(fromPackage(runs.loaded, 'zod/')).toEqual([]);
   });
 
   it('an ESM consumer imports every entry point (exactly the pinned exports) and runs an Engine offline', async () => {

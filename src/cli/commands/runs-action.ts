@@ -1,26 +1,12 @@
 import { resolve } from 'node:path';
-import { totalTokens } from '../../core/index.js';
-import { findRuns } from '../trace-loader.js';
+import { listRuns } from '../run-listing.js';
 import { fmtCost, table } from '../text-format.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos runs` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function runsAction(io: CliIO, dir: string, opts: { json?: boolean }): Promise<void> {
   const root = resolve(io.cwd, dir);
-  const { runs, skipped } = await findRuns(root);
-  const rows = runs.map(({ dir: d, manifest: m }) => ({
-    runId: m.runId,
-    path: d,
-    agent: m.agent.name,
-    model: m.model?.id ?? null,
-    status: m.status,
-    stopReason: m.summary?.stopReason ?? null,
-    steps: m.summary?.steps ?? null,
-    tokens: m.summary ? totalTokens(m.summary.usage.tokens) : null,
-    cost: m.summary ? m.summary.usage.cost : null,
-    createdAt: m.createdAt,
-    parent: m.parent,
-  }));
+  const { rows, skipped } = await listRuns(root);
   for (const s of skipped) io.err(`warning: skipped ${s}\n`);
   if (opts.json) {
     io.out(JSON.stringify(rows, null, 2) + '\n');
