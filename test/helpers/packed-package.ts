@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -70,9 +70,4 @@ async function npm(args: string[], cwd: string): Promise<string> {
     const e = err as { stderr?: string; message: string };
     throw new Error(`npm ${args.slice(0, 2).join(' ')} failed in ${cwd}: ${e.stderr || e.message}`, { cause: err });
   }
-}
-
-/** Copies every file of a folder into another (flat). */
-export async function copyFiles(from: string, to: string): Promise<void> {
-  for (const f of await readdir(from)) await cp(join(from, f), join(to, f));
 }

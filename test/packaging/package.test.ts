@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageEntries, REPO } from '../helpers/package-exports.js';
-import { copyFiles, installPackedPackage, type InstalledPackage } from '../helpers/packed-package.js';
+import { installPackedPackage, type InstalledPackage } from '../helpers/packed-package.js';
 import { readmeExample } from '../helpers/readme-example.js';
 
 /**
@@ -28,7 +28,7 @@ beforeAll(async () => {
       'zod3@npm:zod@^3.25', // a project's own older zod, for the zod 3 checks
     ],
   });
-  await copyFiles(CONSUMER, pkg.app);
+  await cp(CONSUMER, pkg.app, { recursive: true });
   await writeFile(join(pkg.app, 'main.ts'), readmeExample(await readFile(join(REPO, 'README.md'), 'utf8')));
 }, 900_000);
 
@@ -122,6 +122,13 @@ describe('the packed package, installed into a fresh project', () => {
     expect(fromPackage(runs.loaded, 'zod/')).toEqual([]);
   });
 
+  it('qitos bench run loads a suite whose agent and custom scorer are TypeScript modules', async () => {
+    const r = await qitos(['bench', 'run', 'suite', '-o', 'bench-out', '--no-progress', '--json'], { loads: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ suite: 'shout', trials: 3, passRate: { passed: 3, total: 3 } });
+    expect(fromPackage(r.loaded, 'tsx/').length).toBeGreaterThan(0);
+  });
+
   it('an ESM consumer imports every entry point (exactly the pinned exports) and runs an Engine offline', async () => {
     const r = await sh(process.execPath, ['all-subpaths.mjs']);
     expect(r.stderr).toBe('');
@@ -180,10 +187,10 @@ describe('the packed package, installed into a fresh project', () => {
       await rename(zod, away);
       try {
         oneLine(await qitos(['run', 'agent.js', '-t', 'x']), /^qitos: missing peer dependency zod: install it next to qitos-ts \(npm install zod@\^4\.0\.0\)$/m);
-        expect((await qitos(['--help'])).code).toBe(0); // help needs no zod
+        for (const args of [['--help'], ['runs']]) expect((await qitos(args)).code, args[0]).toBe(0); // neither loads zod
         await symlink(join(pkg.app, 'node_modules/zod3'), zod);
         const v3 = JSON.parse(await readFile(join(pkg.app, 'node_modules/zod3/package.json'), 'utf8')).version as string;
-        oneLine(await qitos(['runs']), new RegExp(`^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): npm install zod@\\^4\\.0\\.0$`, 'm'));
+        oneLine(await qitos(['run', 'agent.js', '-t', 'x']), new RegExp(`^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): npm install zod@\\^4\\.0\\.0$`, 'm'));
         // A library user whose package manager let zod 3 in: every entry point refuses to load, naming the fix.
         const imports = await sh(process.execPath, ['--input-type=module', '-e', `for (const s of ${JSON.stringify(packageEntries().map((e) => e.specifier))}) { try { await import(s); console.log(s, 'loaded'); } catch (e) { console.log(s, e.message); } }`]);
         expect(imports.stdout.trim().split('\n')).toEqual(packageEntries().map((e) => `${e.specifier} qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4`));
