@@ -71,7 +71,7 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 }
 
 /**
- * Throws unless `schema` is a zod 4 schema (classic or mini). A schema from zod 3 (a project's own older zod, or
+ * Throws unless `schema` is a zod 4 schema. A schema from zod 3 (a project's own older zod, or
  * `zod/v3`) has none of zod 4's internals, so JSON Schema generation and argument parsing would fail deep inside
  * a run: say so where the schema comes in, naming the version found.
  */

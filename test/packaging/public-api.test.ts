@@ -30,6 +30,24 @@ describe('the public API (package.json exports)', () => {
   it('each entry point exports exactly its pinned list (test/packaging/public-api.json; update with vitest -u)', async () => {
     const api = await publicApi(entries, async (e) => Object.keys(await import(e.source)));
     await expect(JSON.stringify(api, null, 2) + '\n').toMatchFileSnapshot('./public-api.json');
+  }, 180_000); // the TypeScript checker over every entry point's sources
+
+  it('every import from qitos-ts in the README and docs/ names an export of that entry point', () => {
+    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[]; types: string[] }>;
+    const docs = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const bad: string[] = [];
+    let seen = 0;
+    for (const doc of docs) {
+      for (const m of readFileSync(join(REPO, doc), 'utf8').matchAll(/^import (?:type )?\{([^}]*)\} from '(qitos-ts[^']*)';/gm)) {
+        const entry = api[m[2]];
+        for (const name of m[1].split(',').map((n) => n.trim().replace(/^type /, '').split(' as ')[0]).filter(Boolean)) {
+          seen++;
+          if (!entry || !(entry.values.includes(name) || entry.types.includes(name))) bad.push(`${doc}: ${name} from '${m[2]}'`);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(20);
+    expect(bad).toEqual([]);
   });
 
   it('the repository runs on its sources: no test, example, benchmark or script imports dist/ or qitos-ts by name', () => {
