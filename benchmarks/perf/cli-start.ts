@@ -14,6 +14,7 @@
  * `## CLI start (installed package)`.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageEntries } from '../../test/helpers/package-exports.js';
 import { installPackedPackage } from '../../test/helpers/packed-package.js';
@@ -33,6 +34,13 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+/** What a baseline checkout is: its commit, and whether its bin compiled the sources with tsx at start. */
+function baselineLabel(dir: string): string {
+  const commit = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || 'unknown commit';
+  const bin = readFileSync(join(dir, 'bin/qitos.js'), 'utf8');
+  return `commit ${commit}${bin.includes("register()") && !bin.includes('dist/') ? ', whose CLI compiled its TypeScript sources with tsx at every start' : ''}`;
+}
 
 console.log('packing the sources and installing the tarball into a temporary project ...');
 const pkg = await installPackedPackage({ deps: ['zod@^4'] });
@@ -92,7 +100,7 @@ try {
     const target = name.startsWith('qitos') ? `<= ${TARGET_RATIO}x: ${verdict(r <= TARGET_RATIO)}` : name === 'node -e 0' ? 'the floor' : 'reference';
     return `| ${name} | ${median(times[name]).toFixed(0)} ms | ${Math.min(...times[name]).toFixed(0)} ms | ${r.toFixed(2)}x | ${target} |`;
   });
-  const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const section = [
     '## CLI start (installed package)',
     '',
@@ -104,6 +112,7 @@ try {
     '| command | median | best | ratio to `node -e 0` | target |',
     '|---|---|---|---|---|',
     ...rows,
+    ...(BASELINE ? ['', `\`baseline:\` rows run \`bin/qitos.js\` of another checkout (${baselineLabel(BASELINE)}) on the same traces.`] : []),
     '',
     `Heap added by an import (after GC, median of 5 processes): \`import 'qitos-ts'\` ${rootHeap.toFixed(1)} MB (target <= ${TARGET_HEAP_MB} MB: ${verdict(rootHeap <= TARGET_HEAP_MB)}); ` +
       heaps.slice(1).map((h) => `\`${h.specifier.replace('qitos-ts', '')}\` ${h.mb.toFixed(1)}`).join(', ') + ' MB.',
