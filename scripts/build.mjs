@@ -17,6 +17,6 @@ execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
 
 for (const file of readdirSync(src, { recursive: true, withFileTypes: true })) {
   if (!file.isFile() || file.name.endsWith('.ts')) continue;
-  const from = join(file.parentPath, file.name);
+  const from = join(file.parentPath ?? file.path, file.name); // parentPath from Node 20.12
   cpSync(from, join(dist, relative(src, from)));
 }
