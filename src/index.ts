@@ -1,22 +1,14 @@
 /**
- * qitos-ts: a research kernel for LLM agents.
- * The public API: contracts (core), the loop (engine), traces (trace), models, envs and the batteries in kit.
+ * `qitos-ts`: the kernel. The contracts (zod schemas and their types: State, Task, Decision, Action, messages,
+ * Model, Env, Tool, Policy, Parser, trace records), the decision helpers (`decide`), `defineTool`, and the loop:
+ * `Engine`, `AgentModule`, `ToolRegistry`.
+ *
+ * Everything else has its own subpath, so importing the kernel does not load providers, tools or the bench:
+ * `qitos-ts/models`, `/parsers`, `/policies`, `/tools`, `/envs`, `/agents`, `/prompts`, `/skills`, `/mcp`,
+ * `/bench`, `/trace`, `/testing` (docs/api.md lists what each holds).
  */
+import './core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export * from './core/index.js';
 export { AgentModule, type AgentModuleOptions, type AgentContext } from './engine/agent-module.js';
 export { Engine, type EngineOptions, type RunResult, type RunOptions, type StreamOptions, type RunEvent, type TraceOptions } from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
-export { ActionExecutor, type ExecutorOptions } from './engine/action-executor.js';
-export { ModelInputBuilder } from './engine/model-input.js';
-export { forEachConcurrent } from './engine/for-each-concurrent.js';
-export * from './trace/index.js';
-export * from './models/index.js';
-export * from './kit/parsers/index.js';
-export * from './kit/policies/index.js';
-export * from './kit/agents/index.js';
-export * from './kit/prompts/index.js';
-export * from './envs/index.js';
-export * from './kit/tools/index.js';
-export * from './kit/bench/index.js';
-export * from './kit/skills/index.js';
-export * from './kit/mcp/index.js';

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/kernel-fixtures.js';
+import { toSourceImports } from './helpers/package-exports.js';
+import { readmeExample } from './helpers/readme-example.js';
 
 const root = resolve(__dirname, '..');
 
@@ -14,13 +16,12 @@ describe('README', () => {
     expect(readme).toContain('npm test');
   });
 
-  it('its AgentModule example is examples/readme-example.ts verbatim, and it runs', async () => {
+  it('its "Use it in your project" example runs on the sources (test/packaging runs it on the installed package)', async () => {
     const readme = await readFile(resolve(root, 'README.md'), 'utf8');
-    const file = await readFile(resolve(root, 'examples/readme-example.ts'), 'utf8');
-    const block = readme.split('## Write your own AgentModule')[1].split('```ts\n')[1].split('```')[0];
-    expect(block.trim()).toBe(file.trim());
     const cwd = await tempDir();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'examples/readme-example.ts')], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+    await writeFile(join(cwd, 'main.mts'), toSourceImports(readmeExample(readme)));
+    await symlink(resolve(root, 'node_modules'), join(cwd, 'node_modules')); // its own `import 'zod'`
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), join(cwd, 'main.mts')], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
     expect(stdout).toMatch(/^final 42 \[ 'add -> 42', 'add' \] .*traces/);
   });
 

@@ -6,7 +6,9 @@
  * Run: npm run bench:history [-- --window 500 --runs 5]
  */
 import { z } from 'zod';
-import { Engine, ReActAgent, ScriptedModel, defineTool } from '../../src/index.js';
+import { Engine, defineTool } from '../../src/index.js';
+import { ReActAgent } from '../../src/kit/agents/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

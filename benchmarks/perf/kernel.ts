@@ -10,7 +10,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AgentModule, Engine, ScriptedModel, baseState, decide, defineTool, jsonParser, type Decision, type State, type Task } from '../../src/index.js';
+import { AgentModule, Engine, baseState, decide, defineTool, type Decision, type State, type Task } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -11,9 +11,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  ActionExecutor, HostEnv, MemoryEnv, PathJail, ToolRegistry, bashTool, evaluateArithmetic, globTool, grepTool, readTool, type AnyTool, type Env,
-} from '../../src/index.js';
+import { ActionExecutor } from '../../src/engine/action-executor.js';
+import { HostEnv, MemoryEnv, PathJail } from '../../src/envs/index.js';
+import { ToolRegistry, type AnyTool, type Env } from '../../src/index.js';
+import { bashTool, evaluateArithmetic, globTool, grepTool, readTool } from '../../src/kit/tools/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 import { actContext } from '../../test/helpers/act-context.js';
 

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AgentModule, AgentModuleOptions } from '../engine/agent-module.js';
 import { CliError } from './cli-error.js';
+import { importUserModule } from './user-module.js';
 
 /** An AgentModule subclass as loaded from a file. Its constructor takes AgentModuleOptions plus its own config. */
 export type AgentClass = new (options: AgentModuleOptions & Record<string, unknown>) => AgentModule<any, any>;
@@ -17,9 +17,8 @@ export interface LoadedAgent {
 }
 
 /**
- * Loads an AgentModule subclass from a `.ts` or `.js` file. TypeScript is loaded at run time: through the
- * loader already active (bin/qitos.js registers tsx), else through tsx's `tsImport`. The export is
- * `exportName` when given, else the default export, else the one AgentModule subclass the module exports.
+ * Loads an AgentModule subclass from a `.ts` or `.js` file (see importUserModule). The export is `exportName`
+ * when given, else the default export, else the one AgentModule subclass the module exports.
  */
 export async function loadAgent(modulePath: string, exportName: string | undefined, cwd: string): Promise<LoadedAgent> {
   const absPath = resolve(cwd, modulePath);
@@ -32,49 +31,13 @@ export async function loadAgent(modulePath: string, exportName: string | undefin
   return { AgentClass: value, module: recorded, export: name, absPath };
 }
 
-/**
- * The exports of an agent module (`.ts` or `.js`, in an ESM or a CommonJS scope), loaded at run time; a module that
- * cannot be loaded is a CliError naming it (`shown`) and the first line of the reason.
- */
+/** The exports of an agent module; one that does not load is a CliError naming it (`shown`) and why. */
 export async function importAgentModule(absPath: string, shown: string): Promise<Record<string, unknown>> {
-  return esmExports(await importModule(absPath, shown));
-}
-
-async function importModule(absPath: string, shown: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(absPath).href;
   try {
-    return (await import(url)) as Record<string, unknown>;
+    return await importUserModule(absPath);
   } catch (err) {
-    // No TypeScript loader active in this process (unknown extension), or the file lies in a CommonJS scope
-    // (no package.json with "type": "module" above it), where tsx's registered loader hands ESM syntax to
-    // require() and fails with a require cycle: load it through tsx's own import, which handles both.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_REQUIRE_CYCLE_MODULE') {
-      const { tsImport } = await import('tsx/esm/api');
-      try {
-        return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-      } catch (inner) {
-        throw new CliError(`cannot load agent module ${shown}: ${firstLine(inner)}`);
-      }
-    }
-    throw new CliError(`cannot load agent module ${shown}: ${firstLine(err)}`);
+    throw new CliError(`cannot load agent module ${shown}: ${(err as Error).message}`, undefined, { cause: (err as Error).cause ?? err });
   }
-}
-
-/**
- * The ESM exports of a module. A file in a CommonJS scope is compiled to CommonJS by tsx, so its namespace
- * is `{ default: module.exports }` with the real exports (and `__esModule`) on that object: unwrap it.
- */
-function esmExports(mod: Record<string, unknown>): Record<string, unknown> {
-  const cjs = mod.default as Record<string, unknown> | undefined;
-  if (!cjs || typeof cjs !== 'object' || cjs.__esModule !== true) return mod;
-  return Object.fromEntries(Object.keys(cjs).map((k) => [k, cjs[k]]));
-}
-
-/** The first line of an error; for esbuild's "Transform failed with N error(s):" the line naming the error. */
-function firstLine(err: unknown): string {
-  const lines = (err instanceof Error ? err.message : String(err)).split('\n');
-  return /^Transform failed with \d+ errors?:$/.test(lines[0]) && lines[1] ? lines[1] : lines[0];
 }
 
 /** True for a class whose prototype chain has the AgentModule methods (the module may hold its own copy of AgentModule). */

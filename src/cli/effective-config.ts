@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
-import { zodIssueField, zodIssueMessage } from '../core/index.js';
+import { zodIssueField, zodIssueMessage } from '../core/format-zod-issue.js';
 import { CliError } from './cli-error.js';
 import { loadConfigFile, mergeConfig } from './config-loader.js';
 import { QitosConfig } from './config-schema.js';
@@ -44,20 +43,6 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
 
 function provider(id: string): string {
   return id.split(':')[0];
-}
-
-/** commander parser of a positive integer option value. */
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
-  return n;
-}
-
-/** commander parser of a non-negative integer option value. */
-export function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got "${value}"`);
-  return n;
 }
 
 /** Makes sure a required string option is present and not blank. */

@@ -1,15 +1,17 @@
 import { CommanderError } from 'commander';
-import { QitosError } from '../core/index.js';
-import { TraceError } from '../trace/index.js';
+import { QitosError } from '../core/errors.js';
 import { CliError } from './cli-error.js';
+import { EXIT_BAD_INPUT, EXIT_FAILED } from './exit-codes.js';
 import { processIO, type CliIO } from './io.js';
+import { zodProblem } from './peer-dependencies.js';
 import { createProgram } from './program.js';
 
 /**
  * Runs the `qitos` command line with `argv` (the arguments after the command name) and returns the exit
- * code. User errors print one line (`qitos: <reason>`) to stderr, and a JSON `{ "error" }` to stdout when
- * `--json` was given (usage errors from commander too); unexpected errors print one line too, with the stack
- * when QITOS_DEBUG is set.
+ * code: 0 done, 1 the command ran and failed (a run that failed, a replay that differs) or an internal error,
+ * 2 bad input (usage, a missing or broken file or module, a missing peer dependency), 130 interrupted.
+ * Every error prints one line (`qitos: <reason>`) to stderr, and a JSON `{ "error" }` to stdout when `--json`
+ * was given (usage errors from commander too); QITOS_DEBUG=1 adds the stack.
  */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const program = createProgram(io);
@@ -20,14 +22,40 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     if (err instanceof CommanderError) {
       // commander already printed its message (or the help) to stderr; a usage error still owes --json its object.
       if (err.exitCode !== 0 && argv.includes('--json')) io.out(JSON.stringify({ error: err.message.replace(/^error: /, '') }) + '\n');
-      return err.exitCode;
+      return err.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
     }
-    const user = err instanceof CliError || err instanceof TraceError || err instanceof QitosError;
-    const message = err instanceof Error ? err.message : String(err);
-    const oneLine = message.split('\n')[0];
-    io.err(`qitos: ${user ? '' : 'internal error: '}${oneLine}\n`);
-    if (!user && io.env.QITOS_DEBUG && err instanceof Error && err.stack) io.err(err.stack + '\n');
-    if (argv.includes('--json')) io.out(JSON.stringify({ error: message }) + '\n');
-    return err instanceof CliError ? err.exitCode : 1;
+    const failure = await describeFailure(err);
+    io.err(`qitos: ${failure.message}\n`);
+    if (io.env.QITOS_DEBUG) io.err(stackOf(err));
+    if (argv.includes('--json')) io.out(JSON.stringify({ error: failure.message }) + '\n');
+    return failure.exitCode;
   }
+}
+
+/** The one line and exit code of an error that ended a command. */
+async function describeFailure(err: unknown): Promise<{ message: string; exitCode: number }> {
+  const firstLine = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  if (err instanceof CliError) return { message: firstLine, exitCode: err.exitCode };
+  if (err instanceof QitosError || (await isTraceError(err))) return { message: firstLine, exitCode: EXIT_BAD_INPUT };
+  // A command's modules failed to load or crashed: first rule out the peer dependency the user installs.
+  const peer = zodProblem();
+  if (peer) return { message: peer, exitCode: EXIT_BAD_INPUT };
+  return { message: `internal error: ${firstLine}`, exitCode: EXIT_FAILED };
+}
+
+/** TraceError lives with the trace reader, which only a command that reads traces loads. */
+async function isTraceError(err: unknown): Promise<boolean> {
+  if (!(err instanceof Error) || err.name !== 'TraceError') return false;
+  const { TraceError } = await import('../trace/trace-reader.js');
+  return err instanceof TraceError;
+}
+
+/** The stack of an error and of its causes, for QITOS_DEBUG. */
+function stackOf(err: unknown): string {
+  const out: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    out.push((depth ? 'caused by: ' : '') + (e instanceof Error ? (e.stack ?? e.message) : String(e)));
+    if (!(e instanceof Error)) break;
+  }
+  return out.join('\n') + '\n';
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliIO, ProgramWithIO } from './io.js';
 import { registerInspectCommand } from './commands/inspect.js';
@@ -11,16 +12,18 @@ import { registerViewCommand } from './commands/view.js';
 import { registerSkillsCommand } from './commands/skills.js';
 
 /**
- * The `qitos` program. Each command lives in `commands/<name>.ts` and exports
- * `register<Name>Command(program)`; a command reaches its IO with `ioOf(this)` (see io.ts), throws
- * `CliError` for user errors (one line, no stack) and sets `ioOf(this).exitCode` when it finished but failed.
+ * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
+ * arguments, options and help) and does its work in `commands/<name>-action.ts`, which the declaration imports
+ * only when the command runs: `qitos --help` and a command load nothing of what the other commands need. An
+ * action reaches its IO with `ioOf(this)` (see io.ts), throws `CliError` for bad input (one line, exit 2) and sets
+ * `io.exitCode` when it finished but failed.
  */
 export function createProgram(io: CliIO): Command {
   const program: ProgramWithIO = new Command('qitos');
   program.qitosIO = io;
   program
     .description('qitos-ts: run agents, and replay, diff, view and fork their traces')
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)');
 
   registerRunCommand(program);
@@ -45,4 +48,9 @@ export function createProgram(io: CliIO): Command {
 function applyAll(cmd: Command, fn: (c: Command) => void): void {
   fn(cmd);
   for (const c of cmd.commands) applyAll(c, fn);
+}
+
+/** The version in package.json (two folders up from this file, in src/ and in dist/ alike). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

@@ -3,6 +3,7 @@ import { totalTokens } from '../core/index.js';
 import type { RunResult } from '../engine/engine.js';
 import type { CliIO } from './io.js';
 import { fmtCost, preview } from './text-format.js';
+import { EXIT_FAILED, EXIT_INTERRUPTED } from './exit-codes.js';
 
 /** What run, replay and fork print (or return as JSON) about a finished run. */
 export function runSummary(r: RunResult<State>) {
@@ -32,6 +33,6 @@ export function printRunEnd(io: CliIO, r: RunResult<State>): void {
 
 /** Exit code of a finished run: 0 unless it failed (1) or was interrupted (130). */
 export function runExitCode(r: RunResult<State>): number {
-  if (r.stopReason === 'interrupted') return 130;
-  return r.stopReason === 'unrecoverable_error' || r.stopReason === 'task_invalid' || r.stopReason === 'env_capability_mismatch' ? 1 : 0;
+  if (r.stopReason === 'interrupted') return EXIT_INTERRUPTED;
+  return r.stopReason === 'unrecoverable_error' || r.stopReason === 'task_invalid' || r.stopReason === 'env_capability_mismatch' ? EXIT_FAILED : 0;
 }

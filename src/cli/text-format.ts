@@ -1,5 +1,5 @@
 import type { Tokens } from '../core/index.js';
-import { totalTokens } from '../core/index.js';
+import { totalTokens } from '../core/token-total.js';
 
 /** Text helpers for terminal output: tables, previews, numbers. */
 

@@ -1,5 +1,7 @@
+import './zod-version.js';
 export * from './stop-reason.js';
 export * from './usage.js';
+export { totalTokens } from './token-total.js';
 export * from './tool-state.js';
 export * from './action.js';
 export * from './decision.js';

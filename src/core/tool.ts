@@ -77,14 +77,31 @@ export function defineTool<P extends z.ZodType>(def: {
   execute: Tool<P>['execute'];
 }): Tool<P> {
   if (!TOOL_ID.test(def.id)) throw new Error(`invalid tool id "${def.id}": use 1-64 characters of [a-zA-Z0-9_-]`);
+  assertZod4Schema(def.parameters, `defineTool("${def.id}")`);
   return { requires: [], ...def };
 }
 
 /** The tool as a model sees it: JSON Schema of the parameters' input side. */
 export function toolSpec(tool: AnyTool): ToolSpec {
+  assertZod4Schema(tool.parameters, `tool "${tool.id}"`);
   const schema = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
   delete schema.$schema;
   return { name: tool.id, description: tool.description, inputSchema: schema };
+}
+
+/**
+ * Throws unless `schema` is a zod 4 schema. A schema from zod 3 (a project's own older zod, or
+ * `zod/v3`) has none of zod 4's internals, so JSON Schema generation and argument parsing would fail deep inside
+ * a run: say so where the schema comes in, naming the version found.
+ */
+export function assertZod4Schema(schema: unknown, where: string): void {
+  const version = (schema as { _zod?: { version?: { major: number; minor: number; patch: number } } } | null)?._zod?.version;
+  if (version?.major === 4) return;
+  const fix = 'define it with zod 4 (npm install zod@^4; with zod 3.25 or later, import { z } from "zod/v4")';
+  if (version) throw new TypeError(`${where}: parameters is a zod ${version.major}.${version.minor}.${version.patch} schema; qitos-ts needs zod ^4: ${fix}`);
+  const v3 = typeof schema === 'object' && schema !== null && '_def' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+  if (v3) throw new TypeError(`${where}: parameters is a zod 3 schema; qitos-ts needs zod ^4: ${fix}`);
+  throw new TypeError(`${where}: parameters must be a zod 4 schema, got ${schema === null ? 'null' : typeof schema}`);
 }
 
 /** Formats zod issues as one readable line per problem, for the model to fix its call. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRACE_SCHEMA, TRACE_VERSION } from './trace-schema-id.js';
 import { Phase } from './phase.js';
 import { StopReason } from './stop-reason.js';
 import { Usage, Tokens } from './usage.js';
@@ -8,8 +9,7 @@ import { ModelResponse, RequestHashes } from './model.js';
 import { RunParent } from './run-link.js';
 
 /** Schema id and version written in every manifest; readers refuse newer versions. */
-export const TRACE_SCHEMA = 'qitos.trace';
-export const TRACE_VERSION = 1;
+export { TRACE_SCHEMA, TRACE_VERSION };
 
 /** A failure recorded in the manifest (recoveries and the fatal error, if any). */
 export const Failure = z.object({ step: z.number(), kind: z.string(), message: z.string(), fatal: z.boolean() });

@@ -28,10 +28,6 @@ export function addTokens(a: Tokens, b: Tokens): Tokens {
   };
 }
 
-/** Total tokens counted against a token budget. */
-export function totalTokens(t: Tokens): number {
-  return t.input + t.output + t.cache.read + t.cache.write;
-}
 
 /** Adds costs where `null` (unknown) is contagious: unknown + anything = unknown. */
 export function addCost(a: number | null, b: number | null): number | null {

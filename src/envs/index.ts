@@ -1,4 +1,5 @@
 /** Envs: a host workspace with a real path jail, and an in-memory file tree. */
+import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { HostEnv, type HostEnvOptions } from './host-env.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';

@@ -1,3 +1,4 @@
+import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { ScriptedModel, type ScriptReply, type ScriptedModelOptions } from './scripted-model.js';
 export { OpenAICompatibleModel, mapFinishReason, openAITokens, type OpenAICompatibleOptions } from './openai-compatible.js';
 export { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';

@@ -3,6 +3,7 @@
  * (reader, state at a step), and what is done with it (replay model and executor, drift, diff of two runs).
  * It depends on `src/core` only; the engine records through it and the CLI reads through it.
  */
+import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { TraceWriter } from './trace-writer.js';
 export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './trace-reader.js';
 export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot } from './run-recorder.js';

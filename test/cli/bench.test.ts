@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
-import { summaryText } from '../../src/cli/commands/bench.js';
+import { summaryText } from '../../src/cli/commands/bench-action.js';
 import { summarize } from '../../src/kit/bench/index.js';
 import { emptyTokens } from '../../src/core/index.js';
 
@@ -95,7 +95,7 @@ describe('qitos bench run', () => {
   it('runs shards and merges them; a missing shard is refused', async () => {
     for (const i of [0, 1]) expect((await qitos(['bench', 'run', ARITH, '--shard', `${i}/2`, '-o', `s${i}`, '--no-progress'], dir)).code).toBe(0);
     const bad = await qitos(['bench', 'merge', 's0', '--out', 'm'], dir);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^qitos: cannot merge: \d+ task\/epoch pair\(s\) of suite "arithmetic" are missing: .*belong to no given shard/);
     expect((await qitos(['bench', 'merge', 's0', 's1', 's1', '--out', 'm'], dir)).err).toMatch(/^qitos: cannot merge: .*\(s1 and s1\).*\(was a shard given twice\?\)$/m);
     const m = await qitos(['bench', 'merge', 's0', 's1', '--out', 'm'], dir);
@@ -118,7 +118,7 @@ describe('qitos bench run', () => {
     mkdirSync(join(dir, 'bad'));
     writeFileSync(join(dir, 'bad/suite.yaml'), 'name: bad\ntasks: t.jsonl\nscorer:\n  type: numeric\n  tolerance: fast\n');
     const r = await qitos(['bench', 'run', 'bad'], dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toMatch(/^qitos: .*suite\.yaml line 5, field "scorer\.tolerance": .*expected number/);
     expect((await qitos(['bench', 'run', ARITH, '--resume'], dir)).err).toContain('--resume needs --out <dir>');
     expect((await qitos(['bench', 'run', ARITH, '--shard', '2/2'], dir)).err).toContain('invalid shard "2/2": index 2 is out of range 0..1');

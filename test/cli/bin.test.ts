@@ -48,12 +48,12 @@ describe('bin/qitos.js (subprocess)', () => {
     expect(JSON.parse(js.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'echo hi' });
   });
 
-  it('user errors: one line on stderr, exit 1, no stack trace', async () => {
+  it('user errors: one line on stderr, exit 2 (bad input), no stack trace', async () => {
     const r = await bin(['inspect', 'no-such-trace'], dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toBe(`qitos: not a trace: ${join(dir, 'no-such-trace')} is not a folder\n`);
     const u = await bin(['frobnicate'], dir);
-    expect(u.code).toBe(1);
+    expect(u.code).toBe(2);
     expect(u.stderr).toMatch(/^error: unknown command 'frobnicate'/);
   });
 

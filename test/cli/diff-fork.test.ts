@@ -109,7 +109,7 @@ describe('qitos fork', () => {
     delete m.config.model; // as a run built in code records it: the model's id, no config to rebuild it from
     await writeFile(manifestPath, JSON.stringify(m));
     const r = await qitos(['fork', traceDir, '--at', '1', '--json'], dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toBe(`qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model\n`);
     expect(JSON.parse(r.out).error).toMatch(/pass --model$/);
     const script = await other('f.json', ['{"final_answer": "391"}']);
@@ -123,10 +123,10 @@ describe('qitos fork', () => {
     const fork = await readTrace(JSON.parse(r.out).traceDir);
     expect(fork.manifest.task.objective).toBe('What is 2 + 2?');
     const tooFar = await qitos(['fork', traceDir, '--at', '9'], dir);
-    expect(tooFar.code).toBe(1);
+    expect(tooFar.code).toBe(2);
     expect(tooFar.err).toBe(`qitos: trace ${traceDir} has steps 1..2; cannot fork at step 9\n`);
     const neg = await qitos(['fork', traceDir, '--at', '-1'], dir);
-    expect(neg.code).toBe(1);
+    expect(neg.code).toBe(2);
     expect(neg.err).toMatch(/expected a non-negative integer/);
     const fromFork = JSON.parse((await qitos(['fork', traceDir, '--at', '1', '--model', `scripted:${join(FIXTURES, 'scripts/calc.json')}`, '--json'], dir)).out).traceDir;
     const before = await qitos(['fork', fromFork, '--at', '0'], dir);

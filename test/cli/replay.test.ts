@@ -104,7 +104,7 @@ describe('qitos replay', () => {
     const { traceDir } = await recordCalcRun(dir);
     await editManifest(traceDir, (m) => (m.agent.module = 'gone/agent.ts'));
     const gone = await qitos(['replay', traceDir], dir);
-    expect(gone.code).toBe(1);
+    expect(gone.code).toBe(2);
     expect(gone.err).toBe('qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there)\n');
     await editManifest(traceDir, (m) => delete m.agent.module);
     const none = await qitos(['replay', traceDir], dir);

@@ -65,7 +65,7 @@ describe('qitos run', () => {
   it('picks the export: --export names it; several subclasses without --export is an error naming them', async () => {
     const two = join(FIXTURES, 'agents/two-agents.ts');
     const bad = await qitos(['run', two, '-t', 'x'], dir);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.err).toBe(`qitos: agent module ${two} exports several AgentModule subclasses (EchoAgent, ShoutAgent); pick one with --export\n`);
     const ok = await qitos(['run', two, '-t', 'hello', '--export', 'ShoutAgent', '--json'], dir);
     expect(ok.code, ok.err).toBe(0);
@@ -74,7 +74,7 @@ describe('qitos run', () => {
     expect(missing.err).toMatch(/^qitos: agent module .* has no export "Nope" \(exports: EchoAgent, ShoutAgent\)\n$/);
   });
 
-  it('bad input: missing module, missing task, bad model spec, bad script file, bad flag value: one line each, non-zero', async () => {
+  it('bad input: missing module, missing task, bad model spec, bad script file, bad flag value: one line each, exit 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['run', 'nope/agent.ts', '-t', 'x'], /^qitos: agent module not found: nope\/agent\.ts\n$/],
       [['run', CALC_AGENT], /required option '-t, --task <text>' not specified/],
@@ -87,7 +87,7 @@ describe('qitos run', () => {
     ];
     for (const [args, re] of cases) {
       const r = await qitos(args, dir);
-      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.code, args.join(' ')).toBe(2);
       expect(r.err, args.join(' ')).toMatch(re);
       expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
     }
@@ -103,7 +103,7 @@ describe('qitos run', () => {
       ['fork', traceDir, '--at', '1', '--trace-dir', 'file.txt'],
     ]) {
       const r = await qitos(args, dir);
-      expect(r.code, args[0]).toBe(1);
+      expect(r.code, args[0]).toBe(2);
       expect(r.err, args[0]).toMatch(/^qitos: trace folder .*file\.txt(\/sub)? cannot be created: a file is in the way\n$/);
       expect(r.out, args[0]).toBe('');
     }
@@ -111,7 +111,7 @@ describe('qitos run', () => {
 
   it('a provider without its API key is a one-line error naming the variable', async () => {
     const r = await qitos(['run', CALC_AGENT, '-t', 'x', '-m', 'openai:gpt-4o-mini'], dir, {});
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toMatch(/^qitos: no API key for provider "openai": set the environment variable OPENAI_API_KEY/);
   });
 
@@ -128,7 +128,7 @@ describe('qitos run', () => {
     const m = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8'));
     expect(m.summary.failures).toEqual([{ step: 1, kind: 'model_transport', message: 'connection reset', fatal: false }]);
     const r = await qitos(['inspect', join(dir, 'nothing'), '--json'], dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(JSON.parse(r.out).error).toMatch(/not a trace/);
   });
 
@@ -140,7 +140,7 @@ describe('qitos run', () => {
     ];
     for (const [args, error] of cases) {
       const r = await qitos(args, dir);
-      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.code, args.join(' ')).toBe(2);
       expect(JSON.parse(r.out), args.join(' ')).toEqual({ error });
       expect(r.err).toContain(`error: ${error}`);
     }

@@ -39,7 +39,7 @@ describe('qitos runs and inspect', () => {
     expect(j.stepErrors).toEqual([{ step: 1, kind: 'model_transport', message: 'connection reset', recovered: true }]);
   });
 
-  it('bad traces: not a folder, not a trace, a newer schema version, corrupt lines: one line each, non-zero', async () => {
+  it('bad traces: not a folder, not a trace, a newer schema version, corrupt lines: one line each, exit 2', async () => {
     const { traceDir } = await recordCalcRun(dir);
     const manifest = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8'));
     await mkdir(join(dir, 'newer'));
@@ -56,7 +56,7 @@ describe('qitos runs and inspect', () => {
     ];
     for (const [args, err] of cases) {
       const r = await qitos(args, dir);
-      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.code, args.join(' ')).toBe(2);
       expect(r.err, args.join(' ')).toBe(err);
     }
     // A corrupt line in the middle is an error naming the file and line.

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, ScriptedModel, jsonParser, readManifest, readTrace, type RunEvent, type State } from '../../src/index.js';
+import { Engine, type RunEvent, type State } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { readManifest, readTrace } from '../../src/trace/index.js';
 import { ModelPathAgent, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
 const final = (answer: string) => JSON.stringify({ final_answer: answer });

@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Engine, ModelError, ScriptedModel, StopReason, applyStateDiff, jsonParser, readTrace, type ScriptReply } from '../../src/index.js';
+import { Engine, ModelError, StopReason, applyStateDiff } from '../../src/index.js';
+import { ScriptedModel, type ScriptReply } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { readTrace } from '../../src/trace/index.js';
 import { ModelPathAgent, addTool, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
 /** Random model replies: tool calls (valid and invalid), waits, finals, garbage, transport and request errors. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AgentModule, Engine, ModelError, ScriptedModel, baseState, decide, defineTool, jsonParser, readTrace,
-  type ActionResult, type Decision, type Env, type HookEvent, type State, type Task,
-} from '../../src/index.js';
+import { AgentModule, Engine, ModelError, baseState, decide, defineTool, type ActionResult, type Decision, type Env, type HookEvent, type State, type Task } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { readTrace } from '../../src/trace/index.js';
 import { ModelPathAgent, ScriptAgent, addTool, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
 const act = (a: number, b: number) => `{"action":{"name":"add","args":{"a":${a},"b":${b}}}}`;

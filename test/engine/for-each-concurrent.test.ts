@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { forEachConcurrent } from '../../src/index.js';
+import { forEachConcurrent } from '../../src/engine/for-each-concurrent.js';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, decide, readTrace, type HookEvent } from '../../src/index.js';
+import { Engine, decide, type HookEvent } from '../../src/index.js';
+import { readTrace } from '../../src/trace/index.js';
 import { ScriptAgent, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
 describe('hooks', () => {

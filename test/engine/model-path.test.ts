@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HookEvent, Message, Model, ModelStreamEvent, ToolPart } from '../../src/core/index.js';
-import { AgentModule, Engine, ModelInputBuilder, ReActAgent, ScriptedModel, baseState, defineTool, emptyTokens, nativeParser, readTrace, reactParser, toModelMessages } from '../../src/index.js';
+import { AgentModule, Engine, baseState, defineTool, emptyTokens, toModelMessages } from '../../src/index.js';
+import { ModelInputBuilder } from '../../src/engine/model-input.js';
+import { ReActAgent } from '../../src/kit/agents/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { nativeParser, reactParser } from '../../src/kit/parsers/index.js';
+import { readTrace } from '../../src/trace/index.js';
 
 const add = defineTool({ id: 'add', description: 'Adds.', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => String(a + b) });
 const dirs: string[] = [];

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AgentModule, EnvError, Engine, ModelError, ScriptedModel, baseState, decide, jsonParser, readTrace, type Decision, type Env, type State, type Task } from '../../src/index.js';
+import { AgentModule, EnvError, Engine, ModelError, baseState, decide, type Decision, type Env, type State, type Task } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { readTrace } from '../../src/trace/index.js';
 import { ModelPathAgent, ScriptAgent, tempDir } from '../helpers/kernel-fixtures.js';
 
 describe('RECOVER', () => {

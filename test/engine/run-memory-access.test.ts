@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentModule, Engine, baseState, decide, readTrace, type AgentContext, type Decision, type Memory, type MemoryRecord, type State, type Task } from '../../src/index.js';
+import { AgentModule, Engine, baseState, decide, type AgentContext, type Decision, type Memory, type MemoryRecord, type State, type Task } from '../../src/index.js';
+import { readTrace } from '../../src/trace/index.js';
 import { tempDir } from '../helpers/kernel-fixtures.js';
 
 /** The smallest real memory: records in a list, retrieval by word overlap, eviction of all but the last `keep`. */

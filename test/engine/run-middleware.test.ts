@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  Engine, ModelError, ScriptedModel, composeModelCall, decide, defineTool, jsonParser, newModelCall, readTrace, retryMiddleware, wrapModel,
-  type HookEvent, type Model, type ModelMiddleware, type RetryPart,
-} from '../../src/index.js';
+import { Engine, ModelError, composeModelCall, decide, defineTool, newModelCall, wrapModel, type HookEvent, type Model, type ModelMiddleware, type RetryPart } from '../../src/index.js';
+import { ScriptedModel, retryMiddleware } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { readTrace } from '../../src/trace/index.js';
 import { ModelPathAgent, ScriptAgent, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
 const final = (answer: string) => JSON.stringify({ final_answer: answer });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptedModel, type ModelStreamEvent } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { type ModelStreamEvent } from '../../src/index.js';
 
 describe('ScriptedModel', () => {
   it('streams text, reasoning and tool calls like a provider and records requests', async () => {

@@ -1,7 +1,7 @@
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HostEnv, MemoryEnv } from '../../src/index.js';
+import { HostEnv, MemoryEnv } from '../../src/envs/index.js';
 import { tempDir } from '../helpers/kernel-fixtures.js';
 
 async function hostFolder(): Promise<string> {

@@ -1,7 +1,10 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Engine, ScriptedModel, TRACE_VERSION, TraceError, applyStateDiff, decide, jsonParser, readManifest, readTrace } from '../../src/index.js';
+import { Engine, TRACE_VERSION, applyStateDiff, decide } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { TraceError, readManifest, readTrace } from '../../src/trace/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
 import { ModelPathAgent, ScriptAgent, addTool, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
 describe('trace', () => {

@@ -1,36 +1,7 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Command } from 'commander';
-import cliProgress from 'cli-progress';
-import type { Model, State } from '../../core/index.js';
-import type { AgentModule } from '../../engine/agent-module.js';
-import {
-  agentFactoryFromModule, compareRuns, loadSuite, mergeRuns, parseRateLimit, parseShard, renderComparison, runSuite, toBenchAgent,
-  type AgentFactory, type BenchProgress, type Summary,
-} from '../../kit/bench/index.js';
-import { importAgentModule, loadAgent } from '../agent-loader.js';
-import { CliError } from '../cli-error.js';
-import { effectiveConfig, nonNegativeInt, positiveInt } from '../effective-config.js';
-import { ioOf, type CliIO } from '../io.js';
-import { resolveModel } from '../model-resolver.js';
-import { buildAgent, buildPolicies } from '../run-setup.js';
-import type { QitosConfig } from '../config-schema.js';
-
-interface RunFlags {
-  agent?: string;
-  export?: string;
-  model?: string;
-  config?: string;
-  concurrency?: number;
-  epochs?: number;
-  shard?: string;
-  out?: string;
-  resume?: boolean;
-  rateLimit?: string;
-  maxSteps?: number;
-  json?: boolean;
-  progress?: boolean;
-}
+import type { Command } from 'commander';
+import { ioOf } from '../io.js';
+import type { BenchRunFlags, BenchCompareFlags, BenchMergeFlags } from './command-flags.js';
+import { nonNegativeInt, positiveInt } from '../option-parsers.js';
 
 /** `qitos bench run | compare | merge`: run a suite, compare two runs with paired statistics, join shards. */
 export function registerBenchCommand(program: Command): void {
@@ -46,7 +17,7 @@ export function registerBenchCommand(program: Command): void {
     .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
     .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
     .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
-    .option('--shard <i/n>', 'run only shard i of n (0-based), chosen by a stable hash of the task id')
+    .option('--shard <i/n|auto>', 'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)')
     .option('-o, --out <dir>', 'output folder (default: .bench-out/<suite>-<time>)')
     .option('--resume', 'continue the run in --out: skip task/epoch pairs already in results.jsonl')
     .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
@@ -56,11 +27,12 @@ export function registerBenchCommand(program: Command): void {
     .addHelpText(
       'after',
       '\nExamples:\n  $ qitos bench run benchmarks/arithmetic\n  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini --epochs 3 --rate-limit 300/m\n' +
-        '  $ qitos bench run benchmarks/arithmetic --shard $JOB_COMPLETION_INDEX/4 --out runs/shard-$JOB_COMPLETION_INDEX\n' +
+        '  $ qitos bench run benchmarks/arithmetic --shard auto --out runs/shard-$JOB_COMPLETION_INDEX   # in a Kubernetes Indexed Job\n' +
         '  $ qitos bench run benchmarks/arithmetic --out runs/a --resume\n',
     )
-    .action(async function (this: Command, suitePath: string, flags: RunFlags) {
-      await benchRun(ioOf(this), suitePath, flags);
+    .action(async function (this: Command, suitePath: string, flags: BenchRunFlags) {
+      const { benchRunAction } = await import('./bench-action.js');
+      await benchRunAction(ioOf(this), suitePath, flags);
     });
 
   bench
@@ -71,11 +43,9 @@ export function registerBenchCommand(program: Command): void {
     .option('--seed <n>', 'bootstrap seed (default 1)', nonNegativeInt)
     .option('--resamples <n>', 'bootstrap resamples (default 10000)', positiveInt)
     .option('--json', 'print the comparison as JSON')
-    .action(function (this: Command, a: string, b: string, flags: { json?: boolean; seed?: number; resamples?: number }) {
-      const io = ioOf(this);
-      // Paths are shown as the user gave them, so the printed `qitos diff` lines can be pasted.
-      const c = userErrors(() => compareRuns(resolve(io.cwd, a), resolve(io.cwd, b), { seed: flags.seed, resamples: flags.resamples, displayDirs: [a, b] }));
-      io.out(flags.json ? JSON.stringify(c, null, 2) + '\n' : renderComparison(c) + '\n');
+    .action(async function (this: Command, a: string, b: string, flags: BenchCompareFlags) {
+      const { benchCompareAction } = await import('./bench-action.js');
+      benchCompareAction(ioOf(this), a, b, flags);
     });
 
   bench
@@ -84,174 +54,9 @@ export function registerBenchCommand(program: Command): void {
     .argument('<dirs...>', 'shard output folders')
     .requiredOption('-o, --out <dir>', 'folder for the merged results, summary and report')
     .option('--json', 'print the merged summary.json')
-    .action(function (this: Command, dirs: string[], flags: { out: string; json?: boolean }) {
-      const io = ioOf(this);
-      const m = userErrors(() => mergeRuns(dirs.map((d) => resolve(io.cwd, d)), resolve(io.cwd, flags.out), { displayDirs: dirs }));
-      io.out(flags.json ? JSON.stringify(m.summary, null, 2) + '\n' : `merged ${dirs.length} run(s) into ${flags.out}\n${summaryText(m.summary, relative(io.cwd, m.outDir) || '.')}`);
+    .action(async function (this: Command, dirs: string[], flags: BenchMergeFlags) {
+      const { benchMergeAction } = await import('./bench-action.js');
+      benchMergeAction(ioOf(this), dirs, flags);
     });
 }
 
-async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<void> {
-  const shard = flags.shard !== undefined ? userErrors(() => parseShard(flags.shard!)) : undefined;
-  const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
-  if (flags.resume && !flags.out) throw new CliError('--resume needs --out <dir>: the folder of the run to continue');
-  const judgeModel = (spec: string) => resolveModel({ id: spec }, io.cwd, io.env);
-  const suite = await userErrorsAsync(() => loadSuite(resolve(io.cwd, suitePath), { createModel: judgeModel }));
-  let config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps }, io.cwd);
-  // The suite's default model applies when neither --model nor the config names one.
-  if (!config.model && suite.model) config = await effectiveConfig(config, { model: suite.model }, io.cwd);
-
-  const agentPath = flags.agent ? resolve(io.cwd, flags.agent) : suite.agent;
-  if (!agentPath) throw new CliError(`suite "${suite.name}" names no agent: pass --agent <module>`);
-  if (!existsSync(agentPath)) throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
-  const agent = await agentFactory(agentPath, flags.export, config, io);
-
-  // A scripted model keeps its place in its script: each trial gets its own. Provider models are shared.
-  const modelId = config.model?.id;
-  const shared = modelId && !modelId.startsWith('scripted:') ? await resolveModel(config.model!, io.cwd, io.env) : undefined;
-  const modelFor = async (): Promise<Model | undefined> => (modelId?.startsWith('scripted:') ? resolveModel(config.model!, io.cwd, io.env) : shared);
-
-  const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
-  const controller = new AbortController();
-  const onSigint = () => {
-    io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n');
-    controller.abort();
-  };
-  process.once('SIGINT', onSigint);
-  const progress = progressReporter(io, flags, suite.name);
-  const e = config.engine ?? {};
-  let summary: Summary;
-  try {
-    const result = await userErrorsAsync(() =>
-      runSuite({
-        suite,
-        agentFactory: async (ctx) => agent.factory({ ...ctx, model: await modelFor() }),
-        ...(shared ? { model: shared } : {}),
-        concurrency: flags.concurrency,
-        epochs: flags.epochs,
-        shard,
-        outDir: out,
-        resume: flags.resume,
-        signal: controller.signal,
-        rateLimit,
-        budget: Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined)),
-        engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
-        agentLabel: agent.module,
-        ...(agent.export ? { agentExport: agent.export } : {}),
-        modelLabel: modelId,
-        // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
-        traceConfig: { ...config, engine: { ...suite.budget, ...e } },
-        streamDeltas: config.trace?.streamDeltas ?? false,
-        onProgress: progress.update,
-      }),
-    );
-    summary = result.summary;
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-    progress.stop();
-  }
-  io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
-  const errors = summary.errors.run + summary.errors.setup + summary.errors.scorer;
-  io.exitCode = summary.interrupted ? 130 : summary.trials > 0 && errors === summary.trials ? 1 : 0;
-}
-
-/**
- * The agent factory of a module: its `createAgent` (or default factory function) when it has one, else its
- * AgentModule subclass loaded and built the way `qitos run` does it (config's agent options, model params), plus
- * the config's policies. Also how the module is recorded (as `qitos run` records it), for run.json and traces.
- */
-async function agentFactory(path: string, exportName: string | undefined, config: QitosConfig, io: CliIO): Promise<{ factory: AgentFactory; module: string; export?: string }> {
-  const mod = await importAgentModule(path, path);
-  const fromConfig = (agent: AgentModule<State, unknown>) => buildPolicies(config, agent);
-  if (!exportName && (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))) {
-    const f = agentFactoryFromModule(mod, path);
-    const rel = relative(io.cwd, path);
-    const factory: AgentFactory = async (ctx) => {
-      const setup = toBenchAgent(await f(ctx));
-      return { ...setup, policies: [...(setup.policies ?? []), ...fromConfig(setup.agent as AgentModule<State, unknown>)] };
-    };
-    return { factory, module: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path };
-  }
-  const loaded = await loadAgent(path, exportName, io.cwd);
-  const factory: AgentFactory = ({ model }) => {
-    const agent = buildAgent(loaded, config, model);
-    return { agent, policies: fromConfig(agent) };
-  };
-  return { factory, module: loaded.module, export: loaded.export };
-}
-
-function isClass(f: unknown): boolean {
-  return typeof f === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(f));
-}
-
-/** A progress bar on a terminal (cli-progress), one plain line per finished trial otherwise. */
-function progressReporter(io: CliIO, flags: RunFlags, suite: string): { update: (p: BenchProgress) => void; stop: () => void } {
-  if (flags.progress === false || flags.json) return { update: () => undefined, stop: () => undefined };
-  const rate = (p: BenchProgress) => (p.passed + p.failed ? `${((100 * p.passed) / (p.passed + p.failed)).toFixed(1)}%` : '-');
-  const cost = (p: BenchProgress) => (p.cost === null ? 'unknown' : `$${p.cost.toFixed(4)}`);
-  const payload = (p: BenchProgress) => ({ pass: rate(p), tokens: p.tokens, cost: cost(p), errors: p.errors });
-  if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      { format: `${suite} {bar} {value}/{total} | pass {pass} | tokens {tokens} | cost {cost} | errors {errors} | eta {eta_formatted}`, stream: process.stderr, hideCursor: true, etaBuffer: 20 },
-      cliProgress.Presets.shades_classic,
-    );
-    let started = false;
-    return {
-      update: (p) => {
-        if (!started) {
-          bar.start(p.total, p.done, payload(p));
-          started = true;
-        } else bar.update(p.done, payload(p));
-      },
-      stop: () => {
-        if (started) bar.stop();
-      },
-    };
-  }
-  return {
-    update: (p) => {
-      if (!p.last) {
-        if (p.skipped) io.err(`resuming: ${p.skipped} of ${p.total} trials already recorded\n`);
-        return;
-      }
-      const l = p.last;
-      const verdict = l.error ? 'ERROR' : l.pass ? 'pass' : 'fail';
-      io.err(`[${p.done}/${p.total}] ${l.taskId} e${l.epoch} ${verdict} (${l.stopReason}, ${l.steps} steps, ${Math.round(l.durationMs)} ms) | pass ${rate(p)} | tokens ${p.tokens} | cost ${cost(p)}\n`);
-    },
-    stop: () => undefined,
-  };
-}
-
-/** The text printed after a run or merge. */
-export function summaryText(s: Summary, dir: string): string {
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  const lines = [
-    `suite ${s.suite}: ${s.trials}/${s.expectedTrials} trials${s.complete ? '' : ` (${s.missing} missing${s.interrupted ? ', interrupted: continue with --resume' : ''})`}`,
-    `pass rate ${pct(s.passRate.rate)} (${s.passRate.passed}/${s.passRate.total}), 95% CI ${pct(s.passRate.ci[0])}-${pct(s.passRate.ci[1])}`,
-  ];
-  // pass@k needs a task with k recorded epochs; an interrupted run may have none yet.
-  if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined) lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs])}, pass^${s.epochs} ${pct(s.passHatK[s.epochs])}`);
-  lines.push(`stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
-  const errors = s.errors.run + s.errors.setup + s.errors.scorer;
-  if (errors) lines.push(`errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}`);
-  if (s.trials > 0 && errors === s.trials) lines.push('every trial ended in an error: check the model, the agent and the first error above');
-  lines.push(`report: ${join(dir, 'report.md')}`);
-  return lines.join('\n') + '\n';
-}
-
-/** Errors the bench library throws for bad input are user errors: one line, no stack. */
-function userErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    throw err instanceof CliError ? err : new CliError((err as Error).message);
-  }
-}
-
-async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw err instanceof CliError ? err : new CliError((err as Error).message);
-  }
-}

@@ -1,16 +1,7 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
-import { loadTrace } from '../trace-loader.js';
-import { diffTraces, type RunTotals, type TraceDiff } from '../../trace/index.js';
-import { fmtCost, fmtMs, preview, table } from '../text-format.js';
-import { positiveInt } from '../effective-config.js';
-
-interface DiffFlags {
-  json?: boolean;
-  all?: boolean;
-  limit: number;
-  exitCode?: boolean;
-}
+import type { DiffFlags } from './command-flags.js';
+import { positiveInt } from '../option-parsers.js';
 
 /** `qitos diff <traceA> <traceB>`: where two runs part, step by step. */
 export function registerDiffCommand(program: Command): void {
@@ -25,47 +16,7 @@ export function registerDiffCommand(program: Command): void {
     .option('--json', 'print the comparison as JSON')
     .addHelpText('after', '\nExample:\n  $ qitos diff traces/run-a traces/run-b\n  $ qitos diff traces/parent traces/replay --json\n')
     .action(async function (this: Command, pathA: string, pathB: string, flags: DiffFlags) {
-      const io = ioOf(this);
-      const [a, b] = [await loadTrace(io, pathA), await loadTrace(io, pathB)];
-      const diff = diffTraces(a, b);
-      if (flags.json) io.out(JSON.stringify({ a: a.dir, b: b.dir, ...diff }, null, 2) + '\n');
-      else io.out(renderDiff(diff, flags));
-      if (flags.exitCode && !diff.same) io.exitCode = 1;
+      const { diffAction } = await import('./diff-action.js');
+      await diffAction(ioOf(this), pathA, pathB, flags);
     });
-}
-
-/** The text report of a diff. */
-export function renderDiff(diff: TraceDiff, flags: Pick<DiffFlags, 'all' | 'limit'>): string {
-  const { a, b } = diff.totals;
-  const out: string[] = [`A  ${a.runId}  ${a.model ?? '-'}  ${a.steps} steps`, `B  ${b.runId}  ${b.model ?? '-'}  ${b.steps} steps`, ''];
-  const inherited = diff.steps.filter((s) => s.inherited).length;
-  if (inherited) out.push(`one run is a fork of the other: ${inherited} step(s) before the fork point are shared`);
-  if (diff.initialStateDiffers) out.push('the runs start from different states');
-  if (diff.first) out.push(`first difference: step ${diff.first.step}, ${diff.first.phase.replace('_', ' ')}: ${preview(diff.first.detail, 160)}`);
-  else out.push(diff.same ? `no difference in ${diff.steps.length} aligned steps` : `steps agree; the runs end differently (${a.stopReason} vs ${b.stopReason})`);
-  const rows = diff.steps.filter((s) => flags.all || s.phases.length);
-  if (rows.length) {
-    out.push('');
-    const shown = rows.slice(0, flags.limit);
-    const t = table(
-      ['STEP', 'A', 'B', 'DIFFERS'],
-      shown.map((s) => [String(s.step), preview(s.a ?? '(none)', 40), preview(s.b ?? '(none)', 40), s.phases.map((p) => (p === 'model_input' && s.modelInput ? `model_input(${s.modelInput.join(',')})` : p)).join(', ') || '-']),
-    );
-    out.push(t.trimEnd());
-    if (rows.length > shown.length) out.push(`… ${rows.length - shown.length} more rows (--limit, --json)`);
-  }
-  out.push('', table(['', 'A', 'B'], totalsRows(a, b)).trimEnd());
-  return out.join('\n') + '\n';
-}
-
-function totalsRows(a: RunTotals, b: RunTotals): string[][] {
-  return [
-    ['steps', String(a.steps), String(b.steps)],
-    ['tokens', String(a.tokens), String(b.tokens)],
-    ['cost', fmtCost(a.cost), fmtCost(b.cost)],
-    ['time', fmtMs(a.durationMs ?? undefined), fmtMs(b.durationMs ?? undefined)],
-    ['stop', a.stopReason ?? '-', b.stopReason ?? '-'],
-    ['final', preview(a.finalResult ?? '-', 40), preview(b.finalResult ?? '-', 40)],
-    ['model', a.model ?? '-', b.model ?? '-'],
-  ];
 }

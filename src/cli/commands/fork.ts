@@ -1,20 +1,7 @@
 import type { Command } from 'commander';
-import type { Task } from '../../core/index.js';
-import { effectiveConfig, nonNegativeInt, positiveInt, type ConfigFlags } from '../effective-config.js';
 import { ioOf } from '../io.js';
-import { LiveView } from '../live-view.js';
-import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
-import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
-import { stateAtStep } from '../../trace/index.js';
-import { CliError } from '../cli-error.js';
-import { openRecordedRun } from '../recorded-run.js';
-
-interface ForkFlags extends ConfigFlags {
-  at: number;
-  task?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
+import type { ForkFlags } from './command-flags.js';
+import { nonNegativeInt, positiveInt } from '../option-parsers.js';
 
 /** `qitos fork <trace> --at <step>`: a new run from the recorded state after step k. */
 export function registerForkCommand(program: Command): void {
@@ -33,40 +20,7 @@ export function registerForkCommand(program: Command): void {
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  $ qitos fork traces/20250101T120000-abc123 --at 3 --model anthropic:claude-sonnet-4-5\n  $ qitos fork traces/20250101T120000-abc123 --at 0 --config other-prompt.yaml\n')
     .action(async function (this: Command, path: string, flags: ForkFlags) {
-      const io = ioOf(this);
-      const { trace: parent, manifest: m, config: recorded, loaded } = await openRecordedRun(io, path);
-      const state = stateAtStep(parent, flags.at);
-      state.stopReason = null;
-      state.finalResult = null;
-      const task = { ...(m.task as unknown as Task) };
-      if (flags.task !== undefined) {
-        if (!flags.task.trim()) throw new CliError('--task must not be empty');
-        task.objective = flags.task;
-        state.task = flags.task;
-      }
-      const config = await effectiveConfig(recorded, flags, io.cwd);
-      const model = await configuredModel(config, io.cwd, io.env);
-      const agent = buildAgent(loaded, config, model);
-      // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
-      if (!model && !agent.model && m.model?.id) {
-        throw new CliError(`trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`);
-      }
-      const view = new LiveView((line) => io.out(line));
-      const engine = await buildEngine({
-        agent,
-        loaded,
-        config,
-        cwd: io.cwd,
-        ...(model ? { model } : {}),
-        parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
-        hooks: flags.json || flags.quiet ? [] : [view.hook],
-      });
-      const result = await engine.run(task, { resumeFrom: { state, step: flags.at } });
-      if (flags.json) io.out(JSON.stringify({ ...runSummary(result), parent: { runId: m.runId, path: parent.dir, atStep: flags.at } }, null, 2) + '\n');
-      else {
-        io.out(`fork of ${m.runId} after step ${flags.at}\n`);
-        printRunEnd(io, result);
-      }
-      io.exitCode = runExitCode(result);
+      const { forkAction } = await import('./fork-action.js');
+      await forkAction(ioOf(this), path, flags);
     });
 }

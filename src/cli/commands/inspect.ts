@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { totalTokens } from '../../core/index.js';
 import { ioOf } from '../io.js';
-import { loadTrace } from '../trace-loader.js';
-import { fmtCost, fmtMs, preview } from '../text-format.js';
 
 /** `qitos inspect <trace>`: the manifest summary and the failures of one run. */
 export function registerInspectCommand(program: Command): void {
@@ -13,60 +10,7 @@ export function registerInspectCommand(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .addHelpText('after', '\nExample:\n  $ qitos inspect traces/20250101T120000-abc123\n')
     .action(async function (this: Command, path: string, opts: { json?: boolean }) {
-      const io = ioOf(this);
-      const trace = await loadTrace(io, path);
-      const m = trace.manifest;
-      const stepErrors = trace.steps.filter((s) => s.error).map((s) => ({ step: s.step, ...s.error! }));
-      const failures = m.summary?.failures ?? [];
-      const data = {
-        dir: trace.dir,
-        runId: m.runId,
-        status: m.status,
-        createdAt: m.createdAt,
-        agent: m.agent,
-        model: m.model,
-        task: { id: m.task.id, objective: m.task.objective },
-        parser: m.parser,
-        tools: m.tools,
-        policies: m.policies,
-        budget: m.budget,
-        env: m.env,
-        parent: m.parent,
-        hashes: m.hashes,
-        summary: m.summary,
-        stepsRecorded: trace.steps.length,
-        failures,
-        stepErrors,
-        warnings: trace.warnings,
-      };
-      if (opts.json) {
-        io.out(JSON.stringify(data, null, 2) + '\n');
-        return;
-      }
-      const s = m.summary;
-      const lines = [
-        `run       ${m.runId}  (${m.status})`,
-        `created   ${m.createdAt}`,
-        `agent     ${m.agent.name}${m.agent.module ? `  from ${m.agent.module}${m.agent.export ? `#${m.agent.export}` : ''}` : ''}`,
-        `model     ${m.model?.id ?? '-'}${m.parser ? `  parser ${m.parser}` : ''}`,
-        `task      ${preview(m.task.objective, 100)}`,
-        `tools     ${m.tools.join(', ') || '-'}`,
-        `policies  ${m.policies.join(', ') || '-'}`,
-        ...(m.parent ? [`parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`] : []),
-      ];
-      if (s) {
-        lines.push(
-          `stop      ${s.stopReason}${s.message ? `: ${s.message}` : ''}`,
-          `final     ${s.finalResult === null ? '-' : preview(s.finalResult, 100)}`,
-          `steps     ${s.steps} (${trace.steps.length} recorded)`,
-          `usage     ${totalTokens(s.usage.tokens)} tokens (in ${s.usage.tokens.input}, out ${s.usage.tokens.output}, reasoning ${s.usage.tokens.reasoning}), ${s.usage.modelCalls} model calls, cost ${fmtCost(s.usage.cost)}`,
-          `time      ${fmtMs(s.durationMs)}`,
-        );
-      } else {
-        lines.push(`stop      - (the run did not finish; ${trace.steps.length} steps recorded)`);
-      }
-      lines.push(failures.length ? `failures  ${failures.length}` : 'failures  none');
-      for (const f of failures) lines.push(`  step ${f.step}  ${f.kind}${f.fatal ? ' (fatal)' : ''}: ${preview(f.message, 120)}`);
-      io.out(lines.join('\n') + '\n');
+      const { inspectAction } = await import('./inspect-action.js');
+      await inspectAction(ioOf(this), path, opts);
     });
 }

@@ -1,9 +1,5 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { totalTokens } from '../../core/index.js';
 import { ioOf } from '../io.js';
-import { findRuns } from '../trace-loader.js';
-import { fmtCost, table } from '../text-format.js';
 
 /** `qitos runs [dir]`: lists the runs under a traces folder. */
 export function registerRunsCommand(program: Command): void {
@@ -14,46 +10,7 @@ export function registerRunsCommand(program: Command): void {
     .option('--json', 'print the list as JSON')
     .addHelpText('after', '\nExample:\n  $ qitos runs traces\n  $ qitos runs traces --json | jq ".[0].runId"\n')
     .action(async function (this: Command, dir: string, opts: { json?: boolean }) {
-      const io = ioOf(this);
-      const root = resolve(io.cwd, dir);
-      const { runs, skipped } = await findRuns(root);
-      const rows = runs.map(({ dir: d, manifest: m }) => ({
-        runId: m.runId,
-        path: d,
-        agent: m.agent.name,
-        model: m.model?.id ?? null,
-        status: m.status,
-        stopReason: m.summary?.stopReason ?? null,
-        steps: m.summary?.steps ?? null,
-        tokens: m.summary ? totalTokens(m.summary.usage.tokens) : null,
-        cost: m.summary ? m.summary.usage.cost : null,
-        createdAt: m.createdAt,
-        parent: m.parent,
-      }));
-      for (const s of skipped) io.err(`warning: skipped ${s}\n`);
-      if (opts.json) {
-        io.out(JSON.stringify(rows, null, 2) + '\n');
-        return;
-      }
-      if (!rows.length) {
-        io.out(`no runs in ${root}\n`);
-        return;
-      }
-      io.out(
-        table(
-          ['RUN', 'AGENT', 'MODEL', 'STATUS', 'STOP', 'STEPS', 'TOKENS', 'COST', 'DATE'],
-          rows.map((r) => [
-            r.runId + (r.parent ? ` (${r.parent.kind})` : ''),
-            r.agent,
-            r.model ?? '-',
-            r.status,
-            r.stopReason ?? '-',
-            r.steps === null ? '-' : String(r.steps),
-            r.tokens === null ? '-' : String(r.tokens),
-            r.cost === null ? '?' : fmtCost(r.cost),
-            r.createdAt.replace('T', ' ').slice(0, 19),
-          ]),
-        ),
-      );
+      const { runsAction } = await import('./runs-action.js');
+      await runsAction(ioOf(this), dir, opts);
     });
 }

@@ -1,11 +1,12 @@
 /** Benchmark suites: define and load suites, score answers, run them concurrently with resume and sharding, summarise, compare and merge runs. */
+import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { BenchTask, type BenchTaskInput } from './bench-task.js';
 export { defineSuite, isSuiteDefinition, resolveSuite, validateTasks, type Suite, type SuiteDefinition } from './suite.js';
 export { SuiteFile, parseSuiteFile } from './suite-file.js';
 export { loadSuite, type LoadSuiteOptions } from './load-suite.js';
 export { TaskFormat, parseTasks, readTaskFile, gaiaToTask } from './task-file.js';
 export { Score, verdict, type ScoreInput, type Scorer } from './scorer.js';
-export { ScorerSpec, buildScorer, type ScorerContext } from './scorer-spec.js';
+export { ScorerSpec, buildScorer, type ScorerContext, type ImportModule } from './scorer-spec.js';
 export { TextNormalization, normalizeText } from './scorers/normalize-text.js';
 export { exactMatch } from './scorers/exact-match.js';
 export { contains } from './scorers/contains.js';
@@ -21,7 +22,7 @@ export { ResultLine, pairKey } from './result-line.js';
 export { readResults, appendResult, type ResultsRead } from './results-file.js';
 export { RunInfo, readRunInfo } from './run-info.js';
 export { RateLimiter, parseRateLimit, rateLimitMiddleware, rateLimitedModel, type RateLimit } from './rate-limit.js';
-export { parseShard, formatShard, inShard, taskHash, type Shard } from './shard.js';
+export { parseShard, formatShard, inShard, taskHash, shardFromEnv, type Shard, type ShardFromEnv } from './shard.js';
 export { Summary, summarize, type SummaryMeta } from './summary.js';
 export { renderReport } from './report.js';
 export { compareRuns, renderComparison, type Comparison, type CompareOptions, type Flip, type PairedMean } from './compare.js';

@@ -1,8 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Model } from '../../core/index.js';
-import { buildScorer } from './scorer-spec.js';
+import { buildScorer, importWithNode, type ImportModule } from './scorer-spec.js';
 import { parseSuiteFile } from './suite-file.js';
 import { isSuiteDefinition, resolveSuite, type Suite } from './suite.js';
 import { readTaskFile } from './task-file.js';
@@ -11,6 +10,11 @@ import { readTaskFile } from './task-file.js';
 export interface LoadSuiteOptions {
   /** Builds the model of an `llm_judge` scorer from its `provider:model` spec. */
   createModel?: (spec: string) => Model | Promise<Model>;
+  /**
+   * Imports a suite or custom scorer module by absolute path (default: node's `import`, which needs a TypeScript
+   * loader already active for `.ts`; the CLI passes one that registers tsx when needed).
+   */
+  importModule?: ImportModule;
 }
 
 const CANDIDATES = ['suite.yaml', 'suite.yml', 'suite.ts', 'suite.js', 'suite.mjs'];
@@ -38,7 +42,7 @@ export async function loadSuite(pathOrFolder: string, options: LoadSuiteOptions 
   }
   const ext = extname(file);
   if (ext === '.yaml' || ext === '.yml') return loadYamlSuite(file, options);
-  if (['.ts', '.js', '.mjs', '.mts'].includes(ext)) return loadModuleSuite(file);
+  if (['.ts', '.js', '.mjs', '.mts'].includes(ext)) return loadModuleSuite(file, options.importModule ?? importWithNode);
   throw new Error(`cannot load suite ${basename(file)}: expected a .yaml file or a .ts/.js module`);
 }
 
@@ -46,17 +50,17 @@ async function loadYamlSuite(file: string, options: LoadSuiteOptions): Promise<S
   const dir = dirname(file);
   const spec = parseSuiteFile(await readFile(file, 'utf8'), file);
   const tasks = await readTaskFile(resolve(dir, spec.tasks), spec.format);
-  const scorer = await buildScorer(spec.scorer, { dir, createModel: options.createModel });
+  const scorer = await buildScorer(spec.scorer, { dir, createModel: options.createModel, importModule: options.importModule });
   return resolveSuite(
     { name: spec.name, description: spec.description, tasks, scorer, agent: spec.agent, model: spec.model, budget: spec.budget, epochs: spec.epochs },
     dir,
   );
 }
 
-async function loadModuleSuite(file: string): Promise<Suite> {
+async function loadModuleSuite(file: string, importModule: ImportModule): Promise<Suite> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    mod = await importModule(file);
   } catch (err) {
     throw new Error(`cannot load suite module ${file}: ${(err as Error).message}`, { cause: err });
   }

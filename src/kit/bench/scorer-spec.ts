@@ -35,7 +35,15 @@ export interface ScorerContext {
   dir: string;
   /** Turns `provider:model` into a Model; needed only by `llm_judge`. */
   createModel?: (spec: string) => Model | Promise<Model>;
+  /** Imports a custom scorer module by absolute path (default: node's `import`). */
+  importModule?: ImportModule;
 }
+
+/** Imports a module by absolute path and returns its exports. */
+export type ImportModule = (absPath: string) => Promise<Record<string, unknown>>;
+
+/** node's own `import` of a file. */
+export const importWithNode: ImportModule = async (absPath) => (await import(pathToFileURL(absPath).href)) as Record<string, unknown>;
 
 /** Builds the Scorer a spec describes. Errors name what is wrong (a missing module, a missing export). */
 export async function buildScorer(spec: ScorerSpec, ctx: ScorerContext): Promise<Scorer> {
@@ -60,7 +68,7 @@ export async function buildScorer(spec: ScorerSpec, ctx: ScorerContext): Promise
     }
     case 'custom': {
       const c = s as Extract<ScorerSpec, { type: 'custom' }>;
-      return loadCustomScorer(c.module, c.export, ctx.dir);
+      return loadCustomScorer(c.module, c.export, ctx.dir, ctx.importModule ?? importWithNode);
     }
   }
   throw new Error(`unknown scorer type ${JSON.stringify((s as { type: unknown }).type)}`);
@@ -72,13 +80,13 @@ function strip<T extends { type: string }>(s: T): Omit<T, 'type'> {
 }
 
 /** Imports a custom scorer module from inside the suite folder; its export is a Scorer or a scoring function. */
-async function loadCustomScorer(module: string, exportName: string, dir: string): Promise<Scorer> {
+async function loadCustomScorer(module: string, exportName: string, dir: string, importModule: ImportModule): Promise<Scorer> {
   const file = resolve(dir, module);
   const rel = relative(dir, file);
   if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`custom scorer module ${module} is outside the suite folder ${dir}`);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    mod = await importModule(file);
   } catch (err) {
     throw new Error(`cannot load custom scorer module ${file}: ${(err as Error).message}`, { cause: err });
   }

@@ -1,3 +1,4 @@
+import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { doomLoop, findRepetition, DOOM_LOOP_NOTE, type DoomLoopOptions, type DoomLoopDetection } from './doom-loop.js';
 export { compaction, type CompactionOptions } from './compaction.js';
 export { budgets, stepBudget, timeBudget, tokenBudget, costBudget, type BudgetLimits } from './budgets.js';

@@ -1,4 +1,5 @@
 /** Built-in tools: files, shell, search, edit, todos, web, sub-agents, arithmetic, time, platform. */
+import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { bashTool, type BashToolOptions } from './bash-tool.js';
 export { readTool, type ReadToolOptions } from './read-tool.js';
 export { writeTool } from './write-tool.js';

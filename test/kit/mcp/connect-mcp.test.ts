@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActionExecutor, Engine, MemoryEnv, ScriptedModel, ToolRegistry, jsonParser, newActionId, toolSpec, type AnyTool } from '../../../src/index.js';
+import { ActionExecutor } from '../../../src/engine/action-executor.js';
+import { Engine, ToolRegistry, newActionId, toolSpec, type AnyTool } from '../../../src/index.js';
+import { MemoryEnv } from '../../../src/envs/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { jsonParser } from '../../../src/kit/parsers/index.js';
 import { connectMcp, mcpParameters, mcpToolId, type McpConnection, type McpServerConfig } from '../../../src/kit/mcp/index.js';
 import { ModelPathAgent } from '../../helpers/kernel-fixtures.js';
 import { actContext } from '../../helpers/act-context.js';

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, ScriptedModel, budgets, costBudget, decide, jsonParser, readTrace, stepBudget, timeBudget, tokenBudget } from '../../../src/index.js';
+import { Engine, decide } from '../../../src/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { budgets, costBudget, stepBudget, timeBudget, tokenBudget } from '../../../src/kit/policies/index.js';
+import { jsonParser } from '../../../src/kit/parsers/index.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { ModelPathAgent, ScriptAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
 import { policyCtx, runOf, stateWith } from '../../helpers/policies-fixtures.js';
 

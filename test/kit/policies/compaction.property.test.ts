@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HistoryEstimator, ScriptedModel, compaction, contextLimits, isUserTurn, toModelMessages, type Message, type State } from '../../../src/index.js';
+import { HistoryEstimator, compaction, contextLimits, isUserTurn } from '../../../src/kit/policies/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { toModelMessages, type Message, type State } from '../../../src/index.js';
 import { assistantMsg, policyCtx, runOf, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
 
 /** A random history: a short task, then assistant steps with text and tool calls, some user turns and kernel notes. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  COMPACTED_PLACEHOLDER, Engine, HistoryEstimator, ModelError, SUMMARY_PROMPT, ScriptedModel, applyPrune, compaction, contextLimits,
-  estimateMessageTokens, jsonParser, planPrune, readTrace, toModelMessages, type Message, type ModelRequest, type State,
-} from '../../../src/index.js';
+import { COMPACTED_PLACEHOLDER, Engine, ModelError, toModelMessages, type Message, type ModelRequest, type State } from '../../../src/index.js';
+import { HistoryEstimator, SUMMARY_PROMPT, applyPrune, compaction, contextLimits, estimateMessageTokens, planPrune } from '../../../src/kit/policies/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { jsonParser } from '../../../src/kit/parsers/index.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { ModelPathAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
 import { assistantMsg, bigTool, policyCtx, runOf, providerReply, requestChars, stateWith, userMsg } from '../../helpers/policies-fixtures.js';
 

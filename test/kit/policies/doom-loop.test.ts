@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  Engine, ScriptedModel, decide, doomLoop, findRepetition, jsonParser, readTrace, type ActionResult, type Decision, type Policy,
-} from '../../../src/index.js';
+import { Engine, decide, type ActionResult, type Decision, type Policy } from '../../../src/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { doomLoop, findRepetition } from '../../../src/kit/policies/index.js';
+import { jsonParser } from '../../../src/kit/parsers/index.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { ModelPathAgent, ScriptAgent, noopTool, tempDir } from '../../helpers/kernel-fixtures.js';
 import { editTool, echoTool, policyCtx, readTool, runOf, stateWith } from '../../helpers/policies-fixtures.js';
 

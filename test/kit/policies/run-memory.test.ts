@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunMemory } from '../../../src/index.js';
+import { RunMemory } from '../../../src/kit/policies/index.js';
 
 describe('RunMemory', () => {
   it('keeps one entry per run, resets on start, and evicts the least recently used run past its capacity', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applySummary, isUserTurn, planSummary, renderTranscript, summaryMessage, estimateMessageTokens } from '../../../src/index.js';
+import { applySummary, isUserTurn, planSummary, renderTranscript, summaryMessage, estimateMessageTokens } from '../../../src/kit/policies/index.js';
 import { assistantMsg, userMsg } from '../../helpers/policies-fixtures.js';
 
 describe('planSummary', () => {

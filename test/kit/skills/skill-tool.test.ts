@@ -1,7 +1,11 @@
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Engine, HostEnv, MemoryEnv, ScriptedModel, jsonParser, nullEnv, readTrace, type Env, type ToolContext, type ToolOutput } from '../../../src/index.js';
+import { Engine, nullEnv, type Env, type ToolContext, type ToolOutput } from '../../../src/index.js';
+import { HostEnv, MemoryEnv } from '../../../src/envs/index.js';
+import { ScriptedModel } from '../../../src/models/index.js';
+import { jsonParser } from '../../../src/kit/parsers/index.js';
+import { readTrace } from '../../../src/trace/index.js';
 import { loadSkills, skillTool } from '../../../src/kit/skills/index.js';
 import { ModelPathAgent, tempDir } from '../../helpers/kernel-fixtures.js';
 

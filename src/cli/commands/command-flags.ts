@@ -1,0 +1,64 @@
+/** The flags of the commands that load their action lazily, shared by the command and its action. */
+import type { ConfigFlags } from '../effective-config.js';
+
+/** The flags of `qitos run`. */
+export interface RunFlags extends ConfigFlags {
+  task?: string;
+  export?: string;
+  json?: boolean;
+}
+
+/** The flags of `qitos fork`. */
+export interface ForkFlags extends ConfigFlags {
+  at: number;
+  task?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** The flags of `qitos replay`. */
+export interface ReplayFlags {
+  liveTools?: boolean;
+  allowDrift?: boolean;
+  traceDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** The flags of `qitos diff`. */
+export interface DiffFlags {
+  json?: boolean;
+  all?: boolean;
+  limit: number;
+  exitCode?: boolean;
+}
+
+/** The flags of `qitos bench run`. */
+export interface BenchRunFlags {
+  agent?: string;
+  export?: string;
+  model?: string;
+  config?: string;
+  concurrency?: number;
+  epochs?: number;
+  shard?: string;
+  out?: string;
+  resume?: boolean;
+  rateLimit?: string;
+  maxSteps?: number;
+  json?: boolean;
+  progress?: boolean;
+}
+
+/** The flags of `qitos bench compare`. */
+export interface BenchCompareFlags {
+  json?: boolean;
+  seed?: number;
+  resamples?: number;
+}
+
+/** The flags of `qitos bench merge`. */
+export interface BenchMergeFlags {
+  out: string;
+  json?: boolean;
+}

@@ -1,0 +1,69 @@
+import { ReplayExecutor, ReplayModel, decisionKey, stateAtStep, stepLabel } from '../../trace/index.js';
+import { mergeConfig } from '../config-loader.js';
+import { LiveView } from '../live-view.js';
+import { buildAgent, buildEngine } from '../run-setup.js';
+import { runExitCode, runSummary } from '../run-report.js';
+import { loadTrace } from '../trace-loader.js';
+import { preview } from '../text-format.js';
+import { openRecordedRun } from '../recorded-run.js';
+import type { CliIO } from '../io.js';
+import type { ReplayFlags } from './command-flags.js';
+
+/** What `qitos replay` does (loaded when the command runs, so `qitos --help` stays fast). */
+export async function replayAction(io: CliIO, path: string, flags: ReplayFlags): Promise<void> {
+  const { trace: parent, manifest: m, config, loaded } = await openRecordedRun(io, path);
+  const runConfig = flags.traceDir ? mergeConfig(config, { trace: { dir: flags.traceDir } }) : config;
+  const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
+  const agent = buildAgent(loaded, runConfig, model);
+  const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
+  const view = new LiveView((line) => io.out(line));
+  const engine = await buildEngine({
+    agent,
+    loaded,
+    config: runConfig,
+    cwd: io.cwd,
+    model,
+    executor,
+    parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
+    hooks: flags.json || flags.quiet ? [] : [view.hook],
+  });
+  // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
+  const initial = m.initialState as { step?: unknown } | null;
+  const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
+  const result = await engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
+  const replayed = result.traceDir ? (await loadTrace(io, result.traceDir)).steps : [];
+  const n = Math.max(parent.steps.length, replayed.length);
+  let firstMismatch: { step: number; recorded: string | null; replayed: string | null } | null = null;
+  let matchedDecisions = 0;
+  for (let i = 0; i < n; i++) {
+    const [r, l] = [parent.steps[i], replayed[i]];
+    // A step without a decision ended in an error: it matches only when the replay failed the same way.
+    const same = r && l && r.step === l.step && decisionKey(r.decision) === decisionKey(l.decision) && (r.decision || r.error?.kind === l.error?.kind);
+    if (same) matchedDecisions++;
+    else if (!firstMismatch) firstMismatch = { step: (r ?? l).step, recorded: r ? stepLabel(r) : null, replayed: l ? stepLabel(l) : null };
+  }
+  const drifts = [...model.drifts, ...(executor?.drifts ?? [])].sort((x, y) => x.step - y.step);
+  const matched = firstMismatch === null;
+  const outcome = {
+    matched,
+    parent: { runId: m.runId, path: parent.dir, stopReason: m.summary?.stopReason ?? null, steps: parent.steps.length },
+    replay: runSummary(result),
+    decisions: { recorded: parent.steps.length, replayed: replayed.length, matched: matchedDecisions },
+    firstMismatch,
+    drifts,
+  };
+  if (flags.json) io.out(JSON.stringify(outcome, null, 2) + '\n');
+  else {
+    const lines = [`replay ${result.runId} of ${m.runId}${flags.liveTools ? ' (live tools)' : ''}`];
+    for (const d of drifts) lines.push(`drift: ${d.message}`);
+    lines.push(
+      matched
+        ? `decisions: all ${matchedDecisions} match the recording`
+        : `decisions: differ from step ${firstMismatch!.step}: recorded ${preview(firstMismatch!.recorded ?? '(none)', 60)} | replay ${preview(firstMismatch!.replayed ?? '(none)', 60)} (${matchedDecisions}/${n} match)`,
+      `stop:      ${result.stopReason} (recorded ${m.summary?.stopReason ?? '-'})${result.stopReason === 'unrecoverable_error' ? `: ${result.stopMessage}` : ''}`,
+      `trace:     ${result.traceDir}`,
+    );
+    io.out(lines.join('\n') + '\n');
+  }
+  io.exitCode = matched ? 0 : Math.max(1, runExitCode(result));
+}

@@ -1,0 +1,25 @@
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { loadTrace } from '../trace-loader.js';
+import { viewData } from '../view/view-data.js';
+import { viewHtml } from '../view/view-html.js';
+import { CliError } from '../cli-error.js';
+import type { CliIO } from '../io.js';
+
+/** What `qitos view` does (loaded when the command runs, so `qitos --help` stays fast). */
+export async function viewAction(io: CliIO, pathA: string, pathB: string | undefined, flags: { output?: string; json?: boolean }): Promise<void> {
+  const traces = [await loadTrace(io, pathA)];
+  if (pathB) traces.push(await loadTrace(io, pathB));
+  const html = viewHtml(viewData(traces));
+  const out = flags.output
+    ? resolve(io.cwd, flags.output)
+    : traces.length === 1
+      ? join(traces[0].dir, 'view.html')
+      : resolve(io.cwd, `qitos-diff-${traces[0].manifest.runId}-vs-${traces[1].manifest.runId}.html`);
+  await writeFile(out, html).catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot write ${out}: ${err.message}`);
+  });
+  const steps = traces.map((t) => t.steps.length);
+  if (flags.json) io.out(JSON.stringify({ output: out, bytes: Buffer.byteLength(html), steps }, null, 2) + '\n');
+  else io.out(`wrote ${out} (${steps.join(' + ')} steps, ${(Buffer.byteLength(html) / 1024).toFixed(0)} KiB)\n`);
+}

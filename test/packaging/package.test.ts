@@ -1,0 +1,206 @@
+import { execFile } from 'node:child_process';
+import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageEntries, REPO } from '../helpers/package-exports.js';
+import { installPackedPackage, type InstalledPackage } from '../helpers/packed-package.js';
+import { readmeExample } from '../helpers/readme-example.js';
+
+/**
+ * The package as a user gets it: packed from the sources (built in its own copy by prepack), installed from the
+ * tarball into a fresh ESM project with its peer dependency, then used there: the CLI, TypeScript and JavaScript
+ * agent modules, every entry point from ESM and CommonJS, a strict type-check, and the errors of bad input.
+ */
+const CONSUMER = resolve(__dirname, 'consumer');
+const LOAD_LOG = resolve(__dirname, 'load-log.mjs');
+const exec = promisify(execFile);
+const repoPkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; peerDependencies: Record<string, string> };
+
+let pkg: InstalledPackage;
+
+beforeAll(async () => {
+  pkg = await installPackedPackage({
+    deps: [
+      `zod@${repoPkg.peerDependencies.zod}`,
+      `typescript@${repoPkg.devDependencies.typescript}`,
+      `@types/node@${repoPkg.devDependencies['@types/node']}`,
+      'zod3@npm:zod@^3.25', // a project's own older zod, for the zod 3 checks
+    ],
+  });
+  await cp(CONSUMER, pkg.app, { recursive: true });
+  await writeFile(join(pkg.app, 'main.ts'), readmeExample(await readFile(join(REPO, 'README.md'), 'utf8')));
+}, 900_000);
+
+afterAll(async () => {
+  await pkg?.cleanup();
+});
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Module URLs the process loaded (when run with `loads: true`). */
+  loaded: string[];
+}
+
+/** Runs a command in the consumer project with a small environment. */
+async function sh(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean; timeoutMs?: number } = {}): Promise<Ran> {
+  const log = join(pkg.root, `loads-${Math.random().toString(36).slice(2)}.txt`);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? pkg.root, ...opts.env, ...(opts.loads ? { QITOS_LOAD_LOG: log } : {}) };
+  const argv = opts.loads && cmd === process.execPath ? ['--import', LOAD_LOG, ...args] : args;
+  let r: { code: number; stdout: string; stderr: string };
+  try {
+    const { stdout, stderr } = await exec(cmd, argv, { cwd: pkg.app, env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 });
+    r = { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    r = { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+  const loaded = opts.loads ? (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean) : [];
+  return { ...r, loaded };
+}
+
+/** `qitos …` through the installed bin, with plain node. */
+const qitos = (args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean } = {}) => sh(process.execPath, [pkg.bin, ...args], opts);
+
+const fromPackage = (loaded: string[], part: string) => loaded.filter((u) => u.includes(`/node_modules/${part}`));
+
+describe('the packed package, installed into a fresh project', () => {
+  it('ships dist (JavaScript, .d.ts, source maps), bin, docs, README and LICENSE, and nothing else', () => {
+    const top = new Set(pkg.files.map((f) => f.split('/')[0]));
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/cli/main.js', 'dist/cli/view/viewer.js', 'dist/cli/view/viewer.css', 'bin/qitos.js', 'docs/api.md']) {
+      expect(pkg.files, f).toContain(f);
+    }
+    expect(pkg.files.filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts|js\.map|css)$/.test(f))).toEqual([]);
+    expect(pkg.files.filter((f) => /(^|\/)(test|tests|fixtures|traces|examples|benchmarks|src)\//.test(f) || /\.tsbuildinfo$/.test(f))).toEqual([]);
+    for (const e of packageEntries()) {
+      expect(pkg.files, e.key).toContain(e.default.slice(2));
+      expect(pkg.files, e.key).toContain(e.types.slice(2));
+    }
+  });
+
+  it('npx qitos --help runs the compiled CLI with plain node, loading no command, no zod and no tsx', async () => {
+    const npx = await sh('npx', ['--no-install', 'qitos', '--help']);
+    expect(npx.code, npx.stderr).toBe(0);
+    for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect', 'bench', 'skills']) expect(npx.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    const help = await qitos(['--help'], { loads: true });
+    expect(help.stdout).toBe(npx.stdout);
+    expect(help.loaded.some((u) => u.endsWith('/node_modules/qitos-ts/dist/cli/main.js'))).toBe(true);
+    expect(help.loaded.filter((u) => /-action\.js$/.test(u))).toEqual([]);
+    expect(fromPackage(help.loaded, 'zod/')).toEqual([]);
+    expect(fromPackage(help.loaded, 'tsx/')).toEqual([]);
+    expect(help.loaded.filter((u) => u.endsWith('.ts'))).toEqual([]);
+    expect((await qitos(['--version'])).stdout.trim()).toBe(JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version);
+  });
+
+  it('qitos run loads a .js agent module with plain node and a .ts one through tsx; the trace replays and lists', async () => {
+    const js = await qitos(['run', 'agent.js', '-t', 'hi', '--json'], { loads: true });
+    expect(js.stderr).toBe('');
+    expect(JSON.parse(js.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'echo hi' });
+    expect(fromPackage(js.loaded, 'tsx/')).toEqual([]);
+    expect(js.loaded.filter((u) => u.endsWith('-action.js')).map((u) => u.split('/').pop())).toEqual(['run-action.js']);
+
+    const ts = await qitos(['run', 'agent.ts', '-t', 'What is 17 * 23?', '-m', 'scripted:replies.json', '--json'], { loads: true });
+    expect(ts.stderr).toBe('');
+    const result = JSON.parse(ts.stdout);
+    expect(result).toMatchObject({ stopReason: 'final', finalResult: '391', steps: 2 });
+    expect(fromPackage(ts.loaded, 'tsx/').length).toBeGreaterThan(0);
+    // The agent's `import 'qitos-ts'` and the CLI share one copy of the package (the same Engine, the same zod).
+    expect(ts.loaded.filter((u) => u.includes('/qitos-ts/dist/engine/engine.js'))).toHaveLength(1);
+    expect(ts.loaded.filter((u) => /\/node_modules\/zod\/v4\/classic\/schemas\.js/.test(u))).toHaveLength(1);
+
+    const replay = await qitos(['replay', result.traceDir, '--json']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(JSON.parse(replay.stdout).matched).toBe(true);
+
+    // Listing runs reads the manifests without loading zod (see docs/performance.md, CLI start).
+    const runs = await qitos(['runs', '--json'], { loads: true });
+    expect(runs.code, runs.stderr).toBe(0);
+    expect((JSON.parse(runs.stdout) as Array<{ runId: string }>).map((r) => r.runId)).toContain(result.runId);
+    expect(fromPackage(runs.loaded, 'zod/')).toEqual([]);
+  });
+
+  it('qitos bench run loads a suite whose agent and custom scorer are TypeScript modules', async () => {
+    const r = await qitos(['bench', 'run', 'suite', '-o', 'bench-out', '--no-progress', '--json'], { loads: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ suite: 'shout', trials: 3, passRate: { passed: 3, total: 3 } });
+    expect(fromPackage(r.loaded, 'tsx/').length).toBeGreaterThan(0);
+  });
+
+  it('an ESM consumer imports every entry point (exactly the pinned exports) and runs an Engine offline', async () => {
+    const r = await sh(process.execPath, ['all-subpaths.mjs']);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as { exports: Record<string, string[]>; run: unknown };
+    const pinned = JSON.parse(await readFile(resolve(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[] }>;
+    expect(out.exports).toEqual(Object.fromEntries(Object.entries(pinned).map(([k, v]) => [k, v.values])));
+    expect(out.run).toEqual({ stopReason: 'final', finalResult: '42', steps: 2 });
+  });
+
+  it("the README's example runs as written (npx tsx)", async () => {
+    const r = await sh('npx', ['--no-install', 'tsx', 'main.ts']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^final 42 \[ 'add -> 42', 'add' \] .*traces/);
+  });
+
+  it('the .d.ts files type-check in a strict consumer (noUncheckedIndexedAccess, exactOptionalPropertyTypes, no skipLibCheck), nodenext and bundler', async () => {
+    const tsc = join(pkg.app, 'node_modules/typescript/bin/tsc');
+    const [nodenext, bundler] = await Promise.all(['nodenext', 'bundler'].map((c) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })));
+    expect(nodenext.stdout + nodenext.stderr).toBe('');
+    expect(nodenext.code).toBe(0);
+    expect(bundler.stdout + bundler.stderr).toBe('');
+    expect(bundler.code).toBe(0);
+  }, 600_000);
+
+  it("require('qitos-ts') from CommonJS loads the ES module (Node >= 20.19)", async () => {
+    const r = await sh(process.execPath, ['require.cjs']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ Engine: 'function', AgentModule: 'function', ScriptedModel: 'function' });
+  });
+
+  describe('bad input: one line, exit 2, the stack only with QITOS_DEBUG=1', () => {
+    const oneLine = (r: Ran, re: RegExp) => {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(re);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    };
+
+    it('a module that does not exist, exports no AgentModule, or does not compile (file:line:col)', async () => {
+      oneLine(await qitos(['run', 'nope.ts', '-t', 'x']), /^qitos: agent module not found: nope\.ts$/m);
+      oneLine(await qitos(['run', 'no-agent.ts', '-t', 'x']), /^qitos: agent module no-agent\.ts exports no AgentModule subclass/);
+      oneLine(await qitos(['run', 'broken.ts', '-t', 'x']), new RegExp(`^qitos: cannot load agent module broken\\.ts: ${pkg.app}/broken\\.ts:5:26: ERROR: Expected "\\)" but found "2"$`, 'm'));
+      oneLine(await qitos(['run', 'broken.js', '-t', 'x']), new RegExp(`^qitos: cannot load agent module broken\\.js: ${pkg.app}/broken\\.js:7:1: SyntaxError: Unexpected token '\\}'$`, 'm'));
+      const debug = await qitos(['run', 'broken.ts', '-t', 'x'], { env: { QITOS_DEBUG: '1' } });
+      expect(debug.code).toBe(2);
+      expect(debug.stderr).toMatch(/\n\s+at /);
+    });
+
+    it('an unknown qitos-ts subpath names the ones there are', async () => {
+      const names = packageEntries().map((e) => e.specifier).join(', ');
+      oneLine(await qitos(['run', 'bad-subpath.ts', '-t', 'x']), new RegExp(`^qitos: cannot load agent module bad-subpath\\.ts: qitos-ts has no subpath "qitos-ts/engine" \\(it has ${names.replace(/\//g, '\\/')}\\)$`, 'm'));
+    });
+
+    it('zod missing, or zod 3 where qitos-ts needs zod 4: the CLI says which; defineTool names a zod 3 schema', async () => {
+      const zod = join(pkg.app, 'node_modules/zod');
+      const away = join(pkg.app, 'node_modules/zod-away');
+      await rename(zod, away);
+      try {
+        oneLine(await qitos(['run', 'agent.js', '-t', 'x']), /^qitos: missing peer dependency zod: install it next to qitos-ts \(npm install zod@\^4\.0\.0\)$/m);
+        for (const args of [['--help'], ['runs']]) expect((await qitos(args)).code, args[0]).toBe(0); // neither loads zod
+        await symlink(join(pkg.app, 'node_modules/zod3'), zod);
+        const v3 = JSON.parse(await readFile(join(pkg.app, 'node_modules/zod3/package.json'), 'utf8')).version as string;
+        oneLine(await qitos(['run', 'agent.js', '-t', 'x']), new RegExp(`^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): npm install zod@\\^4\\.0\\.0$`, 'm'));
+        // A library user whose package manager let zod 3 in: every entry point refuses to load, naming the fix.
+        const imports = await sh(process.execPath, ['--input-type=module', '-e', `for (const s of ${JSON.stringify(packageEntries().map((e) => e.specifier))}) { try { await import(s); console.log(s, 'loaded'); } catch (e) { console.log(s, e.message); } }`]);
+        expect(imports.stdout.trim().split('\n')).toEqual(packageEntries().map((e) => `${e.specifier} qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4`));
+      } finally {
+        await rm(zod, { force: true, recursive: false }).catch(() => undefined);
+        await rename(away, zod);
+      }
+      const tool = await sh(process.execPath, ['zod3-tool.mjs']);
+      expect(tool.code).toBe(1);
+      expect(tool.stderr).toMatch(/TypeError: defineTool\("old"\): parameters is a zod 3 schema; qitos-ts needs zod \^4/);
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageEntries, REPO } from '../helpers/package-exports.js';
+import { publicApi } from './public-api.js';
+
+const entries = packageEntries();
+
+describe('the public API (package.json exports)', () => {
+  it('every entry point is an index.ts compiled to dist/, with its types listed first', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    expect(pkg.exports['./package.json']).toBe('./package.json');
+    for (const e of entries) {
+      expect(e.key === '.' || /^\.\/[a-z][a-z-]*$/.test(e.key), e.key).toBe(true);
+      expect(Object.keys(pkg.exports[e.key] as object), e.key).toEqual(['types', 'default']);
+      expect(e.default, e.key).toMatch(/^\.\/dist\/(.+\/)?index\.js$/);
+      expect(e.types, e.key).toBe(e.default.replace(/\.js$/, '.d.ts'));
+      expect(existsSync(e.source), `${e.key}: ${relative(REPO, e.source)}`).toBe(true);
+    }
+  });
+
+  it('each entry point imports core/zod-version.js before anything else (zod 3 fails there, with the fix)', () => {
+    for (const e of entries) {
+      const body = readFileSync(e.source, 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '').trimStart();
+      const first = /^import\s+['"]([^'"]+)['"];/.exec(body);
+      expect(first && join(dirname(e.source), first[1]), e.key).toBe(join(REPO, 'src/core/zod-version.js'));
+    }
+  });
+
+  it('each entry point exports exactly its pinned list (test/packaging/public-api.json; update with vitest -u)', async () => {
+    const api = await publicApi(entries, async (e) => Object.keys(await import(e.source)));
+    await expect(JSON.stringify(api, null, 2) + '\n').toMatchFileSnapshot('./public-api.json');
+  }, 180_000); // the TypeScript checker over every entry point's sources
+
+  it('every import from qitos-ts in the README and docs/ names an export of that entry point', () => {
+    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[]; types: string[] }>;
+    const docs = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const bad: string[] = [];
+    let seen = 0;
+    for (const doc of docs) {
+      for (const m of readFileSync(join(REPO, doc), 'utf8').matchAll(/^import (?:type )?\{([^}]*)\} from '(qitos-ts[^']*)';/gm)) {
+        const entry = api[m[2]];
+        for (const name of m[1].split(',').map((n) => n.trim().replace(/^type /, '').split(' as ')[0]).filter(Boolean)) {
+          seen++;
+          if (!entry || !(entry.values.includes(name) || entry.types.includes(name))) bad.push(`${doc}: ${name} from '${m[2]}'`);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(20);
+    expect(bad).toEqual([]);
+  });
+
+  it('the repository runs on its sources: no test, example, benchmark or script imports dist/ or qitos-ts by name', () => {
+    const files = ['test', 'examples', 'benchmarks', 'scripts', 'src'].flatMap((d) => walk(join(REPO, d))).filter((f) => !f.includes('/test/packaging/consumer/'));
+    const bad: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
+        const spec = m[1] ?? m[2];
+        if (/^qitos-ts(\/|$)/.test(spec) || /(^|\/)dist\//.test(spec)) bad.push(`${relative(REPO, file)}: ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (f === 'node_modules' || f === 'fixtures') return [];
+    return statSync(p).isDirectory() ? walk(p) : /\.(ts|mts|js|mjs|cjs)$/.test(f) ? [p] : [];
+  });
+}
+
