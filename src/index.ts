@@ -6,7 +6,7 @@ export * from './core/index.js';
 export { AgentModule, type AgentModuleOptions } from './engine/agent-module.js';
 export { Engine, type EngineOptions, type RunResult, type TraceOptions } from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
-export { ActionExecutor, type ExecutorOptions } from './engine/action-executor.js';
+export { ActionExecutor, callTimeout, TOOL_TIMEOUT_GRACE_MS, type ExecutorOptions } from './engine/action-executor.js';
 export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './engine/trace-reader.js';
 export { TraceWriter } from './engine/trace-writer.js';
 export { ModelInputBuilder } from './engine/model-input.js';

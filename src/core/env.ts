@@ -48,6 +48,8 @@ export interface OpGroups {
 /** The world an agent acts in. All methods but `ops` are optional. */
 export interface Env {
   readonly name: string;
+  /** How the env isolates the commands it runs (`bwrap`, `none`), recorded in the trace manifest; absent when it runs none. */
+  readonly sandbox?: string;
   setup?(task: Task): Promise<void> | void;
   reset?(): Promise<void> | void;
   /** What the agent sees of the env at the start of a step (passed to `agent.observe`). */

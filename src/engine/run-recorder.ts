@@ -125,7 +125,7 @@ export class RunRecorder {
       tools: agent.tools.names,
       policies: rc.policies.map((p) => p.name),
       budget: { ...budget, ...rc.task?.budget, maxSteps: rc.state?.maxSteps },
-      env: { name: rc.env.name },
+      env: { name: rc.env.name, ...(rc.env.sandbox ? { sandbox: rc.env.sandbox } : {}) },
       seed: seed ?? agent.modelParams.seed ?? null,
       hashes: {
         ...(t.config ? { config: shortHash(canonicalJson(t.config)) } : {}),

@@ -60,6 +60,7 @@ export function registerForkCommand(program: Command): void {
         loaded,
         config,
         cwd: io.cwd,
+        warn: (l) => io.err(l),
         ...(model ? { model } : {}),
         parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
         hooks: flags.json || flags.quiet ? [] : [view.hook],

@@ -48,6 +48,7 @@ export function registerReplayCommand(program: Command): void {
         loaded,
         config: runConfig,
         cwd: io.cwd,
+        warn: (l) => io.err(l),
         model,
         executor,
         parent: { runId: m.runId, path: parent.dir, kind: 'replay' },

@@ -43,7 +43,7 @@ export function registerRunCommand(program: Command): void {
               if (e.type === 'run_start') io.out(`run ${e.runId}  agent ${agent.name}  model ${(model ?? agent.model)?.id ?? '-'}\n`);
             },
           ];
-      const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks });
+      const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l) });
       const result = await engine.run(task);
       if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');
       else printRunEnd(io, result);
