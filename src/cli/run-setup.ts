@@ -83,7 +83,7 @@ export interface EngineSetup {
   warn?: (line: string) => void;
 }
 
-/** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT ends the run cleanly. */
+/** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};
   const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };

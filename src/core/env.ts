@@ -61,6 +61,8 @@ export interface Env {
   ops(group: string): unknown;
   isTerminal?(): boolean;
   close?(): Promise<void> | void;
+  /** Kills every process the env started, now and synchronously (a forced exit cannot wait for `close`). */
+  kill?(): void;
 }
 
 /** An env with no world: no op groups, never terminal. The default when a run needs none. */

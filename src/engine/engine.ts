@@ -14,6 +14,7 @@ import { ModelInputBuilder } from './model-input.js';
 import { decideWithModel } from './model-path.js';
 import type { RunContext } from './run-context.js';
 import { RunRecorder, type TraceOptions } from './run-recorder.js';
+import { watchStopSignals } from './signal-watcher.js';
 
 export type { TraceOptions } from './run-recorder.js';
 
@@ -40,7 +41,10 @@ export interface EngineOptions<S extends State> {
   selectBranch?: (candidates: SimpleDecision[], state: S) => SimpleDecision | Promise<SimpleDecision>;
   /** Services passed to every tool call (`ctx.services`). */
   services?: Record<string, unknown>;
-  /** Abort the run on SIGINT (status `interrupted`, trace finalized). The CLI sets it. */
+  /**
+   * End the run on SIGINT, and likewise on SIGTERM and SIGHUP (status `interrupted`, trace finalized, the env's
+   * commands killed); a second signal kills the env's processes and exits at once. The CLI sets it.
+   */
   handleSigint?: boolean;
   seed?: number;
   /** Fixed run id (default: generated). */
@@ -348,17 +352,16 @@ export class Engine<S extends State = State> {
     return rc;
   }
 
-  /** Links the external signal, SIGINT (when asked) to the run's own controller; returns the clean-up. */
+  /** Links the external signal and the process's stop signals (when asked) to the run's own controller; returns the clean-up. */
   private watchSignals(rc: RunContext<S>, external: AbortSignal | undefined): () => void {
     const controller = rc.abort;
     const onAbort = () => controller.abort(external?.reason ?? new AbortedError());
     if (external?.aborted) onAbort();
     external?.addEventListener('abort', onAbort, { once: true });
-    const onSigint = () => controller.abort(new AbortedError('SIGINT'));
-    if (this.options.handleSigint) process.once('SIGINT', onSigint);
+    const unwatch = this.options.handleSigint ? watchStopSignals((sig) => controller.abort(new AbortedError(sig)), () => rc.env.kill?.()) : undefined;
     return () => {
       external?.removeEventListener('abort', onAbort);
-      if (this.options.handleSigint) process.removeListener('SIGINT', onSigint);
+      unwatch?.();
     };
   }
 

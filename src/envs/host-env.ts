@@ -100,8 +100,13 @@ export class HostEnv implements Env {
     return undefined;
   }
 
+  /** Kills commands still running, each with its process group (and, sandboxed, its PID namespace). */
+  kill(): void {
+    this.processes?.killAll();
+  }
+
   /** Kills commands still running; the workspace itself is left as it is. */
   close(): void {
-    this.processes?.killAll();
+    this.kill();
   }
 }

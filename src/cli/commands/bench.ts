@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
+import { watchStopSignals } from '../../engine/signal-watcher.js';
 import {
   agentFactoryFromModule, compareRuns, loadSuite, mergeRuns, parseRateLimit, parseShard, renderComparison, runSuite, toBenchAgent,
   type AgentFactory, type BenchProgress, type Summary,
@@ -113,11 +114,11 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
 
   const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
   const controller = new AbortController();
-  const onSigint = () => {
+  // SIGINT, SIGTERM or SIGHUP: trials in flight abort (their engines kill their commands); a second signal exits at once.
+  const unwatch = watchStopSignals(() => {
     io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n');
     controller.abort();
-  };
-  process.once('SIGINT', onSigint);
+  });
   const progress = progressReporter(io, flags, suite.name);
   const e = config.engine ?? {};
   let summary: Summary;
@@ -147,7 +148,7 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
     );
     summary = result.summary;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    unwatch();
     progress.stop();
   }
   io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
