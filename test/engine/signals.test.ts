@@ -1,34 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTrace } from '../../src/engine/trace-reader.js';
+import { processesWithArg as processesWith, until } from '../helpers/host-processes.js';
 
 const repo = path.resolve(__dirname, '../..');
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-signals-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-/** Host processes whose command line has `arg` as one argument. */
-function processesWith(arg: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(arg)) out.push(Number(pid));
-    } catch {
-      // it exited while we looked
-    }
-  }
-  return out;
-}
-
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 let seq = 0;
 /** Starts the fixture run and waits until its bash command's processes exist. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError, EnvError } from '../../src/core/index.js';
 import { HostEnv, LINGER_NOTE } from '../../src/envs/index.js';
+import { eventually } from '../helpers/host-processes.js';
 
 let base: string;
 let env: HostEnv;
@@ -20,15 +21,6 @@ function alive(pid: number): boolean {
   } catch {
     return false; // no /proc entry: gone
   }
-}
-
-async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
 }
 
 beforeAll(() => {

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../src/core/index.js';
 import { HostEnv } from '../../src/envs/index.js';
 import { editTool, writeTool } from '../../src/kit/tools/index.js';
 import { fileTree } from '../helpers/file-tree.js';
-import { callTool } from '../helpers/qitos-env-fixtures.js';
+import { callTool, tempWorkspace } from '../helpers/qitos-env-fixtures.js';
 
 const SWAP_MS = 3000;
 
@@ -16,16 +15,12 @@ let root: string;
 let outside: string;
 
 beforeAll(() => {
-  base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-race-')));
-  root = path.join(base, 'ws');
-  outside = path.join(base, 'outside');
-  mkdirSync(root);
-  mkdirSync(outside);
-  writeFileSync(path.join(outside, 'file.txt'), 'OUTSIDE SECRET');
-  writeFileSync(path.join(outside, 'victim.txt'), 'OUTSIDE VICTIM');
-  writeFileSync(path.join(outside, 'outside-only.txt'), 'OUTSIDE ONLY');
-  mkdirSync(path.join(outside, 'sub'));
-  writeFileSync(path.join(outside, 'sub', 'x.txt'), 'OUTSIDE SUB');
+  ({ base, root, outside } = tempWorkspace('qitos-race-', {
+    'file.txt': 'OUTSIDE SECRET',
+    'victim.txt': 'OUTSIDE VICTIM',
+    'outside-only.txt': 'OUTSIDE ONLY',
+    'sub/x.txt': 'OUTSIDE SUB',
+  }));
 });
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));

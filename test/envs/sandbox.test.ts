@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,8 @@ import { Engine } from '../../src/engine/engine.js';
 import { HostEnv, Sandbox, bwrapArgv, runProcess } from '../../src/envs/index.js';
 import { readTrace } from '../../src/engine/trace-reader.js';
 import { fileTree } from '../helpers/file-tree.js';
+import { eventually, processesWithArg } from '../helpers/host-processes.js';
+import { tempWorkspace } from '../helpers/qitos-env-fixtures.js';
 import { ScriptAgent } from '../helpers/kernel-fixtures.js';
 
 const repo = path.resolve(__dirname, '../..');
@@ -17,35 +19,8 @@ let root: string;
 let outside: string;
 let env: HostEnv;
 
-/** Host processes whose command line contains `token` (read from the host's /proc, so namespaces do not hide them). */
-function hostProcessesWith(token: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(token)) out.push(Number(pid));
-    } catch {
-      // exited while we looked: not running
-    }
-  }
-  return out;
-}
-
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
-}
-
 beforeAll(() => {
-  base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-sandbox-')));
-  root = path.join(base, 'ws');
-  outside = path.join(base, 'outside');
-  mkdirSync(root);
-  mkdirSync(outside);
-  writeFileSync(path.join(outside, 'secret.txt'), 'outside secret');
+  ({ base, root, outside } = tempWorkspace('qitos-sandbox-', { 'secret.txt': 'outside secret' }));
   env = new HostEnv({ root });
 });
 
@@ -130,18 +105,18 @@ describe('a sandboxed command', () => {
     // setsid leaves the process group: only the PID namespace catches it.
     const timedOut = await env.processes!.run(`sleep ${t}1 & setsid sleep ${t}2 & sleep ${t}3`, { timeoutMs: 500 });
     expect(timedOut.timedOut).toBe(true);
-    expect(await eventually(() => [1, 2, 3].every((i) => hostProcessesWith(`${t}${i}`).length === 0))).toBe(true);
+    expect(await eventually(() => [1, 2, 3].every((i) => processesWithArg(`${t}${i}`).length === 0))).toBe(true);
 
     const ac = new AbortController();
     const p = env.processes!.run(`setsid sleep ${t}4 & sleep ${t}5`, { signal: ac.signal });
-    expect(await eventually(() => hostProcessesWith(`${t}5`).length === 1)).toBe(true);
+    expect(await eventually(() => processesWithArg(`${t}5`).length === 1)).toBe(true);
     ac.abort();
     await expect(p).rejects.toBeInstanceOf(AbortedError);
-    expect(await eventually(() => hostProcessesWith(`${t}4`).length + hostProcessesWith(`${t}5`).length === 0)).toBe(true);
+    expect(await eventually(() => processesWithArg(`${t}4`).length + processesWithArg(`${t}5`).length === 0)).toBe(true);
 
     const bg = await env.processes!.run(`sleep ${t}6 > /dev/null 2>&1 & echo started`);
     expect(bg).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
-    expect(await eventually(() => hostProcessesWith(`${t}6`).length === 0)).toBe(true);
+    expect(await eventually(() => processesWithArg(`${t}6`).length === 0)).toBe(true);
   });
 });
 
