@@ -4,7 +4,8 @@
 //
 // workerData: { progress: SharedArrayBuffer (Int32Array[2]) }
 // in:  { pattern, flags, maxLineLength, files: Uint8Array[], cap }   (cap: most matching lines wanted)
-// out: { hits: [fileIndex, lineNo, text][], more }   (more: index of the file where a match beyond cap was found, or -1)
+// out: { ready: true } once at start (the deadline of a batch counts from then, not from the thread's slow start);
+//      { hits: [fileIndex, lineNo, text][], more } per batch (more: index of the file where a match beyond cap was found, or -1)
 // progress[0] / progress[1]: the file index and 0-based line being matched, read by the main thread when it
 // stops a run so the error can say where the pattern got stuck.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,6 +13,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 const progress = new Int32Array(workerData.progress);
 const decoder = new TextDecoder('utf-8');
 let compiled = { key: '', re: /(?:)/ };
+
+parentPort.postMessage({ ready: true });
 
 parentPort.on('message', ({ pattern, flags, maxLineLength, files, cap }) => {
   // A worker serves one call after another: compile once per pattern, not once per batch.

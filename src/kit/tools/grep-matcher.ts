@@ -49,9 +49,38 @@ export class GrepMatcher {
    * was found (the search stops there), undefined when there is none.
    */
   match(batch: readonly GrepInput[], cap: number): Promise<{ hits: GrepHit[]; stoppedAt: string | undefined }> {
+    if (this.options.signal.aborted) return Promise.reject(new AbortedError('grep aborted'));
+    const worker = (this.worker ??= this.workers.acquire());
+    return this.whenReady(worker).then(() => this.run(worker, batch, cap));
+  }
+
+  /** Waits for a new thread to start (its start-up does not count against the deadline; an abort still stops it). */
+  private whenReady(worker: GrepWorker): Promise<void> {
+    const { signal } = this.options;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.worker = undefined;
+        this.workers.discard(worker);
+        reject(new AbortedError('grep aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      worker.ready.then(
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        (err: Error) => {
+          signal.removeEventListener('abort', onAbort);
+          this.worker = undefined;
+          reject(toolError(`grep could not start its matching thread: ${err.message}`));
+        },
+      );
+    });
+  }
+
+  private run(worker: GrepWorker, batch: readonly GrepInput[], cap: number): Promise<{ hits: GrepHit[]; stoppedAt: string | undefined }> {
     const { signal, timeoutMs, pattern, flags, maxLineLength } = this.options;
     if (signal.aborted) return Promise.reject(new AbortedError('grep aborted'));
-    const worker = (this.worker ??= this.workers.acquire());
     const thread = worker.thread;
     const started = performance.now();
     return new Promise((resolve, reject) => {

@@ -5,6 +5,8 @@ export interface GrepWorker {
   thread: Worker;
   /** progress[0]: index of the file in the current batch; progress[1]: its 0-based line. */
   progress: Int32Array;
+  /** Settles when the thread has started (rejects when it could not start). */
+  ready: Promise<void>;
 }
 
 const WORKER_URL = new URL('./grep-match-worker.js', import.meta.url);
@@ -30,7 +32,20 @@ export class GrepWorkers {
       return kept.worker;
     }
     const progress = new Int32Array(new SharedArrayBuffer(8));
-    return { thread: new Worker(WORKER_URL, { workerData: { progress: progress.buffer } }), progress };
+    const thread = new Worker(WORKER_URL, { workerData: { progress: progress.buffer } });
+    const ready = new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        thread.off('message', onReady).off('error', settle).off('exit', onExit);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onReady = () => settle();
+      const onExit = (code: number) => settle(new Error(`it exited with code ${code} before it started`));
+      thread.once('message', onReady).once('error', settle).once('exit', onExit);
+    });
+    // Awaited by the first match; marked handled so a thread discarded before that cannot leave a stray rejection.
+    ready.catch(() => undefined);
+    return { thread, progress, ready };
   }
 
   /** Gives back a thread whose last batch finished; it is kept when no other thread is idle. */

@@ -1,4 +1,4 @@
-import { Agent, fetch, type Response } from 'undici';
+import type { Response } from 'undici';
 import { z } from 'zod';
 import { QitosError, defineTool } from '../../core/index.js';
 import { looksBinary } from './binary-content.js';
@@ -53,6 +53,9 @@ export function webFetchTool(options: WebFetchToolOptions) {
       format: z.enum(['text', 'raw']).optional().describe('text (default): HTML converted to readable text; raw: the body as received.'),
     }),
     async execute(args, ctx) {
+      let url = checkUrl(args.url, allowHosts, allowedText);
+      // undici is loaded on the first fetch, not with the package (import cost, and one copy per process).
+      const { Agent, fetch } = await import('undici');
       // Our own, referenced timer: the one of AbortSignal.timeout is unreferenced, and inside AbortSignal.any it can
       // be garbage collected before it fires, leaving the fetch with no time limit at all.
       const timeout = new AbortController();
@@ -61,7 +64,6 @@ export function webFetchTool(options: WebFetchToolOptions) {
       // One connection pool per call, whose sockets connect only to addresses that passed the check.
       const dispatcher = new Agent({ connect: { lookup: pinnedLookup(allowHosts, resolve) } });
       const started = Date.now();
-      let url = checkUrl(args.url, allowHosts, allowedText);
       try {
         let res: Response;
         let hops = 0;
