@@ -77,6 +77,8 @@ export const TraceConfig = z.strictObject({
   streamDeltas: z.boolean().optional(),
 });
 
+const SandboxModeConfig = z.enum(['auto', 'bwrap', 'none']);
+
 /**
  * The env the agent acts in: a jailed workspace folder on the host (files, and commands unless `process: false`),
  * or an in-memory file tree. Without one, runs get an env with no op groups (tools that need files stop the run
@@ -93,6 +95,22 @@ export const EnvConfig = z.discriminatedUnion('type', [
     process: z.boolean().optional(),
     timeoutMs: positiveInt.optional(),
     maxOutputBytes: positiveInt.optional(),
+    /** Where commands run: `auto` (bubblewrap when it works, default), `bwrap` (required), `none`, or options. */
+    sandbox: z
+      .union([
+        SandboxModeConfig,
+        z.strictObject({
+          mode: SandboxModeConfig.optional(),
+          /** Let commands use the host's network (default false). */
+          network: z.boolean().optional(),
+          /** More host folders commands may read. */
+          readOnly: z.array(z.string().min(1)).optional(),
+          limits: z.strictObject({ processes: positiveInt.optional(), fileSizeBytes: positiveInt.optional(), cpuSeconds: positiveInt.optional() }).optional(),
+          /** The bubblewrap program (default `bwrap` on PATH). */
+          bwrap: z.string().min(1).optional(),
+        }),
+      ])
+      .optional(),
   }),
   z.strictObject({
     type: z.literal('memory'),

@@ -79,13 +79,17 @@ export interface EngineSetup {
   /** The recorded run a replay or fork descends from. */
   parent?: ParentLink;
   hooks?: Hook[];
+  /** Where a one-line warning goes (the env runs commands without a sandbox). */
+  warn?: (line: string) => void;
 }
 
-/** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT ends the run cleanly. */
+/** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};
   const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };
   const env = buildEnv(s.config, s.cwd);
+  // Said once per command (one engine each): commands of this run are not sandboxed, and why.
+  if (env instanceof HostEnv && env.sandboxNote) s.warn?.(`warning: ${env.sandboxNote}\n`);
   await addSkills(s.agent, s.config, s.cwd);
   const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
   // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.

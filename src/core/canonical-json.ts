@@ -1,6 +1,7 @@
 /**
  * JSON with object keys sorted at every level, so equal values give equal strings whatever their key order.
- * Used for request hashes and for comparing tool arguments (doom-loop detection). `undefined` fields are dropped.
+ * Used for request hashes and for comparing tool arguments (doom-loop detection). `undefined` fields are dropped;
+ * every own key is kept, `__proto__` included.
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? 'null';
@@ -9,7 +10,9 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object' && isPlain(value)) {
-    const out: Record<string, unknown> = {};
+    // Null prototype: an own "__proto__" key (JSON.parse makes one) is a plain property here, not a prototype
+    // change that would drop it (and make `{"__proto__":1}` hash like `{}`).
+    const out: Record<string, unknown> = Object.create(null);
     for (const k of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[k];
       if (v !== undefined) out[k] = sortKeys(v);

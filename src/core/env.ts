@@ -67,6 +67,8 @@ export interface OpGroups {
  */
 export interface Env {
   readonly name: string;
+  /** How the env isolates the commands it runs (`bwrap`, `none`), recorded in the trace manifest; absent when it runs none. */
+  readonly sandbox?: string | undefined;
   /** Prepares the world for `task` (creates a workspace, checks out a repository, starts a container). */
   setup?(task: Task): Promise<void> | void;
   /** What the agent sees of the env at the start of a step (passed to `agent.observe`). */
@@ -78,6 +80,8 @@ export interface Env {
   isTerminal?(): boolean;
   /** Releases what `setup` took; called once when the run ends, however it ends. */
   close?(): Promise<void> | void;
+  /** Kills every process the env started, now and synchronously (a forced exit cannot wait for `close`). */
+  kill?(): void;
 }
 
 /** An env with no world: no op groups, never terminal. The default when a run needs none. */

@@ -58,6 +58,12 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
   readonly requires: readonly OpGroup[];
   /** Never prune this tool's outputs during compaction (e.g. skill bodies). */
   readonly keepOutput?: boolean;
+  /**
+   * How long a call with these arguments may run by the tool's own rule (bash: the call's `timeoutMs`, else
+   * its default). The executor then allows that plus a grace period instead of its own default, so the tool
+   * stops the work and reports its own timeout (with the output so far) before the executor cuts it off.
+   */
+  readonly timeoutMs?: (args: z.output<P>) => number;
   execute(args: z.output<P>, ctx: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
 }
 
@@ -74,6 +80,7 @@ export function defineTool<P extends z.ZodType>(def: {
   parameters: P;
   requires?: OpGroup[];
   keepOutput?: boolean;
+  timeoutMs?: Tool<P>['timeoutMs'];
   execute: Tool<P>['execute'];
 }): Tool<P> {
   if (!TOOL_ID.test(def.id)) throw new Error(`invalid tool id "${def.id}": use 1-64 characters of [a-zA-Z0-9_-]`);

@@ -30,7 +30,8 @@ export const Manifest = z.object({
   tools: z.array(z.string()),
   policies: z.array(z.string()),
   budget: z.record(z.string(), z.unknown()),
-  env: z.object({ name: z.string() }),
+  /** `sandbox`: how the env isolated commands (`bwrap` or `none`), when it runs any. */
+  env: z.object({ name: z.string(), sandbox: z.string().optional() }),
   seed: z.number().nullable(),
   hashes: z.object({ config: z.string().optional(), systemPrompt: z.string().optional(), toolSchemas: z.string().optional() }),
   /** The effective config the run was started with (CLI: config file + flags), so replay and fork can rebuild it. */

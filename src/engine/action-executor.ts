@@ -9,11 +9,25 @@ export interface ExecutorOptions {
   parallel?: boolean;
   /** At most this many actions at once when parallel. */
   concurrency?: number;
-  /** Timeout of one tool call unless the action sets its own (ms). */
+  /** Timeout of one tool call, ms (default 120 000), unless the action or the tool sets its own (see {@link callTimeout}). */
   timeoutMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** Extra time the executor gives a tool with its own limit, so the tool's own timeout report comes first. */
+export const TOOL_TIMEOUT_GRACE_MS = 5_000;
+
+/**
+ * The one timeout rule of a tool call: the action's own `timeoutMs` when it has one; else, for a tool that
+ * declares a limit for its arguments (bash: `timeoutMs` of the call, else its default), that limit plus
+ * {@link TOOL_TIMEOUT_GRACE_MS}; else the executor's `timeoutMs` (default 120 s).
+ */
+export function callTimeout(action: Action, tool: AnyTool, args: unknown, executorTimeoutMs: number | undefined): number {
+  if (action.timeoutMs !== undefined) return action.timeoutMs;
+  const own = tool.timeoutMs?.(args);
+  if (own !== undefined) return own + TOOL_TIMEOUT_GRACE_MS;
+  return executorTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+}
 
 /**
  * Runs actions through the tool registry: arguments validated with zod, each call timed out and abortable,
@@ -68,7 +82,7 @@ export class ActionExecutor implements ActionRunner {
     running = { status: 'running', input, time: { created, start } };
     const toldRunning = ctx.onState(action, running);
     if (toldRunning) await toldRunning;
-    const timeoutMs = action.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = callTimeout(action, tool, parsed.data, this.options.timeoutMs);
     try {
       const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
         running = { ...running!, ...(u.title !== undefined ? { title: u.title } : {}), ...(u.metadata ? { metadata: u.metadata } : {}) } as ToolState;

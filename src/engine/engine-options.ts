@@ -37,7 +37,10 @@ export interface EngineOptions<S extends State> {
   selectBranch?: (candidates: SimpleDecision[], state: S) => SimpleDecision | Promise<SimpleDecision>;
   /** Services passed to every tool call (`ctx.services`). */
   services?: Record<string, unknown>;
-  /** Abort the run on SIGINT (status `interrupted`, trace finalized). The CLI sets it. */
+  /**
+   * End the run on SIGINT, and likewise on SIGTERM and SIGHUP (status `interrupted`, trace finalized, the env's
+   * commands killed); a second signal kills the env's processes and exits at once. The CLI sets it.
+   */
   handleSigint?: boolean;
   seed?: number;
   /** Fixed run id (default: generated). */

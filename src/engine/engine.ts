@@ -8,6 +8,7 @@ import { EventStream } from './event-stream.js';
 import { takeModelTurn } from './model-turn.js';
 import { openRun } from './open-run.js';
 import { policyContext } from './policy-context.js';
+import { watchStopSignals } from './signal-watcher.js';
 import { withState, type RunServices, type RunStart, type RunState, type StepScratch } from './run-context.js';
 
 export type { TraceOptions } from '../trace/index.js';
@@ -63,7 +64,7 @@ export class Engine<S extends State = State> {
     const parsed = TaskSchema.safeParse(typeof input === 'string' ? { id: newId('task'), objective: input } : input);
     const task: Task = parsed.success ? parsed.data : { id: 'invalid', objective: '', inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: { input } };
     const { run: start, services } = openRun(this.options, task, sink);
-    const stopWatching = this.watchSignals(services.abort, opts.signal);
+    const stopWatching = this.watchSignals(services, opts.signal);
     try {
       if (!parsed.success) return await this.end(start, services, { reason: 'task_invalid', message: `invalid task: ${formatZodIssue(parsed.error.issues[0], '(task)')}` });
       start.state = opts.resumeFrom ? opts.resumeFrom.state : this.agent.initState(task);
@@ -289,16 +290,16 @@ export class Engine<S extends State = State> {
 
   // ---- run tear-down ----
 
-  /** Links the external signal, SIGINT (when asked) to the run's own controller; returns the clean-up. */
-  private watchSignals(controller: AbortController, external: AbortSignal | undefined): () => void {
+  /** Links the external signal and the process's stop signals (when asked) to the run's own controller; returns the clean-up. */
+  private watchSignals(s: RunServices<S>, external: AbortSignal | undefined): () => void {
+    const controller = s.abort;
     const onAbort = () => controller.abort(external?.reason ?? new AbortedError());
     if (external?.aborted) onAbort();
     external?.addEventListener('abort', onAbort, { once: true });
-    const onSigint = () => controller.abort(new AbortedError('SIGINT'));
-    if (this.options.handleSigint) process.once('SIGINT', onSigint);
+    const unwatch = this.options.handleSigint ? watchStopSignals((sig) => controller.abort(new AbortedError(sig)), () => s.env.kill?.()) : undefined;
     return () => {
       external?.removeEventListener('abort', onAbort);
-      if (this.options.handleSigint) process.removeListener('SIGINT', onSigint);
+      unwatch?.();
     };
   }
 

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Budget, CallModel, HookEvent, Model, ModelNext, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
+import type { Budget, CallModel, Env, HookEvent, Model, ModelNext, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
 import { QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -42,7 +42,7 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env.name, policies), traceOpts) : undefined;
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), traceOpts) : undefined;
   const hooks: HookBus = new HookBus(
     options.hooks ?? [],
     (event, err) => {
@@ -99,7 +99,7 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
 }
 
 /** What the manifest records about how a run is set up. */
-function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOptions, model: Model | undefined, env: string, policies: readonly Policy<S>[]): RunDescription {
+function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOptions, model: Model | undefined, env: Env, policies: readonly Policy<S>[]): RunDescription {
   const agent: AgentModule<S, unknown> = options.agent;
   const parent = options.parent;
   return {
@@ -109,7 +109,7 @@ function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOpt
     tools: agent.tools.names,
     toolSpecs: agent.tools.specs(),
     policies: policies.map((p) => p.name),
-    env: { name: env },
+    env: { name: env.name, ...(env.sandbox ? { sandbox: env.sandbox } : {}) },
     seed: options.seed ?? agent.modelParams.seed ?? null,
     budget: options.budget,
     parent: parent

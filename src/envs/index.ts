@@ -3,7 +3,9 @@ import '../core/zod-version.js'; // first: a zod older than 4 stops here with th
 export { HostEnv, type HostEnvOptions } from './host-env.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
-export { HostProcessOps, LINGER_NOTE, type HostProcessSettings } from './host-process-ops.js';
+export { HostProcessOps, type HostProcessSettings } from './host-process-ops.js';
+export { Sandbox, DEFAULT_LIMITS, bwrapArgv, limitArgv, probeBwrap, runProcess, killGroup, LINGER_NOTE, SYSTEM_DIRS } from './sandbox/index.js';
+export type { SandboxMode, SandboxOptions, SandboxedCommand, BwrapSpec, SandboxLimits, BwrapProbe, RunProcessOptions } from './sandbox/index.js';
 export { MemoryFileOps } from './memory-file-ops.js';
 export { MountedFileOps } from './mounted-file-ops.js';
 export { PathJail, checkPathInput, isInside, resolveLexical } from './path-jail.js';

@@ -88,7 +88,10 @@ export class PathJail {
         continue;
       }
       if (++hops > MAX_SYMLINK_HOPS) throw new EnvError(`path "${input}" has too many levels of symlinks (more than ${MAX_SYMLINK_HOPS})`);
-      const target = await readlink(candidate);
+      const target = await readlink(candidate).catch((err: NodeJS.ErrnoException) => {
+        // The link was removed or replaced between the lstat and here (another process is changing the tree).
+        throw new EnvError(`path "${input}" changed while it was being resolved (${this.show(candidate)}: ${err.code ?? err.message}); try again`, { cause: err });
+      });
       if (path.isAbsolute(target)) {
         const t = path.normalize(target);
         if (!isInside(this.root, t)) throw new EnvError(`path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`);

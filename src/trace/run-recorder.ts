@@ -27,7 +27,7 @@ export interface RunDescription {
   tools: string[];
   toolSpecs: readonly ToolSpec[];
   policies: string[];
-  env: { name: string };
+  env: { name: string; sandbox?: string };
   seed: number | null;
   /** The engine's budget; the task's budget and the state's `maxSteps` are added per run. */
   budget: Budget | undefined;

@@ -38,11 +38,13 @@ describe('qitos runs: the listing check', () => {
       fc.property(fc.constantFrom(...LISTED), fc.oneof(fc.jsonValue(), fc.double(), fc.integer({ min: -3, max: 3 })), (path, value) => {
         const m = JSON.parse(text) as Record<string, unknown>;
         setPath(m, path, value);
-        const listed = listedFields(JSON.stringify(m));
+        // Both read the same file: JSON turns a non-finite number into null, for the schema as for the listing.
+        const json = JSON.stringify(m);
+        const listed = listedFields(json);
         // Never more lenient than the schema (which may accept what this quick check sends to it).
-        if (listed) expect(Manifest.safeParse(m).success).toBe(true);
+        if (listed) expect(Manifest.safeParse(JSON.parse(json)).success).toBe(true);
       }),
-      { numRuns: 1000 },
+      { numRuns: 1000, examples: [[['parent'], Number.POSITIVE_INFINITY]] },
     );
   });
 

@@ -28,13 +28,24 @@ describe('qitos run --workspace', () => {
     expect(steps[0].results[0]).toMatchObject({ name: 'read', status: 'success', output: expect.stringContaining('beta') });
     expect(steps[1].results[0]).toMatchObject({ name: 'bash', status: 'success', output: expect.stringMatching(/^3\b/) });
     const m = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8'));
-    expect(m.env).toEqual({ name: 'host' });
+    expect(m.env).toEqual({ name: 'host', sandbox: 'bwrap' });
+    expect(r.err).not.toMatch(/warning/);
     expect(m.config.env).toEqual({ type: 'host', root: join(dir, 'ws') });
     // replay rebuilds the same env from the recorded config, from another folder
     const other = join(dir, 'elsewhere');
     await mkdir(other);
     const replay = await qitos(['replay', traceDir, '--json'], other);
     expect(replay.code, replay.err + replay.out).toBe(0);
+  });
+
+  it('where bubblewrap does not work, says so once and records sandbox "none" in the manifest', async () => {
+    await workspace();
+    await writeFile(join(dir, 'q.yaml'), ['env:', '  type: host', '  root: ws', '  sandbox:', '    bwrap: /nonexistent/bwrap'].join('\n'));
+    const r = await qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '-c', 'q.yaml', '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toBe('warning: commands run without a sandbox: "/nonexistent/bwrap" was not found (install the bubblewrap package). They can read and write whatever this user can, and reach the network.\n');
+    const m = JSON.parse(await readFile(join(JSON.parse(r.out).traceDir, 'manifest.json'), 'utf8'));
+    expect(m.env).toEqual({ name: 'host', sandbox: 'none' });
   });
 
   it('without an env, the run stops before step 1 naming the tools and op groups', async () => {

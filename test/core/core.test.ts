@@ -13,6 +13,28 @@ describe('canonicalJson', () => {
     );
     expect(canonicalJson({ b: { d: 1, c: [2, { y: 1, x: 0 }] }, a: 'z' })).toBe('{"a":"z","b":{"c":[2,{"x":0,"y":1}],"d":1}}');
   });
+
+  it('keeps an own "__proto__" key (JSON.parse makes one), at any depth', () => {
+    expect(canonicalJson(JSON.parse('{"__proto__":1}'))).toBe('{"__proto__":1}');
+    expect(canonicalJson(JSON.parse('{"__proto__":1}'))).not.toBe(canonicalJson({}));
+    expect(canonicalJson(JSON.parse('{"b":[{"__proto__":{"x":1}}],"a":{"__proto__":null}}'))).toBe('{"a":{"__proto__":null},"b":[{"__proto__":{"x":1}}]}');
+    // The output never has a polluted prototype either.
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('round-trips objects whose keys include "__proto__" and "constructor" (every run, not 1 in 60)', () => {
+    const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString'), fc.string());
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.array(tie('node'), { maxLength: 3 }), tie('obj')),
+      obj: fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+    })).obj;
+    fc.assert(
+      fc.property(value, (obj) => {
+        const text = JSON.stringify(obj);
+        expect(JSON.parse(canonicalJson(JSON.parse(text)))).toEqual(JSON.parse(text));
+      }),
+    );
+  });
 });
 
 describe('usage', () => {

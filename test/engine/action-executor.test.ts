@@ -68,6 +68,35 @@ describe('ActionExecutor', () => {
     expect(r.error).toMatch(/timed out after 20 ms/);
   });
 
+  it('one timeout rule: a tool with its own limit (bash timeoutMs) gets that limit plus a grace, not the executor default', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { HostEnv } = await import('../../src/envs/index.js');
+    const { bashTool } = await import('../../src/kit/tools/index.js');
+    const { callTimeout, TOOL_TIMEOUT_GRACE_MS } = await import('../../src/engine/action-executor.js');
+    const root = mkdtempSync(join(tmpdir(), 'qitos-timeout-'));
+    const host = new HostEnv({ root });
+    try {
+      // The executor default (300 ms) is shorter than the command; the call's own 5 s limit is what applies.
+      const [r] = await new ActionExecutor(new ToolRegistry([bashTool()]), { timeoutMs: 300 }).run([call('bash', { command: 'sleep 1; echo done', timeoutMs: 5000 })], { ...ctx().ctx, env: host });
+      expect(r.status).toBe('success');
+      expect(r.output).toBe('done\n[exit code 0]');
+      // And bash reports its own timeout (with the output so far) before the executor's cut.
+      const [t] = await new ActionExecutor(new ToolRegistry([bashTool()]), { timeoutMs: 300 }).run([call('bash', { command: 'echo partial; sleep 30', timeoutMs: 400 })], { ...ctx().ctx, env: host });
+      expect(t.error).toMatch(/^Command timed out after 400 ms and was killed with all its child processes\. Output before the kill \(first 2 KB\):\npartial\n/);
+    } finally {
+      host.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+    const bash = bashTool({ timeoutMs: 1000 });
+    expect(callTimeout(call('bash', {}), bash, { command: 'x' }, 300)).toBe(1000 + TOOL_TIMEOUT_GRACE_MS);
+    expect(callTimeout(call('bash', {}), bash, { command: 'x', timeoutMs: 600_000 }, 300)).toBe(600_000 + TOOL_TIMEOUT_GRACE_MS);
+    expect(callTimeout(call('bash', {}, { timeoutMs: 50 }), bash, { command: 'x' }, 300)).toBe(50);
+    expect(callTimeout(call('add', {}), addTool, { a: 1, b: 2 }, undefined)).toBe(120_000);
+    expect(callTimeout(call('add', {}), addTool, { a: 1, b: 2 }, 300)).toBe(300);
+  });
+
   it('tool metadata updates reach the running state', async () => {
     const meta = defineTool({ id: 'meta', description: '', parameters: z.object({}), execute: (_a, c) => (c.metadata({ title: 'working', metadata: { pct: 50 } }), 'done') });
     const { ctx: c } = ctx();

@@ -23,17 +23,27 @@ export interface EnvCase {
   make(files?: Record<string, string | Uint8Array>): Workspace;
 }
 
+/** A fresh temp folder `<base>` with an empty workspace `<base>/ws` and `<base>/outside` holding `outsideFiles`. */
+export function tempWorkspace(prefix: string, outsideFiles: Record<string, string> = {}): { base: string; root: string; outside: string } {
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  const root = path.join(base, 'ws');
+  const outside = path.join(base, 'outside');
+  mkdirSync(root);
+  mkdirSync(outside);
+  for (const [p, c] of Object.entries(outsideFiles)) {
+    mkdirSync(path.dirname(path.join(outside, p)), { recursive: true });
+    writeFileSync(path.join(outside, p), c);
+  }
+  return { base, root, outside };
+}
+
 /** HostEnv in a fresh temp folder (`<tmp>/ws`, with `<tmp>/outside/secret.txt` and `<tmp>/ws2/secret.txt` next to it) and MemoryEnv. */
 export const envCases: EnvCase[] = [
   {
     name: 'host',
     make(files = {}) {
-      const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-ws-')));
-      const root = path.join(base, 'ws');
-      mkdirSync(root);
-      mkdirSync(path.join(base, 'outside'));
+      const { base, root } = tempWorkspace('qitos-ws-', { 'secret.txt': 'outside secret' });
       mkdirSync(path.join(base, 'ws2'));
-      writeFileSync(path.join(base, 'outside', 'secret.txt'), 'outside secret');
       writeFileSync(path.join(base, 'ws2', 'secret.txt'), 'sibling secret');
       for (const [p, c] of Object.entries(files)) {
         mkdirSync(path.dirname(path.join(root, p)), { recursive: true });

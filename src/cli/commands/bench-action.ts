@@ -17,6 +17,7 @@ import { resolveModel } from '../model-resolver.js';
 import { buildAgent, buildPolicies } from '../run-setup.js';
 import type { QitosConfig } from '../config-schema.js';
 import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags } from './command-flags.js';
+import { watchStopSignals } from '../../engine/signal-watcher.js';
 
 /** What `qitos bench run` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchRunFlags): Promise<void> {
@@ -41,11 +42,11 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
 
   const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
   const controller = new AbortController();
-  const onSigint = () => {
+  // SIGINT, SIGTERM or SIGHUP: trials in flight abort (their engines kill their commands); a second signal exits at once.
+  const unwatch = watchStopSignals(() => {
     io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n');
     controller.abort();
-  };
-  process.once('SIGINT', onSigint);
+  });
   const progress = progressReporter(io, flags, suite.name);
   const e = config.engine ?? {};
   let summary: Summary;
@@ -75,7 +76,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
     );
     summary = result.summary;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    unwatch();
     progress.stop();
   }
   io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));

@@ -34,6 +34,7 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
     loaded,
     config,
     cwd: io.cwd,
+    warn: (l) => io.err(l),
     ...(model ? { model } : {}),
     parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
     hooks: flags.json || flags.quiet ? [] : [view.hook],

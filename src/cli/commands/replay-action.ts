@@ -22,6 +22,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     loaded,
     config: runConfig,
     cwd: io.cwd,
+    warn: (l) => io.err(l),
     model,
     executor,
     parent: { runId: m.runId, path: parent.dir, kind: 'replay' },

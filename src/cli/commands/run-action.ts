@@ -22,7 +22,7 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
           if (e.type === 'run_start') io.out(`run ${e.runId}  agent ${agent.name}  model ${(model ?? agent.model)?.id ?? '-'}\n`);
         },
       ];
-  const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks });
+  const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l) });
   const result = await engine.run(task);
   if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');
   else printRunEnd(io, result);

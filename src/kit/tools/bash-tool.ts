@@ -32,6 +32,7 @@ export function bashTool(options: BashToolOptions = {}) {
       'Run a shell command with bash in the workspace and return its stdout, stderr and exit code. ' +
       `Commands time out after ${defaultTimeoutMs} ms unless timeoutMs says otherwise (max ${maxTimeoutMs} ms); ` +
       `output over ${formatBytes(maxOutputBytes)} stops the command. The environment holds only PATH, HOME (the workspace) and LANG. ` +
+      'Where a sandbox is in use, only the workspace is writable, there is no network unless the user allowed it, and background processes end when the command ends (start and use a server in the same command). ' +
       'Prefer read, grep and glob for looking at files.',
     parameters: z.object({
       command: z.string().min(1).describe('The command line, run as `bash -c <command>`.'),
@@ -40,6 +41,7 @@ export function bashTool(options: BashToolOptions = {}) {
       description: z.string().optional().describe('What the command does, in 5-10 words (shown in logs).'),
     }),
     requires: ['process'],
+    timeoutMs: (args) => args.timeoutMs ?? defaultTimeoutMs,
     async execute(args, ctx) {
       const proc = processOpsOf(ctx, 'bash');
       const timeoutMs = args.timeoutMs ?? defaultTimeoutMs;

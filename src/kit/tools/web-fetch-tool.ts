@@ -1,15 +1,20 @@
+import type { Response } from 'undici';
 import { z } from 'zod';
-import { defineTool } from '../../core/index.js';
+import { QitosError, defineTool } from '../../core/index.js';
 import { looksBinary } from './binary-content.js';
 import { htmlTitle, htmlToText } from './html-to-text.js';
 import { toolError } from './tool-env.js';
 import { formatBytes, truncateOutput, type OutputLimits } from './truncate-output.js';
+import { pinnedLookup, systemResolver, type Resolver } from './web-fetch-address.js';
+import { hostAllowed, parseAllowedHost, type AllowedHost } from './web-fetch-hosts.js';
 
 /** Options of the web_fetch tool. */
 export interface WebFetchToolOptions {
   /**
    * Hosts the tool may fetch from, required: `example.com` (that host, any port), `example.com:8080`
-   * (that port only), `*.example.com` (any subdomain, not the bare domain). Empty: every fetch is refused.
+   * (that port only), `*.example.com` (any subdomain, not the bare domain), `127.0.0.1`, `[::1]:3000`.
+   * Empty: every fetch is refused. A name is connected to only at a public address, or at an address this
+   * list names itself (see {@link pinnedLookup}).
    */
   allowHosts: string[];
   /** Largest response body read, bytes (default 5 MiB); a larger one is an error. */
@@ -20,66 +25,8 @@ export interface WebFetchToolOptions {
   maxRedirects?: number;
   userAgent?: string;
   limits?: OutputLimits;
-  /** The fetch implementation (default the global one). */
-  fetch?: typeof fetch;
-}
-
-/** One allow-list entry, normalized the way the URL parser normalizes a URL's host. */
-export interface AllowedHost {
-  /** The host as `URL.hostname` spells it (lower case, IPv4 in dotted-quad form, IPv6 in brackets, IDN as punycode). */
-  host: string;
-  /** Only this port, when given. */
-  port?: string;
-  /** `*.host`: any subdomain of `host`, not `host` itself. */
-  wildcard: boolean;
-}
-
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
-
-/**
- * Parses an allow-list entry (`example.com`, `example.com:8080`, `*.example.com`, `127.0.0.1`, `[::1]:3000`) and
- * normalizes its host with the URL parser, so `127.1`, `Bücher.de` or `[::0:1]` match the URLs they stand for.
- * Throws an Error naming the entry when it is not a host: a URL with a scheme or path, a bare IPv6 address without
- * brackets, a port out of range, or a wildcard over an IP address (`*.0.0.1` would match `127.0.0.1`).
- */
-export function parseAllowedHost(raw: string): AllowedHost {
-  const bad = (why: string) => new Error(`web_fetch allowHosts entry ${JSON.stringify(raw)} ${why}`);
-  if (typeof raw !== 'string') throw bad('is not a string');
-  const entry = raw.trim();
-  if (!entry) throw bad('is empty');
-  if (/[/?#@\\\s]/.test(entry)) throw bad('is not a host name: give a host, optionally with :port (e.g. "example.com" or "example.com:8080"), not a URL');
-  const wildcard = entry.startsWith('*.');
-  const rest = wildcard ? entry.slice(2) : entry;
-  if (rest.includes('*')) throw bad('has a "*" that is not a leading "*.": only "*.domain" wildcards are supported');
-  const m = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(rest);
-  if (!m) throw bad(rest.includes(':') && !rest.startsWith('[') ? 'is not a host: write an IPv6 address in brackets, e.g. "[::1]" or "[::1]:8080"' : 'is not a host[:port]');
-  const [, hostPart, port] = m;
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw bad(`has port ${port}, outside 1-65535`);
-  let host: string;
-  try {
-    host = new URL(`http://${hostPart}/`).hostname;
-  } catch {
-    throw bad('is not a valid host name');
-  }
-  if (wildcard && (IPV4.test(host) || host.startsWith('['))) throw bad('puts a wildcard over an IP address; list the address itself');
-  return { host, ...(port !== undefined ? { port: String(Number(port)) } : {}), wildcard };
-}
-
-/**
- * True when the URL's host (and port) is in the allow-list. Entries are strings as in `WebFetchToolOptions.allowHosts`
- * (parsed with {@link parseAllowedHost}; an invalid one throws) or already parsed. A URL host given as another
- * spelling of an address (`2130706433`, `0x7f.1`) is the parser's normal form and matches only that address's entry;
- * a name (`localhost`) never matches an address entry (`127.0.0.1`) or the other way round: no DNS lookup is made.
- */
-export function hostAllowed(url: URL, allowHosts: readonly (string | AllowedHost)[]): boolean {
-  const host = url.hostname.toLowerCase();
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return allowHosts.some((raw) => {
-    const entry = typeof raw === 'string' ? parseAllowedHost(raw) : raw;
-    if (entry.port !== undefined && entry.port !== port) return false;
-    if (entry.wildcard) return !IPV4.test(host) && !host.startsWith('[') && host.endsWith(`.${entry.host}`);
-    return host === entry.host;
-  });
+  /** Resolves names (default the system resolver); each connection resolves once and uses the address it checked. */
+  resolve?: Resolver;
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)|application\/[\w.+-]+\+(json|xml))/i;
@@ -96,7 +43,7 @@ export function webFetchTool(options: WebFetchToolOptions) {
   const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxRedirects = options.maxRedirects ?? 5;
-  const doFetch = options.fetch ?? fetch;
+  const resolve = options.resolve ?? systemResolver;
   const allowedText = allowHosts.length ? options.allowHosts.map((h) => h.trim()).join(', ') : '(none configured)';
   return defineTool({
     id: 'web_fetch',
@@ -107,56 +54,66 @@ export function webFetchTool(options: WebFetchToolOptions) {
     }),
     async execute(args, ctx) {
       let url = checkUrl(args.url, allowHosts, allowedText);
-      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+      // undici is loaded on the first fetch, not with the package (import cost, and one copy per process).
+      const { Agent, fetch } = await import('undici');
+      // Our own, referenced timer: the one of AbortSignal.timeout is unreferenced, and inside AbortSignal.any it can
+      // be garbage collected before it fires, leaving the fetch with no time limit at all.
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+      const signal = AbortSignal.any([ctx.signal, timeout.signal]);
+      // One connection pool per call, whose sockets connect only to addresses that passed the check.
+      const dispatcher = new Agent({ connect: { lookup: pinnedLookup(allowHosts, resolve) } });
       const started = Date.now();
-      let res: Response;
-      let hops = 0;
       try {
-        for (;;) {
-          res = await doFetch(url, { redirect: 'manual', signal, headers: { 'user-agent': options.userAgent ?? 'qitos-ts web_fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
-          const location = res.headers.get('location');
-          if (res.status < 300 || res.status >= 400 || !location) break;
-          await res.body?.cancel();
-          if (++hops > maxRedirects) throw toolError(`too many redirects (more than ${maxRedirects}) starting from ${args.url}`);
-          url = checkUrl(new URL(location, url).toString(), allowHosts, allowedText, url.toString());
+        let res: Response;
+        let hops = 0;
+        try {
+          for (;;) {
+            res = await fetch(url, { redirect: 'manual', signal, dispatcher, headers: { 'user-agent': options.userAgent ?? 'qitos-ts web_fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
+            const location = res.headers.get('location');
+            if (res.status < 300 || res.status >= 400 || !location) break;
+            await res.body?.cancel();
+            if (++hops > maxRedirects) throw toolError(`too many redirects (more than ${maxRedirects}) starting from ${args.url}`);
+            url = checkUrl(new URL(location, url).toString(), allowHosts, allowedText, url.toString());
+          }
+        } catch (err) {
+          throw fetchFailure(err, url, timeoutMs, started);
         }
-      } catch (err) {
-        throw fetchFailure(err, url, timeoutMs, started);
+        const bytes = await readBody(res, maxBytes, url).catch((err: unknown) => {
+          throw fetchFailure(err, url, timeoutMs, started);
+        });
+        return describeResponse(res, bytes, url, hops, args.format, options.limits);
+      } finally {
+        clearTimeout(timer);
+        await dispatcher.destroy();
       }
-      const type = res.headers.get('content-type') ?? '';
-      const declared = Number(res.headers.get('content-length') ?? NaN);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        await res.body?.cancel();
-        throw toolError(`response from ${url} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} limit.`);
-      }
-      let bytes: Uint8Array;
-      try {
-        bytes = await readCapped(res, maxBytes, url);
-      } catch (err) {
-        throw fetchFailure(err, url, timeoutMs, started);
-      }
-      const mime = type.split(';')[0].trim().toLowerCase();
-      if (!res.ok) {
-        const snippet = looksBinary(bytes) ? '' : ` Body starts: ${decode(bytes, type).slice(0, 300)}`;
-        throw toolError(`HTTP ${res.status} ${res.statusText} from ${url}.${snippet}`);
-      }
-      if (looksBinary(bytes) || (mime && !mime.includes('html') && !TEXT_TYPES.test(mime))) {
-        throw toolError(`${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`);
-      }
-      const body = decode(bytes, type);
-      const isHtml = mime.includes('html') || (!mime && /^\s*<(!doctype html|html)/i.test(body));
-      const title = isHtml ? htmlTitle(body) : undefined;
-      const text = isHtml && args.format !== 'raw' ? htmlToText(body) : body;
-      const headerLine = `URL: ${url}${hops ? ` (after ${hops} redirect${hops === 1 ? '' : 's'})` : ''}\nStatus: ${res.status}; type: ${mime || 'unknown'}; ${formatBytes(bytes.length)}${title ? `\nTitle: ${title}` : ''}\n\n`;
-      const t = truncateOutput(headerLine + text, 'The full page is kept in the trace; fetch a more specific URL if you need another part.', options.limits);
-      return {
-        output: t.output,
-        ...(t.full !== undefined ? { full: t.full } : {}),
-        title: title ?? url.toString(),
-        metadata: { url: url.toString(), status: res.status, contentType: mime, bytes: bytes.length, redirects: hops, truncated: t.truncated },
-      };
     },
   });
+}
+
+/** The tool's answer for a fetched body: text (HTML as readable text unless `raw`), or an error result. */
+function describeResponse(res: Response, bytes: Uint8Array, url: URL, hops: number, format: 'text' | 'raw' | undefined, limits: OutputLimits | undefined) {
+  const type = res.headers.get('content-type') ?? '';
+  const mime = type.split(';')[0].trim().toLowerCase();
+  if (!res.ok) {
+    const snippet = looksBinary(bytes) ? '' : ` Body starts: ${decode(bytes, type).slice(0, 300)}`;
+    throw toolError(`HTTP ${res.status} ${res.statusText} from ${url}.${snippet}`);
+  }
+  if (looksBinary(bytes) || (mime && !mime.includes('html') && !TEXT_TYPES.test(mime))) {
+    throw toolError(`${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`);
+  }
+  const body = decode(bytes, type);
+  const isHtml = mime.includes('html') || (!mime && /^\s*<(!doctype html|html)/i.test(body));
+  const title = isHtml ? htmlTitle(body) : undefined;
+  const text = isHtml && format !== 'raw' ? htmlToText(body) : body;
+  const headerLine = `URL: ${url}${hops ? ` (after ${hops} redirect${hops === 1 ? '' : 's'})` : ''}\nStatus: ${res.status}; type: ${mime || 'unknown'}; ${formatBytes(bytes.length)}${title ? `\nTitle: ${title}` : ''}\n\n`;
+  const t = truncateOutput(headerLine + text, 'The full page is kept in the trace; fetch a more specific URL if you need another part.', limits);
+  return {
+    output: t.output,
+    ...(t.full !== undefined ? { full: t.full } : {}),
+    title: title ?? url.toString(),
+    metadata: { url: url.toString(), status: res.status, contentType: mime, bytes: bytes.length, redirects: hops, truncated: t.truncated },
+  };
 }
 
 function checkUrl(raw: string, allowHosts: readonly AllowedHost[], allowedText: string, from?: string): URL {
@@ -174,7 +131,13 @@ function checkUrl(raw: string, allowHosts: readonly AllowedHost[], allowedText: 
   return url;
 }
 
-async function readCapped(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+/** The body, refused when its declared length or the bytes actually sent pass `maxBytes`. */
+async function readBody(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel();
+    throw toolError(`response from ${url} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} limit.`);
+  }
   if (!res.body) return new Uint8Array();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -210,8 +173,10 @@ function decode(bytes: Uint8Array, contentType: string): string {
 }
 
 function fetchFailure(err: unknown, url: URL, timeoutMs: number, started: number): Error {
-  if (err instanceof Error && err.name === 'QitosError') return err;
+  if (err instanceof QitosError) return err;
   const e = err as Error & { cause?: { code?: string; message?: string } };
+  // A refusal of the address check comes back as the cause of undici's "fetch failed".
+  if (e?.cause instanceof QitosError) return e.cause;
   if (e?.name === 'TimeoutError') return toolError(`fetching ${url} timed out after ${timeoutMs} ms.`);
   if (e?.name === 'AbortError') return toolError(`fetching ${url} was aborted after ${Date.now() - started} ms.`);
   const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);

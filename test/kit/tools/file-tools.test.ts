@@ -113,11 +113,11 @@ for (const kind of envCases) {
       it('says when nothing matches, pointing at a whitespace-only difference; handles CRLF files', async () => {
         const ws = kind.make(seed());
         try {
-          const miss = await callTool(editTool(), { path: 'src/app.ts', oldString: 'return  a +  b;', newString: 'x' }, ws.env);
-          expect(miss.status).toBe('error');
-          expect(miss.seen).toMatch(/oldString was not found in "src\/app.ts".*differs only in whitespace starts at line 2/);
           const none = await callTool(editTool(), { path: 'src/app.ts', oldString: 'nowhere', newString: 'x' }, ws.env);
-          expect(none.seen).toMatch(/not found.*Read the file/);
+          expect(none.status).toBe('error');
+          expect(none.seen).toMatch(/^oldString was not found in "src\/app.ts", even ignoring whitespace, indentation, escapes and line ends\. Read the file/);
+          const near = await callTool(editTool(), { path: 'src/app.ts', oldString: '  return a + b;\n}\nnot in the file', newString: 'x' }, ws.env);
+          expect(near.seen).toMatch(/^oldString was not found in "src\/app.ts".* Its first line appears at line 2: read the file there/);
           const crlf = await callTool(editTool(), { path: 'src/crlf.txt', oldString: 'one\ntwo', newString: 'uno\ndos' }, ws.env);
           expect(crlf.status).toBe('success');
           expect(await ws.files.readText('src/crlf.txt')).toBe('uno\r\ndos\r\n');

@@ -266,3 +266,81 @@ describe('htmlToText', () => {
     expect(htmlToText('<h2>T</h2><table><tr><td>1</td><td>2</td></tr></table>')).toBe('## T\n\n1 2');
   });
 });
+
+describe('web_fetch: DNS is resolved once, checked, and pinned', () => {
+  /** A resolver that answers from a script, one answer per call (the last one repeats), and counts calls. */
+  const scripted = (answers: string[][]) => {
+    const calls: string[] = [];
+    const resolve = async (host: string) => {
+      calls.push(host);
+      const a = answers[Math.min(calls.length - 1, answers.length - 1)];
+      return a.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }));
+    };
+    return { resolve, calls };
+  };
+
+  it('an allowed name that resolves to a loopback address is refused (the address must be listed itself)', async () => {
+    const before = hits.length;
+    const r = await callTool(webFetchTool({ allowHosts: [`localhost:${port}`], timeoutMs: 2000 }), { url: `http://localhost:${port}/page` }, nullEnv);
+    expect(r.status).toBe('error');
+    expect(r.seen).toMatch(/^host localhost resolves to (127\.0\.0\.1|::1) \(loopback\).*, not a public address\. web_fetch connects to a non-public address only when allowHosts lists that address itself/);
+    expect(hits.length).toBe(before);
+    // Listing the address lets the name in.
+    const ok = await callTool(webFetchTool({ allowHosts: ['localhost', '127.0.0.1', '[::1]'], timeoutMs: 2000 }), { url: `http://localhost:${port}/json` }, nullEnv);
+    expect(ok.status, ok.seen).toBe('success');
+  });
+
+  it('connects to the address it checked: a resolver that changes its answer later is asked once per connection', async () => {
+    const { resolve, calls } = scripted([['127.0.0.1'], ['10.9.9.9']]);
+    const r = await callTool(webFetchTool({ allowHosts: ['pinned.test', '127.0.0.1'], timeoutMs: 2000, resolve }), { url: `http://pinned.test:${port}/json` }, nullEnv);
+    expect(r.status, r.seen).toBe('success');
+    expect(r.seen).toMatch(/^URL: http:\/\/pinned\.test:\d+\/json\n/);
+    expect(calls).toEqual(['pinned.test']);
+  });
+
+  it('a name whose DNS answer is this machine never reaches it, after a single lookup (no second answer to rebind)', async () => {
+    const before = hits.length;
+    const { resolve, calls } = scripted([['127.0.0.1']]);
+    const r = await callTool(webFetchTool({ allowHosts: ['rebind.test'], timeoutMs: 2000, resolve }), { url: `http://rebind.test:${port}/page` }, nullEnv);
+    expect(r.status).toBe('error');
+    expect(r.seen).toMatch(/^host rebind\.test resolves to 127\.0\.0\.1 \(loopback\), not a public address/);
+    expect(calls).toEqual(['rebind.test']);
+    expect(hits.length).toBe(before);
+  });
+
+  it('uses only the answers that pass, and checks the name of every redirect hop', async () => {
+    const mixed = scripted([['10.1.2.3', '127.0.0.1']]);
+    const r = await callTool(webFetchTool({ allowHosts: ['mixed.test', '127.0.0.1'], timeoutMs: 2000, resolve: mixed.resolve }), { url: `http://mixed.test:${port}/json` }, nullEnv);
+    expect(r.status, r.seen).toBe('success');
+    const before = hits.length;
+    const evil = scripted([['10.0.0.7']]);
+    const hop = await callTool(webFetchTool({ allowHosts: ['127.0.0.1', 'evil.test'], timeoutMs: 2000, resolve: evil.resolve }), { url: `${base}/redirect-to?to=${encodeURIComponent(`http://evil.test:${port}/page`)}` }, nullEnv);
+    expect(hop.status).toBe('error');
+    expect(hop.seen).toMatch(/^host evil\.test resolves to 10\.0\.0\.7 \(private\), not a public address/);
+    expect(hits.length).toBe(before + 1); // only the redirecting page
+  });
+});
+
+describe('web_fetch timeout', () => {
+  it('fires even when the garbage collector runs while the fetch waits (the timer is kept referenced)', async () => {
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const silent = createServer(() => undefined); // accepts and never answers
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silentPort = (silent.address() as AddressInfo).port;
+    const collector = setInterval(gc, 20);
+    try {
+      const t0 = Date.now();
+      const r = await callTool(webFetchTool({ allowHosts: ['127.0.0.1'], timeoutMs: 300 }), { url: `http://127.0.0.1:${silentPort}/x` }, nullEnv, { timeoutMs: 10_000 });
+      expect(r.status).toBe('error');
+      expect(r.seen).toBe(`fetching http://127.0.0.1:${silentPort}/x timed out after 300 ms.`);
+      expect(Date.now() - t0).toBeLessThan(5000);
+    } finally {
+      clearInterval(collector);
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});
