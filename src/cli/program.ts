@@ -9,6 +9,7 @@ import { registerDiffCommand } from './commands/diff.js';
 import { registerForkCommand } from './commands/fork.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerSkillsCommand } from './commands/skills.js';
+import { registerMcpCommand } from './commands/mcp.js';
 
 /**
  * The `qitos` program. Each command lives in `commands/<name>.ts` and exports
@@ -32,6 +33,7 @@ export function createProgram(io: CliIO): Command {
   registerRunsCommand(program);
   registerInspectCommand(program);
   registerSkillsCommand(program);
+  registerMcpCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

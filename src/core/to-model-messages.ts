@@ -1,5 +1,5 @@
 import type { Message, ToolPart } from './message.js';
-import type { ModelMessage, ModelToolResultPart } from './model-message.js';
+import type { ModelFilePart, ModelMessage, ModelToolResultPart } from './model-message.js';
 
 /** What the model sees in place of a tool output that compaction cleared. */
 export const COMPACTED_PLACEHOLDER = '[Old tool result content cleared]';
@@ -10,7 +10,11 @@ export const INTERRUPTED_TOOL_ERROR = 'Tool execution was interrupted before it 
 export function toolResultFor(part: ToolPart): ModelToolResultPart {
   const s = part.state;
   const base = { callId: part.callID, name: part.tool };
-  if (s.status === 'completed') return { type: 'tool-result', ...base, output: s.time.compacted ? COMPACTED_PLACEHOLDER : s.output, isError: false };
+  if (s.status === 'completed') {
+    if (s.time.compacted) return { type: 'tool-result', ...base, output: COMPACTED_PLACEHOLDER, isError: false };
+    const files = s.attachments?.map((a): ModelFilePart => ({ type: 'file', mime: a.mime, url: a.url, ...(a.filename ? { filename: a.filename } : {}), bestEffort: true }));
+    return { type: 'tool-result', ...base, output: s.output, isError: false, ...(files?.length ? { attachments: files } : {}) };
+  }
   if (s.status === 'error') return { type: 'tool-result', ...base, output: s.error, isError: true };
   return { type: 'tool-result', ...base, output: INTERRUPTED_TOOL_ERROR, isError: true };
 }
@@ -33,6 +37,7 @@ export function messageToModel(message: Message): ModelMessage[] {
   const content: Extract<ModelMessage, { role: 'assistant' }>['content'] = [];
   const nativeResults: ModelToolResultPart[] = [];
   const observations: string[] = [];
+  const observedFiles: ModelFilePart[] = [];
   for (const p of message.parts) {
     if (p.type === 'text') {
       if (p.text) content.push({ type: 'text', text: p.text });
@@ -45,13 +50,14 @@ export function messageToModel(message: Message): ModelMessage[] {
         nativeResults.push(result);
       } else {
         observations.push(`Observation${result.isError ? ' (error)' : ''} from ${p.tool}: ${result.output}`);
+        if (result.attachments) observedFiles.push(...result.attachments);
       }
     }
   }
   const out: ModelMessage[] = [];
   if (content.length) out.push({ role: 'assistant', content });
   if (nativeResults.length) out.push({ role: 'tool', content: nativeResults });
-  if (observations.length) out.push({ role: 'user', content: [{ type: 'text', text: observations.join('\n\n') }] });
+  if (observations.length) out.push({ role: 'user', content: [{ type: 'text', text: observations.join('\n\n') }, ...observedFiles] });
   return out;
 }
 

@@ -6,7 +6,7 @@ import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import {
   agentFactoryFromModule, compareRuns, loadSuite, mergeRuns, parseRateLimit, parseShard, renderComparison, runSuite, toBenchAgent,
-  type AgentFactory, type BenchProgress, type Summary,
+  type AgentFactory, type BenchAgent, type BenchProgress, type Summary,
 } from '../../kit/bench/index.js';
 import { importAgentModule, loadAgent } from '../agent-loader.js';
 import { CliError } from '../cli-error.js';
@@ -15,6 +15,7 @@ import { ioOf, type CliIO } from '../io.js';
 import { resolveModel } from '../model-resolver.js';
 import { buildAgent, buildPolicies } from '../run-setup.js';
 import type { QitosConfig } from '../config-schema.js';
+import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 
 interface RunFlags {
   agent?: string;
@@ -105,6 +106,10 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
   if (!agentPath) throw new CliError(`suite "${suite.name}" names no agent: pass --agent <module>`);
   if (!existsSync(agentPath)) throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
   const agent = await agentFactory(agentPath, flags.export, config, io);
+  // The suite's MCP servers, with the config's of the same name winning; each trial connects its own.
+  const mcp = suite.mcp || config.mcp ? { ...suite.mcp, ...config.mcp } : undefined;
+  if (mcp) config = { ...config, mcp };
+  const warned = new Set<string>();
 
   // A scripted model keeps its place in its script: each trial gets its own. Provider models are shared.
   const modelId = config.model?.id;
@@ -125,7 +130,7 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
     const result = await userErrorsAsync(() =>
       runSuite({
         suite,
-        agentFactory: async (ctx) => agent.factory({ ...ctx, model: await modelFor() }),
+        agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
         ...(shared ? { model: shared } : {}),
         concurrency: flags.concurrency,
         epochs: flags.epochs,
@@ -140,7 +145,7 @@ async function benchRun(io: CliIO, suitePath: string, flags: RunFlags): Promise<
         ...(agent.export ? { agentExport: agent.export } : {}),
         modelLabel: modelId,
         // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
-        traceConfig: { ...config, engine: { ...suite.budget, ...e } },
+        traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
         streamDeltas: config.trace?.streamDeltas ?? false,
         onProgress: progress.update,
       }),
@@ -178,6 +183,32 @@ async function agentFactory(path: string, exportName: string | undefined, config
     return { agent, policies: fromConfig(agent) };
   };
   return { factory, module: loaded.module, export: loaded.export };
+}
+
+/**
+ * Gives one trial its own connection to the MCP servers: their tools join the agent's, the trial's trace records
+ * their events, and the servers close when the trial's run ends. A server that fails is reported once per bench run.
+ */
+async function withTrialMcp(setup: BenchAgent, servers: QitosConfig['mcp'], io: CliIO, warned: Set<string>): Promise<BenchAgent> {
+  const mcp = await connectConfiguredMcp(servers, io, { quiet: true });
+  if (!mcp) return setup;
+  for (const s of mcp.statuses()) {
+    if (s.state !== 'failed' || warned.has(s.name)) continue;
+    warned.add(s.name);
+    io.err(`mcp: server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}\n`);
+  }
+  mcp.attach(setup.agent.tools);
+  return {
+    ...setup,
+    policies: [...(setup.policies ?? []), mcp.runPolicy()],
+    dispose: async () => {
+      try {
+        await setup.dispose?.();
+      } finally {
+        await mcp.close();
+      }
+    },
+  };
 }
 
 function isClass(f: unknown): boolean {

@@ -11,6 +11,7 @@ import { decisionKey, stepLabel } from '../trace-diff.js';
 import { preview } from '../text-format.js';
 import { loadRecordedAgent, recordedConfig } from '../recorded-run.js';
 import { stateAtStep } from '../state-at-step.js';
+import { withMcp } from '../mcp-setup.js';
 
 interface ReplayFlags {
   liveTools?: boolean;
@@ -43,20 +44,24 @@ export function registerReplayCommand(program: Command): void {
       const agent = buildAgent(loaded, runConfig, model);
       const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
       const view = new LiveView((line) => io.out(line));
-      const engine = await buildEngine({
-        agent,
-        loaded,
-        config: runConfig,
-        cwd: io.cwd,
-        model,
-        executor,
-        parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
-        hooks: flags.json || flags.quiet ? [] : [view.hook],
-      });
       // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
       const initial = m.initialState as { step?: unknown } | null;
       const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
-      const result = await engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
+      // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
+      const result = await withMcp(runConfig, io, async (mcp) => {
+        const engine = await buildEngine({
+          agent,
+          loaded,
+          config: runConfig,
+          cwd: io.cwd,
+          model,
+          executor,
+          parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
+          hooks: flags.json || flags.quiet ? [] : [view.hook],
+          ...(mcp ? { mcp } : {}),
+        });
+        return engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
+      });
       const replayed = result.traceDir ? (await loadTrace(result.traceDir, io.cwd, (w) => io.err(w + '\n'))).steps : [];
       const n = Math.max(parent.steps.length, replayed.length);
       let firstMismatch: { step: number; recorded: string | null; replayed: string | null } | null = null;

@@ -288,6 +288,9 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     },
   });
   const result = await engine.run(task as TaskInput, { signal });
+  const disposeError = await Promise.resolve()
+    .then(() => setup.dispose?.())
+    .then(() => null, (err: unknown) => `disposing the trial's setup failed: ${errorMessage(err)}`);
   if (signal.aborted && result.stopReason === 'interrupted') return undefined;
 
   const usage = result.usage;
@@ -303,7 +306,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     traceDir: result.traceDir ? relative(c.outDir, result.traceDir) : null,
     answer: result.finalResult,
   };
-  const runError = ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null;
+  const runError = [ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null, disposeError].filter(Boolean).join('; ') || null;
   let score: Score;
   try {
     const raw = await suite.scorer.score({
