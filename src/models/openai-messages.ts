@@ -6,7 +6,7 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { ModelMessage, ModelRequest, ToolSpec } from '../core/index.js';
-import { ModelError } from '../core/index.js';
+import { ModelError, base64Size } from '../core/index.js';
 
 /** An assistant message as OpenAI-compatible servers with reasoning accept it (DeepSeek, Zhipu). */
 type AssistantWithReasoning = ChatCompletionAssistantMessageParam & { reasoning_content?: string };
@@ -60,7 +60,7 @@ function userPart(p: Extract<ModelMessage, { role: 'user' }>['content'][number])
 
 /** What a model sees instead of a best-effort file its provider cannot take (e.g. audio from a tool). */
 export function unsentFileNote(p: { mime: string; url: string; filename?: string }): string {
-  const bytes = p.url.startsWith('data:') ? Math.floor(((p.url.length - p.url.indexOf(',') - 1) * 3) / 4) : undefined;
+  const bytes = /^data:[^,]*;base64,/.test(p.url) ? base64Size(p.url.slice(p.url.indexOf(',') + 1)) : undefined;
   return `[file ${p.filename ?? ''}${p.filename ? ' ' : ''}(${p.mime}${bytes !== undefined ? `, ${bytes} bytes` : ''}) not shown: this model does not take ${p.mime} files]`;
 }
 

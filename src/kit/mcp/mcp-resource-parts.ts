@@ -1,4 +1,4 @@
-import type { Attachment } from '../../core/index.js';
+import { base64Size, type Attachment } from '../../core/index.js';
 import { fileName } from './mcp-result.js';
 import { formatMcpUri } from './mcp-uri.js';
 
@@ -36,7 +36,7 @@ export function mcpResourceParts(server: string, contents: readonly McpResourceC
     } else if (typeof c.blob === 'string') {
       const mime = c.mimeType ?? 'application/octet-stream';
       if (SENDABLE_BINARY.has(mime)) files.push({ mime, url: `data:${mime};base64,${c.blob}`, ...name });
-      else notes.push(`${formatMcpUri({ server, uri: c.uri })} is ${mime} (${Math.floor((c.blob.length * 3) / 4)} bytes), which cannot be shown to the model`);
+      else notes.push(`${formatMcpUri({ server, uri: c.uri })} is ${mime} (${base64Size(c.blob)} bytes), which cannot be shown to the model`);
     }
   }
   return { files, notes };

@@ -48,6 +48,8 @@ export class McpSession {
   private stderr = '';
   private tooLarge: McpMessageTooLargeError | undefined;
   private lostReason: string | undefined;
+  /** Aborts the requests in flight (an oversize HTTP message fails them instead of leaving them to time out). */
+  private readonly inFlight = new Set<AbortController>();
 
   private constructor(
     readonly label: string,
@@ -90,7 +92,7 @@ export class McpSession {
 
     const connect = async (kind: McpTransportKind): Promise<McpSession> => {
       const client = makeClient();
-      const transport = await openTransport(kind, cfg, opts, maxBytes, (e) => (session ? (session.tooLarge = e) : (tooLarge = e)));
+      const transport = await openTransport(kind, cfg, opts, maxBytes, (e) => (session ? session.noteTooLarge(e) : (tooLarge = e)));
       const stream = (transport as { stderr?: NodeJS.ReadableStream | null }).stderr;
       // keep the tail of the server's stderr: it is what explains a crash
       stream?.on('data', (chunk: Buffer) => {
@@ -100,8 +102,8 @@ export class McpSession {
       client.onerror = (error) => {
         // Transport errors also fail the pending request, which reports them; these two explain a closed connection.
         if (error instanceof McpMessageTooLargeError || /ReadBuffer exceeded maximum size/.test(error.message)) {
-          const e = new McpMessageTooLargeError(maxBytes);
-          if (session) session.tooLarge = e;
+          const e = error instanceof McpMessageTooLargeError ? error : new McpMessageTooLargeError(maxBytes);
+          if (session) session.noteTooLarge(e);
           else tooLarge = e;
         }
       };
@@ -161,49 +163,49 @@ export class McpSession {
 
   /** Every tool of the server (`tools/list`, all pages). */
   listTools(): Promise<McpToolInfo[]> {
-    return this.pages('tools/list', async (cursor) => {
-      const r = await this.client.listTools(cursor ? { cursor } : undefined, this.requestOptions());
+    return this.pages('tools/list', async (cursor, local) => {
+      const r = await this.client.listTools(cursor ? { cursor } : undefined, this.requestOptions({}, local));
       return { items: r.tools, next: r.nextCursor };
     });
   }
 
   /** Every resource of the server (`resources/list`, all pages). */
   listResources(): Promise<Resource[]> {
-    return this.pages('resources/list', async (cursor) => {
-      const r = await this.client.listResources(cursor ? { cursor } : undefined, this.requestOptions());
+    return this.pages('resources/list', async (cursor, local) => {
+      const r = await this.client.listResources(cursor ? { cursor } : undefined, this.requestOptions({}, local));
       return { items: r.resources, next: r.nextCursor };
     });
   }
 
   /** Every resource template of the server (`resources/templates/list`, all pages). */
   listResourceTemplates(): Promise<ResourceTemplate[]> {
-    return this.pages('resources/templates/list', async (cursor) => {
-      const r = await this.client.listResourceTemplates(cursor ? { cursor } : undefined, this.requestOptions());
+    return this.pages('resources/templates/list', async (cursor, local) => {
+      const r = await this.client.listResourceTemplates(cursor ? { cursor } : undefined, this.requestOptions({}, local));
       return { items: r.resourceTemplates, next: r.nextCursor };
     });
   }
 
   /** Every prompt of the server (`prompts/list`, all pages). */
   listPrompts(): Promise<Prompt[]> {
-    return this.pages('prompts/list', async (cursor) => {
-      const r = await this.client.listPrompts(cursor ? { cursor } : undefined, this.requestOptions());
+    return this.pages('prompts/list', async (cursor, local) => {
+      const r = await this.client.listPrompts(cursor ? { cursor } : undefined, this.requestOptions({}, local));
       return { items: r.prompts, next: r.nextCursor };
     });
   }
 
   /** `resources/read` of one of the server's URIs. */
   readResource(uri: string, opts: McpCallOptions = {}): Promise<ReadResourceResult> {
-    return this.request(`resource "${uri}"`, () => this.client.readResource({ uri }, this.requestOptions(opts)));
+    return this.request(`resource "${uri}"`, (local) => this.client.readResource({ uri }, this.requestOptions(opts, local)));
   }
 
   /** `prompts/get` with string arguments. */
   getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
-    return this.request(`prompt "${name}"`, () => this.client.getPrompt({ name, arguments: args }, this.requestOptions()));
+    return this.request(`prompt "${name}"`, (local) => this.client.getPrompt({ name, arguments: args }, this.requestOptions({}, local)));
   }
 
   /** `tools/call`; the timeout restarts on each progress notification. */
   callTool(name: string, args: Record<string, unknown>, opts: McpCallOptions = {}): Promise<CallToolResult> {
-    return this.request(`tool "${name}"`, async () => (await this.client.callTool({ name, arguments: args }, undefined, this.requestOptions(opts))) as CallToolResult);
+    return this.request(`tool "${name}"`, async (local) => (await this.client.callTool({ name, arguments: args }, undefined, this.requestOptions(opts, local))) as CallToolResult);
   }
 
   /** Ends the session (stdio: closes the server's stdin, then SIGTERM, then SIGKILL, 2 s apart). Safe to call twice. */
@@ -243,24 +245,36 @@ export class McpSession {
     return { text: this.kind === 'stdio' ? 'exited' : 'closed the connection', tail };
   }
 
-  private requestOptions(opts: McpCallOptions = {}) {
+  /** An oversize message arrived: remember it, and fail what is in flight (its reply may never come). */
+  private noteTooLarge(e: McpMessageTooLargeError): void {
+    if (this.tooLarge === e) return;
+    this.tooLarge = e;
+    for (const c of this.inFlight) c.abort(e);
+  }
+
+  private requestOptions(opts: McpCallOptions = {}, local?: AbortController) {
+    const signal = opts.signal && local ? AbortSignal.any([opts.signal, local.signal]) : (local?.signal ?? opts.signal);
     return {
       timeout: this.cfg.timeout ?? MCP_DEFAULT_TIMEOUT_MS,
-      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(signal ? { signal } : {}),
       ...(opts.onProgress ? { onprogress: opts.onProgress, resetTimeoutOnProgress: true } : {}),
     };
   }
 
-  private async request<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  private async request<T>(what: string, fn: (local: AbortController) => Promise<T>): Promise<T> {
     if (this.ended) {
       const r = this.endReason();
       throw new Error(`${this.label} is not running (it ${r.text}); cannot ask for ${what}${r.tail}`);
     }
     const tooLargeBefore = this.tooLarge;
+    const local = new AbortController();
+    this.inFlight.add(local);
     try {
-      return await fn();
+      return await fn(local);
     } catch (error) {
       throw await this.requestError(what, error, tooLargeBefore);
+    } finally {
+      this.inFlight.delete(local);
     }
   }
 
@@ -282,12 +296,12 @@ export class McpSession {
     return new Error(`${this.label}: ${what} failed: ${errorMessage(error)}`);
   }
 
-  private async pages<T>(what: string, page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string }>): Promise<T[]> {
+  private async pages<T>(what: string, page: (cursor: string | undefined, local: AbortController) => Promise<{ items: T[]; next?: string }>): Promise<T[]> {
     const out: T[] = [];
     let cursor: string | undefined;
     for (let n = 0; ; n++) {
       if (n === MAX_PAGES) throw new Error(`${this.label}: ${what} returned more than ${MAX_PAGES} pages`);
-      const r = await this.request(what, () => page(cursor));
+      const r = await this.request(what, (local) => page(cursor, local));
       out.push(...r.items);
       cursor = r.next;
       if (!cursor) return out;
@@ -340,8 +354,15 @@ function isConnectionFailure(error: unknown): boolean {
   return (e?.name === 'TypeError' && /fetch failed/.test(e.message ?? '')) || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EPIPE'].includes(e?.cause?.code ?? '');
 }
 
-/** An error's message with its cause's (fetch says only "fetch failed"; the cause says "connect ECONNREFUSED ..."). */
+/**
+ * An error's message with what it leaves out: the cause (fetch says only "fetch failed"; its cause says "connect
+ * ECONNREFUSED ...") and the HTTP status of the SDK's HTTP transport errors.
+ */
 function withCause(error: unknown): string {
-  const cause = (error as { cause?: unknown })?.cause;
-  return cause instanceof Error && !errorMessage(error).includes(cause.message) ? `${errorMessage(error)}: ${cause.message}` : errorMessage(error);
+  const e = error as { cause?: unknown; code?: unknown; name?: string; constructor?: { name?: string } };
+  let text = errorMessage(error);
+  if (e?.cause instanceof Error && !text.includes(e.cause.message)) text += `: ${e.cause.message}`;
+  const http = /^(StreamableHTTPError|SseError)$/.test(e?.constructor?.name ?? '');
+  if (http && typeof e.code === 'number' && !text.includes(String(e.code))) text += ` (HTTP ${e.code})`;
+  return text;
 }

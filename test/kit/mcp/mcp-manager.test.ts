@@ -46,7 +46,7 @@ describe('McpManager: connecting a config', () => {
   it('registers the tools the filter lets through, with prefixed ids and the server schemas; clashing ids are skipped', () => {
     const fx = manager.statuses().find((s) => s.name === 'fx')!;
     expect(fx.tools).toContain('fx_echo');
-    expect(fx.tools).toContain('fx_dotted_name_tool');
+    expect(fx.tools).toContain('fx_dotted_name');
     expect(fx.tools).not.toContain('fx_crash');
     expect(fx.skipped).toEqual(expect.arrayContaining([{ tool: 'crash', reason: 'left out by the tools filter' }, { tool: 'fx_add', reason: 'the agent already has a tool with this id' }]));
     expect(registry.get('fx_add')!.description).toContain('own tool');
