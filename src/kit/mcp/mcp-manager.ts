@@ -239,7 +239,7 @@ export class McpManager {
   /** The live session of a server, or an Error that says why there is none. */
   private sessionOrError(e: Entry): McpSession | Error {
     if (e.state === 'connected' && e.session && !e.session.closed) return e.session;
-    if (e.state === 'reconnecting' || e.state === 'connecting') return new Error(`${e.label} is reconnecting${e.reason ? ` after it ${e.reason}` : ''}; try again shortly`);
+    if (e.state === 'reconnecting' || e.state === 'connecting') return new Error(`${e.label} is reconnecting${e.reason ? ` after it ${e.reason.split('\n')[0]}` : ''}; try again shortly`);
     if (e.state === 'closed') return new Error(`${e.label} was closed`);
     if (e.state === 'disabled') return new Error(`${e.label} is disabled in the config`);
     return new Error(`${e.label} is not available: ${e.reason ?? 'it failed'}`);
@@ -296,7 +296,7 @@ export class McpManager {
               const base = { type: 'sampling' as const, server: e.name, messages: params.messages.length, maxTokens };
               const sampler = this.run?.sampler;
               try {
-                if (!sampler) throw new Error('no run is active to answer it: sampling is answered by the model of the run that uses this server');
+                if (!sampler) throw new Error('no model is connected to answer it: the run using this server supplies no sampler (docs/mcp.md, Sampling)');
                 const response = await sampler.sample(samplingRequest(params, maxTokens), { server: e.name, signal });
                 this.emit({ ...base, tokens: response.usage, cost: response.cost });
                 return samplingResult(response, sampler.modelId);
