@@ -37,6 +37,7 @@ export function registerRunCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in README.md" --workspace ./repo --model deepseek:deepseek-chat\n  $ qitos run agent.ts --config qitos.yaml --mcp-prompt docs/summarize --arg topic=billing\n')
     .action(async function (this: Command, modulePath: string, flags: RunFlags) {
       const io = ioOf(this);
+      if (flags.mcpPrompt === undefined && flags.task === undefined) throw new CliError('--task is required (or --mcp-prompt <server>/<prompt>)');
       if (flags.mcpPrompt === undefined) requireText(flags.task, '--task');
       else if (flags.task !== undefined) throw new CliError('give either --task or --mcp-prompt, not both');
       if (flags.mcpPrompt === undefined && Object.keys(flags.arg).length) throw new CliError('--arg is for the arguments of an --mcp-prompt prompt');

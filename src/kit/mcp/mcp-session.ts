@@ -272,18 +272,23 @@ export class McpSession {
     try {
       return await fn(local);
     } catch (error) {
-      throw await this.requestError(what, error, tooLargeBefore);
+      throw await this.requestError(what, error, tooLargeBefore !== this.tooLarge, local.signal.aborted);
     } finally {
       this.inFlight.delete(local);
     }
   }
 
-  private async requestError(what: string, error: unknown, tooLargeBefore: McpMessageTooLargeError | undefined): Promise<Error> {
+  /** The error a failed request reports; `tooLarge`: an oversize message arrived meanwhile; `aborted`: qitos aborted it for that. */
+  private async requestError(what: string, error: unknown, tooLarge: boolean, aborted: boolean): Promise<Error> {
     const { McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
-    if (this.tooLarge && this.tooLarge !== tooLargeBefore && this.kind !== 'stdio') {
-      return new Error(`${this.label}: ${what} failed: ${this.tooLarge.message}`);
+    if (tooLarge && this.tooLarge) {
+      if (this.kind !== 'stdio') return new Error(`${this.label}: ${what} failed: ${this.tooLarge.message}`);
+      await new Promise((r) => setImmediate(r)); // let the last stderr chunk arrive
+      const r = this.endReason();
+      return new Error(`${this.label} ${r.text} during ${what}${r.tail}`);
     }
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new Error(`${this.label}: ${what} timed out after ${this.cfg.timeout ?? MCP_DEFAULT_TIMEOUT_MS} ms`);
+    // The SDK reports every abort as a timeout: only a request nobody aborted really timed out.
+    if (!aborted && error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new Error(`${this.label}: ${what} timed out after ${this.cfg.timeout ?? MCP_DEFAULT_TIMEOUT_MS} ms`);
     if (this.ended || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
       await new Promise((r) => setImmediate(r)); // let the close and the last stderr chunk arrive
       const r = this.endReason();
