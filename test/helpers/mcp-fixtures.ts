@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { ActionExecutor, MemoryEnv, ToolRegistry, newActionId, type ActionResult } from '../../src/index.js';
-import type { McpEvent, McpManager, McpServerConfig } from '../../src/kit/mcp/index.js';
+import { ActionExecutor, MemoryEnv, ToolRegistry, addTokens, emptyTokens, newActionId, type ActionResult, type Model, type Tokens } from '../../src/index.js';
+import type { McpEvent, McpManager, McpSampler, McpServerConfig } from '../../src/kit/mcp/index.js';
 
 /** The repository root (servers run from here so `--import tsx` and the SDK resolve). */
 export const ROOT = resolve(__dirname, '../..');
@@ -72,4 +72,23 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A sampler that answers with `model` and adds up what it spent, as the caller that supplies a sampler must (the
+ * stand-in for "the run's model through the run's middleware").
+ */
+export function countingSampler(model: Model): { sampler: McpSampler; spent: () => Tokens } {
+  let spent = emptyTokens();
+  return {
+    sampler: {
+      modelId: model.id,
+      sample: async (request, { signal }) => {
+        const r = await model.generate(request, { signal });
+        spent = addTokens(spent, r.usage);
+        return r;
+      },
+    },
+    spent: () => spent,
+  };
 }

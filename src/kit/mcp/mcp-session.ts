@@ -163,34 +163,22 @@ export class McpSession {
 
   /** Every tool of the server (`tools/list`, all pages). */
   listTools(): Promise<McpToolInfo[]> {
-    return this.pages('tools/list', async (cursor, local) => {
-      const r = await this.client.listTools(cursor ? { cursor } : undefined, this.requestOptions({}, local));
-      return { items: r.tools, next: r.nextCursor };
-    });
+    return this.pages('tools/list', (p, o) => this.client.listTools(p, o), (r) => r.tools);
   }
 
   /** Every resource of the server (`resources/list`, all pages). */
   listResources(): Promise<Resource[]> {
-    return this.pages('resources/list', async (cursor, local) => {
-      const r = await this.client.listResources(cursor ? { cursor } : undefined, this.requestOptions({}, local));
-      return { items: r.resources, next: r.nextCursor };
-    });
+    return this.pages('resources/list', (p, o) => this.client.listResources(p, o), (r) => r.resources);
   }
 
   /** Every resource template of the server (`resources/templates/list`, all pages). */
   listResourceTemplates(): Promise<ResourceTemplate[]> {
-    return this.pages('resources/templates/list', async (cursor, local) => {
-      const r = await this.client.listResourceTemplates(cursor ? { cursor } : undefined, this.requestOptions({}, local));
-      return { items: r.resourceTemplates, next: r.nextCursor };
-    });
+    return this.pages('resources/templates/list', (p, o) => this.client.listResourceTemplates(p, o), (r) => r.resourceTemplates);
   }
 
   /** Every prompt of the server (`prompts/list`, all pages). */
   listPrompts(): Promise<Prompt[]> {
-    return this.pages('prompts/list', async (cursor, local) => {
-      const r = await this.client.listPrompts(cursor ? { cursor } : undefined, this.requestOptions({}, local));
-      return { items: r.prompts, next: r.nextCursor };
-    });
+    return this.pages('prompts/list', (p, o) => this.client.listPrompts(p, o), (r) => r.prompts);
   }
 
   /** `resources/read` of one of the server's URIs. */
@@ -301,14 +289,19 @@ export class McpSession {
     return new Error(`${this.label}: ${what} failed: ${errorMessage(error)}`);
   }
 
-  private async pages<T>(what: string, page: (cursor: string | undefined, local: AbortController) => Promise<{ items: T[]; next?: string }>): Promise<T[]> {
+  /** Every item of a paginated list, following `nextCursor` (at most MAX_PAGES pages). */
+  private async pages<R extends { nextCursor?: string }, T>(
+    what: string,
+    list: (params: { cursor: string } | undefined, options: ReturnType<McpSession['requestOptions']>) => Promise<R>,
+    items: (r: R) => T[],
+  ): Promise<T[]> {
     const out: T[] = [];
     let cursor: string | undefined;
     for (let n = 0; ; n++) {
       if (n === MAX_PAGES) throw new Error(`${this.label}: ${what} returned more than ${MAX_PAGES} pages`);
-      const r = await this.request(what, (local) => page(cursor, local));
-      out.push(...r.items);
-      cursor = r.next;
+      const r = await this.request(what, (local) => list(cursor ? { cursor } : undefined, this.requestOptions({}, local)));
+      out.push(...items(r));
+      cursor = r.nextCursor;
       if (!cursor) return out;
     }
   }

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedModel, ToolRegistry, addTokens, emptyTokens } from '../../../src/index.js';
-import { McpManager, MCP_PROMPT_FILES, mcpPromptTask, type McpEvent, type McpSampler } from '../../../src/kit/mcp/index.js';
-import { ROOT, act, everythingServer, filesystemServer, until } from '../../helpers/mcp-fixtures.js';
+import { ScriptedModel, ToolRegistry } from '../../../src/index.js';
+import { McpManager, MCP_PROMPT_FILES, mcpPromptTask, type McpEvent } from '../../../src/kit/mcp/index.js';
+import { ROOT, act, countingSampler, everythingServer, filesystemServer, until } from '../../helpers/mcp-fixtures.js';
 
 /** The reference servers from npm, started over stdio as a user's config would start them. */
 describe('@modelcontextprotocol/server-everything', () => {
@@ -12,20 +12,12 @@ describe('@modelcontextprotocol/server-everything', () => {
   let registry: ToolRegistry;
   const events: McpEvent[] = [];
   const samplingModel = new ScriptedModel([{ text: 'a sampled reply', usage: { input: 11, output: 3 } }], { id: 'scripted:sampler', loop: true });
-  let sampled = emptyTokens();
+  const { sampler, spent } = countingSampler(samplingModel);
   beforeAll(async () => {
     manager = await McpManager.connect({ ev: everythingServer({ sampling: true }) }, { cwd: ROOT });
     registry = new ToolRegistry();
     manager.attach(registry);
     manager.on((e) => events.push(e));
-    const sampler: McpSampler = {
-      modelId: samplingModel.id,
-      sample: async (req, { signal }) => {
-        const r = await samplingModel.generate(req, { signal });
-        sampled = addTokens(sampled, r.usage);
-        return r;
-      },
-    };
     manager.bindRun({ emit: () => undefined, sampler });
     // the tools that depend on the client's capabilities are registered after the handshake (tools/list_changed)
     await until(() => registry.has('ev_trigger-sampling-request'), 15_000, 'the conditional tools');
@@ -82,7 +74,7 @@ describe('@modelcontextprotocol/server-everything', () => {
     const r = await act(registry, 'ev_trigger-sampling-request', { prompt: 'Say hi', maxTokens: 30 });
     expect(r.output).toMatch(/LLM sampling result:[\s\S]*a sampled reply/);
     expect(samplingModel.requests.at(-1)).toMatchObject({ maxOutputTokens: 30, messages: [{ role: 'system', content: 'You are a helpful test server.' }, { role: 'user' }] });
-    expect(sampled).toMatchObject({ input: 11, output: 3 });
+    expect(spent()).toMatchObject({ input: 11, output: 3 });
     expect(events.find((e) => e.type === 'sampling')).toMatchObject({ server: 'ev', messages: 1, maxTokens: 30, tokens: { input: 11, output: 3 } });
   });
 

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, ScriptedModel, addTokens, emptyTokens, jsonParser, readTrace, type EventRecord, type Message, type ModelMessage, type PolicyContext, type State } from '../../../src/index.js';
-import { McpManager, McpRunPolicy, type McpSampler } from '../../../src/kit/mcp/index.js';
+import { Engine, ScriptedModel, jsonParser, readTrace, type EventRecord, type Message, type ModelMessage, type PolicyContext, type State } from '../../../src/index.js';
+import { McpManager, McpRunPolicy, type McpSamplerFactory } from '../../../src/kit/mcp/index.js';
 import { ModelPathAgent } from '../../helpers/kernel-fixtures.js';
-import { ROOT, fixtureServer } from '../../helpers/mcp-fixtures.js';
+import { ROOT, countingSampler, fixtureServer } from '../../helpers/mcp-fixtures.js';
 
 let dir: string;
 let manager: McpManager;
@@ -21,6 +21,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A traced run whose model calls these tools in turn, then answers. */
+async function runCalls(calls: Array<[string, Record<string, unknown>]>, sampler?: McpSamplerFactory<State>) {
+  const model = new ScriptedModel([...calls.map(([name, args]) => JSON.stringify({ thought: 'call', action: { name, args } })), '{"thought": "done", "final_answer": "ok"}']);
+  const agent = new ModelPathAgent({ model, parser: jsonParser() });
+  manager.attach(agent.tools);
+  return new Engine({ agent, policies: [manager.runPolicy(sampler)], trace: { dir } }).run('call the tools');
+}
 const policyEvents = (events: EventRecord[]) => events.filter((e) => e.type === 'policy').map((e) => e.data as { event: string; data: Record<string, unknown> });
 const userContent = (req: { messages: ModelMessage[] }, i: number) => (req.messages.filter((m) => m.role === 'user')[i] as Extract<ModelMessage, { role: 'user' }>).content;
 
@@ -88,14 +95,7 @@ describe('an Engine run with MCP servers (McpRunPolicy)', () => {
   });
 
   it('answers elicitation from the configured policy (accept here, decline by default) and traces it', async () => {
-    const model = new ScriptedModel([
-      '{"thought": "ask", "action": {"name": "fx_ask", "args": {}}}',
-      '{"thought": "ask", "action": {"name": "plain_ask", "args": {}}}',
-      '{"thought": "done", "final_answer": "ok"}',
-    ]);
-    const agent = new ModelPathAgent({ model, parser: jsonParser() });
-    manager.attach(agent.tools);
-    const run = await new Engine({ agent, policies: [manager.runPolicy()], trace: { dir } }).run('ask twice');
+    const run = await runCalls([['fx_ask', {}], ['plain_ask', {}]]);
     const outputs = run.state.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool' && p.state.status === 'completed' ? [JSON.parse(p.state.output)] : [])));
     expect(outputs).toEqual([{ action: 'accept', content: { name: 'qitos', count: 3 } }, { action: 'decline' }]);
     const events = policyEvents((await readTrace(run.traceDir!)).events).filter((e) => e.event === 'mcp:elicitation');
@@ -106,33 +106,16 @@ describe('an Engine run with MCP servers (McpRunPolicy)', () => {
   });
 
   it('answers sampling with the sampler the run supplies; its usage is the caller\'s to count, and the trace shows the call', async () => {
-    // The sampler stands in for "the run's model through the run's middleware": here it calls a ScriptedModel and
-    // adds the usage up itself, as the caller that supplies it must.
     const samplingModel = new ScriptedModel([{ text: 'Blue', usage: { input: 30, output: 2 }, cost: 0.001 }], { id: 'scripted:sampler' });
-    let counted = emptyTokens();
-    const sampler: McpSampler = {
-      modelId: samplingModel.id,
-      sample: async (request, { signal }) => {
-        const r = await samplingModel.generate(request, { signal });
-        counted = addTokens(counted, r.usage);
-        return r;
-      },
-    };
-    const model = new ScriptedModel([
-      '{"thought": "sample", "action": {"name": "fx_sample", "args": {"question": "Sky colour?", "maxTokens": 500}}}',
-      '{"thought": "no sampling there", "action": {"name": "plain_sample", "args": {"question": "Sky colour?"}}}',
-      '{"thought": "done", "final_answer": "Blue"}',
-    ]);
-    const agent = new ModelPathAgent({ model, parser: jsonParser() });
-    manager.attach(agent.tools);
-    const run = await new Engine({ agent, policies: [manager.runPolicy(() => sampler)], trace: { dir } }).run('sample');
+    const { sampler, spent } = countingSampler(samplingModel);
+    const run = await runCalls([['fx_sample', { question: 'Sky colour?', maxTokens: 500 }], ['plain_sample', { question: 'Sky colour?' }]], () => sampler);
     const results = run.state.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool' ? [p.state] : [])));
     expect(results[0]).toMatchObject({ status: 'completed' });
     expect(JSON.parse((results[0] as { output: string }).output)).toEqual({ role: 'assistant', content: { type: 'text', text: 'Blue' }, model: 'scripted:sampler', stopReason: 'endTurn' });
     // the server that did not ask for sampling in its config was never offered it
     expect(results[1]).toMatchObject({ status: 'error', error: 'MCP error -32601: Method not found' });
     expect(samplingModel.requests[0]).toMatchObject({ messages: [{ role: 'system', content: 'Answer in one word.' }, { role: 'user', content: [{ type: 'text', text: 'Sky colour?' }] }], maxOutputTokens: 20, temperature: 0 });
-    expect(counted).toMatchObject({ input: 30, output: 2 });
+    expect(spent()).toMatchObject({ input: 30, output: 2 });
     const events = policyEvents((await readTrace(run.traceDir!)).events).filter((e) => e.event === 'mcp:sampling');
     expect(events.map((e) => e.data)).toEqual([{ server: 'fx', messages: 1, maxTokens: 20, tokens: { input: 30, output: 2, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.001 }]);
   });
