@@ -78,7 +78,7 @@ export class McpSession {
       const client = new Client(
         { name: 'qitos-ts', version: '0.1.0' },
         {
-          capabilities: { elicitation: { form: {} }, ...(hooks.sampling ? { sampling: {} } : {}) },
+          capabilities: { elicitation: { form: {}, url: {} }, ...(hooks.sampling ? { sampling: {} } : {}) },
           listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => hooks.toolsChanged() } },
         },
       );

@@ -78,10 +78,16 @@ describe('@modelcontextprotocol/server-everything', () => {
     expect(events.find((e) => e.type === 'sampling')).toMatchObject({ server: 'ev', messages: 1, maxTokens: 30, tokens: { input: 11, output: 3 } });
   });
 
+  it('declines URL-mode elicitation (never opens a page) and reports it', async () => {
+    const r = await act(registry, 'ev_trigger-url-elicitation', { url: 'https://example.com/login' });
+    expect(r.output ?? r.error).toMatch(/declin/i);
+    expect(events.find((e) => e.type === 'elicitation' && e.mode === 'url')).toMatchObject({ server: 'ev', mode: 'url', action: 'decline' });
+  });
+
   it('declines elicitation by default and reports it', async () => {
     const r = await act(registry, 'ev_trigger-elicitation-request', {});
     expect(r.output).toMatch(/declined/);
-    expect(events.find((e) => e.type === 'elicitation')).toMatchObject({ server: 'ev', mode: 'form', action: 'decline', fields: expect.arrayContaining(['name']) });
+    expect(events.find((e) => e.type === 'elicitation' && e.mode === 'form')).toMatchObject({ server: 'ev', mode: 'form', action: 'decline', fields: expect.arrayContaining(['name']) });
   });
 });
 
