@@ -20,8 +20,8 @@ describe('@modelcontextprotocol/server-everything', () => {
     manager.on((e) => events.push(e));
     manager.bindRun({ emit: () => undefined, sampler });
     // the tools that depend on the client's capabilities are registered after the handshake (tools/list_changed)
-    await until(() => registry.has('ev_trigger-sampling-request'), 15_000, 'the conditional tools');
-  }, 30_000);
+    await until(() => registry.has('ev_trigger-sampling-request'), 60_000, 'the conditional tools');
+  }, 120_000);
   afterAll(() => manager?.close());
 
   it('lists and calls its tools', async () => {
@@ -104,7 +104,7 @@ describe('@modelcontextprotocol/server-filesystem', () => {
     manager = await McpManager.connect({ fs: filesystemServer([dir]) }, { cwd: ROOT });
     registry = new ToolRegistry();
     manager.attach(registry);
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await manager?.close();
     rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ beforeAll(async () => {
     { fx: fixtureServer({ sampling: { maxTokens: 20 }, elicitation: { action: 'accept', content: { name: 'qitos' } } }), plain: fixtureServer() },
     { cwd: ROOT },
   );
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   await manager?.close();
   rmSync(dir, { recursive: true, force: true });
