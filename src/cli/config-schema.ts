@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ModelConfig as ProviderModelConfig } from '../models/model-config.js';
+import { McpConfig } from '../kit/mcp/mcp-config.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -131,6 +132,8 @@ export const QitosConfig = z.strictObject({
   env: EnvConfig.optional(),
   /** Skill folders (relative to the working folder): the agent gets the `skill` tool over the skills found there. */
   skills: z.strictObject({ roots: z.array(z.string().min(1)).min(1, 'give at least one skills folder') }).optional(),
+  /** MCP servers by name: their tools join the agent's, their resources and prompts become usable (docs/mcp.md). */
+  mcp: McpConfig.optional(),
   /** The agent's own options, spread into its constructor options after `model`. */
   agent: z.record(z.string(), z.unknown()).optional(),
 });

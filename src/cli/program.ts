@@ -10,6 +10,7 @@ import { registerDiffCommand } from './commands/diff.js';
 import { registerForkCommand } from './commands/fork.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerSkillsCommand } from './commands/skills.js';
+import { registerMcpCommand } from './commands/mcp.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -35,6 +36,7 @@ export function createProgram(io: CliIO): Command {
   registerRunsCommand(program);
   registerInspectCommand(program);
   registerSkillsCommand(program);
+  registerMcpCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

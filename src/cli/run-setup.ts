@@ -10,6 +10,8 @@ import { CliError } from './cli-error.js';
 import type { LoadedAgent } from './agent-loader.js';
 import type { QitosConfig } from './config-schema.js';
 import { resolveModel } from './model-resolver.js';
+import { recordableConfig } from './mcp-setup.js';
+import type { McpManager } from '../kit/mcp/mcp-manager.js';
 
 /** Default traces folder (relative to the working folder). */
 export const DEFAULT_TRACE_DIR = 'traces';
@@ -81,6 +83,8 @@ export interface EngineSetup {
   hooks?: Hook[];
   /** Where a one-line warning goes (the env runs commands without a sandbox). */
   warn?: (line: string) => void;
+  /** Connected MCP servers (withMcp): their tools join the agent's, and the run records their events. */
+  mcp?: McpManager;
 }
 
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
@@ -91,6 +95,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   // Said once per command (one engine each): commands of this run are not sandboxed, and why.
   if (env instanceof HostEnv && env.sandboxNote) s.warn?.(`warning: ${env.sandboxNote}\n`);
   await addSkills(s.agent, s.config, s.cwd);
+  s.mcp?.attach(s.agent.tools);
   const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
   // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
   await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
@@ -100,7 +105,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     agent: s.agent,
     ...(env ? { env } : {}),
     ...(s.model ? { model: s.model } : {}),
-    policies: buildPolicies(s.config, s.agent),
+    policies: [...buildPolicies(s.config, s.agent), ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
     hooks: s.hooks ?? [],
     budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),
     ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
@@ -112,7 +117,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
       dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,
       agentSource: { module: s.loaded.module, export: s.loaded.export },
-      config: s.config as Record<string, unknown>,
+      config: recordableConfig(s.config) as Record<string, unknown>,
     },
   });
 }

@@ -28,3 +28,4 @@ export * from './hook-event.js';
 export * from './trace.js';
 export * from './to-model-messages.js';
 export * from './state-diff.js';
+export * from './base64-size.js';

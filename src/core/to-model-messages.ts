@@ -1,5 +1,5 @@
 import type { Message, ToolPart } from './message.js';
-import type { ModelMessage, ModelToolResultPart } from './model-message.js';
+import type { ModelFilePart, ModelMessage, ModelToolResultPart } from './model-message.js';
 
 /** What the model sees in place of a tool output that compaction cleared. */
 export const COMPACTED_PLACEHOLDER = '[Old tool result content cleared]';
@@ -10,7 +10,11 @@ export const INTERRUPTED_TOOL_ERROR = 'Tool execution was interrupted before it 
 export function toolResultFor(part: ToolPart): ModelToolResultPart {
   const s = part.state;
   const base = { callId: part.callID, name: part.tool };
-  if (s.status === 'completed') return { type: 'tool-result', ...base, output: s.time.compacted ? COMPACTED_PLACEHOLDER : s.output, isError: false };
+  if (s.status === 'completed') {
+    if (s.time.compacted) return { type: 'tool-result', ...base, output: COMPACTED_PLACEHOLDER, isError: false };
+    const files = s.attachments?.map((a): ModelFilePart => ({ type: 'file', mime: a.mime, url: a.url, ...(a.filename ? { filename: a.filename } : {}), bestEffort: true }));
+    return { type: 'tool-result', ...base, output: s.output, isError: false, ...(files?.length ? { attachments: files } : {}) };
+  }
   if (s.status === 'error') return { type: 'tool-result', ...base, output: s.error, isError: true };
   return { type: 'tool-result', ...base, output: INTERRUPTED_TOOL_ERROR, isError: true };
 }
@@ -18,10 +22,17 @@ export function toolResultFor(part: ToolPart): ModelToolResultPart {
 /** Turns the results of calls read from a reply's text into messages for the model (a parser's `formatResults`). */
 export type ResultFormatter = (results: readonly ModelToolResultPart[]) => ModelMessage[];
 
+/**
+ * One user message carrying the results of text-parsed calls: one paragraph per result (`line` words it), then
+ * the files the tools returned (their attachments). Parsers build their `formatResults` with it.
+ */
+export function resultsMessage(results: readonly ModelToolResultPart[], line: (r: ModelToolResultPart) => string): ModelMessage {
+  const files = results.flatMap((r) => r.attachments ?? []);
+  return { role: 'user', content: [{ type: 'text', text: results.map(line).join('\n\n') }, ...files] };
+}
+
 /** The default way results of text-parsed calls go back: one user message, one paragraph per result. */
-export const plainResults: ResultFormatter = (results) => [
-  { role: 'user', content: [{ type: 'text', text: results.map((r) => `${r.isError ? 'Error from' : 'Result of'} ${r.name}: ${r.output}`).join('\n\n') }] },
-];
+export const plainResults: ResultFormatter = (results) => [resultsMessage(results, (r) => `${r.isError ? 'Error from' : 'Result of'} ${r.name}: ${r.output}`)];
 
 /**
  * Converts one history message into what a provider receives (0..3 model messages).

@@ -18,6 +18,13 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Removes a tool (e.g. one an MCP server no longer offers); true when it was there. */
+  unregister(id: string): boolean {
+    const had = this.tools.delete(id);
+    if (had) this.specsCache = undefined;
+    return had;
+  }
+
   get(id: string): AnyTool | undefined {
     return this.tools.get(id);
   }

@@ -1,7 +1,9 @@
-import type { ContentBlockParam, MessageParam, TextBlockParam, Tool, ToolChoice } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ModelMessage, ModelRequest, ToolSpec } from '../core/index.js';
+import type {
+  ContentBlockParam, DocumentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, Tool, ToolChoice, ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ModelFilePart, ModelMessage, ModelRequest, ToolSpec } from '../core/index.js';
 import { ModelError } from '../core/index.js';
-import { decodeTextDataUrl } from './openai-messages.js';
+import { decodeTextDataUrl, unsentFileNote } from './openai-messages.js';
 
 /** What the Anthropic messages API takes: the system prompt apart, then alternating user/assistant turns. */
 export interface AnthropicPrompt {
@@ -32,7 +34,7 @@ export function toAnthropicPrompt(messages: readonly ModelMessage[], opts: { cac
     if (m.role === 'system') systemText.push(m.content);
     else if (m.role === 'user') push('user', m.content.map(userBlock));
     else if (m.role === 'tool') {
-      push('user', m.content.map((r) => ({ type: 'tool_result', tool_use_id: r.callId, content: r.output, ...(r.isError ? { is_error: true } : {}) })));
+      push('user', m.content.map((r) => ({ type: 'tool_result', tool_use_id: r.callId, content: r.attachments?.length ? toolResultContent(r.output, r.attachments) : r.output, ...(r.isError ? { is_error: true } : {}) })));
     } else {
       const blocks: ContentBlockParam[] = [];
       for (const p of m.content) {
@@ -79,7 +81,14 @@ function userBlock(p: Extract<ModelMessage, { role: 'user' }>['content'][number]
   }
   const text = decodeTextDataUrl(p.url, p.mime);
   if (text !== undefined) return { type: 'text', text };
+  if (p.bestEffort) return { type: 'text', text: unsentFileNote(p) };
   throw new ModelError('bad_request', `a user file of type ${p.mime} cannot be sent to an Anthropic model: send JPEG/PNG/GIF/WebP images, PDFs, or text files as data: URLs`);
+}
+
+/** A tool result with files: its text, then each file as an image or document block (or a note when it cannot be sent). */
+function toolResultContent(output: string, files: ModelFilePart[]): ToolResultBlockParam['content'] {
+  const blocks = files.map((f) => userBlock(f));
+  return [{ type: 'text', text: output || '(no text)' }, ...blocks.filter((b): b is TextBlockParam | ImageBlockParam | DocumentBlockParam => b.type === 'text' || b.type === 'image' || b.type === 'document')];
 }
 
 function parseBase64DataUrl(url: string): string | undefined {

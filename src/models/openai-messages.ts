@@ -6,7 +6,7 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { ModelMessage, ModelRequest, ToolSpec } from '../core/index.js';
-import { ModelError } from '../core/index.js';
+import { ModelError, base64Size } from '../core/index.js';
 
 /** An assistant message as OpenAI-compatible servers with reasoning accept it (DeepSeek, Zhipu). */
 type AssistantWithReasoning = ChatCompletionAssistantMessageParam & { reasoning_content?: string };
@@ -40,6 +40,9 @@ export function toOpenAIMessages(messages: readonly ModelMessage[], opts: { reas
       out.push(msg);
     } else {
       for (const r of m.content) out.push({ role: 'tool', tool_call_id: r.callId, content: r.isError ? `Error: ${r.output}` : r.output });
+      // Tool messages carry text only: files the tools returned follow in one user message.
+      const files = m.content.flatMap((r) => (r.attachments ?? []).map((f) => ({ r, f })));
+      if (files.length) out.push({ role: 'user', content: [{ type: 'text', text: 'Files returned by the tool calls above:' }, ...files.flatMap(({ r, f }) => [{ type: 'text' as const, text: `${r.name} (${r.callId}): ${f.filename ?? f.mime}` }, userPart(f)])] });
     }
   }
   return out;
@@ -48,10 +51,17 @@ export function toOpenAIMessages(messages: readonly ModelMessage[], opts: { reas
 function userPart(p: Extract<ModelMessage, { role: 'user' }>['content'][number]): ChatCompletionContentPart {
   if (p.type === 'text') return { type: 'text', text: p.text };
   if (p.mime.startsWith('image/')) return { type: 'image_url', image_url: { url: p.url } };
-  if (p.mime === 'application/pdf' && p.url.startsWith('data:')) return { type: 'file', file: { file_data: p.url, filename: 'document.pdf' } };
+  if (p.mime === 'application/pdf' && p.url.startsWith('data:')) return { type: 'file', file: { file_data: p.url, filename: p.filename ?? 'document.pdf' } };
   const text = decodeTextDataUrl(p.url, p.mime);
   if (text !== undefined) return { type: 'text', text };
+  if (p.bestEffort) return { type: 'text', text: unsentFileNote(p) };
   throw new ModelError('bad_request', `a user file of type ${p.mime} cannot be sent to an OpenAI-compatible model: send images (image/*), PDFs as data: URLs, or text files as data: URLs`);
+}
+
+/** What a model sees instead of a best-effort file its provider cannot take (e.g. audio from a tool). */
+export function unsentFileNote(p: { mime: string; url: string; filename?: string }): string {
+  const bytes = /^data:[^,]*;base64,/.test(p.url) ? base64Size(p.url.slice(p.url.indexOf(',') + 1)) : undefined;
+  return `[file ${p.filename ?? ''}${p.filename ? ' ' : ''}(${p.mime}${bytes !== undefined ? `, ${bytes} bytes` : ''}) not shown: this model does not take ${p.mime} files]`;
 }
 
 /** The text of a `text/*` or JSON data: URL, or undefined for anything else. Malformed percent-encoding is a bad_request ModelError. */

@@ -77,7 +77,7 @@ describe('qitos run', () => {
   it('bad input: missing module, missing task, bad model spec, bad script file, bad flag value: one line each, exit 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['run', 'nope/agent.ts', '-t', 'x'], /^qitos: agent module not found: nope\/agent\.ts\n$/],
-      [['run', CALC_AGENT], /required option '-t, --task <text>' not specified/],
+      [['run', CALC_AGENT], /^qitos: --task is required \(or --mcp-prompt <server>\/<prompt>\)\n$/],
       [['run', CALC_AGENT, '-t', '  '], /^qitos: --task is required and must not be empty\n$/],
       [['run', CALC_AGENT, '-t', 'x', '-m', 'gpt4'], /^qitos: --model: expected "provider:model"/],
       [['run', CALC_AGENT, '-t', 'x', '-m', 'nosuch:model'], /^qitos: unknown model provider "nosuch"/],
@@ -134,7 +134,7 @@ describe('qitos run', () => {
 
   it('--json on a usage error (missing option or argument, bad value) still prints an error object; --help does not', async () => {
     const cases: Array<[string[], string]> = [
-      [['run', CALC_AGENT, '--json'], "required option '-t, --task <text>' not specified"],
+      [['run', '--json'], "missing required argument 'agent-module'"],
       [['diff', 'a', '--json'], "missing required argument 'traceB'"],
       [['fork', 'a', '--at', 'x', '--json'], `option '--at <step>' argument 'x' is invalid. expected a non-negative integer, got "x"`],
     ];

@@ -57,6 +57,21 @@ describe('toModelMessages', () => {
     expect(out[1]).toEqual({ role: 'tool', content: [{ type: 'tool-result', callId: 'n1', name: 'search', output: 'out n1', isError: false }] });
   });
 
+  it('carries a tool\'s files with its result (native) or after the observations (parsed), best effort; compaction drops them', () => {
+    const withFiles = (callID: string, origin: ToolPart['origin'], compacted = false): ToolPart => ({
+      ...toolPart(callID, origin, compacted ? 'compacted' : 'completed'),
+      state: { ...(toolPart(callID, origin, compacted ? 'compacted' : 'completed').state as Extract<ToolPart['state'], { status: 'completed' }>), attachments: [{ mime: 'image/png', url: 'data:image/png;base64,AA', filename: 'a.png' }] },
+    });
+    const file = { type: 'file', mime: 'image/png', url: 'data:image/png;base64,AA', filename: 'a.png', bestEffort: true };
+    const native = toModelMessages([assistant([withFiles('c1', 'native'), withFiles('c2', 'native', true)])]);
+    expect(native[1]).toEqual({ role: 'tool', content: [
+      { type: 'tool-result', callId: 'c1', name: 'search', output: 'out c1', isError: false, attachments: [file] },
+      { type: 'tool-result', callId: 'c2', name: 'search', output: COMPACTED_PLACEHOLDER, isError: false },
+    ] });
+    const parsed = toModelMessages([assistant([{ id: 'x', type: 'text', text: 'go' }, withFiles('c1', 'parsed')])]);
+    expect(parsed[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Result of search: out c1' }, file] });
+  });
+
   it('passes reasoning back (signature, redacted) and keeps user files; drops empty messages', () => {
     const out = toModelMessages([
       user([{ id: 'f', type: 'file', mime: 'image/png', url: 'data:image/png;base64,AA' }, { id: 'c', type: 'compaction', auto: true }]),

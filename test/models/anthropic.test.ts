@@ -123,6 +123,44 @@ describe('AnthropicModel: conversation shape', () => {
     ]);
   });
 
+  it('puts the files of a tool result inside its tool_result block; types it cannot carry become a note', async () => {
+    const srv = await serve([{ text: 'ok' }]);
+    await model(srv, { cache: false }).generate({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', callId: 'c1', name: 'shot', args: {} }] },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result', callId: 'c1', name: 'shot', output: 'files', isError: false,
+              attachments: [
+                { type: 'file', mime: 'image/png', url: 'data:image/png;base64,iVBOR', bestEffort: true },
+                { type: 'file', mime: 'application/pdf', url: 'data:application/pdf;base64,JVBE', bestEffort: true },
+                { type: 'file', mime: 'audio/wav', url: 'data:audio/wav;base64,UklGRg==', bestEffort: true },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(srv.requests[0].body.messages[2]).toEqual({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'c1',
+          content: [
+            { type: 'text', text: 'files' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } },
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } },
+            { type: 'text', text: '[file (audio/wav, 4 bytes) not shown: this model does not take audio/wav files]' },
+          ],
+        },
+      ],
+    });
+  });
+
   it('merges provider options into the body (thinking) but keeps streaming', async () => {
     const srv = await serve([{ text: 'ok' }]);
     const thinking = { type: 'enabled', budget_tokens: 2000 };

@@ -250,6 +250,36 @@ describe('OpenAICompatibleModel: message conversion', () => {
     expect(srv.requests[0].body).toMatchObject({ stream: true, reasoning_effort: 'high' });
   });
 
+  it('sends the files of tool results in a user message after the tool messages; types it cannot carry become a note', async () => {
+    const srv = await serve([{ text: 'ok' }]);
+    const files = [
+      { type: 'file' as const, mime: 'image/png', url: 'data:image/png;base64,iVBO', bestEffort: true },
+      { type: 'file' as const, mime: 'audio/wav', url: 'data:audio/wav;base64,UklGRg==', filename: 'hi.wav', bestEffort: true },
+    ];
+    await model(srv).generate({
+      messages: [
+        { role: 'assistant', content: [{ type: 'tool-call', callId: 'c1', name: 'shot', args: {} }] },
+        { role: 'tool', content: [{ type: 'tool-result', callId: 'c1', name: 'shot', output: 'two files', isError: false, attachments: files }] },
+        { role: 'user', content: [{ type: 'text', text: 'a wav from a tool, in a user turn' }, files[1]] },
+      ],
+    });
+    const note = '[file hi.wav (audio/wav, 4 bytes) not shown: this model does not take audio/wav files]';
+    expect(srv.requests[0].body.messages.slice(1)).toEqual([
+      { role: 'tool', tool_call_id: 'c1', content: 'two files' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Files returned by the tool calls above:' },
+          { type: 'text', text: 'shot (c1): image/png' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBO' } },
+          { type: 'text', text: 'shot (c1): hi.wav' },
+          { type: 'text', text: note },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'a wav from a tool, in a user turn' }, { type: 'text', text: note }] },
+    ]);
+  });
+
   it('rejects a file type the protocol cannot carry, naming it', async () => {
     const srv = await serve([]);
     const req: ModelRequest = { messages: [{ role: 'user', content: [{ type: 'file', mime: 'application/zip', url: 'data:application/zip;base64,AA' }] }] };

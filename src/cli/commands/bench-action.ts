@@ -5,7 +5,7 @@ import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import {
   agentFactoryFromModule, compareRuns, formatShard, loadSuite, mergeRuns, parseRateLimit, parseShard, renderComparison, runSuite, shardFromEnv, toBenchAgent,
-  type AgentFactory, type BenchProgress, type Shard, type Summary,
+  type AgentFactory, type BenchAgent, type BenchProgress, type Shard, type Summary,
 } from '../../kit/bench/index.js';
 import { importAgentModule, loadAgent } from '../agent-loader.js';
 import { importUserModule } from '../user-module.js';
@@ -15,6 +15,7 @@ import { EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import { resolveModel } from '../model-resolver.js';
 import { buildAgent, buildPolicies } from '../run-setup.js';
+import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
 import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags } from './command-flags.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
@@ -34,6 +35,10 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   if (!agentPath) throw new CliError(`suite "${suite.name}" names no agent: pass --agent <module>`);
   if (!existsSync(agentPath)) throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
   const agent = await agentFactory(agentPath, flags.export, config, io);
+  // The suite's MCP servers, with the config's of the same name winning; each trial connects its own.
+  const mcp = suite.mcp || config.mcp ? { ...suite.mcp, ...config.mcp } : undefined;
+  if (mcp) config = { ...config, mcp };
+  const warned = new Set<string>();
 
   // A scripted model keeps its place in its script: each trial gets its own. Provider models are shared.
   const modelId = config.model?.id;
@@ -54,7 +59,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
     const result = await userErrorsAsync(() =>
       runSuite({
         suite,
-        agentFactory: async (ctx) => agent.factory({ ...ctx, model: await modelFor() }),
+        agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
         ...(shared ? { model: shared } : {}),
         concurrency: flags.concurrency,
         epochs: flags.epochs,
@@ -69,7 +74,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
         ...(agent.export ? { agentExport: agent.export } : {}),
         modelLabel: modelId,
         // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
-        traceConfig: { ...config, engine: { ...suite.budget, ...e } },
+        traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
         streamDeltas: config.trace?.streamDeltas ?? false,
         onProgress: progress.update,
       }),
@@ -82,6 +87,32 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
   const errors = summary.errors.run + summary.errors.setup + summary.errors.scorer;
   io.exitCode = summary.interrupted ? EXIT_INTERRUPTED : summary.trials > 0 && errors === summary.trials ? EXIT_FAILED : 0;
+}
+
+/**
+ * Gives one trial its own connection to the MCP servers: their tools join the agent's, the trial's trace records
+ * their events, and the servers close when the trial's run ends. A server that fails is reported once per bench run.
+ */
+async function withTrialMcp(setup: BenchAgent, servers: QitosConfig['mcp'], io: CliIO, warned: Set<string>): Promise<BenchAgent> {
+  const mcp = await connectConfiguredMcp(servers, io, { quiet: true });
+  if (!mcp) return setup;
+  for (const s of mcp.statuses()) {
+    if (s.state !== 'failed' || warned.has(s.name)) continue;
+    warned.add(s.name);
+    io.err(`mcp: server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}\n`);
+  }
+  mcp.attach(setup.agent.tools);
+  return {
+    ...setup,
+    policies: [...(setup.policies ?? []), mcp.runPolicy()],
+    dispose: async () => {
+      try {
+        await setup.dispose?.();
+      } finally {
+        await mcp.close();
+      }
+    },
+  };
 }
 
 /**

@@ -4,6 +4,8 @@ import type { ConfigFlags } from '../effective-config.js';
 /** The flags of `qitos run`. */
 export interface RunFlags extends ConfigFlags {
   task?: string;
+  mcpPrompt?: string;
+  arg: Record<string, string>;
   export?: string;
   json?: boolean;
 }

@@ -6,6 +6,7 @@ import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { stateAtStep } from '../../trace/index.js';
 import { CliError } from '../cli-error.js';
 import { openRecordedRun } from '../recorded-run.js';
+import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
 
@@ -29,17 +30,20 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
     throw new CliError(`trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`);
   }
   const view = new LiveView((line) => io.out(line));
-  const engine = await buildEngine({
-    agent,
-    loaded,
-    config,
-    cwd: io.cwd,
-    warn: (l) => io.err(l),
-    ...(model ? { model } : {}),
-    parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
-    hooks: flags.json || flags.quiet ? [] : [view.hook],
+  const result = await withMcp(config, io, async (mcp) => {
+    const engine = await buildEngine({
+      agent,
+      loaded,
+      config,
+      cwd: io.cwd,
+      warn: (l) => io.err(l),
+      ...(model ? { model } : {}),
+      parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
+      hooks: flags.json || flags.quiet ? [] : [view.hook],
+      ...(mcp ? { mcp } : {}),
+    });
+    return engine.run(task, { resumeFrom: { state, step: flags.at } });
   });
-  const result = await engine.run(task, { resumeFrom: { state, step: flags.at } });
   if (flags.json) io.out(JSON.stringify({ ...runSummary(result), parent: { runId: m.runId, path: parent.dir, atStep: flags.at } }, null, 2) + '\n');
   else {
     io.out(`fork of ${m.runId} after step ${flags.at}\n`);

@@ -6,6 +6,7 @@ import { runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
 import { preview } from '../text-format.js';
 import { openRecordedRun } from '../recorded-run.js';
+import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ReplayFlags } from './command-flags.js';
 
@@ -17,21 +18,25 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   const agent = buildAgent(loaded, runConfig, model);
   const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
   const view = new LiveView((line) => io.out(line));
-  const engine = await buildEngine({
-    agent,
-    loaded,
-    config: runConfig,
-    cwd: io.cwd,
-    warn: (l) => io.err(l),
-    model,
-    executor,
-    parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
-    hooks: flags.json || flags.quiet ? [] : [view.hook],
+  // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
+  const result = await withMcp(runConfig, io, async (mcp) => {
+    const engine = await buildEngine({
+      agent,
+      loaded,
+      config: runConfig,
+      cwd: io.cwd,
+      warn: (l) => io.err(l),
+      model,
+      executor,
+      parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
+      hooks: flags.json || flags.quiet ? [] : [view.hook],
+      ...(mcp ? { mcp } : {}),
+    });
+    // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
+    const initial = m.initialState as { step?: unknown } | null;
+    const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
+    return engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
   });
-  // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
-  const initial = m.initialState as { step?: unknown } | null;
-  const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
-  const result = await engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
   const replayed = result.traceDir ? (await loadTrace(io, result.traceDir)).steps : [];
   const n = Math.max(parent.steps.length, replayed.length);
   let firstMismatch: { step: number; recorded: string | null; replayed: string | null } | null = null;

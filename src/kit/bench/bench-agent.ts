@@ -11,6 +11,8 @@ export interface BenchAgent {
   policies?: Policy<any>[];
   hooks?: Hook[];
   services?: Record<string, unknown>;
+  /** Called once the run has ended (e.g. closes the MCP servers of the trial); a failure is reported as the trial's error. */
+  dispose?: () => void | Promise<void>;
 }
 
 /** What an agent factory is told about the run it builds an agent for. */

@@ -52,7 +52,7 @@ async function loadYamlSuite(file: string, options: LoadSuiteOptions): Promise<S
   const tasks = await readTaskFile(resolve(dir, spec.tasks), spec.format);
   const scorer = await buildScorer(spec.scorer, { dir, createModel: options.createModel, importModule: options.importModule });
   return resolveSuite(
-    { name: spec.name, description: spec.description, tasks, scorer, agent: spec.agent, model: spec.model, budget: spec.budget, epochs: spec.epochs },
+    { name: spec.name, description: spec.description, tasks, scorer, agent: spec.agent, model: spec.model, budget: spec.budget, epochs: spec.epochs, mcp: spec.mcp },
     dir,
   );
 }

@@ -298,6 +298,9 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     return { ...base, pass: false, score: 0, explanation: message, stopReason: 'unrecoverable_error', durationMs: Date.now() - t0, error: message, errorKind: 'setup', finishedAt: new Date().toISOString() };
   }
   const result = await runTrialEngine(c, setup, model, runId);
+  const disposeError = await Promise.resolve()
+    .then(() => setup.dispose?.())
+    .then(() => null, (err: unknown) => `disposing the trial's setup failed: ${errorMessage(err)}`);
   if (signal.aborted && result.stopReason === 'interrupted') return undefined;
   const usage = result.usage;
   const ran = {
@@ -312,7 +315,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     traceDir: result.traceDir ? relative(c.outDir, result.traceDir) : null,
     answer: result.finalResult,
   };
-  const runError = ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null;
+  const runError = [ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null, disposeError].filter(Boolean).join('; ') || null;
   const scored = await scoreTrial(c, setup, result);
   if (scored === undefined) return undefined;
   if ('failure' in scored) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Node } from 'yaml';
 import { Budget, zodIssueField } from '../../core/index.js';
+import { McpConfig } from '../mcp/mcp-config.js';
 import { ScorerSpec } from './scorer-spec.js';
 import { TaskFormat } from './task-file.js';
 
@@ -20,6 +21,8 @@ export const SuiteFile = z
     model: z.string().min(1).optional(),
     budget: Budget.strict().optional(),
     epochs: z.number().int().positive().default(1),
+    /** MCP servers every trial connects to (its own connection per trial); a config's `mcp:` servers of the same name win. */
+    mcp: McpConfig.optional(),
   })
   .strict();
 export type SuiteFile = z.infer<typeof SuiteFile>;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Budget } from '../../core/index.js';
+import type { McpConfig } from '../mcp/mcp-config.js';
 import { BenchTask, type BenchTaskInput } from './bench-task.js';
 import type { Scorer } from './scorer.js';
 import { issueText } from './task-file.js';
@@ -20,6 +21,8 @@ export interface Suite {
   budget?: Budget;
   /** Default number of epochs (runs per task). */
   epochs: number;
+  /** MCP servers of every trial (`mcp:` of suite.yaml). */
+  mcp?: McpConfig;
 }
 
 /** What `defineSuite` takes: tasks as a list or a function that loads or generates them. */
@@ -33,6 +36,7 @@ export interface SuiteDefinition {
   model?: string;
   budget?: Budget;
   epochs?: number;
+  mcp?: McpConfig;
 }
 
 const SUITE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -86,5 +90,6 @@ export async function resolveSuite(def: SuiteDefinition | Suite, dir?: string): 
     ...(def.model ? { model: def.model } : {}),
     ...(def.budget ? { budget: def.budget } : {}),
     epochs: def.epochs ?? 1,
+    ...(def.mcp ? { mcp: def.mcp } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type { ModelToolResultPart, ResultFormatter, ToolSpec } from '../../core/index.js';
-import { ParseError } from '../../core/index.js';
+import { ParseError, resultsMessage } from '../../core/index.js';
 
 /**
  * The pieces the text parsers (ReAct, JSON, XML) share: how tool results go back to the model, how tools are
@@ -8,7 +8,7 @@ import { ParseError } from '../../core/index.js';
 
 /** Results of calls read from text go back as `Observation from <tool>: <output>` paragraphs in one user message. */
 export const observationResults: ResultFormatter = (results: readonly ModelToolResultPart[]) => [
-  { role: 'user', content: [{ type: 'text', text: results.map((r) => `Observation${r.isError ? ' (error)' : ''} from ${r.name}: ${r.output}`).join('\n\n') }] },
+  resultsMessage(results, (r) => `Observation${r.isError ? ' (error)' : ''} from ${r.name}: ${r.output}`),
 ];
 
 /** The tool list of a parser's instructions: `- name: description` and the JSON Schema of its arguments. */

@@ -29,7 +29,7 @@ export function estimatePartTokens(part: Part): number {
       if (s.status === 'completed') chars += s.time.compacted ? COMPACTED_PLACEHOLDER.length : s.output.length;
       else if (s.status === 'error') chars += s.error.length;
       else chars += INTERRUPTED_TOOL_ERROR.length;
-      return Math.ceil(chars / CHARS_PER_TOKEN) + TOOL_OVERHEAD;
+      return Math.ceil(chars / CHARS_PER_TOKEN) + TOOL_OVERHEAD + attachmentTokens(part);
     }
     default:
       return 0;
@@ -46,7 +46,13 @@ export function estimateMessageTokens(message: Message): number {
 /** Tokens a completed tool output would free if it were compacted (0 for anything else). */
 export function toolOutputTokens(part: Part): number {
   if (part.type !== 'tool' || part.state.status !== 'completed' || part.state.time.compacted) return 0;
-  return Math.max(0, estimateTextTokens(part.state.output) - estimateTextTokens(COMPACTED_PLACEHOLDER));
+  return Math.max(0, estimateTextTokens(part.state.output) - estimateTextTokens(COMPACTED_PLACEHOLDER)) + attachmentTokens(part);
+}
+
+/** Tokens of the files a completed, uncompacted tool output carries (the model sees them until compaction). */
+function attachmentTokens(part: Part): number {
+  if (part.type !== 'tool' || part.state.status !== 'completed' || part.state.time.compacted) return 0;
+  return (part.state.attachments?.length ?? 0) * FILE_PART_TOKENS;
 }
 
 /**

@@ -4,7 +4,7 @@ import { Engine, defineTool, type Model, type Policy, type Env, type Parser, typ
 import { ReActAgent } from 'qitos-ts/agents';
 import { loadSuite, type Suite } from 'qitos-ts/bench';
 import { HostEnv } from 'qitos-ts/envs';
-import { connectMcp } from 'qitos-ts/mcp';
+import { McpManager } from 'qitos-ts/mcp';
 import { createModel } from 'qitos-ts/models';
 import { jsonParser } from 'qitos-ts/parsers';
 import { budgets, compaction, doomLoop } from 'qitos-ts/policies';
@@ -24,7 +24,7 @@ export const engine = new Engine({ agent, policies });
 export const later = {
   provider: () => createModel('openai:gpt-4o-mini'),
   suite: (): Promise<Suite> => loadSuite('bench'),
-  mcp: () => connectMcp({ name: 'fs', command: 'node', args: ['server.js'] }),
+  mcp: () => McpManager.connect({ fs: { type: 'stdio', command: 'node', args: ['server.js'] } }),
   skills: async () => skillTool(await loadSkills(['skills'])),
   vars: () => createVariableEngine(),
   diff: (a: Trace, b: Trace) => diffTraces(a, b).same,

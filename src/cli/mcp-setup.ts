@@ -1,0 +1,35 @@
+import { McpManager } from '../kit/mcp/mcp-manager.js';
+import { recordableMcpConfig } from '../kit/mcp/mcp-vars.js';
+import type { McpConfig } from '../kit/mcp/mcp-config.js';
+import type { CliIO } from './io.js';
+import type { QitosConfig } from './config-schema.js';
+
+/**
+ * Connects the MCP servers of a config (none: undefined) and prints one line per server that did not connect;
+ * the run goes on without it. `${VAR}`s come from the command's environment.
+ */
+export async function connectConfiguredMcp(servers: McpConfig | undefined, io: Pick<CliIO, 'err' | 'cwd' | 'env'>, opts: { quiet?: boolean } = {}): Promise<McpManager | undefined> {
+  if (!servers || Object.keys(servers).length === 0) return undefined;
+  const manager = await McpManager.connect(servers, { env: io.env, cwd: io.cwd });
+  if (!opts.quiet) for (const s of manager.statuses()) if (s.state === 'failed') io.err(`mcp: server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}\n`);
+  return manager;
+}
+
+/**
+ * Runs `fn` with the config's MCP servers connected, and closes every server when it ends, however it ends
+ * (a `qitos` command never exits with a server still running).
+ */
+export async function withMcp<T>(config: QitosConfig, io: Pick<CliIO, 'err' | 'cwd' | 'env'>, fn: (mcp: McpManager | undefined) => Promise<T>, opts: { quiet?: boolean } = {}): Promise<T> {
+  const mcp = await connectConfiguredMcp(config.mcp, io, opts);
+  try {
+    return await fn(mcp);
+  } finally {
+    await mcp?.close();
+  }
+}
+
+/** The config as a trace manifest records it: MCP `env`/`headers` literals redacted, `${VAR}`s kept unexpanded. */
+export function recordableConfig(config: QitosConfig): QitosConfig {
+  return config.mcp ? { ...config, mcp: recordableMcpConfig(config.mcp) } : config;
+}
+
