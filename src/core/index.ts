@@ -10,6 +10,7 @@ export * from './model.js';
 export * from './errors.js';
 export * from './env.js';
 export * from './memory.js';
+export * from './embedding-model.js';
 export * from './state.js';
 export * from './tool.js';
 export * from './id.js';

@@ -1,0 +1,84 @@
+import type { EmbeddingModel } from '../../core/index.js';
+
+/** Options of the hashing embedder. */
+export interface HashingEmbedderOptions {
+  /** Vector length (default 256: enough to tell skill descriptions apart, small enough to scan 10,000 fast). */
+  dimensions?: number;
+}
+
+/**
+ * Words so common in skill descriptions ("Use this skill when ...") that they would make every description look
+ * alike; without corpus statistics a fixed list is what keeps them from dominating.
+ */
+const STOPWORDS = new Set(
+  'a an and are as at be by can do for from has have how i if in into is it its me my of on or our should so than that the their them then these this those to use used uses using want was we what when where which who will with you your'.split(' '),
+);
+/** Scripts written without spaces between words: they are split into characters and character pairs. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/**
+ * The default embedder: deterministic, offline, no model. A text becomes a bag of features (words, word pairs
+ * and character trigrams of words; characters and character pairs for Chinese, Japanese and Korean), each
+ * weighted by 1 + ln(count) and hashed (FNV-1a, with a hashed sign) into a fixed-length vector, then
+ * L2-normalised. Texts that share words and word stems get a high cosine similarity; it knows no synonyms, so
+ * retrieval with it is lexical with fuzzy matching. Same text, same vector, on every machine.
+ */
+export function hashingEmbedder(options: HashingEmbedderOptions = {}): EmbeddingModel {
+  const dimensions = options.dimensions ?? 256;
+  if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 65536) throw new Error(`hashingEmbedder: dimensions must be an integer from 8 to 65536, got ${dimensions}`);
+  return {
+    id: `hashing:v1-${dimensions}`,
+    dimensions,
+    embed: async (texts) => texts.map((t) => hashText(t, dimensions)),
+  };
+}
+
+/** The hashed feature vector of one text (see {@link hashingEmbedder}). */
+export function hashText(text: string, dimensions: number): number[] {
+  // feature -> [weight of its kind, count]
+  const features = new Map<string, [number, number]>();
+  const add = (f: string, weight: number) => {
+    const e = features.get(f);
+    if (e) e[1]++;
+    else features.set(f, [weight, 1]);
+  };
+  let previous: string | undefined;
+  for (const [token] of text.normalize('NFKC').toLowerCase().matchAll(TOKEN)) {
+    if (UNSPACED.test(token)) {
+      const chars = [...token];
+      chars.forEach((c, i) => {
+        add(`c:${c}`, 1);
+        if (i > 0) add(`cc:${chars[i - 1]}${c}`, 1);
+      });
+      previous = undefined;
+      continue;
+    }
+    if (STOPWORDS.has(token)) continue;
+    add(`w:${token}`, 1);
+    if (previous) add(`b:${previous} ${token}`, 0.5);
+    previous = token;
+    // Trigrams of the word with its boundaries: "styling" and "style" share "<st", "sty", "tyl".
+    const padded = `<${token}>`;
+    if (padded.length > 4) for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.25);
+  }
+  const v = new Array<number>(dimensions).fill(0);
+  for (const [f, [weight, count]] of features) {
+    const h = fnv1a(f);
+    v[h % dimensions] += (h & 0x80000000 ? -weight : weight) * (1 + Math.log(count));
+  }
+  let sq = 0;
+  for (const x of v) sq += x * x;
+  const norm = Math.sqrt(sq);
+  return norm === 0 ? v : v.map((x) => x / norm);
+}
+
+/** 32-bit FNV-1a over UTF-16 code units: fast, well spread, the same everywhere. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
