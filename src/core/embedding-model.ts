@@ -10,7 +10,7 @@ export const EmbeddingModelInfo = z.object({
 export type EmbeddingModelInfo = z.infer<typeof EmbeddingModelInfo>;
 
 /** The vectors of one `embed` call: one non-empty array of finite numbers per text, all of one length. */
-export const Embeddings = z.array(z.array(z.number().refine(Number.isFinite, 'must be a finite number')).min(1, 'must not be empty'));
+export const Embeddings = z.array(z.array(z.number({ error: 'must be a finite number' })).min(1, 'must not be empty'));
 export type Embeddings = z.infer<typeof Embeddings>;
 
 /** Options of one `embed` call. */
@@ -49,17 +49,4 @@ export function checkEmbeddings(model: Pick<EmbeddingModel, 'id' | 'dimensions'>
   const bad = out.findIndex((v) => v.length !== dim);
   if (bad >= 0) throw new Error(`embedding model ${model.id} returned a vector of length ${out[bad].length} for text ${bad + 1}; expected ${dim}`);
   return out;
-}
-
-/** Cosine similarity of two vectors of one length (0 when either is all zeros). */
-export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
