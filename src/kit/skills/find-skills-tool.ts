@@ -10,7 +10,8 @@ const parameters = z.object({
 /**
  * The `find_skills` tool: the model searches every installed skill by meaning when the skills listed in the
  * `skill` tool do not fit, and gets names, scores and descriptions; it then loads one with the `skill` tool.
- * Results below `threshold` (default 0: unrelated texts score near 0 or below) are left out.
+ * Results below `threshold` (default 0.1, as for disclosure: with the hashing embedder unrelated text scores
+ * below it; set it for the embedder in use) are left out.
  */
 export function findSkillsTool(retrieval: ToolRetrievalService, options: { threshold?: number } = {}): Tool<typeof parameters> {
   return defineTool({
@@ -20,7 +21,7 @@ export function findSkillsTool(retrieval: ToolRetrievalService, options: { thres
       'then load a skill it finds with the skill tool.',
     parameters,
     async execute({ query, top }) {
-      const matches = await retrieval.search(query, { top: top ?? 5, threshold: options.threshold ?? 0 });
+      const matches = await retrieval.search(query, { top: top ?? 5, threshold: options.threshold ?? 0.1 });
       const output = matches.length
         ? `Skills for "${query}" (score: higher is closer):\n${matches.map((m) => `- ${m.name} (${m.score.toFixed(3)}): ${m.description}`).join('\n')}\nLoad one with the skill tool: skill(name="<name>").`
         : `No installed skill matches "${query}".`;

@@ -2,7 +2,7 @@ import type { EmbeddingModel } from '../../core/index.js';
 
 /** Options of the hashing embedder. */
 export interface HashingEmbedderOptions {
-  /** Vector length (default 256: enough to tell skill descriptions apart, small enough to scan 10,000 fast). */
+  /** Vector length (default 512: few enough hash collisions to keep unrelated texts near 0, small enough to scan 10,000 fast). */
   dimensions?: number;
 }
 
@@ -18,14 +18,14 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 const TOKEN = /[\p{L}\p{N}]+/gu;
 
 /**
- * The default embedder: deterministic, offline, no model. A text becomes a bag of features (words, word pairs
- * and character trigrams of words; characters and character pairs for Chinese, Japanese and Korean), each
- * weighted by 1 + ln(count) and hashed (FNV-1a, with a hashed sign) into a fixed-length vector, then
- * L2-normalised. Texts that share words and word stems get a high cosine similarity; it knows no synonyms, so
+ * The default embedder: deterministic, offline, no model. A text becomes a bag of features (stemmed words, word
+ * pairs and character trigrams of words; characters and character pairs for Chinese, Japanese and Korean), each
+ * weighted by its kind and 1 + ln(count) and hashed (FNV-1a, with a hashed sign) into a fixed-length vector,
+ * then L2-normalised. Texts that share words and word stems get a high cosine similarity; it knows no synonyms, so
  * retrieval with it is lexical with fuzzy matching. Same text, same vector, on every machine.
  */
 export function hashingEmbedder(options: HashingEmbedderOptions = {}): EmbeddingModel {
-  const dimensions = options.dimensions ?? 256;
+  const dimensions = options.dimensions ?? 512;
   if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 65536) throw new Error(`hashingEmbedder: dimensions must be an integer from 8 to 65536, got ${dimensions}`);
   return {
     id: `hashing:v1-${dimensions}`,
@@ -55,12 +55,13 @@ export function hashText(text: string, dimensions: number): number[] {
       continue;
     }
     if (STOPWORDS.has(token)) continue;
-    add(`w:${token}`, 1);
+    add(`w:${stem(token)}`, 1);
     if (previous) add(`b:${previous} ${token}`, 0.5);
     previous = token;
-    // Trigrams of the word with its boundaries: "styling" and "style" share "<st", "sty", "tyl".
+    // Trigrams of the word with its boundaries ("slideshows" and "slides" share "<sl", "sli", "lid"), weighted low:
+    // they catch compounds and typos, and each one is also a chance of a hash collision.
     const padded = `<${token}>`;
-    if (padded.length > 4) for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.25);
+    if (padded.length > 4) for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.15);
   }
   const v = new Array<number>(dimensions).fill(0);
   for (const [f, [weight, count]] of features) {
@@ -71,6 +72,23 @@ export function hashText(text: string, dimensions: number): number[] {
   for (const x of v) sq += x * x;
   const norm = Math.sqrt(sq);
   return norm === 0 ? v : v.map((x) => x / norm);
+}
+
+/**
+ * A light English stemmer: plural and verb endings off, so "newsletters" meets "newsletter" and "styling" meets
+ * "styles". Short words are kept whole; words of other languages pass through mostly untouched.
+ */
+export function stem(word: string): string {
+  if (word.length <= 4) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 5) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ly')) w = w.slice(0, -2);
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
 }
 
 /** 32-bit FNV-1a over UTF-16 code units: fast, well spread, the same everywhere. */

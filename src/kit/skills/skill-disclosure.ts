@@ -28,7 +28,7 @@ export interface SkillDisclosureOptions {
   task: string;
   /** Skills shown besides the pinned ones (default 5). */
   top?: number;
-  /** Lowest score a retrieved skill needs to be shown (default 0.15; the hashing embedder scores unrelated text near 0). */
+  /** Lowest score a retrieved skill needs to be shown (default 0.1; with the hashing embedder unrelated text scores below it). */
   threshold?: number;
   /** Skills always shown, whatever the task (names; case-insensitive). */
   pinned?: string[];
@@ -63,7 +63,7 @@ export async function discloseSkills(options: SkillDisclosureOptions): Promise<S
   // The recorded description is what the run saw: a replay lists it even if SKILL.md changed since.
   const shown = selection.skills.map((s): Skill => ({ ...(installed.get(s.name) ?? missingSkill(s.name)), description: s.description }));
   const catalog: SkillCatalog = { skills: shown, skipped: installed.skipped, get: (name) => installed.get(name) };
-  const tools: AnyTool[] = [skillTool(catalog), findSkillsTool(retrieval)];
+  const tools: AnyTool[] = [skillTool(catalog), findSkillsTool(retrieval, { threshold: selection.threshold })];
   if (options.scripts) tools.push(skillScriptTool(installed, options.scripts === true ? {} : options.scripts));
   const policy: Policy = {
     name: 'skills',
@@ -87,7 +87,7 @@ export function recordedSkillSelection(events: readonly EventRecord[]): SkillSel
 
 async function select(options: SkillDisclosureOptions, installed: SkillCatalog): Promise<SkillSelection> {
   const top = options.top ?? 5;
-  const threshold = options.threshold ?? 0.15;
+  const threshold = options.threshold ?? 0.1;
   const pinned = (options.pinned ?? []).map((name) => {
     const skill = installed.get(name);
     if (!skill) throw new Error(`pinned skill: ${unknownSkillMessage(installed, name)}`);

@@ -42,7 +42,7 @@ describe('hashingEmbedder', () => {
   });
 
   it('has an id naming its version and size, and refuses bad sizes', () => {
-    expect(hashingEmbedder()).toMatchObject({ id: 'hashing:v1-256', dimensions: 256 });
+    expect(hashingEmbedder()).toMatchObject({ id: 'hashing:v1-512', dimensions: 512 });
     expect(() => hashingEmbedder({ dimensions: 4 })).toThrow('hashingEmbedder: dimensions must be an integer from 8 to 65536, got 4');
   });
 });

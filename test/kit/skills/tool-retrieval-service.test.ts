@@ -44,11 +44,11 @@ describe('ToolRetrievalService', () => {
     const { service } = await ToolRetrievalService.open(root);
     await ToolRetrievalService.open(root, { embedder: hashingEmbedder({ dimensions: 64 }) });
     const dirs = readdirSync(join(root, '.qitos/index')).sort();
-    expect(dirs).toEqual([expect.stringMatching(/^hashing-v1-256-[0-9a-f]{10}$/), expect.stringMatching(/^hashing-v1-64-[0-9a-f]{10}$/)]);
+    expect(dirs).toEqual([expect.stringMatching(/^hashing-v1-512-[0-9a-f]{10}$/), expect.stringMatching(/^hashing-v1-64-[0-9a-f]{10}$/)]);
     const index = JSON.parse(readFileSync(join(service.indexDir, 'index.json'), 'utf8'));
     expect(index.items).toHaveLength(3);
     expect(index.items[0]).toMatchObject({ id: expect.any(String), metadata: { name: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) }, vector: expect.any(Array) });
-    expect(index.items[0].vector).toHaveLength(256);
+    expect(index.items[0].vector).toHaveLength(512);
   });
 
   it('re-embeds only skills whose SKILL.md content changed; adds new ones, drops removed ones', async () => {
