@@ -1,18 +1,3 @@
-import { z } from 'zod';
-
-/** What an embedding model says about itself; recorded with an index so vectors of two models never mix. */
-export const EmbeddingModelInfo = z.object({
-  /** `kind:model` plus whatever changes the vectors (e.g. `hashing:v1-256`, `openai:text-embedding-3-small`). */
-  id: z.string().min(1),
-  /** Length of every vector, when known before the first call. */
-  dimensions: z.number().int().positive().optional(),
-});
-export type EmbeddingModelInfo = z.infer<typeof EmbeddingModelInfo>;
-
-/** The vectors of one `embed` call: one non-empty array of finite numbers per text, all of one length. */
-export const Embeddings = z.array(z.array(z.number({ error: 'must be a finite number' })).min(1, 'must not be empty'));
-export type Embeddings = z.infer<typeof Embeddings>;
-
 /** Options of one `embed` call. */
 export interface EmbedOptions {
   signal?: AbortSignal;
@@ -25,7 +10,7 @@ export interface EmbedOptions {
  * OpenAI-compatible `/v1/embeddings` endpoint.
  */
 export interface EmbeddingModel {
-  /** Stable id of the model and every setting that changes its vectors. */
+  /** Stable id of the model and every setting that changes its vectors: vectors of two ids never mix in an index. */
   readonly id: string;
   /** Vector length, when known before the first call. */
   readonly dimensions?: number;
@@ -33,20 +18,21 @@ export interface EmbeddingModel {
 }
 
 /**
- * Checks what an embedding model returned for `count` texts: the right number of vectors, finite numbers, one
- * length (and `dimensions` when the model declares it). Throws an error naming the model and the problem, so a
- * misbehaving endpoint never puts a broken vector into an index.
+ * Checks what an embedding model returned for `count` texts: an array of `count` non-empty vectors of finite
+ * numbers, all of one length (`dimensions` when the model declares it). Throws an error naming the model and the
+ * problem, so a misbehaving endpoint never puts a broken vector into an index. A plain loop, not a schema: an
+ * index build checks millions of numbers.
  */
 export function checkEmbeddings(model: Pick<EmbeddingModel, 'id' | 'dimensions'>, count: number, vectors: unknown): number[][] {
-  const parsed = Embeddings.safeParse(vectors);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw new Error(`embedding model ${model.id} returned invalid vectors: ${i.path.length ? `[${i.path.join('][')}] ` : ''}${i.message}`);
-  }
-  const out = parsed.data;
-  if (out.length !== count) throw new Error(`embedding model ${model.id} returned ${out.length} vectors for ${count} texts`);
-  const dim = model.dimensions ?? out[0]?.length;
-  const bad = out.findIndex((v) => v.length !== dim);
-  if (bad >= 0) throw new Error(`embedding model ${model.id} returned a vector of length ${out[bad].length} for text ${bad + 1}; expected ${dim}`);
-  return out;
+  const fail = (what: string) => new Error(`embedding model ${model.id} returned invalid vectors: ${what}`);
+  if (!Array.isArray(vectors)) throw fail(`expected an array of vectors, got ${vectors === null ? 'null' : typeof vectors}`);
+  if (vectors.length !== count) throw new Error(`embedding model ${model.id} returned ${vectors.length} vectors for ${count} texts`);
+  const dim = model.dimensions ?? (vectors[0] as unknown[] | undefined)?.length;
+  vectors.forEach((v: unknown, i) => {
+    if (!Array.isArray(v)) throw fail(`[${i}] is not an array`);
+    if (v.length === 0) throw fail(`[${i}] must not be empty`);
+    for (let j = 0; j < v.length; j++) if (typeof v[j] !== 'number' || !Number.isFinite(v[j])) throw fail(`[${i}][${j}] must be a finite number`);
+    if (v.length !== dim) throw new Error(`embedding model ${model.id} returned a vector of length ${v.length} for text ${i + 1}; expected ${dim}`);
+  });
+  return vectors as number[][];
 }

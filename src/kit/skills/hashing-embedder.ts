@@ -34,44 +34,59 @@ export function hashingEmbedder(options: HashingEmbedderOptions = {}): Embedding
   };
 }
 
-/** The hashed feature vector of one text (see {@link hashingEmbedder}). */
+/** Feature kinds: the prefix that keeps e.g. the word "the" apart from the trigram "the", and the kind's weight. */
+const KINDS = [
+  { prefix: 'w:', weight: 1 }, // stemmed word
+  { prefix: 'b:', weight: 0.5 }, // pair of adjacent words
+  // Trigrams of a word with its boundaries ("slideshows" and "slides" share "<sl", "sli", "lid"), weighted low:
+  // they catch compounds and typos, and each one is also a chance of a hash collision.
+  { prefix: 't:', weight: 0.15 },
+  { prefix: 'c:', weight: 1 }, // CJK character
+  { prefix: 'cc:', weight: 1 }, // pair of CJK characters
+];
+const FNV_OFFSET = 0x811c9dc5;
+const KIND_HASH = KINDS.map((k) => fnv(FNV_OFFSET, k.prefix, 0, k.prefix.length));
+
+/**
+ * The hashed feature vector of one text (see {@link hashingEmbedder}). Each feature's hash is FNV-1a of its
+ * prefixed text, computed piece by piece without building the string; counts are kept per hash and kind.
+ */
 export function hashText(text: string, dimensions: number): number[] {
-  // feature -> [weight of its kind, count]
-  const features = new Map<string, [number, number]>();
-  const add = (f: string, weight: number) => {
-    const e = features.get(f);
-    if (e) e[1]++;
-    else features.set(f, [weight, 1]);
+  // key = hash * 8 + kind -> count
+  const counts = new Map<number, number>();
+  const add = (h: number, kind: number) => {
+    const key = h * 8 + kind;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
   };
   let previous: string | undefined;
   for (const [token] of text.normalize('NFKC').toLowerCase().matchAll(TOKEN)) {
     if (UNSPACED.test(token)) {
       const chars = [...token];
       chars.forEach((c, i) => {
-        add(`c:${c}`, 1);
-        if (i > 0) add(`cc:${chars[i - 1]}${c}`, 1);
+        add(fnv(KIND_HASH[3], c, 0, c.length), 3);
+        if (i > 0) add(fnv(fnv(KIND_HASH[4], chars[i - 1], 0, chars[i - 1].length), c, 0, c.length), 4);
       });
       previous = undefined;
       continue;
     }
     if (STOPWORDS.has(token)) continue;
-    add(`w:${stem(token)}`, 1);
-    if (previous) add(`b:${previous} ${token}`, 0.5);
+    const stemmed = stem(token);
+    add(fnv(KIND_HASH[0], stemmed, 0, stemmed.length), 0);
+    if (previous) add(fnv(fnv(fnv(KIND_HASH[1], previous, 0, previous.length), ' ', 0, 1), token, 0, token.length), 1);
     previous = token;
-    // Trigrams of the word with its boundaries ("slideshows" and "slides" share "<sl", "sli", "lid"), weighted low:
-    // they catch compounds and typos, and each one is also a chance of a hash collision.
     const padded = `<${token}>`;
-    if (padded.length > 4) for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.15);
+    if (padded.length > 4) for (let i = 0; i + 3 <= padded.length; i++) add(fnv(KIND_HASH[2], padded, i, i + 3), 2);
   }
-  const v = new Array<number>(dimensions).fill(0);
-  for (const [f, [weight, count]] of features) {
-    const h = fnv1a(f);
+  const v = new Float64Array(dimensions);
+  for (const [key, count] of counts) {
+    const h = Math.floor(key / 8);
+    const weight = KINDS[key % 8].weight;
     v[h % dimensions] += (h & 0x80000000 ? -weight : weight) * (1 + Math.log(count));
   }
   let sq = 0;
   for (const x of v) sq += x * x;
-  const norm = Math.sqrt(sq);
-  return norm === 0 ? v : v.map((x) => x / norm);
+  const norm = Math.sqrt(sq) || 1;
+  return Array.from(v, (x) => x / norm);
 }
 
 /**
@@ -91,10 +106,9 @@ export function stem(word: string): string {
   return w;
 }
 
-/** 32-bit FNV-1a over UTF-16 code units: fast, well spread, the same everywhere. */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
+/** 32-bit FNV-1a over the UTF-16 code units of `s[from, to)`, continuing from hash `h` (start at FNV_OFFSET). */
+function fnv(h: number, s: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }

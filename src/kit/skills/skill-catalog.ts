@@ -44,8 +44,10 @@ export async function loadSkills(roots: readonly string[]): Promise<SkillCatalog
     const abs = resolve(root);
     const st = await stat(abs).catch(() => undefined);
     if (!st?.isDirectory()) throw new Error(`skills root ${abs} is not a folder`);
-    for (const path of await findSkillFiles(await realpath(abs), 0)) {
-      const bytes = await readFile(path);
+    const paths = await findSkillFiles(await realpath(abs), 0);
+    const contents = await inBatches(paths, (p) => readFile(p));
+    for (const [i, path] of paths.entries()) {
+      const bytes = contents[i];
       const parsed = parseSkillFile(bytes.toString('utf8'));
       if ('error' in parsed) {
         skipped.push({ path, reason: parsed.error });
@@ -121,10 +123,17 @@ async function findSkillFiles(dir: string, depth: number): Promise<string[]> {
   // A skill folder's own sub-folders are its resources, not more skills.
   if (own) return [join(dir, own.name)];
   if (depth >= MAX_DEPTH) return [];
-  const out: string[] = [];
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (e.isDirectory() && !IGNORED.has(e.name) && !e.name.startsWith('.')) out.push(...(await findSkillFiles(join(dir, e.name), depth + 1)));
-  }
+  const folders = entries.filter((e) => e.isDirectory() && !IGNORED.has(e.name) && !e.name.startsWith('.')).sort((a, b) => a.name.localeCompare(b.name));
+  return (await inBatches(folders, (e) => findSkillFiles(join(dir, e.name), depth + 1))).flat();
+}
+
+/** Files and folders handled at once: a root of thousands of skills is read in parallel, within a bounded number of open files. */
+const BATCH = 64;
+
+/** `fn` over `items`, `BATCH` at a time, results in the order of `items`. */
+async function inBatches<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += BATCH) out.push(...(await Promise.all(items.slice(i, i + BATCH).map(fn))));
   return out;
 }
 

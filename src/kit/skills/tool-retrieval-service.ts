@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import type { EmbeddingModel } from '../../core/index.js';
@@ -7,6 +7,7 @@ import { checkEmbeddings, errorMessage } from '../../core/index.js';
 import { hashingEmbedder } from './hashing-embedder.js';
 import { loadSkills, type Skill, type SkillCatalog } from './skill-catalog.js';
 import { needsSettling, stateDir, withRootLock, type RootLockOptions } from './skills-root-state.js';
+import { VectorMatrix } from './vector-matrix.js';
 
 /** A skill found for a query, with its cosine similarity to the query. */
 export interface SkillMatch {
@@ -53,8 +54,9 @@ export class ToolRetrievalService {
   readonly indexDir: string;
   /** Problems the service recovered from by itself (a damaged index rebuilt during a search), for callers to show. */
   readonly warnings: string[] = [];
-  private index!: LocalIndex<ItemMeta>;
+  private index!: AtomicIndex;
   private Index!: IndexClass;
+  private matrix: { matrix: VectorMatrix; meta: ItemMeta[] } | undefined;
   /** Size, mtime and inode of index.json as last read or written: a difference means another process wrote it. */
   private seen = '';
 
@@ -79,11 +81,13 @@ export class ToolRetrievalService {
 
   /**
    * Brings the index in line with the skill folders. Takes the root's lock only when something must change
-   * (a read-only root whose index is current can be searched), and then first settles any mutation a crashed
-   * process left half done, so the index never records a half-way state.
+   * (a read-only root whose index is current can be searched) or the index is empty, and then first settles any
+   * mutation a crashed process left half done, so the index never records a half-way state.
    */
   async sync(): Promise<SyncReport> {
-    if (!(await needsSettling(this.root))) {
+    // An empty (new) index will be written anyway: lock at once instead of reading every SKILL.md twice.
+    const empty = (await this.size().catch(() => 0)) === 0 && (await readdir(this.root, { withFileTypes: true })).some((e) => e.isDirectory() && !e.name.startsWith('.'));
+    if (!empty && !(await needsSettling(this.root))) {
       const pending = await this.diff(await loadSkills([this.root]));
       if (!pending.stale.length && !pending.gone.length && !pending.damaged) return { added: [], updated: [], removed: [] };
     }
@@ -140,10 +144,11 @@ export class ToolRetrievalService {
       if (report.rebuilt) this.warnings.push(report.rebuilt);
     });
     const [vector] = checkEmbeddings(this.embedder, 1, await this.embedder.embed([query]));
+    const { matrix, meta } = await this.vectors();
     // A few more than asked, so equal scores at the cut are ordered by name, not by insertion order.
-    const hits = await this.index.queryItems(vector, query, top + 8);
-    return hits
-      .map((h) => ({ name: h.item.metadata.name, description: h.item.metadata.description, score: round(h.score, 6), path: h.item.metadata.path }))
+    return matrix
+      .top(vector, top + 8)
+      .map(({ row, score }) => ({ name: meta[row].name, description: meta[row].description, score: round(score, 6), path: meta[row].path }))
       .filter((m) => m.score >= (options.threshold ?? -Infinity))
       .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
       .slice(0, top);
@@ -177,18 +182,11 @@ export class ToolRetrievalService {
   private async write(add: readonly Skill[], drop: readonly string[]): Promise<void> {
     if (!add.length && !drop.length) return;
     const vectors = add.length ? checkEmbeddings(this.embedder, add.length, await this.embedder.embed(add.map(skillText))) : [];
-    await this.index.beginUpdate();
-    try {
-      for (const name of drop) await this.index.deleteItem(name);
-      for (let i = 0; i < add.length; i++) {
-        const s = add[i];
-        await this.index.upsertItem({ id: s.name, vector: vectors[i].map((x) => round(x, STORED_DECIMALS)), metadata: { name: s.name, description: s.description, hash: s.hash, path: s.path } });
-      }
-      await this.index.endUpdate();
-    } catch (err) {
-      this.index.cancelUpdate();
-      throw err;
-    }
+    await this.index.applyBatch(
+      add.map((s, i) => ({ id: s.name, vector: roundAll(vectors[i]), metadata: { name: s.name, description: s.description, hash: s.hash, path: s.path } })),
+      drop,
+    );
+    this.matrix = undefined;
     this.seen = await fileStamp(join(this.indexDir, 'index.json'));
   }
 
@@ -204,13 +202,29 @@ export class ToolRetrievalService {
     const stamp = await fileStamp(join(this.indexDir, 'index.json'));
     await index.getIndexStats(); // parses the file now, so a damaged one fails here and not in a search
     this.index = index;
+    this.matrix = undefined;
     this.seen = stamp;
+  }
+
+  /** The index's vectors packed for scanning (built on the first search after a load or a write). */
+  private async vectors(): Promise<{ matrix: VectorMatrix; meta: ItemMeta[] }> {
+    if (!this.matrix) {
+      const items = await this.index.listItems();
+      this.matrix = { matrix: new VectorMatrix(items.map((i) => i.vector), items[0]?.vector.length ?? 0), meta: items.map((i) => i.metadata) };
+    }
+    return this.matrix;
   }
 }
 
 /** The text embedded for a skill: its name in words, then its description. */
 function skillText(s: Skill): string {
   return `${s.name.replace(/-/g, ' ')}: ${s.description}`;
+}
+
+/** Rounds a vector's components to STORED_DECIMALS in place (the embedder's array is ours to keep). */
+function roundAll(v: number[]): number[] {
+  for (let j = 0; j < v.length; j++) v[j] = round(v[j], STORED_DECIMALS);
+  return v;
 }
 
 function round(x: number, decimals: number): number {
@@ -229,31 +243,55 @@ async function fileStamp(path: string): Promise<string> {
   return st ? `${st.size}:${st.mtimeNs}:${st.ino}` : 'none';
 }
 
-/** A vectra index class whose saves are atomic (see {@link loadIndexClass}). */
-type IndexClass = new (folder: string) => LocalIndex<ItemMeta>;
+/** A vectra LocalIndex with atomic saves and one-pass batch updates (see {@link loadIndexClass}). */
+type AtomicIndex = LocalIndex<ItemMeta> & {
+  /** Replaces or adds `add` and removes `drop` in one update and one save. */
+  applyBatch(add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>, drop: readonly string[]): Promise<void>;
+};
+type IndexClass = new (folder: string) => AtomicIndex;
 
 /**
- * The vectra LocalIndex class (imported on demand: importing qitos-ts does not load vectra), with atomic saves:
- * the new index.json is written to a temporary file, synced and renamed over the old one, so a crash mid-save
- * leaves the old index and a reader never sees half a file. vectra 0.12 writes the file in place; `endUpdate`
- * is the one method that differs.
+ * The vectra LocalIndex class (imported on demand: importing qitos-ts does not load vectra), extended where vectra
+ * 0.12 does not fit a skills index of thousands of entries; it relies on the `_update`/`_data` fields of that
+ * version (pinned in package.json):
+ * - `endUpdate` saves atomically: the new index.json is written to a temporary file, synced and renamed over the
+ *   old one, so a crash mid-save leaves the old index and a reader never sees half a file (vectra writes in place);
+ * - `applyBatch` replaces, adds and removes many items in one pass (vectra's `upsertItem` looks each id up with a
+ *   linear search, quadratic for a whole index). Items carry no separately stored metadata (`metadata_config`
+ *   stays empty), so an item is `{ id, metadata, vector, norm }` as vectra writes it.
+ * Searches do not use vectra's `queryItems` (it sorts every item per query); see VectorMatrix.
  */
 async function loadIndexClass(): Promise<IndexClass> {
   // The LocalIndex module alone: vectra's index module also loads its web fetchers and an OpenAI v4 client (~3x the time).
   const { LocalIndex } = await import('vectra/lib/LocalIndex.js');
+  type Internals = { _update?: { items: Array<{ id: string; metadata: ItemMeta; vector: number[]; norm: number }> }; _data?: unknown };
   return class AtomicLocalIndex extends LocalIndex<ItemMeta> {
     override async endUpdate(): Promise<void> {
-      const self = this as unknown as { _update?: unknown; _data?: unknown };
+      const self = this as unknown as Internals;
       if (!self._update) throw new Error('No update in progress');
       await writeAtomically(join(this.folderPath, this.indexName), JSON.stringify(self._update));
       self._data = self._update;
       self._update = undefined;
     }
+
+    async applyBatch(add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>, drop: readonly string[]): Promise<void> {
+      await this.beginUpdate();
+      try {
+        const update = (this as unknown as Internals)._update!;
+        const gone = new Set([...drop, ...add.map((a) => a.id)]);
+        update.items = update.items.filter((i) => !gone.has(i.id));
+        for (const a of add) update.items.push({ id: a.id, metadata: a.metadata, vector: a.vector, norm: Math.hypot(...a.vector) });
+        await this.endUpdate();
+      } catch (err) {
+        this.cancelUpdate();
+        throw err;
+      }
+    }
   };
 }
 
 /** An index in `dir`, created empty when there is none (without ever replacing one another process made). */
-async function openIndex(Index: IndexClass, dir: string): Promise<LocalIndex<ItemMeta>> {
+async function openIndex(Index: IndexClass, dir: string): Promise<AtomicIndex> {
   const path = join(dir, 'index.json');
   if (!(await stat(path).catch(() => undefined))) {
     await mkdir(dir, { recursive: true });
