@@ -23,7 +23,8 @@ export interface CappedRun {
  * the process has exited and its output pipes are closed.
  */
 export function runCapped(run: CappedRun): Promise<ProcessResult> {
-  run.signal?.throwIfAborted();
+  // Aborted before it started: the same error as an abort while it runs.
+  if (run.signal?.aborted) return Promise.reject(new AbortedError(`${run.argv[0]} aborted before it started`));
   const started = performance.now();
   const child = spawn(run.argv[0], run.argv.slice(1), { cwd: run.cwd, env: run.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   return new Promise<ProcessResult>((resolve, reject) => {

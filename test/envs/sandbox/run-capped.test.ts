@@ -33,6 +33,7 @@ describe('runCapped', () => {
     const p = sh('sleep 30', { signal: ctl.signal });
     setTimeout(() => ctl.abort(), 100);
     await expect(p).rejects.toBeInstanceOf(AbortedError);
+    await expect(sh('true', { signal: AbortSignal.abort() })).rejects.toThrow(new AbortedError('/bin/sh aborted before it started'));
     await expect(runCapped({ argv: ['/nonexistent/qitos'], cwd: '/tmp', env: {}, timeoutMs: 1000, maxOutputBytes: 10 })).rejects.toThrow(new EnvError('cannot run /nonexistent/qitos: not found'));
   });
 });
