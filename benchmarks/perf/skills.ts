@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { quantile, seededRandom } from '../../src/kit/bench/stats.js';
 import { SkillsSandboxExecutor, ToolRetrievalService, hashingEmbedder } from '../../src/kit/skills/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 
@@ -21,24 +22,13 @@ const N = 10_000;
 const QUERIES = 300;
 const SCRIPT_RUNS = 30;
 
-/** mulberry32: the same skills on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(42);
+const rand = seededRandom(42); // the same skills on every run
 const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'sa', 'vel', 'quin', 'da', 'por', 'shi', 'nu', 'bex', 'ti', 'gra', 'mon'];
 const vocab = Array.from({ length: 600 }, () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(''));
 const words = (n: number) => Array.from({ length: n }, () => vocab[Math.floor(rand() * vocab.length)]).join(' ');
 const gc = (globalThis as { gc?: () => void }).gc;
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const pct = (xs: number[], p: number) => quantile(xs, p / 100);
 
 const base = mkdtempSync(path.join(tmpdir(), 'qitos-bench-skills-'));
 const root = path.join(base, 'skills');

@@ -11,6 +11,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
+import { seededRandom } from '../../src/kit/bench/stats.js';
 
 const { onnx } = onnxProto;
 
@@ -24,22 +25,11 @@ export interface TinyBert {
   reference(tokens: string[]): number[];
 }
 
-/** A small deterministic generator (mulberry32), so the weights are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
-}
-
 export async function writeTinyBert(dir: string, words: string[], hidden = 8, seed = 7): Promise<TinyBert> {
   const tokens = [...SPECIAL, ...new Set(words)];
   const vocab = new Map(tokens.map((t, i) => [t, i]));
-  const rand = rng(seed);
+  const next = seededRandom(seed); // the same weights on every run
+  const rand = () => next() - 0.5;
   const matrix = (rows: number, cols: number) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.fround(rand())));
   const wordEmb = matrix(tokens.length, hidden);
   const typeEmb = matrix(2, hidden);
