@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { quantile, seededRandom } from '../../src/kit/bench/stats.js';
 import { SkillsSandboxExecutor, ToolRetrievalService, hashingEmbedder } from '../../src/kit/skills/index.js';
@@ -30,6 +30,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
 const pct = (xs: number[], p: number) => quantile(xs, p / 100);
 
+const loadAtStart = loadavg()[0];
 const base = mkdtempSync(path.join(tmpdir(), 'qitos-bench-skills-'));
 const root = path.join(base, 'skills');
 for (let i = 0; i < N; i++) {
@@ -143,7 +144,8 @@ writePerformanceSection(
     ...rows.map(([w, f]) => `| ${w.trim()} | ${f} |`),
     '',
     'Targets (issue #14): index at >= 1,000 skills/s, top-5 query p99 < 10 ms, sandboxed Node script round trip p50 < 150 ms:',
-    `${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}. The machine is a shared 2-core box with other work running; the bare-spawn row is`,
+    `${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}. The machine is a shared 2-core box with other work running (1-minute load average`,
+    `${loadAtStart.toFixed(1)} when this run started; above 2 every process waits for a core); the bare-spawn row is`,
     'the floor the sandbox adds to (Node start-up dominates both). CPU figures are this process\'s own time (user + system),',
     'what the wall-clock figures would approach on an idle machine. A query embeds the text and scans every vector in',
     'memory (a Float32Array; a hashing-embedder query of a few words touches only its few non-zero dimensions), so its',
