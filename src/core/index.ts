@@ -17,6 +17,7 @@ export * from './format-zod-issue.js';
 export * from './errors.js';
 export * from './env.js';
 export * from './memory.js';
+export * from './embedding-model.js';
 export * from './state.js';
 export * from './tool.js';
 export * from './id.js';

@@ -1,4 +1,4 @@
-import type { ActContext } from '../../src/core/index.js';
+import type { ActContext, ToolContext } from '../../src/core/index.js';
 import { nullEnv } from '../../src/core/index.js';
 
 /** An ACT context for calling an executor or a tool outside a run: a top-level run with no model, no trace. */
@@ -17,4 +17,10 @@ export function actContext(overrides: Partial<ActContext> = {}): ActContext {
     onState: () => undefined,
     ...overrides,
   };
+}
+
+/** A tool context for calling one tool's `execute` outside a run (the ACT context of {@link actContext}, one call). */
+export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  const { onState: _onState, ...act } = actContext();
+  return { ...act, callId: 'call_1', metadata: () => undefined, ...overrides };
 }

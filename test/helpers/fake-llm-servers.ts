@@ -118,6 +118,22 @@ export async function startFakeAnthropic(script: Script<AnthropicReply>, options
   return { ...srv, url: srv.url.replace(/\/v1$/, '') };
 }
 
+/** A scripted `/v1/embeddings` answer: the vectors (in input order), optionally sent in another order. */
+export interface EmbeddingsScript extends Delivery {
+  vectors: number[][];
+  /** The order the `data` items are sent in (indexes into `vectors`); each keeps its `index`. */
+  order?: number[];
+}
+
+/** Starts a fake OpenAI embeddings server (`POST <url>/embeddings`), answering with float vectors. */
+export function startFakeEmbeddings(script: Script<EmbeddingsScript | HttpReply>, options: FakeServerOptions = {}): Promise<FakeServer> {
+  return startServer('/v1/embeddings', script, options, async (reply, res) => {
+    const r = reply as EmbeddingsScript;
+    const order = r.order ?? r.vectors.map((_, i) => i);
+    sendJson(res, 200, { object: 'list', model: 'fake-embedder', data: order.map((i) => ({ object: 'embedding', index: i, embedding: r.vectors[i] })), usage: { prompt_tokens: 1, total_tokens: 1 } });
+  });
+}
+
 /** The chunks of a scripted OpenAI completion: role, reasoning, text, tool-call deltas split small, finish, usage. */
 export function openAIChunks(s: OpenAIScript): unknown[] {
   const size = s.chunkSize ?? 3;

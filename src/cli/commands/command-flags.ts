@@ -64,3 +64,11 @@ export interface BenchMergeFlags {
   out: string;
   json?: boolean;
 }
+
+/** The flags every `qitos skills` subcommand shares. */
+export interface RootFlags {
+  root?: string;
+  embedder?: string;
+  embedderUrl?: string;
+  json?: boolean;
+}

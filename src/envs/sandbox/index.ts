@@ -3,3 +3,5 @@ export { Sandbox, DEFAULT_LIMITS, type SandboxMode, type SandboxOptions, type Sa
 export { bwrapArgv, limitArgv, SYSTEM_DIRS, type BwrapSpec, type SandboxLimits } from './bwrap-argv.js';
 export { probeBwrap, type BwrapProbe } from './bwrap-probe.js';
 export { runProcess, killGroup, LINGER_NOTE, type RunProcessOptions } from './run-process.js';
+export { bwrapArgs, findBwrap, type BwrapOptions } from './bwrap.js';
+export { runCapped, type CappedRun } from './run-capped.js';

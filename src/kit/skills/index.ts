@@ -1,4 +1,14 @@
 import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
-export { SkillFrontmatter, parseSkillFile, type SkillFile } from './skill-file.js';
-export { loadSkills, skillFiles, type Skill, type SkillCatalog, type SkippedSkill } from './skill-catalog.js';
+export { SkillFrontmatter, MAX_DESCRIPTION_CHARS, parseSkillFile, withDescription, type SkillFile } from './skill-file.js';
+export { loadSkills, skillFiles, catalogOf, unknownSkillMessage, similarNames, type Skill, type SkillCatalog, type SkippedSkill } from './skill-catalog.js';
 export { skillTool } from './skill-tool.js';
+export { extractSkillZip, entryNameProblem, SkillZipError, type SkillZipLimits, type ExtractedSkill } from './skill-zip.js';
+export { SkillManager, type SkillManagerOptions, type SkillStep, type InstalledSkill, type InstallResult } from './skill-manager.js';
+export { ToolRetrievalService, type SkillMatch, type SyncReport, type ToolRetrievalOptions } from './tool-retrieval-service.js';
+export { hashingEmbedder, hashText, type HashingEmbedderOptions } from './hashing-embedder.js';
+export { openAIEmbedder, type OpenAIEmbedderOptions } from './openai-embedder.js';
+export { transformersEmbedder, type TransformersEmbedderOptions } from './transformers-embedder.js';
+export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from './skills-sandbox-executor.js';
+export { skillScriptTool, type SkillScriptToolOptions } from './skill-script-tool.js';
+export { findSkillsTool } from './find-skills-tool.js';
+export { discloseSkills, recordedSkillSelection, SkillSelection, SKILLS_DISCLOSED, type SkillDisclosure, type SkillDisclosureOptions } from './skill-disclosure.js';
