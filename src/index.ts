@@ -17,6 +17,7 @@ export * from './kit/agents/index.js';
 export * from './kit/prompts/index.js';
 export * from './envs/index.js';
 export * from './kit/tools/index.js';
+export * from './kit/expr/index.js';
 export * from './kit/bench/index.js';
 export * from './kit/skills/index.js';
 export * from './kit/mcp/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXPR_FUNCTIONS, ExprError, evaluateCondition, evaluateExpr, formatValue, parseExpr, type ExprFunction } from '../../../src/kit/expr/index.js';
+import { EXPR_FUNCTIONS, ExprError, evaluateCondition, evaluateExpr, formatValue, parseExpr, type ExprFunction, type ExprValue } from '../../../src/kit/expr/index.js';
 
 const scope = {
   answer: 'The total is 1,234.5 apples',
@@ -229,7 +229,7 @@ describe('formatValue', () => {
     expect(formatValue({ a: [1, -0, 'x"y\n'], b: null, 'c d': true })).toBe('{"a": [1, -0, "x\\"y\\n"], "b": null, "c d": true}');
     expect(Object.is(evaluateExpr(formatValue(-0), {}), -0)).toBe(true);
     expect(() => formatValue(Number.NaN)).toThrow(ExprError);
-    expect(() => formatValue(nest(2000))).toThrow('the value nests deeper than 1000 levels');
+    expect(() => formatValue(nest(2000) as ExprValue)).toThrow('the value nests deeper than 1000 levels');
   });
 });
 
