@@ -312,6 +312,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
       expected: task.expected,
       stopReason: result.stopReason,
       steps: result.steps,
+      usage: result.usage,
       state: result.state,
       env: setup.env,
       traceDir: result.traceDir,
@@ -325,9 +326,11 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     const message = `scorer ${suite.scorer.name} failed: ${errorMessage(err)}`;
     return { ...ran, pass: false, score: 0, explanation: message, durationMs: Date.now() - t0, error: runError ? `${runError}; ${message}` : message, errorKind: 'scorer', finishedAt: new Date().toISOString() };
   }
+  const { usage: scorerUsage, ...verdict } = score;
   return {
     ...ran,
-    ...score,
+    ...verdict,
+    ...(scorerUsage && scorerUsage.modelCalls > 0 ? { scorerUsage } : {}),
     durationMs: Date.now() - t0,
     error: runError,
     errorKind: runError ? 'run' : null,
