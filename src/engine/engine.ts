@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type {
-  Action, ActionResult, Budget, Decision, Env, Failure, Hook, HookEvent, Manifest, Model, Phase, Policy, PolicyContext,
+  Action, ActionResult, Budget, Decision, Env, EnvArtifact, Failure, Hook, HookEvent, Manifest, Model, Phase, Policy, PolicyContext,
   SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput, Usage,
 } from '../core/index.js';
 import {
@@ -397,6 +397,13 @@ export class Engine<S extends State = State> {
       rc.state.stopReason = verdict.reason;
       if (verdict.reason !== 'final' && rc.state.finalResult === undefined) rc.state.finalResult = null;
     }
+    // Artifacts first: close may remove what they are made from (a repository's temporary worktree).
+    let artifacts: EnvArtifact[] = [];
+    try {
+      artifacts = (await rc.env.artifacts?.()) ?? [];
+    } catch (err) {
+      rc.failures.push({ step: rc.step, kind: 'env', message: `env.artifacts failed: ${errorMessage(err)}`, fatal: false });
+    }
     try {
       await rc.env.close?.();
     } catch (err) {
@@ -414,7 +421,7 @@ export class Engine<S extends State = State> {
     };
     rc.emit({ type: 'run_end', runId: rc.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: rc.step });
     try {
-      rc.recorder?.finish(rc, verdict, summary);
+      rc.recorder?.finish(rc, verdict, summary, artifacts);
     } catch (err) {
       // The trace cannot be written (disk full, folder removed): the result still says how the run ended.
       rc.failures.push({ step: rc.step, kind: 'trace', message: `could not write the trace in ${rc.traceDir}: ${errorMessage(err)}`, fatal: false });

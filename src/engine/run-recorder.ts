@@ -1,5 +1,5 @@
-import type { Budget, HookEvent, Manifest, State, StopVerdict } from '../core/index.js';
-import { TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
+import type { Budget, EnvArtifact, HookEvent, Manifest, State, StopVerdict } from '../core/index.js';
+import { ARTIFACT_NAME, TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
 import type { AgentModule } from './agent-module.js';
 import { shortHash } from './hash.js';
 import type { RunContext } from './run-context.js';
@@ -97,15 +97,24 @@ export class RunRecorder {
     this.writer.event({ ts: Date.now(), step: rc.step, phase: rc.phase, type, data });
   }
 
-  /** Flushes, closes and replaces the manifest with its final status and summary. */
-  finish<S extends State>(rc: RunContext<S>, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>): void {
+  /** Writes the env's artifacts, flushes, closes and replaces the manifest with its final status and summary. */
+  finish<S extends State>(rc: RunContext<S>, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>, artifacts: readonly EnvArtifact[] = []): void {
     // A run that ended before its trace started (invalid task, initState threw) still leaves a trace that says so.
     if (!this.differ) {
       this.writer.start(this.manifest(rc, 'running', null));
       this.wrote = true;
     }
+    const written: NonNullable<Manifest['artifacts']> = [];
+    for (const a of artifacts) {
+      // An env names its files; a name that is not a plain file name is refused, never resolved as a path.
+      if (typeof a?.name !== 'string' || !ARTIFACT_NAME.test(a.name) || written.some((w) => w.name === a.name)) {
+        summary.failures.push({ step: rc.step, kind: 'env', message: `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")`, fatal: false });
+        continue;
+      }
+      written.push({ name: a.name, bytes: this.writer.artifact(a.name, a.content) });
+    }
     const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
-    this.writer.finish(this.manifest(rc, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary));
+    this.writer.finish({ ...this.manifest(rc, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary), ...(written.length ? { artifacts: written } : {}) });
   }
 
   private manifest<S extends State>(rc: RunContext<S>, status: Manifest['status'], summary: Manifest['summary']): Manifest {
