@@ -1,5 +1,7 @@
-/** Envs: a host workspace with a real path jail, and an in-memory file tree. */
+/** Envs: a host workspace with a real path jail, an in-memory file tree, a git repository checkout, a docker container. */
 export { HostEnv, type HostEnvOptions } from './host-env.js';
+export { RepoEnv, type RepoEnvOptions, type RepoOps, type RepoDiff, type RepoFileChange } from './repo-env.js';
+export { runCommand, plumbingEnv, type CommandResult, type RunCommandOptions } from './run-command.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
 export { HostProcessOps, LINGER_NOTE, type HostProcessSettings } from './host-process-ops.js';

@@ -12,6 +12,7 @@ export { webFetchTool, hostAllowed, parseAllowedHost, type AllowedHost, type Web
 export { htmlToText, htmlTitle, decodeEntities } from './html-to-text.js';
 export { taskTool, type TaskToolOptions, type SubAgentRequest, type SubAgentSpec } from './task-tool.js';
 export { calculateTool } from './calculate-tool.js';
+export { repoDiffTool } from './repo-diff-tool.js';
 export { evaluateArithmetic, formatNumber, ArithmeticError, FUNCTIONS as ARITHMETIC_FUNCTIONS } from './arithmetic.js';
 export { datetimeTool, zonedParts, type DatetimeToolOptions } from './datetime-tool.js';
 export { platformTool } from './platform-tool.js';
