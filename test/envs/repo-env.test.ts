@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine, ScriptedModel, decide, jsonParser, readTrace, type Task } from '../../src/index.js';
-import { RepoEnv } from '../../src/envs/index.js';
+import { RepoEnv, type RepoOps } from '../../src/envs/index.js';
 import { bashTool, repoDiffTool, writeTool } from '../../src/kit/tools/index.js';
 import { fcSeed } from '../helpers/fc-seed.js';
 import { fileTree } from '../helpers/file-tree.js';
@@ -82,7 +82,7 @@ describe('RepoEnv', () => {
     expect((await e.diff()).files).toEqual([]);
     // An explicit reset does the same within a run.
     writeFiles(e.root, { 'v.txt': 'again\n', 'n.txt': 'n' });
-    await e.ops('repo')!.reset();
+    await (e.ops('repo') as RepoOps).reset();
     expect(fileTree(e.root)).toEqual({ 'added.txt': 'x\n', 'v.txt': 'v2\n' });
     e.close();
     e.dispose();
