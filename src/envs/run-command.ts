@@ -40,8 +40,18 @@ export function runCommand(file: string, args: readonly string[], options: RunCo
     let bytes = 0;
     let truncated = false;
     let timedOut = false;
+    let killed = false;
+    let settled = false;
     const kill = () => {
+      killed = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    };
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ exitCode: code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut, truncated, durationMs: performance.now() - started });
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -64,18 +74,28 @@ export function runCommand(file: string, args: readonly string[], options: RunCo
     };
     child.stdout.on('data', collect(out));
     child.stderr.on('data', collect(err));
-    // A program that exits without reading its input closes the pipe: that is not an error of ours.
-    child.stdin.on('error', () => undefined);
+    child.stdin.on('error', (e: NodeJS.ErrnoException) => {
+      // EPIPE: the program exited without reading all its input; its exit status says how it went.
+      if (e.code === 'EPIPE' || settled) return;
+      settled = true;
+      kill();
+      reject(e);
+    });
     child.on('error', (e) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       reject(e);
     });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({ exitCode: code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut, truncated, durationMs: performance.now() - started });
+    // After a kill, the exit is enough: a process the program started may still hold its output open.
+    child.on('exit', (code, signal) => {
+      if (!killed) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish(code, signal);
     });
+    child.on('close', (code, signal) => finish(code, signal));
     if (options.signal?.aborted) kill();
     if (options.input !== undefined) child.stdin.end(options.input);
     else child.stdin.end();
