@@ -18,6 +18,7 @@ export * from './kit/prompts/index.js';
 export * from './envs/index.js';
 export * from './kit/tools/index.js';
 export * from './kit/expr/index.js';
+export * from './kit/web/index.js';
 export * from './kit/bench/index.js';
 export * from './kit/skills/index.js';
 export * from './kit/mcp/index.js';

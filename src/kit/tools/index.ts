@@ -8,7 +8,7 @@ export { grepTool, type GrepToolOptions } from './grep-tool.js';
 export { TodoItem, TodoStore, renderTodos } from './todo-store.js';
 export { todoWriteTool } from './todo-write-tool.js';
 export { todoReadTool } from './todo-read-tool.js';
-export { webFetchTool, hostAllowed, parseAllowedHost, type AllowedHost, type WebFetchToolOptions } from './web-fetch-tool.js';
+export { webFetchTool, hostAllowed, parseAllowedHost, fetchAllowed, fetchSettings, type AllowedHost, type WebFetchToolOptions, type FetchSettings, type FetchedPage } from './web-fetch-tool.js';
 export { htmlToText, htmlTitle, decodeEntities } from './html-to-text.js';
 export { taskTool, type TaskToolOptions, type SubAgentRequest, type SubAgentSpec } from './task-tool.js';
 export { calculateTool } from './calculate-tool.js';
