@@ -144,35 +144,36 @@ class Evaluator {
     let cur = this.eval(objectNode);
     for (const step of steps) {
       const key = step.kind === 'field' ? step.name : this.eval(step.index);
-      const at = step.kind === 'field' ? `field "${step.name}" at column ${step.pos + 1}` : `[${describeKey(key)}] at column ${step.pos + 1}`;
       if (cur === null) {
         if (step.optional) return SHORT;
-        throw err(`cannot read ${at}: the value is null (use ?. to read null as null)`, step.pos);
+        throw err(`cannot read ${where(step, key)}: the value is null (use ?. to read null as null)`, step.pos);
       }
-      const next = this.read(cur, key, at, step);
+      const next = this.read(cur, key, step);
       if (next === undefined) {
         if (step.optional) return SHORT;
-        throw err(`${describeValue(cur)} has no ${at}${step.kind === 'field' && isPlainObject(cur) ? ` (its fields: ${fieldList(cur)})` : ''}`, step.pos);
+        throw err(`${describeValue(cur)} has no ${where(step, key)}${step.kind === 'field' && isPlainObject(cur) ? ` (its fields: ${fieldList(cur)})` : ''}`, step.pos);
       }
-      cur = asData(next, at, step.pos + 1);
+      // Data passes as it is; anything else is refused by asData, whose message is built only then.
+      const plain = next === null || typeof next === 'boolean' || typeof next === 'number' || typeof next === 'string' || Array.isArray(next) || isPlainObject(next);
+      cur = plain ? (next as ExprValue) : asData(next, where(step, key), step.pos + 1);
     }
     return cur;
   }
 
   /** One step into a value; undefined when there is nothing there. */
-  private read(cur: ExprValue, key: ExprValue, at: string, step: MemberStep): unknown {
-    if (typeof key === 'string' && FORBIDDEN_FIELDS.has(key)) throw err(`${at} is not allowed: expressions do not reach prototypes`, step.pos);
+  private read(cur: ExprValue, key: ExprValue, step: MemberStep): unknown {
+    if (typeof key === 'string' && FORBIDDEN_FIELDS.has(key)) throw err(`${where(step, key)} is not allowed: expressions do not reach prototypes`, step.pos);
     if (Array.isArray(cur) || typeof cur === 'string') {
       if (key === 'length' && step.kind === 'field') return cur.length;
-      if (typeof key !== 'number' || !Number.isInteger(key)) throw err(`${describeValue(cur)} is read by an integer index, not ${at}`, step.pos);
+      if (typeof key !== 'number' || !Number.isInteger(key)) throw err(`${describeValue(cur)} is read by an integer index, not ${where(step, key)}`, step.pos);
       const i = key < 0 ? cur.length + key : key;
       return i >= 0 && i < cur.length ? cur[i] : undefined;
     }
     if (isPlainObject(cur)) {
-      if (typeof key !== 'string' && !(typeof key === 'number' && Number.isInteger(key))) throw err(`an object is read by a string key, not ${at}`, step.pos);
+      if (typeof key !== 'string' && !(typeof key === 'number' && Number.isInteger(key))) throw err(`an object is read by a string key, not ${where(step, key)}`, step.pos);
       return ownField(cur, String(key));
     }
-    throw err(`cannot read ${at} of ${describeValue(cur)}`, step.pos);
+    throw err(`cannot read ${where(step, key)} of ${describeValue(cur)}`, step.pos);
   }
 
   private call(name: string, argNodes: readonly ExprNode[], pos: number): ExprValue {
@@ -212,6 +213,11 @@ class Evaluator {
 
 function err(message: string, pos: number): ExprError {
   return new ExprError(message, pos + 1);
+}
+
+/** A member step as error messages name it: `field "x" at column 7` or `[2] at column 9` (built only for errors). */
+function where(step: MemberStep, key: ExprValue): string {
+  return step.kind === 'field' ? `field "${step.name}" at column ${step.pos + 1}` : `[${describeKey(key)}] at column ${step.pos + 1}`;
 }
 
 function describeKey(key: ExprValue): string {

@@ -1,3 +1,4 @@
+import { setKey } from '../parsers/literal-reader.js';
 import { ExprError } from './expr-error.js';
 
 /** How deep data may nest for the operations that walk it (equality, formatting). */
@@ -88,6 +89,6 @@ export function deepEqual(a: ExprValue, b: ExprValue, depth = 0): boolean {
 /** An object with the given own data properties, `__proto__` included as a plain key (never a prototype change). */
 export function makeObject(entries: Iterable<readonly [string, ExprValue]>): ExprObject {
   const out: Record<string, ExprValue> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of entries) setKey(out, k, v);
   return out;
 }

@@ -13,8 +13,9 @@
  * Numbers: `12`, `3.5`, `.5`, `1e-3`. Constants: `pi`, `e`, `tau`. Functions: see {@link FUNCTIONS}. Names are
  * case-insensitive (`PI`, `Sqrt`).
  */
-import { EXPR_MATH_FUNCTIONS, ExprError, MATH_FUNCTIONS, evaluateExpr, parseExpr } from '../expr/index.js';
-import { tokenizeExpr } from '../expr/tokenize-expr.js';
+import { EXPR_MATH_FUNCTIONS, ExprError, MATH_FUNCTIONS, evaluateExpr } from '../expr/index.js';
+import { parseTokens } from '../expr/parse-expr.js';
+import { tokenizeExpr, type Token } from '../expr/tokenize-expr.js';
 
 /** An expression that cannot be evaluated; the message names the problem and its column. */
 export class ArithmeticError extends ExprError {
@@ -37,13 +38,15 @@ export const FUNCTIONS = MATH_FUNCTIONS;
 const ARITHMETIC_OPS = new Set(['+', '-', '*', '/', '%', '^', '**', '(', ')', ',']);
 const KEYWORDS = new Set(['true', 'false', 'null', 'in']);
 
-function checkTokens(source: string): void {
-  for (const t of tokenizeExpr(source)) {
+function arithmeticTokens(source: string): Token[] {
+  const tokens = tokenizeExpr(source);
+  for (const t of tokens) {
     const bad = t.kind === 'str' || (t.kind === 'op' && !ARITHMETIC_OPS.has(t.value)) || (t.kind === 'name' && KEYWORDS.has(t.value));
     if (!bad) continue;
     const text = t.kind === 'str' ? source.slice(t.pos, t.pos + 20).split(/\s/)[0] : t.value;
     throw new ArithmeticError(`unexpected "${text}" at column ${t.pos + 1}: calculate takes numbers, + - * / % ^, parentheses, constants and functions`, t.pos + 1);
   }
+  return tokens;
 }
 
 /** Evaluates an arithmetic expression to a finite number, or throws ArithmeticError saying what is wrong. */
@@ -53,8 +56,7 @@ export function evaluateArithmetic(expression: string): number {
   try {
     // Lower-cased as a whole: arithmetic has no strings, so only names change (`PI`, `SQRT`).
     const source = expression.toLowerCase();
-    checkTokens(source);
-    const parsed = parseExpr(source, { maxLength: MAX_LENGTH, maxDepth: MAX_DEPTH });
+    const parsed = parseTokens(arithmeticTokens(source), source, MAX_DEPTH);
     const value = evaluateExpr(parsed, CONSTANTS, { functions: EXPR_MATH_FUNCTIONS }) as number;
     return value === 0 ? 0 : value; // no -0 in answers
   } catch (err) {

@@ -13,7 +13,7 @@ function repoOpsOf(ctx: ToolContext, tool: string): RepoOps {
 
 /**
  * `repo_diff`: the agent's changes to the repository so far, against the commit the task started from: the list of
- * changed files, then the patch (`paths` limits it to some files). Needs a RepoEnv (`repo` op group).
+ * changed files, then the patch (or only the file list, with `stat`). Needs a RepoEnv (`repo` op group).
  */
 export function repoDiffTool(options: { limits?: OutputLimits } = {}) {
   return defineTool({
