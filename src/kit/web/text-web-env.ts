@@ -29,14 +29,10 @@ export class TextWebEnv implements Env {
     this.name = options.name ?? (options.inner ? `text_web+${options.inner.name}` : 'text_web');
   }
 
+  /** Starts the run with no page open, and sets the inner env up for the task. */
   async setup(task: Task): Promise<void> {
     this.browser.reset();
     await this.inner?.setup?.(task);
-  }
-
-  async reset(): Promise<void> {
-    this.browser.reset();
-    await this.inner?.reset?.();
   }
 
   /** The page the browser is on (null before the first), and the inner env's observation if it has one. */
