@@ -111,7 +111,12 @@ export class RunRecorder {
         summary.failures.push({ step: rc.step, kind: 'env', message: `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")`, fatal: false });
         continue;
       }
-      written.push({ name: a.name, bytes: this.writer.artifact(a.name, a.content) });
+      try {
+        written.push({ name: a.name, bytes: this.writer.artifact(a.name, a.content) });
+      } catch (err) {
+        // A file that cannot be written (disk full) must not keep the manifest from being finalized.
+        summary.failures.push({ step: rc.step, kind: 'trace', message: `env artifact "${a.name}" could not be written: ${(err as Error).message}`, fatal: false });
+      }
     }
     const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
     this.writer.finish({ ...this.manifest(rc, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary), ...(written.length ? { artifacts: written } : {}) });
