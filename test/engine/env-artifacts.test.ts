@@ -42,6 +42,8 @@ describe('env artifacts', () => {
       { name: 'a/b', content: 'x' },
       { name: 'ok.txt', content: 'x' },
       { name: 'ok.txt', content: 'again' },
+      // Not bytes or text: writing it fails, which is recorded, and the manifest is still finalized.
+      { name: 'broken.bin', content: 42 as never },
     ]);
     const r = await new Engine({ agent: new ScriptAgent([decide.final('ok')]), env, trace: { dir } }).run('t');
     expect(r.stopReason).toBe('final');
@@ -56,7 +58,9 @@ describe('env artifacts', () => {
       'env artifact ".hidden" was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")',
       'env artifact "a/b" was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")',
       'env artifact "ok.txt" was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")',
+      expect.stringMatching(/^env artifact "broken\.bin" could not be written: /),
     ]);
+    expect(t.manifest.status).toBe('completed');
   });
 
   it('an env whose artifacts fail still closes; the failure is in the summary; no artifacts folder', async () => {
