@@ -51,6 +51,19 @@ export interface MountOps {
   mountReadOnly(hostDir: string): Promise<string>;
 }
 
+/**
+ * A file an env leaves in the run's trace when the run ends (e.g. the diff of the agent's changes to a repository):
+ * written to `<trace>/artifacts/<name>` and listed in the manifest. `name` is a plain file name (letters, digits,
+ * `.`, `_`, `-`; not starting with a dot).
+ */
+export interface EnvArtifact {
+  name: string;
+  content: string | Uint8Array;
+}
+
+/** Which artifact names are accepted: a plain file name, so an env cannot write outside the artifacts folder. */
+export const ARTIFACT_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
+
 /** Known op group types; other groups are `unknown` to the kernel. */
 export interface OpGroups {
   file: FileOps;
@@ -78,6 +91,8 @@ export interface Env {
   ops(group: string): unknown;
   /** True ends the run with `env_terminal` at the next CHECK_STOP. */
   isTerminal?(): boolean;
+  /** Files for the trace, collected when the run ends, before `close` (which may remove what they are made from). */
+  artifacts?(): Promise<EnvArtifact[]> | EnvArtifact[];
   /** Releases what `setup` took; called once when the run ends, however it ends. */
   close?(): Promise<void> | void;
   /** Kills every process the env started, now and synchronously (a forced exit cannot wait for `close`). */

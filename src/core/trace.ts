@@ -39,6 +39,8 @@ export const Manifest = z.object({
   parent: RunParent.nullable(),
   /** The state after `initState`, so a run can be rebuilt step by step (fork). */
   initialState: z.unknown(),
+  /** Files the env left in `artifacts/` when the run ended (e.g. `repo.diff`), with their sizes in bytes. */
+  artifacts: z.array(z.object({ name: z.string(), bytes: z.number().int().nonnegative() })).optional(),
   summary: z
     .object({
       stopReason: StopReason,

@@ -1,4 +1,4 @@
-import type { Action, ActionResult, ActContext, ActionRunner, Decision, Manifest, ModelTurn, Phase, SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput } from '../core/index.js';
+import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Manifest, ModelTurn, Phase, SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput } from '../core/index.js';
 import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, classifyError, errorMessage, formatZodIssue, newActionId, newId, totalTokens } from '../core/index.js';
 import type { AgentContext, AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
@@ -319,6 +319,13 @@ export class Engine<S extends State = State> {
       run.state.stopReason = verdict.reason;
       if (verdict.reason !== 'final' && run.state.finalResult === undefined) run.state.finalResult = null;
     }
+    // Artifacts first: close may remove what they are made from (a repository's temporary worktree).
+    let artifacts: EnvArtifact[] = [];
+    try {
+      artifacts = (await s.env.artifacts?.()) ?? [];
+    } catch (err) {
+      run.failures.push({ step: run.step, kind: 'env', message: `env.artifacts failed: ${errorMessage(err)}`, fatal: false });
+    }
     try {
       await s.env.close?.();
     } catch (err) {
@@ -336,7 +343,7 @@ export class Engine<S extends State = State> {
     };
     s.emit({ type: 'run_end', runId: run.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: run.step });
     try {
-      s.recorder?.finish(run, verdict, summary);
+      s.recorder?.finish(run, verdict, summary, artifacts);
     } catch (err) {
       // The trace cannot be written (disk full, folder removed): the result still says how the run ended.
       run.failures.push({ step: run.step, kind: 'trace', message: `could not write the trace in ${s.traceDir}: ${errorMessage(err)}`, fatal: false });

@@ -1,6 +1,12 @@
-/** Envs: a host workspace with a real path jail, and an in-memory file tree. */
+/** Envs: a host workspace with a real path jail, an in-memory file tree, a git repository checkout, a docker container. */
 import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { HostEnv, type HostEnvOptions } from './host-env.js';
+export { RepoEnv, type RepoEnvOptions, type RepoOps, type RepoDiff, type RepoFileChange } from './repo-env.js';
+export { DockerEnv, type DockerEnvOptions } from './docker-env.js';
+export { DockerFileOps, type DockerTarget } from './docker-file-ops.js';
+export { DockerProcessOps, type DockerProcessSettings } from './docker-process-ops.js';
+export { DockerCli, DOCKER_CLI_ENV } from './docker-cli.js';
+export { runCommand, plumbingEnv, type CommandResult, type RunCommandOptions } from './run-command.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
 export { HostProcessOps, type HostProcessSettings } from './host-process-ops.js';

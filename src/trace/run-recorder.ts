@@ -1,5 +1,5 @@
-import type { Budget, HookEvent, Manifest, Phase, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
-import { TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
+import type { Budget, EnvArtifact, HookEvent, Manifest, Phase, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
+import { ARTIFACT_NAME, TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
 import { shortHash } from './short-hash.js';
 import { StateDiffer } from './state-differ.js';
 import { TraceWriter } from './trace-writer.js';
@@ -123,15 +123,29 @@ export class RunRecorder {
     this.writer.event({ ts: Date.now(), step, phase, type, data });
   }
 
-  /** Flushes, closes and replaces the manifest with its final status and summary. */
-  finish(run: RunSnapshot, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>): void {
+  /** Writes the env's artifacts, flushes, closes and replaces the manifest with its final status and summary. */
+  finish(run: RunSnapshot, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>, artifacts: readonly EnvArtifact[] = []): void {
     // A run that ended before its trace started (invalid task, initState threw) still leaves a trace that says so.
     if (!this.differ) {
       this.writer.start(this.manifest(run, 'running', null));
       this.wrote = true;
     }
+    const written: NonNullable<Manifest['artifacts']> = [];
+    for (const a of artifacts) {
+      // An env names its files; a name that is not a plain file name is refused, never resolved as a path.
+      if (typeof a?.name !== 'string' || !ARTIFACT_NAME.test(a.name) || written.some((w) => w.name === a.name)) {
+        summary.failures.push({ step: summary.steps, kind: 'env', message: `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")`, fatal: false });
+        continue;
+      }
+      try {
+        written.push({ name: a.name, bytes: this.writer.artifact(a.name, a.content) });
+      } catch (err) {
+        // A file that cannot be written (disk full) must not keep the manifest from being finalized.
+        summary.failures.push({ step: summary.steps, kind: 'trace', message: `env artifact "${a.name}" could not be written: ${(err as Error).message}`, fatal: false });
+      }
+    }
     const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
-    this.writer.finish(this.manifest(run, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary));
+    this.writer.finish({ ...this.manifest(run, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary), ...(written.length ? { artifacts: written } : {}) });
   }
 
   private manifest(run: RunSnapshot, status: Manifest['status'], summary: Manifest['summary']): Manifest {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
 
 /**
- * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`.
+ * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`, and `artifacts/` when an env leaves files.
  * Lines are buffered in memory and appended at step boundaries (`flush`); the manifest is
  * written at start and replaced atomically (temp file + rename) whenever it changes.
  */
@@ -46,6 +46,15 @@ export class TraceWriter {
       writeSync(this.stepsFd, this.stepBuf);
       this.stepBuf = '';
     }
+  }
+
+  /** Writes `artifacts/<name>` (the caller checked the name) and returns its size in bytes. */
+  artifact(name: string, content: string | Uint8Array): number {
+    const dir = join(this.dir, 'artifacts');
+    mkdirSync(dir, { recursive: true });
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    writeFileSync(join(dir, name), bytes);
+    return bytes.length;
   }
 
   /** Flushes, closes the files and replaces the manifest atomically. */

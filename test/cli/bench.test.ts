@@ -78,6 +78,19 @@ describe('qitos bench run', () => {
     // The diff command line works as printed.
     const d = await qitos(['diff', 'a/traces/arith-001.e1', 'b/traces/arith-001.e1', '--json'], dir);
     expect(d.code, d.err).toBe(0);
+
+    // A pairwise judge that always prefers whatever it sees first: both orders disagree on every pair, so it
+    // decides nothing (ties) and the report says why; its calls are counted.
+    writeFileSync(join(dir, 'first.json'), JSON.stringify({ replies: [{ text: '{"winner": "1"}', cost: 0.001 }], loop: true }));
+    const judged = await qitos(['bench', 'compare', 'a', 'b', '--judge', 'scripted:first.json', '--rubric', 'the right number'], dir);
+    expect(judged.code, judged.err).toBe(0);
+    expect(judged.out).toContain('## Pairwise judgement');
+    expect(judged.out).toContain('**B wins 0, A wins 0, ties 25** of 25 paired trials');
+    expect(judged.out).toContain('Ties from orders that disagreed (position bias): 25');
+    expect(judged.out).toMatch(/Judge cost: 50 calls, \d+ tokens, \$0\.0500/);
+    const jj = JSON.parse((await qitos(['bench', 'compare', 'a', 'b', '--judge', 'scripted:first.json', '--json'], dir)).out);
+    expect(jj.pairwise).toMatchObject({ schema: 'qitos.bench.pairwise', pairs: 25, inconsistent: 25 });
+    expect((await qitos(['bench', 'compare', 'a', 'b', '--rubric', 'x'], dir)).err).toContain('--rubric needs --judge <provider:model>');
   });
 
   it('a bench trace can be replayed: it records the agent module and the effective config', async () => {

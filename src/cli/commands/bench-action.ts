@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import {
-  agentFactoryFromModule, compareRuns, formatShard, loadSuite, mergeRuns, parseRateLimit, parseShard, renderComparison, runSuite, shardFromEnv, toBenchAgent,
+  agentFactoryFromModule, compareRuns, formatShard, judgeRuns, loadSuite, mergeRuns, pairwiseJudge, parseRateLimit, parseShard, renderComparison, renderPairwise, runSuite, shardFromEnv, toBenchAgent,
   type AgentFactory, type BenchAgent, type BenchProgress, type Shard, type Summary,
 } from '../../kit/bench/index.js';
 import { importAgentModule, loadAgent } from '../agent-loader.js';
@@ -153,10 +153,18 @@ function pickShard(value: string, io: CliIO): Shard {
 }
 
 /** What `qitos bench compare` does. */
-export function benchCompareAction(io: CliIO, a: string, b: string, flags: BenchCompareFlags): void {
+export async function benchCompareAction(io: CliIO, a: string, b: string, flags: BenchCompareFlags): Promise<void> {
+  if (flags.rubric !== undefined && !flags.judge) throw new CliError('--rubric needs --judge <provider:model>');
   // Paths are shown as the user gave them, so the printed `qitos diff` lines can be pasted.
-  const c = userErrors(() => compareRuns(resolve(io.cwd, a), resolve(io.cwd, b), { seed: flags.seed, resamples: flags.resamples, displayDirs: [a, b] }));
-  io.out(flags.json ? JSON.stringify(c, null, 2) + '\n' : renderComparison(c) + '\n');
+  const dirs: [string, string] = [resolve(io.cwd, a), resolve(io.cwd, b)];
+  const c = userErrors(() => compareRuns(dirs[0], dirs[1], { seed: flags.seed, resamples: flags.resamples, displayDirs: [a, b] }));
+  let pairwise;
+  if (flags.judge) {
+    const judge = pairwiseJudge(await resolveModel({ id: flags.judge }, io.cwd, io.env), { ...(flags.rubric ? { rubric: flags.rubric } : {}) });
+    pairwise = await userErrorsAsync(() => judgeRuns(dirs[0], dirs[1], judge, { displayDirs: [a, b] }));
+  }
+  if (flags.json) io.out(JSON.stringify(pairwise ? { ...c, pairwise } : c, null, 2) + '\n');
+  else io.out(renderComparison(c) + '\n' + (pairwise ? renderPairwise(pairwise) + '\n' : ''));
 }
 
 /** What `qitos bench merge` does. */
@@ -212,6 +220,8 @@ export function summaryText(s: Summary, dir: string): string {
   ];
   // pass@k needs a task with k recorded epochs; an interrupted run may have none yet.
   if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined) lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs])}, pass^${s.epochs} ${pct(s.passHatK[s.epochs])}`);
+  if (s.perSuccess.tokens !== null) lines.push(`per success: ${Math.round(s.perSuccess.tokens)} tokens, ${s.perSuccess.cost === null ? 'unknown cost' : `$${s.perSuccess.cost.toFixed(4)}`}`);
+  if (s.scoring.modelCalls) lines.push(`scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`);
   lines.push(`stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
   const errors = s.errors.run + s.errors.setup + s.errors.scorer;
   if (errors) lines.push(`errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}`);

@@ -42,10 +42,13 @@ export function registerBenchCommand(program: Command): void {
     .argument('<runB>', 'output folder of the run to compare')
     .option('--seed <n>', 'bootstrap seed (default 1)', nonNegativeInt)
     .option('--resamples <n>', 'bootstrap resamples (default 10000)', positiveInt)
+    .option('--judge <provider:model>', "also ask this model which run's answer is better, for every paired trial (both orders)")
+    .option('--rubric <text>', 'what the judge compares on (with --judge)')
     .option('--json', 'print the comparison as JSON')
+    .addHelpText('after', '\nExamples:\n  $ qitos bench compare runs/a runs/b\n  $ qitos bench compare runs/a runs/b --judge openai:gpt-4o-mini --rubric "correct and cites a source"\n')
     .action(async function (this: Command, a: string, b: string, flags: BenchCompareFlags) {
       const { benchCompareAction } = await import('./bench-action.js');
-      benchCompareAction(ioOf(this), a, b, flags);
+      await benchCompareAction(ioOf(this), a, b, flags);
     });
 
   bench

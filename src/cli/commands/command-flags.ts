@@ -54,6 +54,8 @@ export interface BenchRunFlags {
 
 /** The flags of `qitos bench compare`. */
 export interface BenchCompareFlags {
+  judge?: string;
+  rubric?: string;
   json?: boolean;
   seed?: number;
   resamples?: number;

@@ -25,6 +25,7 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
     parent: m.parent,
     hashes: m.hashes,
     summary: m.summary,
+    artifacts: m.artifacts ?? [],
     stepsRecorded: trace.steps.length,
     failures,
     stepErrors,
@@ -56,6 +57,7 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
   } else {
     lines.push(`stop      - (the run did not finish; ${trace.steps.length} steps recorded)`);
   }
+  if (m.artifacts?.length) lines.push(`artifacts ${m.artifacts.map((a) => `artifacts/${a.name} (${a.bytes} bytes)`).join(', ')}`);
   lines.push(failures.length ? `failures  ${failures.length}` : 'failures  none');
   for (const f of failures) lines.push(`  step ${f.step}  ${f.kind}${f.fatal ? ' (fatal)' : ''}: ${preview(f.message, 120)}`);
   io.out(lines.join('\n') + '\n');

@@ -1,18 +1,9 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pairKey, type ResultLine } from './result-line.js';
-import { readResults } from './results-file.js';
-import { readRunInfo } from './run-info.js';
+import { pairResults, type CompareSide } from './paired-results.js';
+import type { ResultLine } from './result-line.js';
 import { clusterBootstrap, mcnemarExact, mean } from './stats.js';
 
-/** One side of a comparison. */
-export interface CompareSide {
-  dir: string;
-  suite: string | null;
-  model: string | null;
-  agent: string | null;
-  trials: number;
-}
+export type { CompareSide } from './paired-results.js';
 
 /** A trial whose outcome differs between the runs, with the command that shows where the two runs part. */
 export interface Flip {
@@ -70,17 +61,7 @@ export interface CompareOptions {
  */
 export function compareRuns(dirA: string, dirB: string, options: CompareOptions = {}): Comparison {
   const [showA, showB] = options.displayDirs ?? [dirA, dirB];
-  const sideA = load(dirA, showA);
-  const sideB = load(dirB, showB);
-  const warnings = [...sideA.warnings, ...sideB.warnings];
-  if (sideA.side.suite && sideB.side.suite && sideA.side.suite !== sideB.side.suite) warnings.push(`the runs are of different suites ("${sideA.side.suite}" and "${sideB.side.suite}"); only shared task ids are compared`);
-  const pairs: Array<[ResultLine, ResultLine]> = [];
-  for (const [k, a] of sideA.byPair) {
-    const b = sideB.byPair.get(k);
-    if (b) pairs.push([a, b]);
-  }
-  if (!pairs.length) throw new Error(`${showA} and ${showB} share no task/epoch pair to compare`);
-  pairs.sort(([x], [y]) => (x.taskId === y.taskId ? x.epoch - y.epoch : x.taskId < y.taskId ? -1 : 1));
+  const { a: sideA, b: sideB, pairs, warnings } = pairResults(dirA, dirB, [showA, showB]);
 
   // Per task: the pass rate over its paired epochs in A and in B (the unit the bootstrap resamples).
   const perTask = new Map<string, { a: number[]; b: number[] }>();
@@ -120,12 +101,12 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
   const costKnown = pairs.every(([a, b]) => a.cost !== null && b.cost !== null);
   return {
     schema: 'qitos.bench.compare',
-    a: { ...sideA.side, trials: sideA.byPair.size },
-    b: { ...sideB.side, trials: sideB.byPair.size },
+    a: sideA,
+    b: sideB,
     pairedTasks: perTask.size,
     pairedTrials: n,
-    onlyInA: sideA.byPair.size - n,
-    onlyInB: sideB.byPair.size - n,
+    onlyInA: sideA.trials - n,
+    onlyInB: sideB.trials - n,
     passRate: { a: rateA, b: rateB, delta: rateB - rateA, ci: boot.ci, resamples: boot.resamples, seed: boot.seed },
     mcnemar: mcnemarExact(aOnly, bOnly),
     flips,
@@ -145,16 +126,6 @@ function pairedMean(pairs: Array<[ResultLine, ResultLine]>, f: (r: ResultLine) =
 
 function quote(p: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
-}
-
-function load(dir: string, shown: string): { side: Omit<CompareSide, 'trials'>; byPair: Map<string, ResultLine>; warnings: string[] } {
-  const file = join(dir, 'results.jsonl');
-  if (!existsSync(file)) throw new Error(`${shown} is not a bench run: no results.jsonl`);
-  const read = readResults(file);
-  const info = readRunInfo(dir);
-  const byPair = new Map<string, ResultLine>();
-  for (const r of read.results) byPair.set(pairKey(r.taskId, r.epoch), r);
-  return { side: { dir: shown, suite: info?.suite ?? null, model: info?.model ?? null, agent: info?.agent ?? null }, byPair, warnings: read.warnings };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

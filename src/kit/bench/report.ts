@@ -19,7 +19,7 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
   out.push(`- Trials: ${s.trials} of ${s.expectedTrials} (${s.tasks} ${s.tasks === 1 ? 'task' : 'tasks'} x ${s.epochs} ${s.epochs === 1 ? 'epoch' : 'epochs'})${s.complete ? '' : `, **${s.missing} missing${s.interrupted ? ' (interrupted; run again with --resume)' : ''}**`}`);
   const pr = s.passRate;
   out.push(`- **Pass rate: ${pct(pr.rate)}** (${pr.passed}/${pr.total}), 95% CI ${pct(pr.ci[0])} to ${pct(pr.ci[1])} (Wilson)`);
-  if (s.meanScore !== null) out.push(`- Mean score: ${num(s.meanScore, 3)}`);
+  if (s.meanScore !== null) out.push(`- Mean score (reward): ${num(s.meanScore, 3)}`);
   const errs = s.errors.scorer + s.errors.setup + s.errors.run;
   if (errs) out.push(`- Errors: ${errs} (run: ${s.errors.run}, scorer: ${s.errors.scorer}, agent setup: ${s.errors.setup}); they count as fails`);
   if (s.trials > 0 && errs === s.trials) out.push(`- **Every trial ended in an error.** First error: ${cell(s.errors.samples[0]?.error ?? 'unknown', 500)}`);
@@ -33,6 +33,8 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
   out.push('## Cost and time per trial', '', '| steps | tokens | cost | time |', '|---|---|---|---|');
   out.push(`| ${num(s.perTrial.steps)} | ${num(s.perTrial.tokens, 0)} | ${usd(s.perTrial.cost)} | ${ms(s.perTrial.durationMs)} |`, '');
   out.push(`Totals: ${s.totals.tokens} tokens, ${usd(s.totals.cost)}, ${ms(s.totals.durationMs)} of agent time.`, '');
+  out.push(`Per success (totals / ${s.passRate.passed} passed): ${s.perSuccess.tokens === null ? 'n/a' : `${num(s.perSuccess.tokens, 0)} tokens`}, ${s.perSuccess.cost === null ? (s.passRate.passed ? 'unknown cost' : 'n/a') : usd(s.perSuccess.cost)}.`, '');
+  if (s.scoring.modelCalls) out.push(`Scoring (LLM judge, not in the figures above): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${usd(s.scoring.cost)}.`, '');
   out.push('## Stop reasons', '', '| stop reason | trials |', '|---|---|');
   for (const [reason, n] of Object.entries(s.stopReasons).sort((a, b) => b[1] - a[1])) out.push(`| ${reason} | ${n} |`);
   out.push('');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StopReason, Tokens } from '../../core/index.js';
+import { StopReason, Tokens, Usage } from '../../core/index.js';
 
 /**
  * One line of `results.jsonl`: one task in one epoch, self-contained (no other file is needed to read it).
@@ -26,6 +26,8 @@ export const ResultLine = z.object({
   answer: z.string().nullable(),
   error: z.string().nullable(),
   errorKind: z.enum(['scorer', 'setup', 'run']).nullable(),
+  /** What scoring spent (an LLM judge's calls), apart from the agent's `tokens` and `cost`; absent when nothing. */
+  scorerUsage: Usage.optional(),
   finishedAt: z.string(),
 });
 export type ResultLine = z.infer<typeof ResultLine>;

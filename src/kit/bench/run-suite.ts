@@ -322,7 +322,16 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     const message = scored.failure;
     return { ...ran, pass: false, score: 0, explanation: message, durationMs: Date.now() - t0, error: runError ? `${runError}; ${message}` : message, errorKind: 'scorer', finishedAt: new Date().toISOString() };
   }
-  return { ...ran, ...scored, durationMs: Date.now() - t0, error: runError, errorKind: runError ? 'run' : null, finishedAt: new Date().toISOString() };
+  const { usage: scorerUsage, ...verdict } = scored;
+  return {
+    ...ran,
+    ...verdict,
+    ...(scorerUsage && scorerUsage.modelCalls > 0 ? { scorerUsage } : {}),
+    durationMs: Date.now() - t0,
+    error: runError,
+    errorKind: runError ? 'run' : null,
+    finishedAt: new Date().toISOString(),
+  };
 }
 
 /** Runs the trial's agent on its task in an engine of its own (the suite's budget, the run's rate limit, one trace). */
@@ -360,6 +369,7 @@ async function scoreTrial(c: TrialContext, setup: BenchAgent, result: RunResult<
       expected: c.task.expected,
       stopReason: result.stopReason,
       steps: result.steps,
+      usage: result.usage,
       state: result.state,
       env: setup.env,
       traceDir: result.traceDir,

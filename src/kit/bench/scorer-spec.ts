@@ -9,6 +9,8 @@ import { contains } from './scorers/contains.js';
 import { regex } from './scorers/regex.js';
 import { numeric } from './scorers/numeric.js';
 import { jsonField } from './scorers/json-field.js';
+import { jsonMatch } from './scorers/json-match.js';
+import { exprScorer } from './scorers/expr-scorer.js';
 import { custom } from './scorers/custom.js';
 import { llmJudge } from './scorers/llm-judge.js';
 import { gaiaMatch } from './scorers/gaia-match.js';
@@ -22,10 +24,22 @@ export const ScorerSpec = z.preprocess(
     z.object({ type: z.literal('regex'), pattern: z.string().optional(), flags: z.string().regex(/^[dgimsuyv]*$/, 'regex flags are letters of dgimsuyv').optional(), fullMatch: z.boolean().optional() }).strict(),
     z.object({ type: z.literal('numeric'), tolerance: z.number().nonnegative().optional(), relTolerance: z.number().nonnegative().optional() }).strict(),
     z.object({ type: z.literal('json_field'), path: z.string().min(1), expectedPath: z.string().optional(), tolerance: z.number().nonnegative().optional() }).strict(),
+    z.object({ type: z.literal('json_match'), mode: z.enum(['exact', 'subset']).optional(), tolerance: z.number().nonnegative().optional() }).strict(),
+    z
+      .object({ type: z.literal('expr'), expr: z.string().min(1), threshold: z.number().min(0).max(1).optional() })
+      .strict()
+      .superRefine((v, ctx) => {
+        // Parsed here, so a syntax error or an unknown name is reported with the suite file's line.
+        try {
+          exprScorer(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', path: ['expr'], message: (err as Error).message });
+        }
+      }),
     z.object({ type: z.literal('custom'), module: z.string().min(1), export: z.string().default('default') }).strict(),
-    z.object({ type: z.literal('llm_judge'), model: z.string().min(1), prompt: z.string().optional(), threshold: z.number().min(0).max(1).optional() }).strict(),
+    z.object({ type: z.literal('llm_judge'), model: z.string().min(1), prompt: z.string().optional(), rubric: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(), threshold: z.number().min(0).max(1).optional() }).strict(),
     z.object({ type: z.literal('gaia') }).strict(),
-  ], { error: (iss) => (iss.code === 'invalid_union' ? 'unknown scorer type: expected one of exact_match, contains, regex, numeric, json_field, custom, llm_judge, gaia' : undefined) }),
+  ], { error: (iss) => (iss.code === 'invalid_union' ? 'unknown scorer type: expected one of exact_match, contains, regex, numeric, json_field, json_match, expr, custom, llm_judge, gaia' : undefined) }),
 );
 export type ScorerSpec = z.infer<typeof ScorerSpec>;
 
@@ -59,12 +73,16 @@ export async function buildScorer(spec: ScorerSpec, ctx: ScorerContext): Promise
       return numeric(strip(s));
     case 'json_field':
       return jsonField(strip(s) as { path: string });
+    case 'json_match':
+      return jsonMatch(strip(s));
+    case 'expr':
+      return exprScorer(strip(s) as { expr: string });
     case 'gaia':
       return gaiaMatch();
     case 'llm_judge': {
       const j = s as Extract<ScorerSpec, { type: 'llm_judge' }>;
       if (!ctx.createModel) throw new Error(`scorer llm_judge needs a model factory to build "${j.model}" (pass createModel to loadSuite)`);
-      return llmJudge(await ctx.createModel(j.model), { prompt: j.prompt, threshold: j.threshold });
+      return llmJudge(await ctx.createModel(j.model), { prompt: j.prompt, rubric: j.rubric, threshold: j.threshold });
     }
     case 'custom': {
       const c = s as Extract<ScorerSpec, { type: 'custom' }>;

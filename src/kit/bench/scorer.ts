@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Usage } from '../../core/index.js';
 import type { Env, State, StopReason } from '../../core/index.js';
 import type { BenchTask } from './bench-task.js';
 
@@ -11,6 +12,8 @@ export interface ScoreInput {
   expected: unknown;
   stopReason: StopReason;
   steps: number;
+  /** What the run spent (tokens, cost, model calls); absent when the caller did not run it (a scorer tested alone). */
+  usage?: Usage;
   /** The agent's final state. */
   state: State | undefined;
   /** The env the run acted in, after the run (custom scorers check end states here). */
@@ -20,11 +23,15 @@ export interface ScoreInput {
   signal: AbortSignal;
 }
 
-/** A scorer's verdict: a score in [0, 1], whether it counts as a pass, and why. */
+/**
+ * A scorer's verdict: a score in [0, 1] (the trial's reward), whether it counts as a pass, and why. `usage` is what
+ * scoring itself spent (an LLM judge's calls): reported apart from the agent's tokens and cost.
+ */
 export const Score = z.object({
   score: z.number().min(0).max(1),
   pass: z.boolean(),
   explanation: z.string(),
+  usage: Usage.optional(),
 });
 export type Score = z.infer<typeof Score>;
 

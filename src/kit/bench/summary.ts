@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { addCost, totalTokens } from '../../core/index.js';
 import { pairKey, type ResultLine } from './result-line.js';
 import { mean, passAtK, passHatK, wilson } from './stats.js';
 
@@ -24,6 +25,7 @@ export const Summary = z.object({
   interrupted: z.boolean(),
   /** Over all recorded trials; an errored trial counts as a fail. Wilson 95% interval. */
   passRate: z.object({ passed: z.number().int(), total: z.number().int(), rate: z.number(), ci: z.tuple([z.number(), z.number()]) }),
+  /** Mean score over the trials: the mean reward (a scorer's score in [0, 1]). */
   meanScore: z.number().nullable(),
   /** Mean over tasks of the unbiased pass@k / pass^k from each task's epochs (keys are k). */
   passAtK: z.record(z.string(), z.number()),
@@ -31,6 +33,10 @@ export const Summary = z.object({
   /** Means per trial. `cost` is null when any trial's cost was unknown. */
   perTrial: z.object({ steps: z.number().nullable(), tokens: z.number().nullable(), cost: z.number().nullable(), durationMs: z.number().nullable() }),
   totals: z.object({ tokens: z.number(), cost: z.number().nullable(), durationMs: z.number() }),
+  /** The agent's total tokens and cost divided by the passed trials: what one success costs. Null without a pass (or a known cost). */
+  perSuccess: z.object({ tokens: z.number().nullable(), cost: z.number().nullable() }),
+  /** What scoring spent (LLM judges), kept out of the agent's tokens and cost. */
+  scoring: z.object({ modelCalls: z.number().int(), tokens: z.number(), cost: z.number().nullable() }),
   stopReasons: z.record(z.string(), z.number().int()),
   errors: z.object({ scorer: z.number().int(), setup: z.number().int(), run: z.number().int(), samples: z.array(z.object({ taskId: z.string(), epoch: z.number().int(), kind: z.string(), error: z.string() })) }),
   slowest: z.array(TraceRef.extend({ durationMs: z.number() })),
@@ -96,6 +102,13 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
   const costs = lines.map((r) => r.cost);
   const knownCost = costs.every((c) => c !== null);
   const totalCost = knownCost ? (costs as number[]).reduce((a, b) => a + b, 0) : null;
+  const totalTokensUsed = lines.reduce((a, r) => a + r.tokens, 0);
+  const scored = lines.filter((r) => r.scorerUsage);
+  const scoring = {
+    modelCalls: scored.reduce((a, r) => a + r.scorerUsage!.modelCalls, 0),
+    tokens: scored.reduce((a, r) => a + totalTokens(r.scorerUsage!.tokens), 0),
+    cost: scored.reduce<number | null>((a, r) => addCost(a, r.scorerUsage!.cost), 0),
+  };
   const stopReasons: Record<string, number> = {};
   for (const r of lines) stopReasons[r.stopReason] = (stopReasons[r.stopReason] ?? 0) + 1;
   const errored = lines.filter((r) => r.error !== null);
@@ -130,7 +143,9 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
       cost: lines.length && totalCost !== null ? totalCost / lines.length : null,
       durationMs: nullIfEmpty((r) => r.durationMs),
     },
-    totals: { tokens: lines.reduce((a, r) => a + r.tokens, 0), cost: totalCost, durationMs: lines.reduce((a, r) => a + r.durationMs, 0) },
+    totals: { tokens: totalTokensUsed, cost: totalCost, durationMs: lines.reduce((a, r) => a + r.durationMs, 0) },
+    perSuccess: { tokens: passed ? totalTokensUsed / passed : null, cost: passed && totalCost !== null ? totalCost / passed : null },
+    scoring,
     stopReasons,
     errors: { scorer: count('scorer'), setup: count('setup'), run: count('run'), samples },
     slowest: [...lines].sort((a, b) => b.durationMs - a.durationMs).slice(0, meta.slowest ?? 5).map((r) => ({ taskId: r.taskId, epoch: r.epoch, durationMs: r.durationMs, traceDir: r.traceDir })),

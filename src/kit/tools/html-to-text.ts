@@ -28,6 +28,11 @@ export function htmlTitle(html: string): string | undefined {
   return t || undefined;
 }
 
+/** HTML without comments and the elements a reader never sees (scripts, styles, head, embedded objects). */
+export function stripNonContent(html: string): string {
+  return html.replace(/<!--[\s\S]*?-->/g, '').replace(/<(script|style|noscript|template|svg|head|iframe|object|canvas)\b[\s\S]*?<\/\1\s*>/gi, '');
+}
+
 const BLOCK = 'address|article|aside|blockquote|body|dd|details|div|dl|dt|fieldset|figcaption|figure|footer|form|header|hr|html|main|nav|ol|p|section|summary|table|tbody|thead|tfoot|tr|ul';
 
 /**
@@ -38,9 +43,7 @@ const BLOCK = 'address|article|aside|blockquote|body|dd|details|div|dl|dt|fields
  */
 export function htmlToText(html: string): string {
   const pres: string[] = [];
-  let s = html
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<(script|style|noscript|template|svg|head|iframe|object|canvas)\b[\s\S]*?<\/\1\s*>/gi, '')
+  let s = stripNonContent(html)
     .replace(/<pre\b[^>]*>([\s\S]*?)<\/pre\s*>/gi, (_m, body: string) => {
       pres.push(decodeEntities(body.replace(/<[^>]+>/g, '')));
       return `\n\u0000PRE${pres.length - 1}\u0000\n`;

@@ -31,89 +31,130 @@ export interface WebFetchToolOptions {
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)|application\/[\w.+-]+\+(json|xml))/i;
 
+/** What {@link fetchAllowed} needs: the parsed allow-list and the limits of a fetch (see WebFetchToolOptions). */
+export interface FetchSettings {
+  allowHosts: readonly AllowedHost[];
+  /** The allow-list as the user wrote it, for messages. */
+  allowedText: string;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+  userAgent?: string;
+  resolve: Resolver;
+}
+
+/** The settings of web_fetch's options (defaults applied, allow-list parsed: a bad entry throws here). */
+export function fetchSettings(options: Omit<WebFetchToolOptions, 'limits'>): FetchSettings {
+  if (!options || !Array.isArray(options.allowHosts)) throw new Error('webFetchTool needs { allowHosts: [...] }: the hosts it may fetch from');
+  // Parsed once, so a bad entry is an error when the tool is made, not a silently dead entry at fetch time.
+  const allowHosts = options.allowHosts.map(parseAllowedHost);
+  return {
+    allowHosts,
+    allowedText: allowHosts.length ? options.allowHosts.map((h) => h.trim()).join(', ') : '(none configured)',
+    maxBytes: options.maxBytes ?? 5 * 1024 * 1024,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxRedirects: options.maxRedirects ?? 5,
+    ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
+    resolve: options.resolve ?? systemResolver,
+  };
+}
+
+/** A text response fetched by {@link fetchAllowed}. */
+export interface FetchedPage {
+  /** The final URL, after redirects. */
+  url: URL;
+  status: number;
+  /** The media type, lower case, without parameters ('' when none was sent). */
+  mime: string;
+  /** The body decoded as text (charset from the content type, else UTF-8). */
+  body: string;
+  bytes: number;
+  redirects: number;
+}
+
+/**
+ * GETs an http(s) URL from an allow-listed host, as web_fetch does: every redirect is followed by hand and checked
+ * against the allow-list, every connection goes only to an address that passed the address check (DNS pinned),
+ * the body is read up to the size cap, the whole fetch has a time limit, and an error status, binary content or a
+ * type that is not text is a tool error (QitosError) the model reads. Shared by web_fetch and the text browser of
+ * TextWebEnv.
+ */
+export async function fetchAllowed(rawUrl: string, s: FetchSettings, callSignal: AbortSignal): Promise<FetchedPage> {
+  let url = checkUrl(rawUrl, s.allowHosts, s.allowedText);
+  // undici is loaded on the first fetch, not with the package (import cost, and one copy per process).
+  const { Agent, fetch } = await import('undici');
+  // Our own, referenced timer: the one of AbortSignal.timeout is unreferenced, and inside AbortSignal.any it can
+  // be garbage collected before it fires, leaving the fetch with no time limit at all.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${s.timeoutMs} ms`, 'TimeoutError')), s.timeoutMs);
+  const signal = AbortSignal.any([callSignal, timeout.signal]);
+  // One connection pool per call, whose sockets connect only to addresses that passed the check.
+  const dispatcher = new Agent({ connect: { lookup: pinnedLookup(s.allowHosts, s.resolve) } });
+  const started = Date.now();
+  try {
+    let res: Response;
+    let hops = 0;
+    try {
+      for (;;) {
+        res = await fetch(url, { redirect: 'manual', signal, dispatcher, headers: { 'user-agent': s.userAgent ?? 'qitos-ts web_fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
+        const location = res.headers.get('location');
+        if (res.status < 300 || res.status >= 400 || !location) break;
+        await res.body?.cancel();
+        if (++hops > s.maxRedirects) throw toolError(`too many redirects (more than ${s.maxRedirects}) starting from ${rawUrl}`);
+        url = checkUrl(new URL(location, url).toString(), s.allowHosts, s.allowedText, url.toString());
+      }
+    } catch (err) {
+      throw fetchFailure(err, url, s.timeoutMs, started);
+    }
+    const bytes = await readBody(res, s.maxBytes, url).catch((err: unknown) => {
+      throw fetchFailure(err, url, s.timeoutMs, started);
+    });
+    const type = res.headers.get('content-type') ?? '';
+    const mime = type.split(';')[0].trim().toLowerCase();
+    if (!res.ok) {
+      const snippet = looksBinary(bytes) ? '' : ` Body starts: ${decode(bytes, type).slice(0, 300)}`;
+      throw toolError(`HTTP ${res.status} ${res.statusText} from ${url}.${snippet}`);
+    }
+    if (looksBinary(bytes) || (mime && !mime.includes('html') && !TEXT_TYPES.test(mime))) {
+      throw toolError(`${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`);
+    }
+    return { url, status: res.status, mime, body: decode(bytes, type), bytes: bytes.length, redirects: hops };
+  } finally {
+    clearTimeout(timer);
+    await dispatcher.destroy();
+  }
+}
+
 /**
  * `web_fetch`: GETs an http(s) URL from an allow-listed host and returns its text (HTML turned into
  * readable text unless `format` is `raw`). Redirects are followed by hand so each hop is checked against
  * the allow-list; the body is read up to a size cap; the whole fetch has a time limit.
  */
 export function webFetchTool(options: WebFetchToolOptions) {
-  if (!options || !Array.isArray(options.allowHosts)) throw new Error('webFetchTool needs { allowHosts: [...] }: the hosts it may fetch from');
-  // Parsed once, so a bad entry is an error when the tool is made, not a silently dead entry at fetch time.
-  const allowHosts = options.allowHosts.map(parseAllowedHost);
-  const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const maxRedirects = options.maxRedirects ?? 5;
-  const resolve = options.resolve ?? systemResolver;
-  const allowedText = allowHosts.length ? options.allowHosts.map((h) => h.trim()).join(', ') : '(none configured)';
+  const settings = fetchSettings(options);
   return defineTool({
     id: 'web_fetch',
-    description: `Fetch a web page or file over http(s) and return it as text (HTML is converted to plain text). Allowed hosts: ${allowedText}. Responses over ${formatBytes(maxBytes)} are refused.`,
+    description: `Fetch a web page or file over http(s) and return it as text (HTML is converted to plain text). Allowed hosts: ${settings.allowedText}. Responses over ${formatBytes(settings.maxBytes)} are refused.`,
     parameters: z.object({
       url: z.string().min(1).describe('Full http:// or https:// URL.'),
       format: z.enum(['text', 'raw']).optional().describe('text (default): HTML converted to readable text; raw: the body as received.'),
     }),
     async execute(args, ctx) {
-      let url = checkUrl(args.url, allowHosts, allowedText);
-      // undici is loaded on the first fetch, not with the package (import cost, and one copy per process).
-      const { Agent, fetch } = await import('undici');
-      // Our own, referenced timer: the one of AbortSignal.timeout is unreferenced, and inside AbortSignal.any it can
-      // be garbage collected before it fires, leaving the fetch with no time limit at all.
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-      const signal = AbortSignal.any([ctx.signal, timeout.signal]);
-      // One connection pool per call, whose sockets connect only to addresses that passed the check.
-      const dispatcher = new Agent({ connect: { lookup: pinnedLookup(allowHosts, resolve) } });
-      const started = Date.now();
-      try {
-        let res: Response;
-        let hops = 0;
-        try {
-          for (;;) {
-            res = await fetch(url, { redirect: 'manual', signal, dispatcher, headers: { 'user-agent': options.userAgent ?? 'qitos-ts web_fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
-            const location = res.headers.get('location');
-            if (res.status < 300 || res.status >= 400 || !location) break;
-            await res.body?.cancel();
-            if (++hops > maxRedirects) throw toolError(`too many redirects (more than ${maxRedirects}) starting from ${args.url}`);
-            url = checkUrl(new URL(location, url).toString(), allowHosts, allowedText, url.toString());
-          }
-        } catch (err) {
-          throw fetchFailure(err, url, timeoutMs, started);
-        }
-        const bytes = await readBody(res, maxBytes, url).catch((err: unknown) => {
-          throw fetchFailure(err, url, timeoutMs, started);
-        });
-        return describeResponse(res, bytes, url, hops, args.format, options.limits);
-      } finally {
-        clearTimeout(timer);
-        await dispatcher.destroy();
-      }
+      const page = await fetchAllowed(args.url, settings, ctx.signal);
+      const { url, mime, body } = page;
+      const isHtml = mime.includes('html') || (!mime && /^\s*<(!doctype html|html)/i.test(body));
+      const title = isHtml ? htmlTitle(body) : undefined;
+      const text = isHtml && args.format !== 'raw' ? htmlToText(body) : body;
+      const headerLine = `URL: ${url}${page.redirects ? ` (after ${page.redirects} redirect${page.redirects === 1 ? '' : 's'})` : ''}\nStatus: ${page.status}; type: ${mime || 'unknown'}; ${formatBytes(page.bytes)}${title ? `\nTitle: ${title}` : ''}\n\n`;
+      const t = truncateOutput(headerLine + text, 'The full page is kept in the trace; fetch a more specific URL if you need another part.', options.limits);
+      return {
+        output: t.output,
+        ...(t.full !== undefined ? { full: t.full } : {}),
+        title: title ?? url.toString(),
+        metadata: { url: url.toString(), status: page.status, contentType: mime, bytes: page.bytes, redirects: page.redirects, truncated: t.truncated },
+      };
     },
   });
-}
-
-/** The tool's answer for a fetched body: text (HTML as readable text unless `raw`), or an error result. */
-function describeResponse(res: Response, bytes: Uint8Array, url: URL, hops: number, format: 'text' | 'raw' | undefined, limits: OutputLimits | undefined) {
-  const type = res.headers.get('content-type') ?? '';
-  const mime = type.split(';')[0].trim().toLowerCase();
-  if (!res.ok) {
-    const snippet = looksBinary(bytes) ? '' : ` Body starts: ${decode(bytes, type).slice(0, 300)}`;
-    throw toolError(`HTTP ${res.status} ${res.statusText} from ${url}.${snippet}`);
-  }
-  if (looksBinary(bytes) || (mime && !mime.includes('html') && !TEXT_TYPES.test(mime))) {
-    throw toolError(`${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`);
-  }
-  const body = decode(bytes, type);
-  const isHtml = mime.includes('html') || (!mime && /^\s*<(!doctype html|html)/i.test(body));
-  const title = isHtml ? htmlTitle(body) : undefined;
-  const text = isHtml && format !== 'raw' ? htmlToText(body) : body;
-  const headerLine = `URL: ${url}${hops ? ` (after ${hops} redirect${hops === 1 ? '' : 's'})` : ''}\nStatus: ${res.status}; type: ${mime || 'unknown'}; ${formatBytes(bytes.length)}${title ? `\nTitle: ${title}` : ''}\n\n`;
-  const t = truncateOutput(headerLine + text, 'The full page is kept in the trace; fetch a more specific URL if you need another part.', limits);
-  return {
-    output: t.output,
-    ...(t.full !== undefined ? { full: t.full } : {}),
-    title: title ?? url.toString(),
-    metadata: { url: url.toString(), status: res.status, contentType: mime, bytes: bytes.length, redirects: hops, truncated: t.truncated },
-  };
 }
 
 function checkUrl(raw: string, allowHosts: readonly AllowedHost[], allowedText: string, from?: string): URL {

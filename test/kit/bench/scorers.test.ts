@@ -133,9 +133,10 @@ describe('GAIA scoring', () => {
 
 describe('llmJudge', () => {
   it('sends the documented prompt with the task, reference and answer, and reads the JSON verdict', async () => {
-    const judge = new ScriptedModel(['{"score": 0.8, "explanation": "same city"}'], { id: 'scripted:judge' });
+    const judge = new ScriptedModel([{ text: '{"score": 0.8, "explanation": "same city"}', usage: { input: 120, output: 9 }, cost: 0.002 }], { id: 'scripted:judge' });
     const s = await llmJudge(judge).score(input('The capital is Paris', 'Paris', 'Capital of France?'));
-    expect(s).toEqual({ score: 0.8, pass: true, explanation: 'judge: 0.8 (same city)' });
+    // The judge's own spend comes back with the score, so the suite can report it.
+    expect(s).toEqual({ score: 0.8, pass: true, explanation: 'judge: 0.8 (same city)', usage: { tokens: { input: 120, output: 9, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.002, modelCalls: 1 } });
     const sent = judge.requests[0];
     const text = (sent.messages[0].content[0] as { text: string }).text;
     expect(text).toContain('Task:\nCapital of France?');

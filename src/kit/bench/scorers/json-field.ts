@@ -1,6 +1,6 @@
-import { canonicalJson } from '../../../core/index.js';
 import type { Scorer } from '../scorer.js';
 import { show, verdict } from '../scorer.js';
+import { jsonDifference } from './json-compare.js';
 
 /** Reads `a.b[0].c` (or `a.b.0.c`) from a value; undefined when the path does not exist. */
 export function getPath(value: unknown, path: string): unknown {
@@ -36,7 +36,7 @@ export function extractJson(text: string): unknown {
 /**
  * Parses the answer as JSON and compares the field at `path` with the expected value: `expectedPath` in the
  * task's `expected` when given, else the same `path` when `expected` is an object, else `expected` itself.
- * Values are compared as canonical JSON; numbers within `tolerance` (default 0) count as equal.
+ * Values are compared as JSON (see {@link jsonDifference}); numbers within `tolerance` (default 0) count as equal.
  */
 export function jsonField(options: { path: string; expectedPath?: string; tolerance?: number }): Scorer {
   if (!options?.path) throw new Error('jsonField needs a "path" (e.g. "result.total")');
@@ -53,8 +53,8 @@ export function jsonField(options: { path: string; expectedPath?: string; tolera
         ? getPath(expected, options.expectedPath)
         : expected !== null && typeof expected === 'object' && !Array.isArray(expected) ? getPath(expected, options.path) : expected;
       if (want === undefined) throw new Error(`json_field: the task's expected value has no field ${options.expectedPath ?? options.path}`);
-      const ok = typeof got === 'number' && typeof want === 'number' ? Math.abs(got - want) <= tol : canonicalJson(got) === canonicalJson(want);
-      return verdict(ok, ok ? `${options.path} = ${show(got)}` : `${options.path} is ${show(got)}, expected ${show(want)}`);
+      const d = jsonDifference(got, want, { tolerance: tol }, options.path);
+      return d ? verdict(false, `${d.path} ${d.why}`) : verdict(true, `${options.path} = ${show(got)}`);
     },
   };
 }
