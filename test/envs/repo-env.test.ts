@@ -116,7 +116,9 @@ describe('RepoEnv', () => {
 
   it('git run by the env never runs what the workspace holds: filters, hooks and a planted .git are inert', async () => {
     const src = repo();
-    const e = env({ repo: src.dir });
+    // The agent's commands run unsandboxed here, so its planted filters can touch the marker outside the workspace
+    // (the bubblewrap sandbox would stop them first, and the test would not see the env's own git).
+    const e = env({ repo: src.dir, host: { sandbox: 'none' } });
     await e.setup(task());
     const marker = path.join(path.dirname(e.root), 'pwned');
     // The agent makes the workspace a repository of its own, with a filter driver, an fsmonitor and hooks that
@@ -196,9 +198,9 @@ describe('RepoEnv', () => {
           const d = await e.diff();
           await check.setup(task());
           if (d.patch) {
-            writeFileSync(path.join(check.root, '..', 'p.diff'), d.patch);
-            // Outside any repository, git apply is a plain patch tool.
-            const applied = await check.ops('process')!.run('git apply ../p.diff');
+            // Outside any repository, git apply is a plain patch tool (the patch comes on stdin: the agent's
+            // commands run in a sandbox that sees only the workspace).
+            const applied = await check.ops('process')!.run('git apply', { stdin: d.patch });
             expect(applied.exitCode, applied.stdout + applied.stderr).toBe(0);
           }
           expect(fileTree(check.root)).toEqual(want);
