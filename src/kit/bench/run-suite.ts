@@ -73,6 +73,8 @@ export interface RunSuiteOptions {
   traceConfig?: Record<string, unknown>;
   /** Record every streamed delta in the traces (large; default off). */
   streamDeltas?: boolean;
+  /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
+  signingKey?: Uint8Array | undefined;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
   engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError'>;
 }
@@ -354,6 +356,7 @@ function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undef
       streamDeltas: options.streamDeltas ?? false,
       ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}) } } : {}),
       ...(options.traceConfig ? { config: options.traceConfig } : {}),
+      ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     },
   });
   return engine.run(c.task as TaskInput, { signal: c.signal });
