@@ -80,6 +80,22 @@ describe('qitos view (file)', () => {
     expect(existsSync(join(traceDir, 'view.html'))).toBe(true);
   });
 
+  it('the default name of a two-run page comes from run ids made file-safe: a run id of ../../x stays in the working folder', async () => {
+    const work = join(dir, 'work', 'here');
+    await mkdir(work, { recursive: true });
+    const [a, b] = [(await recordCalcRun(dir)).traceDir, (await recordCalcRun(dir)).traceDir];
+    for (const [t, runId] of [[a, '../../x'], [b, '/tmp/../../y']] as const) {
+      const p = join(t, 'manifest.json');
+      await writeFile(p, JSON.stringify({ ...JSON.parse(await readFile(p, 'utf8')), runId }));
+    }
+    const r = await qitos(['view', a, b, '--json'], work);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out).output as string;
+    expect(out).toMatch(/^.*\/work\/here\/qitos-diff-_\._\.\._x-[0-9a-f]{8}-vs-_tmp_\.\._\.\._y-[0-9a-f]{8}\.html$/);
+    expect(existsSync(out)).toBe(true);
+    expect(existsSync(join(dir, 'x-vs-_tmp_.._.._y.html'))).toBe(false);
+  });
+
   it('trace contents cannot close the data script or inject markup', async () => {
     const html = await readFile(evil, 'utf8');
     const start = html.indexOf('id="qitos-data">') + 'id="qitos-data">'.length;
