@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
 import { checkManifestSignature } from './manifest-signature.js';
-import { Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue } from '../core/index.js';
+import { MAX_JSON_DEPTH, Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue, nestsDeeperThan } from '../core/index.js';
 
 /** A trace read from disk. `warnings` lists what the reader tolerated (e.g. a last line cut by a crash). */
 export interface Trace {
@@ -58,6 +58,7 @@ async function readManifestFile(dir: string): Promise<{ manifest: Manifest; raw:
   } catch (err) {
     throw new TraceError(`corrupt trace: manifest.json in ${dir} is not JSON (${(err as Error).message})`);
   }
+  if (nestsDeeperThan(raw)) throw new TraceError(`corrupt trace: manifest.json in ${dir} nests deeper than ${MAX_JSON_DEPTH} levels`);
   const head = raw as { schema?: unknown; version?: unknown };
   if (head?.schema !== TRACE_SCHEMA) throw new TraceError(`not a trace: manifest.json in ${dir} has schema ${JSON.stringify(head?.schema)}, expected "${TRACE_SCHEMA}"`);
   if (typeof head.version === 'number' && head.version > TRACE_VERSION) {
@@ -83,7 +84,8 @@ async function readOptional(path: string): Promise<string> {
 
 /**
  * Parses JSONL. A last line without its newline that does not parse was cut by a crash: it is dropped
- * with a warning. Any other bad line is corruption and an error naming the file and line.
+ * with a warning. Any other bad line is corruption and an error naming the file and line, as is a line that
+ * nests deeper than MAX_JSON_DEPTH (what reads it later would overflow the stack).
  */
 export function parseJsonl<T>(text: string, name: string, warnings: string[]): T[] {
   const out: T[] = [];
@@ -94,8 +96,9 @@ export function parseJsonl<T>(text: string, name: string, warnings: string[]): T
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim()) continue;
+    let value: unknown;
     try {
-      out.push(JSON.parse(line) as T);
+      value = JSON.parse(line);
     } catch {
       if (i === lines.length - 1 && !endsClean) {
         warnings.push(`${name}: dropped line ${i + 1}, cut off mid-write`);
@@ -103,6 +106,8 @@ export function parseJsonl<T>(text: string, name: string, warnings: string[]): T
       }
       throw new TraceError(`corrupt trace: ${name} line ${i + 1} is not JSON`);
     }
+    if (nestsDeeperThan(value)) throw new TraceError(`corrupt trace: ${name} line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    out.push(value as T);
   }
   return out;
 }

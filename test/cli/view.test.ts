@@ -96,6 +96,19 @@ describe('qitos view (file)', () => {
     expect(existsSync(join(dir, 'x-vs-_tmp_.._.._y.html'))).toBe(false);
   });
 
+  it('a trace line nested 100,000 deep is a one-line error in view, inspect and replay, not a stack overflow', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    const stepsPath = join(traceDir, 'steps.jsonl');
+    const lines = (await readFile(stepsPath, 'utf8')).trim().split('\n');
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    await writeFile(stepsPath, [`${lines[0].slice(0, -1)}, "observation": ${deep}}`, ...lines.slice(1)].join('\n') + '\n');
+    for (const cmd of ['view', 'inspect', 'replay']) {
+      const r = await qitos([cmd, traceDir], dir);
+      expect(r.code, cmd).toBe(2);
+      expect(r.err, cmd).toBe('qitos: corrupt trace: steps.jsonl line 1 nests deeper than 512 levels\n');
+    }
+  });
+
   it('trace contents cannot close the data script or inject markup', async () => {
     const html = await readFile(evil, 'utf8');
     const start = html.indexOf('id="qitos-data">') + 'id="qitos-data">'.length;
