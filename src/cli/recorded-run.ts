@@ -7,7 +7,7 @@ import { loadAgent, type LoadedAgent } from './agent-loader.js';
 import { CliError } from './cli-error.js';
 import { QitosConfig } from './config-schema.js';
 import type { CliIO } from './io.js';
-import { loadTraceKey, traceKeyPath } from './trace-key.js';
+import { loadTraceKey, traceKeyPath } from '../trace/trace-key.js';
 import { loadTrace } from './trace-loader.js';
 import { checkTraceTrust, traceUses, untrustedBase, untrustedReason, type TrustFlags } from './trace-trust.js';
 
@@ -15,7 +15,9 @@ import { checkTraceTrust, traceUses, untrustedBase, untrustedReason, type TrustF
 export interface RecordedRun {
   trace: Trace;
   manifest: Manifest;
-  /** The recorded config; for a trace from elsewhere without `--trust-trace`, without what the flags replace (untrustedBase). */
+  /** The config the manifest records. */
+  recorded: QitosConfig;
+  /** What a new run starts from: the recorded config; for a trace from elsewhere without `--trust-trace`, without what the flags replace (untrustedBase). */
   config: QitosConfig;
   /** Why the trace does not count as written here (undefined: its manifest is signed with this machine's key). */
   untrusted: string | undefined;
@@ -28,7 +30,7 @@ export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err' | 'env'>, pa
   const manifest = trace.manifest;
   const recorded = recordedConfig(manifest, trace.dir);
   const untrusted = untrustedReason(trace, traceKeyPath(io.env));
-  return { trace, manifest, config: untrusted && !flags.trustTrace ? untrustedBase(recorded, flags) : recorded, untrusted };
+  return { trace, manifest, recorded, config: untrusted && !flags.trustTrace ? untrustedBase(recorded, flags) : recorded, untrusted };
 }
 
 /**
@@ -37,8 +39,7 @@ export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err' | 'env'>, pa
  * elsewhere names, unless `--trust-trace`.
  */
 export async function recordedRunAgent(io: Pick<CliIO, 'cwd' | 'err'>, run: RecordedRun, config: QitosConfig, flags: TrustFlags & { export?: string }): Promise<LoadedAgent> {
-  const recorded = recordedConfig(run.manifest, run.trace.dir);
-  checkTraceTrust(io, run.trace.dir, run.untrusted, traceUses(run.manifest, recorded, config, flags), flags);
+  checkTraceTrust(io, run.trace.dir, run.untrusted, traceUses(run.manifest, run.recorded, config, flags), flags);
   if (flags.agent) return loadAgent(flags.agent, flags.export, io.cwd);
   return loadRecordedAgent(run.manifest, run.trace.dir, io.cwd);
 }

@@ -6,6 +6,7 @@
 import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { TraceWriter } from './trace-writer.js';
 export { manifestSignature, checkManifestSignature } from './manifest-signature.js';
+export { loadTraceKey, traceKeyPath } from './trace-key.js';
 export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './trace-reader.js';
 export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot } from './run-recorder.js';
 export { StateDiffer } from './state-differ.js';

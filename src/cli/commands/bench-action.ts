@@ -15,7 +15,7 @@ import { EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import { resolveModel } from '../model-resolver.js';
 import { buildAgent, buildPolicies } from '../run-setup.js';
-import { loadTraceKey } from '../trace-key.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
 import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags } from './command-flags.js';

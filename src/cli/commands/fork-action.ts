@@ -6,7 +6,7 @@ import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { stateAtStep } from '../../trace/index.js';
 import { CliError } from '../cli-error.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
-import { loadTraceKey } from '../trace-key.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';

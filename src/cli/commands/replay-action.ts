@@ -6,7 +6,7 @@ import { runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
 import { preview } from '../text-format.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
-import { loadTraceKey } from '../trace-key.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ReplayFlags } from './command-flags.js';

@@ -7,7 +7,7 @@ import type { CliIO } from '../io.js';
 import { LiveView } from '../live-view.js';
 import { withMcp } from '../mcp-setup.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
-import { loadTraceKey } from '../trace-key.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import type { RunFlags } from './command-flags.js';
 
