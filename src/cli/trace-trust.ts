@@ -85,8 +85,14 @@ export function untrustedBase(recorded: QitosConfig, flags: TrustFlags): QitosCo
 export function checkTraceTrust(io: Pick<CliIO, 'err'>, dir: string, why: string | undefined, uses: TraceUse[], flags: TrustFlags): void {
   if (why === undefined || uses.length === 0) return;
   if (!flags.trustTrace) {
-    const fields = uses.map((u) => `${u.field} (${u.value}: ${u.does}${u.instead ? `; or pass ${u.instead}` : ''})`).join(', ');
+    const fields = uses.map((u) => `${printable(u.field)} (${printable(u.value)}: ${u.does}${u.instead ? `; or pass ${u.instead}` : ''})`).join(', ');
     throw new CliError(`refusing to use what trace ${dir} names, because ${why}: ${fields}; pass --trust-trace to use them`);
   }
-  io.err(`--trust-trace: trace ${dir} is used as it is (${why}); it names:\n${uses.map((u) => `  ${u.field}: ${u.value} (${u.does})\n`).join('')}`);
+  io.err(`--trust-trace: trace ${dir} is used as it is (${why}); it names:\n${uses.map((u) => `  ${printable(u.field)}: ${printable(u.value)} (${u.does})\n`).join('')}`);
+}
+
+/** Text from a trace as the terminal shows it: control characters (newlines, escape sequences) escaped, so a value cannot end the line or hide itself. */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -74,6 +74,15 @@ describe('signed manifests', () => {
     expect(await exists(marker)).toBe(false);
   });
 
+  it('values from the trace cannot break the refusal line or hide in the terminal: control characters are escaped', async () => {
+    const foreign = await foreignTrace();
+    await tamper(foreign, (m) => (m.agent.module = 'innocent.ts\n\u001b[2Kqitos: all good\r'));
+    const r = await qitos(['replay', foreign], dir);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(2);
+    expect(r.err).toContain('agent.module (innocent.ts\\u000a\\u001b[2Kqitos: all good\\u000d: code to import and run');
+  });
+
   it('--agent replaces the recorded module; --trust-trace prints what will run, then runs it', async () => {
     const foreign = await foreignTrace();
     const own = await qitos(['replay', foreign, '--agent', CALC_AGENT, '--json'], dir);
