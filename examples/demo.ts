@@ -10,6 +10,7 @@ import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine/engine.js';
 import { main as qitos } from '../src/cli/main.js';
+import { loadTraceKey } from '../src/trace/index.js';
 import { CalculatorAgent, SAMPLE_TASK, scriptedCalculatorModel } from './calculator-agent.js';
 
 // Recorded in the manifest so `qitos replay` can rebuild the agent: relative to the working folder when inside it.
@@ -19,7 +20,8 @@ const agentModule = rel.startsWith('..') || isAbsolute(rel) ? modulePath : rel;
 
 const engine = new Engine({
   agent: new CalculatorAgent({ model: scriptedCalculatorModel() }),
-  trace: { dir: 'traces', agentSource: { module: agentModule, export: 'CalculatorAgent' } },
+  // Signed with this user's trace key, so `qitos replay` trusts the agent module the manifest names.
+  trace: { dir: 'traces', agentSource: { module: agentModule, export: 'CalculatorAgent' }, signingKey: await loadTraceKey(process.env, { create: true }) },
   handleSigint: true,
   hooks: [
     (e) => {

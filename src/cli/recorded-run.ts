@@ -7,27 +7,45 @@ import { loadAgent, type LoadedAgent } from './agent-loader.js';
 import { CliError } from './cli-error.js';
 import { QitosConfig } from './config-schema.js';
 import type { CliIO } from './io.js';
+import { loadTraceKey, traceKeyPath } from '../trace/trace-key.js';
 import { loadTrace } from './trace-loader.js';
+import { checkTraceTrust, traceUses, untrustedBase, untrustedReason, type TrustFlags } from './trace-trust.js';
 
-/** A recorded run to run again (replay, fork): its trace, the config and the agent it was started with. */
+/** A recorded run to run again (replay, fork): its trace, the config it was started with, and whether it is this machine's. */
 export interface RecordedRun {
   trace: Trace;
   manifest: Manifest;
+  /** The config the manifest records. */
+  recorded: QitosConfig;
+  /** What a new run starts from: the recorded config; for a trace from elsewhere without `--trust-trace`, without what the flags replace (untrustedBase). */
   config: QitosConfig;
-  loaded: LoadedAgent;
+  /** Why the trace does not count as written here (undefined: its manifest is signed with this machine's key). */
+  untrusted: string | undefined;
 }
 
-/** Reads the trace a replay or fork command was given and loads what rebuilds its run. */
-export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err'>, path: string): Promise<RecordedRun> {
-  const trace = await loadTrace(io, path);
+/** Reads the trace a replay or fork command was given and checks its signature. Nothing it names is loaded yet. */
+export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err' | 'env'>, path: string, flags: TrustFlags): Promise<RecordedRun> {
+  const key = await loadTraceKey(io.env);
+  const trace = await loadTrace(io, path, key);
   const manifest = trace.manifest;
-  const config = recordedConfig(manifest, trace.dir);
-  const loaded = await loadRecordedAgent(manifest, trace.dir, io.cwd);
-  return { trace, manifest, config, loaded };
+  const recorded = recordedConfig(manifest, trace.dir);
+  const untrusted = untrustedReason(trace, traceKeyPath(io.env));
+  return { trace, manifest, recorded, config: untrusted && !flags.trustTrace ? untrustedBase(recorded, flags) : recorded, untrusted };
+}
+
+/**
+ * Loads the agent of a recorded run with the config it will run with, once the trust check passed: the user's
+ * `--agent` (and `--export`), else the recorded module. Refuses (one line naming the fields) what a trace from
+ * elsewhere names, unless `--trust-trace`.
+ */
+export async function recordedRunAgent(io: Pick<CliIO, 'cwd' | 'err'>, run: RecordedRun, config: QitosConfig, flags: TrustFlags & { export?: string }): Promise<LoadedAgent> {
+  checkTraceTrust(io, run.trace.dir, run.untrusted, traceUses(run.manifest, run.recorded, config, flags), flags);
+  if (flags.agent) return loadAgent(flags.agent, flags.export, io.cwd);
+  return loadRecordedAgent(run.manifest, run.trace.dir, io.cwd);
 }
 
 /** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
-export function recordedConfig(m: Manifest, dir: string): QitosConfig {
+function recordedConfig(m: Manifest, dir: string): QitosConfig {
   const parsed = QitosConfig.safeParse(m.config ?? {});
   if (!parsed.success) throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${formatZodIssue(parsed.error.issues[0])}`);
   return parsed.data;
@@ -37,12 +55,12 @@ export function recordedConfig(m: Manifest, dir: string): QitosConfig {
  * Loads the agent class a trace records (module and export), to rebuild its run for replay or fork.
  * Traces not written by `qitos run` do not record the module: a CliError says so.
  */
-export async function loadRecordedAgent(m: Manifest, dir: string, cwd: string): Promise<LoadedAgent> {
+async function loadRecordedAgent(m: Manifest, dir: string, cwd: string): Promise<LoadedAgent> {
   const module = m.agent.module;
-  if (!module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt`);
+  if (!module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt; pass --agent`);
   // A relative module path is relative to the folder the run was started in, which may not be this one.
   if (!isAbsolute(module) && !(await stat(resolve(cwd, module)).catch(() => undefined))?.isFile()) {
-    throw new CliError(`agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there)`);
+    throw new CliError(`agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)`);
   }
   return loadAgent(module, m.agent.export, cwd);
 }

@@ -85,6 +85,8 @@ export interface EngineSetup {
   warn?: (line: string) => void;
   /** Connected MCP servers (withMcp): their tools join the agent's, and the run records their events. */
   mcp?: McpManager;
+  /** This machine's trace key (loadTraceKey): the run's manifest is signed with it. */
+  signingKey?: Uint8Array | undefined;
 }
 
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
@@ -118,6 +120,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
       streamDeltas: s.config.trace?.streamDeltas ?? false,
       agentSource: { module: s.loaded.module, export: s.loaded.export },
       config: recordableConfig(s.config) as Record<string, unknown>,
+      ...(s.signingKey ? { signingKey: s.signingKey } : {}),
     },
   });
 }

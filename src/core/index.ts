@@ -22,6 +22,7 @@ export * from './state.js';
 export * from './tool.js';
 export * from './id.js';
 export * from './canonical-json.js';
+export * from './json-depth.js';
 export * from './policy.js';
 export * from './parser.js';
 export * from './phase.js';

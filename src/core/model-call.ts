@@ -41,6 +41,11 @@ export type ModelMiddleware = (call: ModelCall, next: ModelNext) => Promise<Mode
 export interface CallModelOptions extends Omit<GenerateOptions, 'requestHashes' | 'purpose'> {
   /** Names the caller in the trace (default `direct`). */
   purpose?: string;
+  /**
+   * Another model than the run's (e.g. compaction's summary model): called through the run's accounting and
+   * middleware all the same (its own middleware inside), so what it spends counts in the run's usage and budgets.
+   */
+  model?: Model;
 }
 
 /** A model call through the run's middleware, counted in the run's usage and budgets. */

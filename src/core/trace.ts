@@ -53,6 +53,8 @@ export const Manifest = z.object({
       policyEvents: z.record(z.string(), z.number()).optional(),
     })
     .nullable(),
+  /** HMAC-SHA256 (hex) of the rest of the manifest under the writing machine's trace key, when it had one. */
+  signature: z.string().optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

@@ -1,7 +1,7 @@
 import type {
   AssistantMessage, Decision, ModelRequest, ModelResponse, ModelStreamEvent, ModelTurn, Part, RetryPart, State, ToolPart, UserMessage,
 } from '../core/index.js';
-import { ParseError, QitosError, newId, newModelCall } from '../core/index.js';
+import { MAX_JSON_DEPTH, ParseError, QitosError, nestsDeeperThan, newId, newModelCall } from '../core/index.js';
 import type { AgentContext } from './agent-module.js';
 import type { RunServices, RunState } from './run-context.js';
 
@@ -39,7 +39,9 @@ export async function takeModelTurn<S extends State>(run: RunState<S>, services:
   run.state.messages.push(message);
 
   // 4. The decision.
-  const outcome = parser.parse(response, { tools: agent.tools.names, specs: agent.tools.specs() });
+  const parsed = parser.parse(response, { tools: agent.tools.names, specs: agent.tools.specs() });
+  // Whatever the parser, a decision nested past the limit would overflow the stack where it is hashed and traced.
+  const outcome = !(parsed instanceof ParseError) && nestsDeeperThan(parsed) ? new ParseError(`the decision nests deeper than ${MAX_JSON_DEPTH} levels of JSON arrays and objects: send flatter arguments`) : parsed;
   if (outcome instanceof ParseError) failPendingTools(message, outcome.message);
   else if (outcome.mode === 'act' && !parser.native) addParsedTools(message, outcome);
   return {

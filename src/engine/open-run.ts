@@ -62,8 +62,14 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   let chain: ModelNext | undefined;
   const base = model ? unwrapModel(model) : undefined;
   const callModel: CallModel = (request, opts = {}) => {
+    const callOptions = { signal: opts.signal ?? controller.signal, onEvent: opts.onEvent };
+    if (opts.model) {
+      // Composed per call (rare: summaries): the run's accounting and the user's middleware, then the model's own.
+      const other = unwrapModel(opts.model);
+      return composeModelCall([accountingMiddleware(run, services), ...userMiddleware, ...other.middleware], other.base)(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
+    }
     if (!chain || !base) return Promise.reject(new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`));
-    return chain(newModelCall(opts.purpose ?? 'direct', base.base, request, { signal: opts.signal ?? controller.signal, onEvent: opts.onEvent }));
+    return chain(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
   };
   const memory = options.memory ? (typeof options.memory === 'function' ? options.memory() : options.memory) : undefined;
   const parser = agent.parser;
@@ -90,10 +96,10 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     childLink: () => childLink(run, services),
     onToolState: (action, state) => emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
+  const userMiddleware = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
   if (base) {
     const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
-    const user = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
-    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...user, ...base.middleware], base.base);
+    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
   }
   return { run, services };
 }

@@ -91,7 +91,7 @@ export class AnthropicModel extends ProviderModel {
       signal: options.signal,
       onEvent: options.onEvent,
       open: (signal) => client.messages.create(body, { signal }),
-      onChunk: (ev, builder) => onEvent(ev, builder, state),
+      onChunk: (ev, builder) => onEvent(ev, builder, state, this.id),
       finish: (builder) => {
         if (!state.stopped) throw new ProviderError('transport', `${this.id}: the stream ended before message_stop`);
         return builder.finish(mapStopReason(state.stop), state.usage, computeCost(state.usage, this.price), this.id);
@@ -109,6 +109,8 @@ interface StreamState {
   stopped: boolean;
   usage: Tokens;
   model: string | undefined;
+  /** A message_start was seen (a second one means two streams were spliced together). */
+  started?: boolean;
 }
 
 type UsageLike = {
@@ -119,9 +121,16 @@ type UsageLike = {
   output_tokens_details?: { thinking_tokens?: number } | null;
 };
 
-function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState): void {
+/**
+ * Feeds one stream event into the builder. What breaks the protocol in a way that could pass cut or mixed tool
+ * input off as a call (a second message_start, a tool block the message stops without closing) is a transport
+ * error: the attempt is void (and retried like a cut stream).
+ */
+function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState, id: string): void {
   switch (ev.type) {
     case 'message_start':
+      if (s.started) throw new ProviderError('transport', `${id}: protocol error: a second message_start in one stream (${ev.message.id})`);
+      s.started = true;
       s.model = ev.message.model;
       applyUsage(s.usage, ev.message.usage as UsageLike);
       return;
@@ -159,15 +168,19 @@ function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState):
       const block = s.blocks.get(ev.index);
       if (block?.type === 'thinking') b.endReasoning();
       else if (block?.callId) b.toolEnd(block.callId);
+      s.blocks.delete(ev.index);
       return;
     }
     case 'message_delta':
       if (ev.delta.stop_reason) s.stop = ev.delta.stop_reason;
       applyUsage(s.usage, ev.usage as UsageLike);
       return;
-    case 'message_stop':
+    case 'message_stop': {
+      const open = [...s.blocks.values()].find((x) => x.callId);
+      if (open) throw new ProviderError('transport', `${id}: protocol error: tool call ${open.callId} was not closed before message_stop`);
       s.stopped = true;
       return;
+    }
   }
 }
 

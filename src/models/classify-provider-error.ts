@@ -38,7 +38,8 @@ export function isContextOverflowText(text: string): boolean {
  * connection failures -> transport, SDK timeouts and 408 -> timeout, 429 -> rate_limit (except an exhausted
  * quota, which waiting does not fix -> auth), 5xx/529 -> server, 401/403 -> auth, a context-length complaint
  * -> context_overflow, other 4xx -> bad_request. Errors mid-stream without a status (an SSE `error` frame)
- * are classified by their type; anything else thrown while reading (a cut socket, bad JSON) is transport.
+ * take the HTTP status their body names (`code: 400`, as vLLM and others send it), else are classified by
+ * their type; anything else thrown while reading (a cut socket, bad JSON) is transport.
  */
 export function classifyProviderError(err: unknown, provider: string, sdk: SdkErrorClasses): ModelError {
   if (err instanceof ModelError) return err;
@@ -47,8 +48,8 @@ export function classifyProviderError(err: unknown, provider: string, sdk: SdkEr
   if (err instanceof sdk.APIConnectionTimeoutError) return new ProviderError('timeout', `${where}request timed out`, { cause: err });
   if (err instanceof sdk.APIConnectionError) return new ProviderError('transport', `${where}connection failed: ${causeText(err)}`, { cause: err });
   if (err instanceof sdk.APIError) {
-    const status = typeof err.status === 'number' ? err.status : undefined;
     const body = bodyInfo(err.error);
+    const status = typeof err.status === 'number' ? err.status : body.status;
     const text = `${err.message} ${body.code ?? ''} ${body.type ?? ''}`;
     const common = { status, cause: err, requestId: err.requestID ?? undefined, retryAfterMs: parseRetryAfter(err.headers) };
     const msg = `${where}${err.message}`;
@@ -81,11 +82,16 @@ function causeText(err: unknown): string {
   return cause && cause !== own ? `${own} (${cause})` : own;
 }
 
-/** `code` and `type` of an error body (OpenAI: {code, type, message}; Anthropic: {type: 'error', error: {type, message}}). */
-function bodyInfo(body: unknown): { code?: string; type?: string } {
+/**
+ * `code`, `type` and the HTTP status an error body names (OpenAI: {code, type, message}; Anthropic: {type: 'error',
+ * error: {type, message}}; vLLM and others inside a 200 stream: {object: 'error', message, code: 400}).
+ */
+function bodyInfo(body: unknown): { code?: string; type?: string; status?: number } {
   if (!body || typeof body !== 'object') return {};
   const b = body as Record<string, unknown>;
   const inner = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;
   const pick = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return { code: pick(b.code) ?? pick(inner?.code), type: pick(inner?.type) ?? pick(b.type) };
+  const code = b.code ?? inner?.code;
+  const status = typeof code === 'number' || (typeof code === 'string' && /^\d{3}$/.test(code)) ? Number(code) : undefined;
+  return { code: pick(code), type: pick(inner?.type) ?? pick(b.type), ...(status !== undefined && status >= 400 && status < 600 ? { status } : {}) };
 }

@@ -1,4 +1,4 @@
-import { QitosError, errorMessage } from '../core/index.js';
+import { ModelError, QitosError, errorMessage } from '../core/index.js';
 
 /** A provider SDK's response stream: async-iterable, with the controller that aborts its HTTP request. */
 export interface SdkStream<T> extends AsyncIterable<T> {
@@ -7,8 +7,9 @@ export interface SdkStream<T> extends AsyncIterable<T> {
 
 /**
  * Reads `stream` to its end, passing each item to `handle`. Errors from the stream itself (SDK, socket,
- * abort) propagate unchanged so the provider can classify them; an error thrown by `handle` is our bug,
- * not the provider's, and becomes an `internal` QitosError `"<failure>: <message>"` (never retried).
+ * abort) propagate unchanged so the provider can classify them, as does a ModelError thrown by `handle` (the
+ * provider's verdict on an item that breaks the protocol); anything else `handle` throws is our bug, not the
+ * provider's, and becomes an `internal` QitosError `"<failure>: <message>"` (never retried).
  * `settle`, when given, is awaited after each item before the next is read (a slow stream listener).
  * If reading stops before the end for any reason, the stream is aborted so the request does not linger.
  */
@@ -22,6 +23,7 @@ export async function consumeStream<T>(stream: SdkStream<T>, handle: (item: T) =
       try {
         handle(r.value);
       } catch (err) {
+        if (err instanceof ModelError) throw err;
         throw new QitosError('internal', `${failure}: ${errorMessage(err)}`, { cause: err });
       }
       const wait = settle?.();

@@ -97,9 +97,15 @@ export class OpenAICompatibleModel extends ProviderModel {
       signal: options.signal,
       onEvent: options.onEvent,
       open: (signal) => client.chat.completions.create(body, { signal }),
-      onChunk: (chunk, builder) => onChunk(chunk, builder, state),
+      onChunk: (chunk, builder) => {
+        // An error sent as a chunk of a 200 stream (`event: error` without an `error` key, which the SDK passes on).
+        if (isErrorChunk(chunk)) throw classifyProviderError(new OpenAI.APIError(undefined, chunk, undefined, undefined), this.id, OpenAI);
+        onChunk(chunk, builder, state);
+      },
       finish: (builder) => {
         if (state.finish === undefined) throw new ProviderError('transport', `${this.id}: the stream ended before the model finished (no finish_reason)`);
+        const nameless = state.calls.find((c) => !c.name);
+        if (nameless) throw new ProviderError('transport', `${this.id}: protocol error: tool call ${nameless.id} has no function name`);
         for (const c of state.calls) {
           if (!c.started) startCall(c, builder);
           builder.toolEnd(c.id);
@@ -133,6 +139,12 @@ async function fetchWithWrappedErrors(input: string | URL | Request, init?: Requ
     }
   }
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** A chunk that is an error body (`{object: "error", message, code}` and the like), not a completion chunk. */
+function isErrorChunk(chunk: ChatCompletionChunk): boolean {
+  const c = chunk as unknown as Record<string, unknown>;
+  return !Array.isArray(c.choices) && (c.object === 'error' || c.type === 'error' || (typeof c.message === 'string' && !c.usage));
 }
 
 interface PendingCall {

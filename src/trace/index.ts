@@ -5,11 +5,14 @@
  */
 import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { TraceWriter } from './trace-writer.js';
+export { manifestSignature, checkManifestSignature } from './manifest-signature.js';
+export { loadTraceKey, traceKeyPath } from './trace-key.js';
 export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './trace-reader.js';
 export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot } from './run-recorder.js';
 export { StateDiffer } from './state-differ.js';
 export { stateAtStep } from './state-at-step.js';
 export { shortHash } from './short-hash.js';
+export { fileSafeName } from './file-safe-name.js';
 export { ReplayModel, type ReplayModelOptions } from './replay-model.js';
 export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
 export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';

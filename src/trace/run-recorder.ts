@@ -17,6 +17,11 @@ export interface TraceOptions {
   agentSource?: { module?: string; export?: string };
   /** Effective config recorded in the manifest. */
   config?: Record<string, unknown>;
+  /**
+   * Signs every manifest written (HMAC-SHA256, `signature`) with this key, so the CLI can tell the runs this
+   * machine wrote from traces that come from elsewhere (the CLI passes its local trace key).
+   */
+  signingKey?: Uint8Array;
 }
 
 /** What the manifest says about how a run was set up. The engine describes each run with one. */
@@ -64,9 +69,9 @@ export class RunRecorder {
   constructor(
     readonly dir: string,
     private readonly description: RunDescription,
-    private readonly options: Pick<TraceOptions, 'streamDeltas'> = {},
+    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey'> = {},
   ) {
-    this.writer = new TraceWriter(dir);
+    this.writer = new TraceWriter(dir, options.signingKey);
   }
 
   /** Writes the first manifest (status running) and remembers the initial state that step diffs apply to. */

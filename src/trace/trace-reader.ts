@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
-import { Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue } from '../core/index.js';
+import { checkManifestSignature } from './manifest-signature.js';
+import { MAX_JSON_DEPTH, Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue, nestsDeeperThan } from '../core/index.js';
 
 /** A trace read from disk. `warnings` lists what the reader tolerated (e.g. a last line cut by a crash). */
 export interface Trace {
@@ -10,6 +11,16 @@ export interface Trace {
   events: EventRecord[];
   steps: StepRecord[];
   warnings: string[];
+  /** With a key to check against (`readTrace(dir, { key })`): whether the manifest carries a valid signature under it. */
+  signature?: 'signed' | 'unsigned' | 'mismatch';
+}
+
+/** How to read a trace. */
+export interface ReadTraceOptions {
+  /** Validate every step line against the schema (default true). */
+  validateSteps?: boolean;
+  /** Check the manifest's signature against this key (the result is `Trace.signature`). */
+  key?: Uint8Array;
 }
 
 /** Raised for anything that is not a readable trace; the message is one line naming the problem. */
@@ -21,19 +32,24 @@ export class TraceError extends Error {
 }
 
 /** Reads and validates a trace folder. */
-export async function readTrace(dir: string, options: { validateSteps?: boolean } = {}): Promise<Trace> {
+export async function readTrace(dir: string, options: ReadTraceOptions = {}): Promise<Trace> {
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new TraceError(`not a trace: ${dir} is not a folder`);
-  const manifest = await readManifest(dir);
+  const { manifest, raw } = await readManifestFile(dir);
   const warnings: string[] = [];
   const events = parseJsonl<EventRecord>(await readOptional(join(dir, 'events.jsonl')), 'events.jsonl', warnings);
   const rawSteps = parseJsonl<StepRecord>(await readOptional(join(dir, 'steps.jsonl')), 'steps.jsonl', warnings);
   const steps = options.validateSteps === false ? rawSteps : rawSteps.map((s, i) => validateStep(s, i));
-  return { dir, manifest, events, steps, warnings };
+  return { dir, manifest, events, steps, warnings, ...(options.key ? { signature: checkManifestSignature(raw, options.key) } : {}) };
 }
 
 /** Reads and validates only the manifest of a trace folder. */
 export async function readManifest(dir: string): Promise<Manifest> {
+  return (await readManifestFile(dir)).manifest;
+}
+
+/** The manifest of a trace folder, validated, and as parsed (what its signature covers). */
+async function readManifestFile(dir: string): Promise<{ manifest: Manifest; raw: unknown }> {
   const text = await readFile(join(dir, 'manifest.json'), 'utf8').catch(() => undefined);
   if (text === undefined) throw new TraceError(`not a trace: no manifest.json in ${dir}`);
   let raw: unknown;
@@ -42,6 +58,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
   } catch (err) {
     throw new TraceError(`corrupt trace: manifest.json in ${dir} is not JSON (${(err as Error).message})`);
   }
+  if (nestsDeeperThan(raw)) throw new TraceError(`corrupt trace: manifest.json in ${dir} nests deeper than ${MAX_JSON_DEPTH} levels`);
   const head = raw as { schema?: unknown; version?: unknown };
   if (head?.schema !== TRACE_SCHEMA) throw new TraceError(`not a trace: manifest.json in ${dir} has schema ${JSON.stringify(head?.schema)}, expected "${TRACE_SCHEMA}"`);
   if (typeof head.version === 'number' && head.version > TRACE_VERSION) {
@@ -49,7 +66,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
   }
   const parsed = ManifestSchema.safeParse(raw);
   if (!parsed.success) throw new TraceError(`corrupt trace: manifest.json in ${dir}: ${formatZodIssue(parsed.error.issues[0])}`);
-  return parsed.data;
+  return { manifest: parsed.data, raw };
 }
 
 function validateStep(s: StepRecord, i: number): StepRecord {
@@ -67,7 +84,8 @@ async function readOptional(path: string): Promise<string> {
 
 /**
  * Parses JSONL. A last line without its newline that does not parse was cut by a crash: it is dropped
- * with a warning. Any other bad line is corruption and an error naming the file and line.
+ * with a warning. Any other bad line is corruption and an error naming the file and line, as is a line that
+ * nests deeper than MAX_JSON_DEPTH (what reads it later would overflow the stack).
  */
 export function parseJsonl<T>(text: string, name: string, warnings: string[]): T[] {
   const out: T[] = [];
@@ -78,8 +96,9 @@ export function parseJsonl<T>(text: string, name: string, warnings: string[]): T
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim()) continue;
+    let value: unknown;
     try {
-      out.push(JSON.parse(line) as T);
+      value = JSON.parse(line);
     } catch {
       if (i === lines.length - 1 && !endsClean) {
         warnings.push(`${name}: dropped line ${i + 1}, cut off mid-write`);
@@ -87,6 +106,8 @@ export function parseJsonl<T>(text: string, name: string, warnings: string[]): T
       }
       throw new TraceError(`corrupt trace: ${name} line ${i + 1} is not JSON`);
     }
+    if (nestsDeeperThan(value)) throw new TraceError(`corrupt trace: ${name} line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    out.push(value as T);
   }
   return out;
 }

@@ -1,11 +1,13 @@
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
+import { manifestSignature } from './manifest-signature.js';
 
 /**
  * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`, and `artifacts/` when an env leaves files.
  * Lines are buffered in memory and appended at step boundaries (`flush`); the manifest is
- * written at start and replaced atomically (temp file + rename) whenever it changes.
+ * written at start and replaced atomically (temp file + rename) whenever it changes. With a signing key, every
+ * manifest written carries its `signature` (docs/security.md: which traces the CLI trusts).
  */
 export class TraceWriter {
   private eventsFd: number | undefined;
@@ -15,7 +17,10 @@ export class TraceWriter {
   private seq = 0;
   stepCount = 0;
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly signingKey?: Uint8Array,
+  ) {}
 
   /** Creates the folder, writes the first manifest and opens the JSONL files. */
   start(manifest: Manifest): void {
@@ -67,7 +72,8 @@ export class TraceWriter {
 
   private writeManifest(manifest: Manifest): void {
     const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
-    writeFileSync(tmp, JSON.stringify(manifest, null, 2) + '\n');
+    const body = this.signingKey ? { ...manifest, signature: manifestSignature(manifest, this.signingKey) } : manifest;
+    writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n');
     renameSync(tmp, join(this.dir, 'manifest.json'));
   }
 }

@@ -3,7 +3,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, CALC_SCRIPT, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, tempDir } from '../helpers/cli-harness.js';
 
 const BIN = resolve(__dirname, '../../bin/qitos.js');
 const run = promisify(execFile);
@@ -11,7 +11,7 @@ const run = promisify(execFile);
 /** Runs bin/qitos.js as a real subprocess with a minimal environment. */
 async function bin(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+    const r = await run(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME }, timeout: 60_000 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code?: number; stdout: string; stderr: string };

@@ -1,10 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTrace } from '../../src/trace/index.js';
 import { stateAtStep } from '../../src/trace/index.js';
 import { stableJson } from '../../src/trace/index.js';
-import { FIXTURES, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { FIXTURES, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -104,10 +104,8 @@ describe('qitos fork', () => {
 
   it('a trace that does not record how to rebuild its model asks for --model instead of failing at step k+1', async () => {
     const { traceDir } = await recordCalcRun(dir);
-    const manifestPath = join(traceDir, 'manifest.json');
-    const m = JSON.parse(await readFile(manifestPath, 'utf8'));
-    delete m.config.model; // as a run built in code records it: the model's id, no config to rebuild it from
-    await writeFile(manifestPath, JSON.stringify(m));
+    // As a run built in code records it: the model's id, no config to rebuild it from.
+    const m = await editManifest(traceDir, (m) => delete m.config.model);
     const r = await qitos(['fork', traceDir, '--at', '1', '--json'], dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(`qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model\n`);

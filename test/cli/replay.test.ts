@@ -1,19 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, FIXTURES, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, FIXTURES, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
-
-async function editManifest(traceDir: string, edit: (m: Record<string, any>) => void): Promise<void> {
-  const p = join(traceDir, 'manifest.json');
-  const m = JSON.parse(await readFile(p, 'utf8'));
-  edit(m);
-  await writeFile(p, JSON.stringify(m));
-}
 
 describe('qitos replay', () => {
   it('replays a run from its recorded outputs: every decision matches, exit 0, the new trace points to its parent', async () => {
@@ -105,7 +98,7 @@ describe('qitos replay', () => {
     await editManifest(traceDir, (m) => (m.agent.module = 'gone/agent.ts'));
     const gone = await qitos(['replay', traceDir], dir);
     expect(gone.code).toBe(2);
-    expect(gone.err).toBe('qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there)\n');
+    expect(gone.err).toBe('qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)\n');
     await editManifest(traceDir, (m) => delete m.agent.module);
     const none = await qitos(['replay', traceDir], dir);
     expect(none.err).toMatch(/^qitos: trace .* does not record its agent module/);

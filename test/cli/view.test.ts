@@ -80,6 +80,35 @@ describe('qitos view (file)', () => {
     expect(existsSync(join(traceDir, 'view.html'))).toBe(true);
   });
 
+  it('the default name of a two-run page comes from run ids made file-safe: a run id of ../../x stays in the working folder', async () => {
+    const work = join(dir, 'work', 'here');
+    await mkdir(work, { recursive: true });
+    const [a, b] = [(await recordCalcRun(dir)).traceDir, (await recordCalcRun(dir)).traceDir];
+    for (const [t, runId] of [[a, '../../x'], [b, '/tmp/../../y']] as const) {
+      const p = join(t, 'manifest.json');
+      await writeFile(p, JSON.stringify({ ...JSON.parse(await readFile(p, 'utf8')), runId }));
+    }
+    const r = await qitos(['view', a, b, '--json'], work);
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out).output as string;
+    expect(out).toMatch(/^.*\/work\/here\/qitos-diff-_\._\.\._x-[0-9a-f]{8}-vs-_tmp_\.\._\.\._y-[0-9a-f]{8}\.html$/);
+    expect(existsSync(out)).toBe(true);
+    expect(existsSync(join(dir, 'x-vs-_tmp_.._.._y.html'))).toBe(false);
+  });
+
+  it('a trace line nested 100,000 deep is a one-line error in view, inspect and replay, not a stack overflow', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    const stepsPath = join(traceDir, 'steps.jsonl');
+    const lines = (await readFile(stepsPath, 'utf8')).trim().split('\n');
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    await writeFile(stepsPath, [`${lines[0].slice(0, -1)}, "observation": ${deep}}`, ...lines.slice(1)].join('\n') + '\n');
+    for (const cmd of ['view', 'inspect', 'replay']) {
+      const r = await qitos([cmd, traceDir], dir);
+      expect(r.code, cmd).toBe(2);
+      expect(r.err, cmd).toBe('qitos: corrupt trace: steps.jsonl line 1 nests deeper than 512 levels\n');
+    }
+  });
+
   it('trace contents cannot close the data script or inject markup', async () => {
     const html = await readFile(evil, 'utf8');
     const start = html.indexOf('id="qitos-data">') + 'id="qitos-data">'.length;

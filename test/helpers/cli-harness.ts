@@ -1,13 +1,21 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { manifestSignature } from '../../src/trace/index.js';
 
 /** Fixture paths of the CLI tests. */
 export const FIXTURES = resolve(__dirname, '../fixtures');
 export const CALC_AGENT = join(FIXTURES, 'agents/calc-agent.ts');
 export const CALC_SCRIPT = join(FIXTURES, 'scripts/calc.json');
+
+/**
+ * The config folder (XDG_CONFIG_HOME) of this test file's CLI runs: their trace key lives there, not in the
+ * user's home, so runs recorded by a test replay and fork as this machine's own.
+ */
+export const CONFIG_HOME = mkdtempSync(join(tmpdir(), 'qitos-config-'));
 
 /** What one in-process CLI invocation printed and returned. */
 export interface CliRun {
@@ -16,11 +24,11 @@ export interface CliRun {
   err: string;
 }
 
-/** Runs `qitos <args>` in-process with captured output, in `cwd`. */
+/** Runs `qitos <args>` in-process with captured output, in `cwd` (with XDG_CONFIG_HOME = CONFIG_HOME unless `env` sets it). */
 export async function qitos(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   let out = '';
   let err = '';
-  const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), cwd, env, exitCode: 0 };
+  const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), cwd, env: { XDG_CONFIG_HOME: CONFIG_HOME, ...env }, exitCode: 0 };
   const code = await main(args, io);
   return { code, out, err };
 }
@@ -36,4 +44,17 @@ export async function recordCalcRun(cwd: string, extra: string[] = [], script = 
   const run = await qitos(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${script}`, '--json', ...extra], cwd);
   if (run.code !== 0) throw new Error(`qitos run failed (${run.code}): ${run.err}${run.out}`);
   return { traceDir: JSON.parse(run.out).traceDir as string, run };
+}
+
+/**
+ * Edits a recorded manifest and signs it again with this test file's trace key, for tests of what replay and fork
+ * do with a changed recording of this machine's own (an edit without re-signing makes the trace untrusted).
+ */
+export async function editManifest(traceDir: string, edit: (m: Record<string, any>) => void): Promise<Record<string, any>> {
+  const p = join(traceDir, 'manifest.json');
+  const m = JSON.parse(await readFile(p, 'utf8'));
+  edit(m);
+  const key = Buffer.from((await readFile(join(CONFIG_HOME, 'qitos', 'trace-key'), 'utf8')).trim(), 'hex');
+  await writeFile(p, JSON.stringify({ ...m, signature: manifestSignature(m, key) }));
+  return m;
 }

@@ -42,7 +42,10 @@ export interface HttpReply extends Delivery {
   body?: unknown;
 }
 
-/** Raw stream frames, sent as they are (OpenAI: data objects; Anthropic: `{event, data}`). */
+/**
+ * Raw stream frames, sent as they are (OpenAI: data objects, or `{ sse }` for a verbatim frame such as
+ * `event: error` lines; Anthropic: `{event, data}`).
+ */
 export interface RawFrames<F> extends Delivery {
   frames: F[];
 }
@@ -104,7 +107,8 @@ export interface FakeServerOptions {
 export function startFakeOpenAI(script: Script<OpenAIReply>, options: FakeServerOptions = {}): Promise<FakeServer> {
   return startServer('/v1/chat/completions', script, options, (reply, res) => {
     const frames = 'frames' in reply ? reply.frames : openAIChunks(reply as OpenAIScript);
-    return stream(res, [...frames.map((f) => `data: ${JSON.stringify(f)}\n\n`), 'data: [DONE]\n\n'], reply);
+    const sse = (f: unknown) => (f && typeof f === 'object' && 'sse' in f ? `${(f as { sse: string }).sse}\n\n` : `data: ${JSON.stringify(f)}\n\n`);
+    return stream(res, [...frames.map(sse), 'data: [DONE]\n\n'], reply);
   });
 }
 

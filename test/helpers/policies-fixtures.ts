@@ -24,7 +24,11 @@ export function policyCtx(state: State, over: Partial<PolicyContext> = {}): Poli
     usage: { tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0, modelCalls: 0 },
     elapsedMs: 0,
     signal: new AbortController().signal,
-    callModel: () => Promise.reject(new Error('a policy test makes no model calls')),
+    // As the engine does, minus its middleware: the call's own model, else the run's.
+    callModel: (request, opts = {}) => {
+      const model = opts.model ?? over.model;
+      return model ? model.generate(request, { signal: opts.signal }) : Promise.reject(new Error('the policy test gave no model to call'));
+    },
     emit: (type, data) => events.push({ type, data }),
     ...over,
     events,

@@ -227,6 +227,30 @@ describe('AnthropicModel: reliability', () => {
     await expect(model(srv, { maxRetries: 0 }).generate(ask())).rejects.toMatchObject({ modelKind: 'transport', message: expect.stringMatching(/message_stop/) });
   });
 
+  it('a stream spliced with a second message_start never yields the cut JSON as arguments: it is a protocol error', async () => {
+    const start = (id: string) => ({ event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: 'x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } } });
+    const tool = (id: string) => ({ event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name: 'write', input: {} } } });
+    const delta = (json: string) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: json } } });
+    const end = [
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } } },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ];
+    const spliced = [start('m1'), tool('toolu_A'), delta('{"path": "a.txt", "content": "hal'), start('m2'), tool('toolu_B'), delta('{"path": "b.txt"}'), ...end];
+    // The same splice where the second message never reopens the block: its deltas would continue the cut JSON.
+    const continued = [start('m1'), tool('toolu_A'), delta('{"path": "a.txt", "content": "hal'), start('m2'), delta('f"}'), ...end];
+    // A tool block the message stops without closing.
+    const unclosed = [start('m1'), tool('toolu_A'), delta('{"path": "a.t'), ...end.slice(1)];
+    const srv = await serve([{ frames: spliced }, { frames: continued }, { frames: unclosed }]);
+    for (const why of [/protocol error: a second message_start/, /protocol error: a second message_start/, /protocol error: tool call toolu_A was not closed/]) {
+      const events: ModelStreamEvent[] = [];
+      const err = await model(srv, { maxRetries: 0 }).generate(ask(), { onEvent: (e) => events.push(e) }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ModelError);
+      expect(err).toMatchObject({ modelKind: 'transport', message: expect.stringMatching(why) });
+      expect(events.filter((e) => e.type === 'tool-call')).toEqual([]);
+    }
+  });
+
   it('aborts mid-stream', async () => {
     const srv = await serve([{ text: 'a very long reply', hangAfter: 4 }]);
     const ctl = new AbortController();

@@ -403,6 +403,33 @@ describe('OpenAICompatibleModel: reliability', () => {
     expect(srv.requests).toHaveLength(2);
   });
 
+  it('an error event inside a 200 stream is that error: a 400 context-length complaint is context_overflow, not retried', async () => {
+    const tooLong = { object: 'error', message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.", type: 'BadRequestError', param: null, code: 400 };
+    const srv = await serve([{ frames: [{ sse: `event: error\ndata: ${JSON.stringify(tooLong)}` }] }, { text: 'never asked' }]);
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'context_overflow', kind: 'context_overflow', status: 400, retryable: false });
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it('an error frame with a 4xx code is that error (bad_request, not retried); a 5xx code is a retryable server error', async () => {
+    const bad = { error: { message: "Invalid 'messages[1].content'", type: 'BadRequestError', code: 400 } };
+    const srv = await serve([{ frames: [bad] }, { frames: [{ sse: `event: error\ndata: ${JSON.stringify(bad.error)}` }] }, { frames: [{ error: { message: 'busy', code: '503' } }] }, { text: 'after the 503' }]);
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'bad_request', status: 400, message: expect.stringContaining("Invalid 'messages[1].content'") });
+    await expect(model(srv).generate(ask())).rejects.toMatchObject({ modelKind: 'bad_request', status: 400 });
+    expect((await model(srv).generate(ask())).parts).toEqual([{ type: 'text', text: 'after the 503' }]);
+    expect(srv.requests).toHaveLength(4);
+  });
+
+  it('a streamed tool call without a function name is a protocol error, not a call to ""', async () => {
+    const nameless = { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { arguments: '{"path":"/etc/passwd"}' } }] }, finish_reason: null }] };
+    const end = { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] };
+    const srv = await serve([{ frames: [nameless, end] }]);
+    const { events, onEvent } = collect();
+    const err = await model(srv, 'openai:gpt-4o-mini', { maxRetries: 0 }).generate(ask(), { onEvent }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err).toMatchObject({ modelKind: 'transport', message: expect.stringMatching(/protocol error: tool call call_1 has no function name/) });
+    expect(events.filter((e) => e.type === 'tool-call' || e.type === 'tool-input-start')).toEqual([]);
+  });
+
   it('reports a connection refused as a transport error', async () => {
     const srv = await serve([]);
     const url = srv.url;

@@ -15,6 +15,7 @@ import { EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import { resolveModel } from '../model-resolver.js';
 import { buildAgent, buildPolicies } from '../run-setup.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
 import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags } from './command-flags.js';
@@ -55,6 +56,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   const progress = progressReporter(io, flags, suite.name);
   const e = config.engine ?? {};
   let summary: Summary;
+  const signingKey = await loadTraceKey(io.env, { create: true });
   try {
     const result = await userErrorsAsync(() =>
       runSuite({
@@ -76,6 +78,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
         // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
         traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
         streamDeltas: config.trace?.streamDeltas ?? false,
+        signingKey,
         onProgress: progress.update,
       }),
     );

@@ -10,8 +10,15 @@ export interface RunFlags extends ConfigFlags {
   json?: boolean;
 }
 
+/** What replay and fork may take from a trace instead of the recording (docs/security.md). */
+interface RecordedRunFlags {
+  agent?: string;
+  export?: string;
+  trustTrace?: boolean;
+}
+
 /** The flags of `qitos fork`. */
-export interface ForkFlags extends ConfigFlags {
+export interface ForkFlags extends ConfigFlags, RecordedRunFlags {
   at: number;
   task?: string;
   json?: boolean;
@@ -19,8 +26,9 @@ export interface ForkFlags extends ConfigFlags {
 }
 
 /** The flags of `qitos replay`. */
-export interface ReplayFlags {
+export interface ReplayFlags extends RecordedRunFlags {
   liveTools?: boolean;
+  workspace?: string;
   allowDrift?: boolean;
   traceDir?: string;
   json?: boolean;

@@ -5,14 +5,16 @@ import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { stateAtStep } from '../../trace/index.js';
 import { CliError } from '../cli-error.js';
-import { openRecordedRun } from '../recorded-run.js';
+import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
 
 /** What `qitos fork` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Promise<void> {
-  const { trace: parent, manifest: m, config: recorded, loaded } = await openRecordedRun(io, path);
+  const run = await openRecordedRun(io, path, flags);
+  const { trace: parent, manifest: m } = run;
   const state = stateAtStep(parent, flags.at);
   state.stopReason = null;
   state.finalResult = null;
@@ -22,7 +24,8 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
     task.objective = flags.task;
     state.task = flags.task;
   }
-  const config = await effectiveConfig(recorded, flags, io.cwd);
+  const config = await effectiveConfig(run.config, flags, io.cwd);
+  const loaded = await recordedRunAgent(io, run, config, flags);
   const model = await configuredModel(config, io.cwd, io.env);
   const agent = buildAgent(loaded, config, model);
   // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
@@ -41,6 +44,7 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
       parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
       hooks: flags.json || flags.quiet ? [] : [view.hook],
       ...(mcp ? { mcp } : {}),
+      signingKey: await loadTraceKey(io.env, { create: true }),
     });
     return engine.run(task, { resumeFrom: { state, step: flags.at } });
   });

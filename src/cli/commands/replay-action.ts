@@ -1,19 +1,22 @@
 import { ReplayExecutor, ReplayModel, decisionKey, stateAtStep, stepLabel } from '../../trace/index.js';
-import { mergeConfig } from '../config-loader.js';
+import { effectiveConfig } from '../effective-config.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine } from '../run-setup.js';
 import { runExitCode, runSummary } from '../run-report.js';
 import { loadTrace } from '../trace-loader.js';
 import { preview } from '../text-format.js';
-import { openRecordedRun } from '../recorded-run.js';
+import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ReplayFlags } from './command-flags.js';
 
 /** What `qitos replay` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function replayAction(io: CliIO, path: string, flags: ReplayFlags): Promise<void> {
-  const { trace: parent, manifest: m, config, loaded } = await openRecordedRun(io, path);
-  const runConfig = flags.traceDir ? mergeConfig(config, { trace: { dir: flags.traceDir } }) : config;
+  const run = await openRecordedRun(io, path, flags);
+  const { trace: parent, manifest: m } = run;
+  const runConfig = await effectiveConfig(run.config, { traceDir: flags.traceDir, workspace: flags.workspace }, io.cwd);
+  const loaded = await recordedRunAgent(io, run, runConfig, flags);
   const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
   const agent = buildAgent(loaded, runConfig, model);
   const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
@@ -31,6 +34,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
       parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
       hooks: flags.json || flags.quiet ? [] : [view.hook],
       ...(mcp ? { mcp } : {}),
+      signingKey: await loadTraceKey(io.env, { create: true }),
     });
     // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
     const initial = m.initialState as { step?: unknown } | null;

@@ -7,6 +7,7 @@ import type { CliIO } from '../io.js';
 import { LiveView } from '../live-view.js';
 import { withMcp } from '../mcp-setup.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import type { RunFlags } from './command-flags.js';
 
@@ -31,7 +32,8 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
       ];
   const result = await withMcp(config, io, async (mcp) => {
     const task = flags.mcpPrompt !== undefined ? await promptTask(mcp, flags.mcpPrompt, flags.arg) : flags.task!;
-    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}) });
+    const signingKey = await loadTraceKey(io.env, { create: true });
+    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}), signingKey });
     return engine.run(task);
   });
   if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');

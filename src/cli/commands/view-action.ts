@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadTrace } from '../trace-loader.js';
+import { fileSafeName } from '../../trace/index.js';
 import { viewData } from '../view/view-data.js';
 import { viewHtml } from '../view/view-html.js';
 import { CliError } from '../cli-error.js';
@@ -15,7 +16,8 @@ export async function viewAction(io: CliIO, pathA: string, pathB: string | undef
     ? resolve(io.cwd, flags.output)
     : traces.length === 1
       ? join(traces[0].dir, 'view.html')
-      : resolve(io.cwd, `qitos-diff-${traces[0].manifest.runId}-vs-${traces[1].manifest.runId}.html`);
+      : // Run ids come from the traces: made file-safe, so the page lands in this folder whatever they say.
+        resolve(io.cwd, `qitos-diff-${fileSafeName(traces[0].manifest.runId)}-vs-${fileSafeName(traces[1].manifest.runId)}.html`);
   await writeFile(out, html).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`cannot write ${out}: ${err.message}`);
   });

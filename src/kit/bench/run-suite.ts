@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -6,6 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
 import { emptyTokens, errorMessage, totalTokens } from '../../core/index.js';
 import { Engine, type EngineOptions, type RunResult } from '../../engine/engine.js';
+import { fileSafeName } from '../../trace/index.js';
 import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
 import { toBenchAgent, type AgentFactory, type BenchAgent } from './bench-agent.js';
 import type { BenchTask } from './bench-task.js';
@@ -73,6 +73,8 @@ export interface RunSuiteOptions {
   traceConfig?: Record<string, unknown>;
   /** Record every streamed delta in the traces (large; default off). */
   streamDeltas?: boolean;
+  /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
+  signingKey?: Uint8Array | undefined;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
   engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError'>;
 }
@@ -99,9 +101,7 @@ export function defaultConcurrency(): number {
 
 /** The trace folder name of a task in an epoch: the id made file-safe (plus a hash when that changed it). */
 export function traceRunId(taskId: string, epoch: number): string {
-  const safe = taskId.toLowerCase().replace(/[^a-z0-9._-]/g, '_').slice(0, 80);
-  const suffix = safe === taskId ? '' : `-${createHash('sha256').update(taskId).digest('hex').slice(0, 8)}`;
-  return `${safe}${suffix}.e${epoch}`;
+  return `${fileSafeName(taskId, { lowerCase: true })}.e${epoch}`;
 }
 
 /** Stop reasons that mean the run failed rather than ended (recorded as a run error). */
@@ -354,6 +354,7 @@ function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undef
       streamDeltas: options.streamDeltas ?? false,
       ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}) } } : {}),
       ...(options.traceConfig ? { config: options.traceConfig } : {}),
+      ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     },
   });
   return engine.run(c.task as TaskInput, { signal: c.signal });

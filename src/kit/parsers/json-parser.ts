@@ -1,5 +1,5 @@
 import type { Action, Decision, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
-import { newActionId, responseText, type ParseError } from '../../core/index.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, newActionId, responseText, type ParseError } from '../../core/index.js';
 import { LiteralError, readLiteral } from './literal-reader.js';
 import { hintedError, isObject, observationResults, toolList } from './text-parser-pieces.js';
 
@@ -23,6 +23,7 @@ export function jsonParser(): Parser {
       if (!text.trim()) return fail('Your reply was empty.', text);
       const objects = findDecisionObjects(text);
       if (objects.length === 0) return fail('No JSON decision object found in your reply.', text);
+      if (objects.some((o) => nestsDeeperThan(o))) return fail(`Your JSON decision nests deeper than ${MAX_JSON_DEPTH} levels; send flatter arguments.`, text);
       const distinct = [...new Set(objects.map((o) => JSON.stringify(o)))];
       if (distinct.length > 1) return fail(`Your reply holds ${distinct.length} different JSON decision objects; send exactly one.`, text);
       return toDecision(objects[0], text);

@@ -4,6 +4,7 @@
  * stopped, so a caller can read a value that spans lines without splitting the text first. It never evaluates
  * anything and never throws: every problem comes back as a `LiteralError` with the offset and what was expected.
  */
+import { MAX_JSON_DEPTH } from '../../core/index.js';
 
 /** Why a literal could not be read, and where (offset into the text). */
 export class LiteralError {
@@ -19,7 +20,8 @@ export interface ReadResult {
   end: number;
 }
 
-const MAX_DEPTH = 200;
+/** The one nesting limit for what qitos reads from outside (the reader recurses, a level costs a few frames). */
+const MAX_DEPTH = MAX_JSON_DEPTH;
 const NUMBER = /[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const CONSTANTS: Record<string, unknown> = { true: true, false: false, null: null, True: true, False: false, None: null };

@@ -1,5 +1,5 @@
 import type { Action, Decision, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
-import { ParseError, errorMessage, responseText } from '../../core/index.js';
+import { MAX_JSON_DEPTH, ParseError, errorMessage, nestsDeeperThan, responseText } from '../../core/index.js';
 
 /** Options of the native (function-calling) parser. */
 export interface NativeParserOptions {
@@ -86,6 +86,7 @@ function jsonProblem(input: string): string {
     const v: unknown = JSON.parse(input);
     if (Array.isArray(v)) return 'the arguments are a JSON array, not an object';
     if (v === null || typeof v !== 'object') return `the arguments are ${JSON.stringify(v)}, not an object`;
+    if (nestsDeeperThan(v)) return `the arguments nest deeper than ${MAX_JSON_DEPTH} levels`;
     return 'the arguments could not be read';
   } catch (err) {
     return `${errorMessage(err)} (you sent: ${input.length > 120 ? `${input.slice(0, 120)}…` : input})`;

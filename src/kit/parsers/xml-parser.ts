@@ -1,5 +1,5 @@
 import type { Action, Decision, ParseContext, Parser, ResponsePart, ToolSpec } from '../../core/index.js';
-import { newActionId, responseText } from '../../core/index.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, newActionId, responseText } from '../../core/index.js';
 import { LiteralError, readLiteral, setKey, skipSpace } from './literal-reader.js';
 import { formatHint, hintedError, isObject, observationResults, toolList } from './text-parser-pieces.js';
 
@@ -242,16 +242,18 @@ function propertyType(spec: ToolSpec | undefined, arg: string): 'string' | 'othe
 
 const JSONISH = /^(?:-?\d|\[|\{|true$|false$|null$)/;
 
-/** The value of untyped text: JSON when it reads as a non-string JSON value, else undefined. */
+/** The value of untyped text: JSON when it reads as a non-string JSON value, else undefined; past the nesting limit, an error. */
 function untypedJson(text: string): unknown {
   const t = text.trim();
   if (!JSONISH.test(t)) return undefined;
+  let v: unknown;
   try {
-    const v = JSON.parse(t);
-    return typeof v === 'string' ? undefined : v;
+    v = JSON.parse(t);
   } catch {
     return undefined; // not JSON: the argument is text
   }
+  if (nestsDeeperThan(v)) return new LiteralError(`values are nested more than ${MAX_JSON_DEPTH} levels deep`, 0);
+  return typeof v === 'string' ? undefined : v;
 }
 
 function typeArg(text: string, typeAttr: string | undefined, schemaType: 'string' | 'other' | undefined): unknown {

@@ -256,7 +256,9 @@ class CompactionRun<S extends State> implements Policy<S> {
     let usage: Tokens | undefined;
     let cost: number | null = null;
     try {
-      const response = await model.generate({ messages: summaryRequest(transcript, ctx.state.task, prompt), maxOutputTokens: maxTokens }, { signal: ctx.signal });
+      // Through the run's middleware: the summary's tokens and cost count in the run's usage and budgets (and its
+      // parent's), and the trace records the call for replay.
+      const response = await ctx.callModel({ messages: summaryRequest(transcript, ctx.state.task, prompt), maxOutputTokens: maxTokens }, { signal: ctx.signal, purpose: 'compaction', ...(this.s.options.model ? { model: this.s.options.model } : {}) });
       summaryText = responseText(response).trim();
       usage = response.usage;
       cost = response.cost;

@@ -226,6 +226,29 @@ describe('compaction in Engine runs', () => {
     expect(r.state.metrics.compactions).toBe(summariser.served);
   });
 
+  it('summary calls count in the run\'s usage and budgets, whichever model writes them, and the trace records them', async () => {
+    const thought = (i: number) => JSON.stringify({ thought: `step ${i}: ` + 'reasoning '.repeat(150), action: { name: 'noop', args: {} } });
+    const summary = { text: 'Goal: collect. Done: several noop steps.', usage: { input: 100, output: 50 }, cost: 2 };
+    const info = { contextWindow: window, maxOutputTokens: 500 };
+    // The run's own model writes the summary (a summary request is the one with an output limit).
+    const decide = (i: number, req: ModelRequest) => (providerReply(window, { text: thought(i), cost: 0 }) as (r: ModelRequest) => typeof summary)(req);
+    const own = new ScriptedModel(Array.from({ length: 30 }, (_, i) => (req: ModelRequest) => (req.maxOutputTokens !== undefined ? summary : decide(i, req))), { info });
+    // A separate summary model.
+    const summariser = new ScriptedModel([summary], { loop: true });
+    const runModel = new ScriptedModel(Array.from({ length: 30 }, (_, i) => providerReply(window, { text: thought(i), cost: 0 })), { info });
+    for (const [model, policy] of [[own, compaction()], [runModel, compaction({ model: summariser })]] as const) {
+      const dir = await tempDir();
+      const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool], config: { maxSteps: 30 } });
+      const r = await new Engine({ agent, policies: [policy], budget: { maxCost: 1 }, trace: { dir } }).run('collect');
+      expect(r.stopReason).toBe('budget_cost');
+      expect(r.usage.cost).toBe(2);
+      const events = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'model_call');
+      expect(events.map((e) => (e.data as { purpose: string }).purpose)).toEqual(['compaction']);
+      expect(r.usage.modelCalls).toBe(r.steps + 1);
+      expect(r.usage.tokens.output).toBeGreaterThanOrEqual(50);
+    }
+  });
+
   it('a compaction that does not bring the context under the limit ends the run with context_overflow after one attempt', async () => {
     const thought = (i: number) => JSON.stringify({ thought: `step ${i}: ` + 'reasoning '.repeat(150), action: { name: 'noop', args: {} } });
     const script = Array.from({ length: 40 }, (_, i) => providerReply(window, thought(i)));
