@@ -85,6 +85,8 @@ export interface EngineSetup {
   warn?: (line: string) => void;
   /** Connected MCP servers (withMcp): their tools join the agent's, and the run records their events. */
   mcp?: McpManager;
+  /** End runs on SIGINT/SIGTERM/SIGHUP (default true); a server handles the signals itself. */
+  handleSigint?: boolean;
 }
 
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
@@ -111,7 +113,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
     tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
     ...(s.executor ? { executor: s.executor } : {}),
-    handleSigint: true,
+    handleSigint: s.handleSigint ?? true,
     ...(s.parent ? { parent: s.parent } : {}),
     trace: {
       dir: traceDir,

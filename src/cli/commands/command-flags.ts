@@ -74,3 +74,15 @@ export interface RootFlags {
   embedderUrl?: string;
   json?: boolean;
 }
+
+/** The flags of `qitos serve`. */
+export interface ServeFlags extends ConfigFlags {
+  agent: string;
+  export?: string;
+  name?: string;
+  serveModel: string[];
+  host: string;
+  port: number;
+  maxRuns?: number;
+  skillsRoot?: string;
+}
