@@ -67,6 +67,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       const grace = new Promise<'late'>((resolve) => setTimeout(resolve, o.graceMs ?? 10_000, 'late').unref());
       if ((await Promise.race([ends, grace])) === 'late') for (const r of served.runs.all()) r.abort(new AbortedError('the server is shutting down'));
       await ends;
+      server.closeIdleConnections();
       // the streams of the runs have ended; what is left open is idle or a client that stopped reading
       setTimeout(() => server.closeAllConnections(), 1000).unref();
       await stopped;
