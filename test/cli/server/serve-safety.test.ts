@@ -69,7 +69,7 @@ describe('malformed requests get OpenAI error JSON with the right status', () =>
 describe('the bearer token', () => {
   it('is required on every route when set: missing or wrong is 401 invalid_api_key, the SDK\'s AuthenticationError', async () => {
     const s = await server({ token: 's3cret' });
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }]) {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 's3cret' }] as Array<Record<string, string>>) {
       const res = await post(s, hi, headers);
       expect(res.status).toBe(401);
       expect((await res.json()).error.code).toBe('invalid_api_key');
