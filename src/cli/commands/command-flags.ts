@@ -86,3 +86,14 @@ export interface ServeFlags extends ConfigFlags {
   maxRuns?: number;
   skillsRoot?: string;
 }
+
+/** The flags of `qitos mcp serve`. */
+export interface McpServeFlags extends ConfigFlags {
+  agent: string;
+  export?: string;
+  name?: string;
+  serveModel: string[];
+  http?: boolean;
+  host: string;
+  port: number;
+}

@@ -7,6 +7,7 @@ import { withMcp } from '../mcp-setup.js';
 import { servedAgentClass, servedAgents, traceRoot } from '../served-agents.js';
 import { startServer } from '../server/start-server.js';
 import type { ServeFlags } from './command-flags.js';
+import { stopSignal } from '../stop-signal.js';
 
 /** The environment variable holding the bearer token (a flag would show in `ps`). */
 export const TOKEN_ENV = 'QITOS_SERVE_TOKEN';
@@ -34,15 +35,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
     });
     io.out(`qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\n`);
     io.out(`qitos serve: ${server.authNote}\n`);
-    const signal = await new Promise<string>((done) => {
-      const on = (sig: string) => {
-        process.off('SIGTERM', on);
-        process.off('SIGINT', on);
-        done(sig);
-      };
-      process.on('SIGTERM', on);
-      process.on('SIGINT', on);
-    });
+    const signal = await stopSignal();
     io.out(`qitos serve: ${signal}: finishing ${server.runs.active} run(s) (10 s), then interrupting them\n`);
     await server.close();
     io.out('qitos serve: stopped; traces flushed\n');

@@ -5,3 +5,5 @@ export { SERVE_DEFAULTS, type ServeAppOptions, type ServedAgent } from './serve-
 export { ChatCompletionRequest, chatTask, ChatRequestError, type ChatTask } from './chat-request.js';
 export { HttpError, type OpenAIErrorBody } from './openai-error.js';
 export { LiveRun, LiveRuns } from './live-runs.js';
+export { agentMcpServer, runToolName } from './agent-mcp-server.js';
+export { startMcpHttpServer, type McpHttpServerOptions, type McpHttpServer } from './mcp-http-server.js';

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ChatCompletionRequest, ChatRequestError, chatTask } from './chat-request.js';
@@ -8,6 +7,7 @@ import { HttpError, invalidRequest } from './openai-error.js';
 import { runsRoutes } from './runs-routes.js';
 import { skillsRoutes } from './skills-routes.js';
 import { startRun } from './start-run.js';
+import { bearer } from './bearer-auth.js';
 import { jsonBody, jsonLimit, parseBody } from './request-body.js';
 import { SERVE_DEFAULTS, type RouteContext, type ServeAppOptions } from './serve-options.js';
 
@@ -106,17 +106,4 @@ function reasoningText(event: { type: string; delta?: string; name?: string; inp
 
 function runFailed(stopReason: string, message: string, runId: string): HttpError {
   return new HttpError(500, `the run ended ${stopReason}: ${message} (trace ${runId})`, 'server_error', stopReason);
-}
-
-/** Requires `authorization: Bearer <token>`; compared in constant time (hashes of equal length). */
-function bearer(token: string) {
-  const want = createHash('sha256').update(token).digest();
-  return async (c: Context, next: () => Promise<void>) => {
-    const m = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '');
-    const got = createHash('sha256').update(m?.[1] ?? '').digest();
-    if (!m || !timingSafeEqual(want, got)) {
-      throw new HttpError(401, m ? 'Incorrect API key provided' : 'missing bearer token: send "Authorization: Bearer <token>"', 'invalid_request_error', 'invalid_api_key');
-    }
-    await next();
-  };
 }

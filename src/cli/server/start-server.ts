@@ -42,22 +42,9 @@ export function isLoopback(host: string): boolean {
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const loopback = isLoopback(host);
-  if (!loopback && !options.token) throw new Error(`a token is required to listen on ${host}, which is not a loopback address: set QITOS_SERVE_TOKEN (or --token)`);
+  const authNote = bindingNote(host, options.token);
   const served = createServeApp(options);
-  const server = createAdaptorServer({ fetch: served.app.fetch }) as Server;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8787, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  const authNote = options.token
-    ? 'a bearer token is required (Authorization: Bearer <token>)'
-    : `no token set: any local user can call this server (it is bound to loopback ${host}; set QITOS_SERVE_TOKEN to require one)`;
+  const { server, url } = await listen(served.app.fetch, host, options.port ?? 8787);
   let closing: Promise<void> | undefined;
   const close = (o: { graceMs?: number } = {}) =>
     (closing ??= (async () => {
@@ -72,5 +59,30 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       setTimeout(() => server.closeAllConnections(), 1000).unref();
       await stopped;
     })());
-  return { ...served, url: `http://${shown}:${addr.port}`, server, authNote, close };
+  return { ...served, url, server, authNote, close };
+}
+
+/**
+ * The line that tells the operator how clients authenticate; throws when `host` is not loopback and there is no
+ * token (an agent with tools must not be open to the network).
+ */
+export function bindingNote(host: string, token: string | undefined): string {
+  if (!isLoopback(host) && !token) throw new Error(`a token is required to listen on ${host}, which is not a loopback address: set QITOS_SERVE_TOKEN`);
+  return token
+    ? 'a bearer token is required (Authorization: Bearer <token>)'
+    : `no token set: any local user can call this server (it is bound to loopback ${host}; set QITOS_SERVE_TOKEN to require one)`;
+}
+
+/** A Node HTTP server for a Web `fetch` handler, listening on host:port; resolves once it listens, with its URL. */
+export async function listen(fetch: (req: Request) => Response | Promise<Response>, host: string, port: number): Promise<{ server: Server; url: string }> {
+  const server = createAdaptorServer({ fetch }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  return { server, url: `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` };
 }
