@@ -35,11 +35,25 @@ export class LiveRun {
 
   /** The run's events from the first, live, then `{ type: 'result' }`. Leaving early does not touch the run. */
   async *follow(): AsyncGenerator<RunEvent<State>> {
+    for await (const batch of this.batches()) yield* batch;
+  }
+
+  /**
+   * The same events in batches: each batch is every event that arrived since the last one (so a reader that
+   * writes to a socket writes once per batch, not once per stream delta); the last batch ends with the result.
+   */
+  async *batches(): AsyncGenerator<Array<RunEvent<State>>> {
     for (let i = 0; ; ) {
-      while (i < this.events.length) yield this.events[i++];
-      if (this.result) {
-        yield { type: 'result', result: this.result };
-        return;
+      if (i < this.events.length || this.result) {
+        const batch: Array<RunEvent<State>> = this.events.slice(i);
+        i = this.events.length;
+        if (this.result) {
+          batch.push({ type: 'result', result: this.result });
+          yield batch;
+          return;
+        }
+        yield batch;
+        continue;
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }

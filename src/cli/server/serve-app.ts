@@ -78,12 +78,12 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   return streamSSE(c, async (sse) => {
     const send = (data: unknown) => sse.writeSSE({ data: JSON.stringify(data) });
     await send(chunk(head, { role: 'assistant', content: '' }, null, u));
-    for await (const e of run.follow()) {
-      if (e.type === 'model_event') {
-        const text = reasoningText(e.event);
-        if (text) await send(chunk(head, { reasoning_content: text }, null, u));
-      } else if (e.type === 'result') {
-        const r = e.result;
+    for await (const batch of run.batches()) {
+      const text = batch.map((e) => (e.type === 'model_event' ? reasoningText(e.event) : '')).join('');
+      if (text) await send(chunk(head, { reasoning_content: text }, null, u));
+      const end = batch.at(-1);
+      if (end?.type === 'result') {
+        const r = end.result;
         const finish = finishReason(r.stopReason);
         // An OpenAI stream reports a failure as a chunk holding `error` (the SDK throws it as an APIError).
         if (finish === 'error') return void (await send(runFailed(r.stopReason, r.stopMessage, run.runId).body()));
