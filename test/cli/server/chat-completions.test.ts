@@ -1,19 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { testServer } from './serve-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { serversClosedAfterEach, type TestServer } from './serve-fixtures.js';
 
-type Server = Awaited<ReturnType<typeof testServer>>;
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close({ graceMs: 0 })));
-});
-async function server(o: Parameters<typeof testServer>[0] = {}): Promise<Server> {
-  const s = await testServer(o);
-  servers.push(s);
-  return s;
-}
+const server = serversClosedAfterEach();
+type Server = TestServer;
 const client = (s: Server, apiKey = 'unused') => new OpenAI({ baseURL: `${s.url}/v1`, apiKey, maxRetries: 0 });
 const manifest = async (s: Server, runId: string) => JSON.parse(await readFile(join(s.traceDir, runId, 'manifest.json'), 'utf8'));
 

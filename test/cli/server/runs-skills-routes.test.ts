@@ -1,22 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SkillManager } from '../../../src/kit/skills/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 import { makeZip, skillMd } from '../../helpers/zip-writer.js';
-import { testServer } from './serve-fixtures.js';
+import { serversClosedAfterEach, type TestServer } from './serve-fixtures.js';
 
-type Server = Awaited<ReturnType<typeof testServer>>;
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close({ graceMs: 0 })));
-});
-async function server(o: Parameters<typeof testServer>[0] = {}): Promise<Server> {
-  const s = await testServer(o);
-  servers.push(s);
-  return s;
-}
+const server = serversClosedAfterEach();
+type Server = TestServer;
 const ask = async (s: Server, model: string, content: string) => {
   const { response } = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content }] }).withResponse();
   return response.headers.get('x-qitos-run-id')!;
@@ -110,7 +102,7 @@ describe('the skills API', () => {
     form.append('file', file, 'skill.zip');
     return fetch(`${s.url}/v1/skills${query}`, { method: 'POST', body: form });
   };
-  async function skillsServer(o: Parameters<typeof testServer>[0] = {}) {
+  async function skillsServer(o: Parameters<typeof server>[0] = {}) {
     const root = join(await tempDir('qitos-serve-skills-'), 'skills');
     await mkdir(root);
     return server({ skills: await SkillManager.open(root), ...o });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { ModelRequest, State } from '../../../src/core/index.js';
 import { Engine } from '../../../src/engine/engine.js';
 import { ReActAgent } from '../../../src/kit/agents/index.js';
@@ -44,4 +45,20 @@ export async function testServer(options: Partial<StartServerOptions> & { slowMs
     ...options,
   });
   return Object.assign(server, { traceDir });
+}
+
+/** A test server as `testServer` returns it. */
+export type TestServer = Awaited<ReturnType<typeof testServer>>;
+
+/** A `testServer` factory for a test file: every server it starts is closed (runs interrupted) after each test. */
+export function serversClosedAfterEach(): (o?: Parameters<typeof testServer>[0]) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close({ graceMs: 0 })));
+  });
+  return async (o = {}) => {
+    const s = await testServer(o);
+    servers.push(s);
+    return s;
+  };
 }

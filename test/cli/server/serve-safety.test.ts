@@ -1,20 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isLoopback, startServer } from '../../../src/cli/server/index.js';
-import { testServer } from './serve-fixtures.js';
+import { serversClosedAfterEach, testServer, type TestServer } from './serve-fixtures.js';
 
-type Server = Awaited<ReturnType<typeof testServer>>;
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close({ graceMs: 0 })));
-});
-async function server(o: Parameters<typeof testServer>[0] = {}): Promise<Server> {
-  const s = await testServer(o);
-  servers.push(s);
-  return s;
-}
+const server = serversClosedAfterEach();
+type Server = TestServer;
 const manifest = async (s: Server, runId: string) => JSON.parse(await readFile(join(s.traceDir, runId, 'manifest.json'), 'utf8'));
 const post = (s: Server, body: string, headers: Record<string, string> = {}) => fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 const hi = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] });
@@ -138,25 +130,21 @@ describe('runs under load and when clients go away', () => {
     expect((await manifest(s, stayingId)).status).toBe('completed');
   });
 
-  it('shuts down gracefully: runs that outlast the grace period end interrupted with their traces flushed', async () => {
-    const s = await testServer({ slowMs: 3000 });
+  it.each([
+    ['runs that outlast the grace period end interrupted with their traces flushed', 3000, 50, 'interrupted'],
+    ['runs that end within the grace period complete', 200, 5000, 'completed'],
+  ] as const)('shuts down gracefully: %s', async (_what, slowMs, graceMs, status) => {
+    const s = await testServer({ slowMs });
     const pending = post(s, JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'x' }] }));
     await until(async () => s.runs.active === 1);
     const runId = s.runs.all()[0].runId;
-    await s.close({ graceMs: 50 });
-    expect(await manifest(s, runId)).toMatchObject({ status: 'interrupted', summary: { stopReason: 'interrupted' } });
+    await s.close({ graceMs });
+    expect(await manifest(s, runId)).toMatchObject({ status, summary: { stopReason: status === 'completed' ? 'final' : 'interrupted' } });
     const res = await pending;
-    expect(res.status).toBe(500);
-    expect((await res.json()).error).toMatchObject({ type: 'server_error', code: 'interrupted' });
-  });
-
-  it('shuts down gracefully: runs that end within the grace period complete', async () => {
-    const s = await testServer({ slowMs: 200 });
-    const pending = post(s, JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'x' }] }));
-    await until(async () => s.runs.active === 1);
-    const runId = s.runs.all()[0].runId;
-    await s.close({ graceMs: 5000 });
-    expect((await manifest(s, runId)).status).toBe('completed');
-    expect((await (await pending).json()).choices[0].message.content).toBe('slow: x');
+    if (status === 'completed') expect((await res.json()).choices[0].message.content).toBe('slow: x');
+    else {
+      expect(res.status).toBe(500);
+      expect((await res.json()).error).toMatchObject({ type: 'server_error', code: 'interrupted' });
+    }
   });
 });
