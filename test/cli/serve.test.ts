@@ -26,7 +26,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
     const t = setInterval(() => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (http:\/\/\S+).*\n.*\n/.exec(out);
       if (m) res(m[1]);
       else if (child.exitCode !== null) rej(new Error(`qitos serve exited: ${out}`));
     }, 20);

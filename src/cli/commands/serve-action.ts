@@ -33,8 +33,8 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
     }).catch((err: Error) => {
       throw new CliError(err.message);
     });
-    io.out(`qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\n`);
-    io.out(`qitos serve: ${server.authNote}\n`);
+    // one write: a reader that waits for the "listening" line gets the token line with it
+    io.out(`qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\nqitos serve: ${server.authNote}\n`);
     const signal = await stopSignal();
     io.out(`qitos serve: ${signal}: finishing ${server.runs.active} run(s) (10 s), then interrupting them\n`);
     await server.close();
