@@ -11,6 +11,7 @@ import { registerForkCommand } from './commands/fork.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerSkillsCommand } from './commands/skills.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerServeCommand } from './commands/serve.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -37,6 +38,7 @@ export function createProgram(io: CliIO): Command {
   registerInspectCommand(program);
   registerSkillsCommand(program);
   registerMcpCommand(program);
+  registerServeCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

@@ -87,6 +87,8 @@ export interface EngineSetup {
   mcp?: McpManager;
   /** This machine's trace key (loadTraceKey): the run's manifest is signed with it. */
   signingKey?: Uint8Array | undefined;
+  /** End runs on SIGINT/SIGTERM/SIGHUP (default true); a server handles the signals itself. */
+  handleSigint?: boolean;
 }
 
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
@@ -113,7 +115,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
     tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
     ...(s.executor ? { executor: s.executor } : {}),
-    handleSigint: true,
+    handleSigint: s.handleSigint ?? true,
     ...(s.parent ? { parent: s.parent } : {}),
     trace: {
       dir: traceDir,

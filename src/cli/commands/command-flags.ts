@@ -82,3 +82,26 @@ export interface RootFlags {
   embedderUrl?: string;
   json?: boolean;
 }
+
+/** The flags of `qitos serve`. */
+export interface ServeFlags extends ConfigFlags {
+  agent: string;
+  export?: string;
+  name?: string;
+  serveModel: string[];
+  host: string;
+  port: number;
+  maxRuns?: number;
+  skillsRoot?: string;
+}
+
+/** The flags of `qitos mcp serve`. */
+export interface McpServeFlags extends ConfigFlags {
+  agent: string;
+  export?: string;
+  name?: string;
+  serveModel: string[];
+  http?: boolean;
+  host: string;
+  port: number;
+}

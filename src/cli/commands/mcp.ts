@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
+import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import type { McpServeFlags } from './command-flags.js';
 
-/** `qitos mcp list`: connects the config's MCP servers and shows each one's status and tools. */
+/**
+ * `qitos mcp list`: connects the config's MCP servers and shows each one's status and tools.
+ * `qitos mcp serve`: an agent as an MCP server (stdio, or streamable HTTP), one `run_<agent>` tool.
+ */
 export function registerMcpCommand(program: Command): void {
   const mcp = program.command('mcp').description('work with the MCP servers of a config');
   mcp
@@ -13,5 +18,24 @@ export function registerMcpCommand(program: Command): void {
     .action(async function (this: Command, opts: { config: string; json?: boolean }) {
       const { mcpListAction } = await import('./mcp-action.js');
       await mcpListAction(ioOf(this), opts);
+    });
+  mcp
+    .command('serve')
+    .description('serve an agent as an MCP server with one tool, run_<name> (task in; answer and trace id out; progress per step), over stdio or streamable HTTP')
+    .requiredOption('-a, --agent <module|react>', '.ts or .js file exporting an AgentModule subclass, or "react" for the built-in ReActAgent')
+    .option('--export <name>', 'export of the agent class')
+    .option('--name <id>', 'the agent\'s name in the tool name (default: "react", or the module file name)')
+    .option('-m, --model <provider:model>', 'model of the agent')
+    .option('--serve-model <provider:model>', 'also offer the agent on this model, as run_<name>@<provider:model> (repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option('-c, --config <file.yaml>', 'config file (flags override it)')
+    .option('--http', 'serve streamable HTTP at http://<host>:<port>/mcp instead of stdio')
+    .option('--host <host>', 'address for --http; other than loopback, QITOS_SERVE_TOKEN must be set', '127.0.0.1')
+    .option('--port <n>', 'port for --http (0: any free port)', nonNegativeInt, 8788)
+    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option('--max-steps <n>', 'step budget of each run', positiveInt)
+    .addHelpText('after', '\nExample (an MCP host\'s config):\n  { "command": "npx", "args": ["qitos", "mcp", "serve", "--agent", "react", "--model", "openai:gpt-4o-mini"] }\n  $ qitos mcp serve --agent ./agent.ts --http --port 8788\n')
+    .action(async function (this: Command, flags: McpServeFlags) {
+      const { mcpServeAction } = await import('./mcp-serve-action.js');
+      await mcpServeAction(ioOf(this), flags);
     });
 }

@@ -1,0 +1,46 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CliError } from '../cli-error.js';
+import { effectiveConfig } from '../effective-config.js';
+import type { CliIO } from '../io.js';
+import { withMcp } from '../mcp-setup.js';
+import { servedAgentClass, servedAgents } from '../served-agents.js';
+import { agentMcpServer, runToolName } from '../server/agent-mcp-server.js';
+import { startMcpHttpServer } from '../server/mcp-http-server.js';
+import type { McpServeFlags } from './command-flags.js';
+import { TOKEN_ENV } from './serve-action.js';
+import { stopSignal } from '../stop-signal.js';
+
+/**
+ * What `qitos mcp serve` does. Over stdio, stdout is the protocol: every line for the operator goes to stderr;
+ * it serves until the client closes stdin, or SIGTERM/SIGINT. Over HTTP, until SIGTERM/SIGINT.
+ */
+export async function mcpServeAction(io: CliIO, flags: McpServeFlags): Promise<void> {
+  const config = await effectiveConfig({}, flags, io.cwd);
+  const { loaded, name } = await servedAgentClass(io, flags.agent, flags.export, flags.name);
+  await withMcp(config, io, async (mcp) => {
+    const agents = await servedAgents(io, loaded, name, config, flags.serveModel, mcp);
+    const tools = agents.map((a) => runToolName(a.id)).join(', ');
+    let stopped: Promise<unknown>;
+    let close: () => Promise<void>;
+    if (flags.http) {
+      const token = io.env[TOKEN_ENV] || undefined;
+      const server = await startMcpHttpServer({ agents, ...(token ? { token } : {}), host: flags.host, port: flags.port }).catch((err: Error) => {
+        throw new CliError(err.message);
+      });
+      io.err(`qitos mcp serve: streamable HTTP at ${server.url}/mcp  tools: ${tools}\nqitos mcp serve: ${server.authNote}\n`);
+      stopped = stopSignal();
+      close = server.close;
+    } else {
+      const server = agentMcpServer(agents, { name: `qitos-${name}`, version: '1' });
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+      process.stdin.once('end', () => void transport.close());
+      await server.connect(transport);
+      io.err(`qitos mcp serve: stdio  tools: ${tools}\n`);
+      stopped = Promise.race([closed, stopSignal()]);
+      close = () => server.close();
+    }
+    await stopped;
+    await close();
+  });
+}

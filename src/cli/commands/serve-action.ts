@@ -1,0 +1,44 @@
+import { resolve } from 'node:path';
+import { SkillManager } from '../../kit/skills/index.js';
+import { CliError } from '../cli-error.js';
+import { effectiveConfig } from '../effective-config.js';
+import type { CliIO } from '../io.js';
+import { withMcp } from '../mcp-setup.js';
+import { servedAgentClass, servedAgents, traceRoot } from '../served-agents.js';
+import { startServer } from '../server/start-server.js';
+import type { ServeFlags } from './command-flags.js';
+import { stopSignal } from '../stop-signal.js';
+
+/** The environment variable holding the bearer token (a flag would show in `ps`). */
+export const TOKEN_ENV = 'QITOS_SERVE_TOKEN';
+
+/** What `qitos serve` does: builds the agents, listens, and on SIGTERM or SIGINT shuts down gracefully. */
+export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
+  let config = await effectiveConfig({}, flags, io.cwd);
+  const skillsRoot = flags.skillsRoot ? resolve(io.cwd, flags.skillsRoot) : undefined;
+  if (skillsRoot) config = { ...config, skills: { ...config.skills, roots: [...(config.skills?.roots ?? []), skillsRoot] } };
+  const { loaded, name } = await servedAgentClass(io, flags.agent, flags.export, flags.name);
+  const skills = skillsRoot ? await SkillManager.open(skillsRoot).catch((err: Error) => { throw new CliError(`--skills-root: ${err.message}`); }) : undefined;
+  const token = io.env[TOKEN_ENV] || undefined;
+  await withMcp(config, io, async (mcp) => {
+    const agents = await servedAgents(io, loaded, name, config, flags.serveModel, mcp);
+    const server = await startServer({
+      agents,
+      ...(token ? { token } : {}),
+      host: flags.host,
+      port: flags.port,
+      traceDir: traceRoot(io, config),
+      ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
+      ...(skills ? { skills } : {}),
+    }).catch((err: Error) => {
+      throw new CliError(err.message);
+    });
+    // one write: a reader that waits for the "listening" line gets the token line with it
+    io.out(`qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\nqitos serve: ${server.authNote}\n`);
+    const signal = await stopSignal();
+    io.out(`qitos serve: ${signal}: finishing ${server.runs.active} run(s) (10 s), then interrupting them\n`);
+    await server.close();
+    io.out('qitos serve: stopped; traces flushed\n');
+  });
+}
+

@@ -1,0 +1,55 @@
+import { basename, extname, resolve } from 'node:path';
+import type { State } from '../core/index.js';
+import type { Engine } from '../engine/engine.js';
+import { ReActAgent } from '../kit/agents/index.js';
+import type { McpManager } from '../kit/mcp/mcp-manager.js';
+import { calculateTool, datetimeTool } from '../kit/tools/index.js';
+import { loadTraceKey } from '../trace/trace-key.js';
+import { loadAgent, type LoadedAgent } from './agent-loader.js';
+import { CliError } from './cli-error.js';
+import type { QitosConfig } from './config-schema.js';
+import type { CliIO } from './io.js';
+import { resolveModel } from './model-resolver.js';
+import { buildAgent, buildEngine, configuredModel } from './run-setup.js';
+import type { ServedAgent } from './server/serve-options.js';
+
+/** The agent of `--agent <module|react>` and the id clients name it by (`--name`, else "react" or the file name). */
+export async function servedAgentClass(io: CliIO, agent: string, exportName: string | undefined, name: string | undefined): Promise<{ loaded: LoadedAgent; name: string }> {
+  const loaded = agent === 'react' ? reactLoaded() : await loadAgent(agent, exportName, io.cwd);
+  return { loaded, name: name ?? (agent === 'react' ? 'react' : basename(agent, extname(agent))) };
+}
+
+/** The agent on the config's model as `name`, and on each of `extraModels` as `<name>@<provider:model>`. */
+export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string, config: QitosConfig, extraModels: string[], mcp: McpManager | undefined): Promise<ServedAgent[]> {
+  // The server's runs are this machine's: signed, so `qitos replay` of them needs no flag.
+  const signingKey = await loadTraceKey(io.env, { create: true });
+  const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey) }];
+  for (const id of extraModels) {
+    const model = await resolveModel({ id }, io.cwd, io.env);
+    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, { ...config, model: { ...config.model, id } }, model, io, mcp, signingKey) });
+  }
+  return agents;
+}
+
+/** The trace folder of the config, absolute. */
+export function traceRoot(io: CliIO, config: QitosConfig): string {
+  return resolve(io.cwd, config.trace?.dir ?? 'traces');
+}
+
+/** One agent and its engine; the server handles stop signals itself, so the engine does not. */
+async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined): Promise<Engine<State>> {
+  const agent = buildAgent(loaded, config, model);
+  if (!agent.model) throw new CliError(`the agent has no model: give --model <provider:model> (or model.id in the config)`);
+  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, ...(mcp ? { mcp } : {}) });
+}
+
+/** The built-in ReActAgent with the side-effect-free tools (calculate, datetime); skills and MCP tools join from the config. */
+function reactLoaded(): LoadedAgent {
+  class ServedReAct extends ReActAgent {
+    constructor(options: ConstructorParameters<typeof ReActAgent>[0] = {}) {
+      super({ ...options, tools: [calculateTool(), datetimeTool()] });
+    }
+  }
+  return { AgentClass: ServedReAct as unknown as LoadedAgent['AgentClass'], module: 'qitos-ts/agents', export: 'ReActAgent', absPath: '' };
+}
+

@@ -1,0 +1,38 @@
+import type { State } from '../../core/index.js';
+import type { Engine } from '../../engine/engine.js';
+import type { SkillManager } from '../../kit/skills/index.js';
+import type { LiveRuns } from './live-runs.js';
+
+/** One agent the server offers: `id` is what a request's `model` names (and GET /v1/models lists). */
+export interface ServedAgent {
+  id: string;
+  engine: Engine<State>;
+}
+
+/** What `createServeApp` serves and its limits. */
+export interface ServeAppOptions {
+  /** The agents by id; the ids must be unique. */
+  agents: ServedAgent[];
+  /** Bearer token every request must carry; undefined for none (only sensible on loopback, see startServer). */
+  token?: string;
+  /** Runs at once; one more is answered 429 with `retry-after` (default 8). */
+  maxRuns?: number;
+  /** Cap on a JSON request body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Cap on a skill ZIP upload in bytes (default 20 MiB). */
+  maxUploadBytes?: number;
+  /** The folder the engines write traces to: GET /v1/runs lists it. */
+  traceDir: string;
+  /** The skills root the skills API manages; without it those routes answer 404. */
+  skills?: SkillManager;
+}
+
+/** What the route files share. */
+export interface RouteContext {
+  options: ServeAppOptions;
+  runs: LiveRuns;
+}
+
+/** The default caps. */
+export const SERVE_DEFAULTS = { maxRuns: 8, maxBodyBytes: 1024 * 1024, maxUploadBytes: 20 * 1024 * 1024 } as const;
+

@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../src/models/index.js';
+import { startMcpHttpServer } from '../../src/cli/server/mcp-http-server.js';
+import { runToolName } from '../../src/cli/server/agent-mcp-server.js';
+import { CALC_AGENT, CALC_SCRIPT, tempDir } from '../helpers/cli-harness.js';
+import { adder, scriptedEngine } from './server/serve-fixtures.js';
+
+const BIN = resolve(__dirname, '../../bin/qitos.js');
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const closers: Array<() => Promise<unknown>> = [];
+beforeEach(async () => ({ dir, cleanup } = await tempDir('qitos-mcp-serve-')));
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+  await cleanup();
+});
+
+type Progress = { progress: number; message?: string };
+
+/**
+ * Records the progress notifications a client gets. The SDK client drops one that arrives in the same read as
+ * the result (its progress handler is removed before the notification's handler runs), so the test reads them
+ * through a notification handler of its own; `onprogress` is still passed, to make the client send a progress token.
+ */
+function recordProgress(client: Client): Progress[] {
+  const seen: Progress[] = [];
+  client.setNotificationHandler(ProgressNotificationSchema, (n) => void seen.push(n.params));
+  return seen;
+}
+
+describe('qitos mcp serve', () => {
+  it('over stdio: one run_<agent> tool, progress per step, the answer and the trace id out (the SDK client drives it)', async () => {
+    const client = new Client({ name: 'test-host', version: '1' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', 'serve', '--agent', CALC_AGENT, '--model', `scripted:${CALC_SCRIPT}`], cwd: dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d));
+    await client.connect(transport);
+    closers.push(() => client.close());
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['run_calc-agent']);
+    expect(tools[0].inputSchema.required).toEqual(['task']);
+    const progress = recordProgress(client);
+    const result = await client.callTool({ name: 'run_calc-agent', arguments: { task: 'What is 17 * 23?' } }, undefined, { onprogress: () => {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: '391' }]);
+    const out = result.structuredContent as { answer: string; runId: string; stopReason: string; steps: number };
+    expect(out).toMatchObject({ answer: '391', stopReason: 'final', steps: 2 });
+    expect(progress.map((p) => [p.progress, p.message])).toEqual([[1, 'step 1: called calc'], [2, 'step 2: decided']]);
+    const manifest = JSON.parse(await readFile(join(dir, 'traces', out.runId, 'manifest.json'), 'utf8'));
+    expect(manifest.status).toBe('completed');
+    expect(stderr).toMatch(/qitos mcp serve: stdio {2}tools: run_calc-agent/);
+  }, 60_000);
+
+  it('over streamable HTTP: the same tool, progress notifications, isError for a run that fails, and the token rule', async () => {
+    const traceDir = join(dir, 'traces');
+    const broken = scriptedEngine(traceDir, () => ({ text: 'x' }), false, new ScriptedModel([]));
+    const server = await startMcpHttpServer({ agents: [{ id: 'adder', engine: scriptedEngine(traceDir, adder, true) }, { id: 'broken', engine: broken }], token: 'tok', port: 0 });
+    closers.push(server.close);
+    const connect = async (token: string) => {
+      const client = new Client({ name: 'test-host', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      closers.push(() => client.close());
+      return client;
+    };
+    await expect(connect('wrong')).rejects.toThrow(/401|invalid_api_key|Incorrect API key/);
+    const client = await connect('tok');
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['run_adder', 'run_broken']);
+    const progress = recordProgress(client);
+    const ok = await client.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } }, undefined, { onprogress: () => {} });
+    expect(ok.structuredContent).toMatchObject({ answer: '5', stopReason: 'final', steps: 2 });
+    expect(progress.map((p) => p.message)).toEqual(['step 1: called add', 'step 2: decided']);
+    const bad = await client.callTool({ name: 'run_broken', arguments: { task: 'x' } });
+    expect(bad.isError).toBe(true);
+    expect((bad.content as Array<{ text: string }>)[0].text).toMatch(/^the run ended unrecoverable_error: .*script exhausted.* \(trace \S+\)$/);
+    const invalid = await client.callTool({ name: 'run_adder', arguments: { task: '' } }).catch((e: Error) => ({ isError: true, content: [{ text: e.message }] }));
+    expect(invalid.isError).toBe(true);
+  }, 60_000);
+
+  it('names tools run_<id> within MCP\'s allowed characters', () => {
+    expect(runToolName('react@openai:gpt-4o-mini')).toBe('run_react_openai_gpt-4o-mini');
+    expect(runToolName('x'.repeat(100))).toHaveLength(64);
+  });
+});
