@@ -1,5 +1,6 @@
 import { EnvError } from '../core/index.js';
-import { runCommand, type CommandResult } from './run-command.js';
+import { PLUMBING_OUTPUT_CAP, plumbingEnv } from './plumbing-env.js';
+import { runProcessBytes, type ProcessBytes } from './sandbox/run-process.js';
 
 /** Host variables the docker CLI may need to find its engine (passed through; nothing else of the host's is). */
 export const DOCKER_CLI_ENV = ['DOCKER_HOST', 'DOCKER_CONTEXT', 'DOCKER_CONFIG', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY', 'DOCKER_API_VERSION'];
@@ -16,14 +17,15 @@ export class DockerCli {
     passEnv: readonly string[] = DOCKER_CLI_ENV,
   ) {
     const host = process.env;
-    this.env = { PATH: host.PATH || '/usr/local/bin:/usr/bin:/bin', HOME: host.HOME || '/', LANG: 'C' };
+    this.env = plumbingEnv(host.HOME || '/');
     for (const name of passEnv) if (host[name] !== undefined) this.env[name] = host[name]!;
   }
 
   /** Runs `docker <args>`. */
-  async run(args: readonly string[], options: { input?: string | Uint8Array; timeoutMs: number; maxOutputBytes?: number; signal?: AbortSignal }): Promise<CommandResult> {
+  async run(args: readonly string[], options: { input?: string | Uint8Array; timeoutMs: number; maxOutputBytes?: number; signal?: AbortSignal }): Promise<ProcessBytes> {
     try {
-      return await runCommand(this.bin, args, { env: this.env, ...options });
+      const { input, maxOutputBytes, ...rest } = options;
+      return await runProcessBytes(this.bin, args, { env: this.env, maxOutputBytes: maxOutputBytes ?? PLUMBING_OUTPUT_CAP, ...rest, ...(input !== undefined ? { stdin: input } : {}) });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new EnvError(`DockerEnv needs the docker CLI: "${this.bin}" was not found on PATH (install Docker, or pass docker: "/path/to/docker")`, { cause: err });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Env, EnvArtifact, FileOps, OpGroups, ProcessOps, Task } from '../core/index.js';
 import { EnvError } from '../core/index.js';
 import { HostEnv, type HostEnvOptions } from './host-env.js';
-import { plumbingEnv, runCommand } from './run-command.js';
+import { PLUMBING_OUTPUT_CAP, plumbingEnv } from './plumbing-env.js';
+import { runProcessBytes } from './sandbox/run-process.js';
 
 /** A changed file of a RepoEnv workspace, against the base commit. */
 export interface RepoFileChange {
@@ -221,12 +222,12 @@ export class RepoEnv implements Env {
     const tmp = this.tmp!;
     const where = withTree ? ['--git-dir', path.join(tmp, 'git'), '--work-tree', path.join(tmp, 'work')] : [];
     try {
-      return await runCommand(this.options.git ?? 'git', [...GIT_SAFETY, ...where, ...args], {
+      return await runProcessBytes(this.options.git ?? 'git', [...GIT_SAFETY, ...where, ...args], {
         // Nothing of the host's git settings (GIT_DIR, GIT_INDEX_FILE, ~/.gitconfig) reaches these commands.
         env: plumbingEnv(tmp, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_ATTR_NOSYSTEM: '1' }),
         ...(withTree ? { cwd: path.join(tmp, 'work') } : {}),
         timeoutMs: this.options.gitTimeoutMs ?? 120_000,
-        ...(maxOutputBytes ? { maxOutputBytes } : {}),
+        maxOutputBytes: maxOutputBytes ?? PLUMBING_OUTPUT_CAP,
         signal,
       });
     } catch (err) {

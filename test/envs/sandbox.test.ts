@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError, decide } from '../../src/core/index.js';
 import { Engine } from '../../src/engine/engine.js';
-import { HostEnv, Sandbox, bwrapArgv, runProcess } from '../../src/envs/index.js';
+import { HostEnv, Sandbox, runProcess } from '../../src/envs/index.js';
 import { readTrace } from '../../src/trace/trace-reader.js';
 import { fileTree } from '../helpers/file-tree.js';
 import { eventually, processesWithArg } from '../helpers/host-processes.js';
@@ -170,15 +170,6 @@ describe('Sandbox', () => {
     bare.close();
     expect(new Sandbox({ mode: 'none' }).note).toBeUndefined();
     expect(() => new Sandbox({ limits: { processes: 0 } })).toThrow(/processes must be a positive integer/);
-  });
-
-  it('builds bubblewrap arguments: every namespace unshared, writable folders last, network only when allowed', () => {
-    const args = bwrapArgv({ cwd: '/w/sub', writable: ['/w'], readOnly: ['/opt/tools'], network: false });
-    expect(args.slice(0, 5)).toEqual(['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL']);
-    expect(args).not.toContain('--share-net');
-    expect(args.join(' ')).toMatch(/--ro-bind \/opt\/tools \/opt\/tools --bind \/w \/w --chdir \/w\/sub$/);
-    expect(args.join(' ')).toContain('--proc /proc --dev /dev --tmpfs /tmp');
-    expect(bwrapArgv({ cwd: '/w', writable: ['/w'], readOnly: [], network: true })).toContain('--share-net');
   });
 
   it('the trace manifest records the sandbox of the run\'s env', async () => {

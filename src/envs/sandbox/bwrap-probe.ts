@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileInfo } from './bwrap-argv.js';
 
 /** Whether bubblewrap can make sandboxes on this machine. */
 export type BwrapProbe = { available: true; version: string } | { available: false; reason: string };
@@ -24,4 +27,12 @@ export function probeBwrap(bwrap: string): BwrapProbe {
     return { available: false, reason: `bubblewrap cannot create namespaces here: ${why}` };
   }
   return { available: true, version: version.stdout.trim() };
+}
+
+/**
+ * A bwrap binary that works here, or undefined: the first of `candidates` (default: `bwrap` in each folder of
+ * PATH) that is a file and passes {@link probeBwrap}. Runs the probe, so call it once and keep the answer.
+ */
+export function findBwrap(candidates: readonly string[] = (process.env.PATH ?? '/usr/bin:/bin').split(delimiter).map((d) => join(d, 'bwrap'))): string | undefined {
+  return candidates.find((bin) => fileInfo(bin, statSync)?.isFile() && probeBwrap(bin).available);
 }

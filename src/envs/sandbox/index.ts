@@ -1,7 +1,5 @@
 /** Running untrusted programs: bubblewrap sandbox command lines, kernel limits, and a process runner with its own group, timeout and output cap. */
 export { Sandbox, DEFAULT_LIMITS, type SandboxMode, type SandboxOptions, type SandboxedCommand } from './sandbox.js';
 export { bwrapArgv, limitArgv, SYSTEM_DIRS, type BwrapSpec, type SandboxLimits } from './bwrap-argv.js';
-export { probeBwrap, type BwrapProbe } from './bwrap-probe.js';
-export { runProcess, killGroup, LINGER_NOTE, type RunProcessOptions } from './run-process.js';
-export { bwrapArgs, findBwrap, type BwrapOptions } from './bwrap.js';
-export { runCapped, type CappedRun } from './run-capped.js';
+export { probeBwrap, findBwrap, type BwrapProbe } from './bwrap-probe.js';
+export { runProcess, runProcessBytes, killGroup, LINGER_NOTE, type RunProcessOptions, type ProcessBytes } from './run-process.js';

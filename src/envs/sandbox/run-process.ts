@@ -9,44 +9,90 @@ export const LINGER_NOTE =
   '[the command exited, but a background process it started still held its output, so it was stopped with the command. ' +
   'To keep a background process running, send its output to a file: cmd > out.log 2>&1 &]';
 
-/** Options of {@link runProcess}. */
+/** Options of {@link runProcess} and {@link runProcessBytes}. */
 export interface RunProcessOptions {
-  cwd: string;
+  /** The folder the program starts in (default: this process's). */
+  cwd?: string;
   /** The whole environment the program sees (nothing is inherited). */
   env: Record<string, string>;
   /** Wall-clock limit, ms: past it the process group is killed and the result says `timedOut`. */
   timeoutMs: number;
   /** Cap on stdout + stderr together, bytes: past it the group is killed and the result says `truncated`. */
   maxOutputBytes: number;
-  /** Aborting kills the group; the call rejects with AbortedError. */
+  /** Aborting kills the group (runProcess then rejects with AbortedError; runProcessBytes says `aborted`). */
   signal?: AbortSignal;
   /** Written to stdin, which is then closed (default: closed at once). */
-  stdin?: string;
+  stdin?: string | Uint8Array;
   /** The child is in this set while it runs (so an owner can kill everything still running). */
   running?: Set<ChildProcess>;
   /** Run as this user and group (Node's spawn `uid`/`gid`; needs the privilege to switch). */
   uid?: number;
   gid?: number;
-  /** Names the command in the abort error (default: the program and its arguments). */
+  /** Names the command in errors (default: the program and its arguments). */
   label?: string;
+}
+
+/** What {@link runProcessBytes} returns: the exit, the output as bytes, and which limit (if any) ended the run. */
+export interface ProcessBytes {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  timedOut: boolean;
+  /** The output passed `maxOutputBytes`: the group was killed and the output kept is cut there. */
+  truncated: boolean;
+  /** The caller's signal aborted the run (the group was killed). */
+  aborted: boolean;
+  /** The program exited, but a background process it started held the output; it was stopped with its group. */
+  lingered: boolean;
+  durationMs: number;
 }
 
 /**
  * Runs a program as the leader of its own process group, with exactly the environment given, a wall-clock
- * timeout, an output cap and abort:
+ * timeout, an output cap and abort, and returns its output as text:
  * - the timeout, the cap and the abort kill the whole group (`SIGKILL` to `-pgid`), children included;
  * - the run ends when the program exits: output still in flight is read for up to 200 ms more; a
  *   background process that still holds the output pipes then (`server &`) is stopped with its group and
  *   {@link LINGER_NOTE} is added to stderr, instead of the run waiting for it until the timeout.
- * Used by HostEnv's process ops (through a {@link Sandbox} command line) and meant for any other caller that
- * runs untrusted programs, such as skill scripts.
+ * Rejects with AbortedError when aborted, and with an EnvError naming the program when it cannot be started.
+ * The one runner of untrusted programs: HostEnv's commands (through a {@link Sandbox} command line) and skill
+ * scripts (inside bubblewrap); envs' plumbing (git, the docker CLI) uses {@link runProcessBytes}.
  */
-export function runProcess(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessResult> {
+export async function runProcess(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessResult> {
+  const label = () => (options.label ?? [file, ...args].join(' ')).slice(0, 200);
+  const { signal } = options;
+  // Already aborted: the same error as an abort while it runs (the caller's own reason when it is one).
+  if (signal?.aborted) throw signal.reason instanceof AbortedError ? signal.reason : new AbortedError(`command aborted before it started: ${label()}`);
+  const r = await runProcessBytes(file, args, options).catch((e: NodeJS.ErrnoException) => {
+    throw new EnvError(e.code === 'ENOENT' ? `cannot run "${file}": it was not found (is it installed, and on PATH?)` : `cannot run "${file}": ${e.message}`, { cause: e });
+  });
+  if (r.aborted) throw new AbortedError(`command aborted after ${Math.round(r.durationMs)} ms: ${label()}`);
+  const stderr = r.stderr.toString('utf8');
+  return {
+    exitCode: r.exitCode,
+    signal: r.signal,
+    stdout: r.stdout.toString('utf8'),
+    stderr: r.lingered ? withNote(stderr, LINGER_NOTE) : stderr,
+    timedOut: r.timedOut,
+    truncated: r.truncated,
+    durationMs: r.durationMs,
+  };
+}
+
+/**
+ * {@link runProcess} with the output as bytes (binary-safe: a `git diff --binary`, a tar stream) and an abort
+ * reported in the result rather than thrown. Rejects only when the program cannot be started or its stdin cannot
+ * be written, with Node's own error (`code` ENOENT: the caller names what is missing).
+ */
+export function runProcessBytes(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessBytes> {
   const { signal, running, timeoutMs, maxOutputBytes: cap } = options;
-  signal?.throwIfAborted();
   const started = performance.now();
+  if (signal?.aborted) {
+    return Promise.resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timedOut: false, truncated: false, aborted: true, lingered: false, durationMs: 0 });
+  }
   const child = spawn(file, args, {
-    cwd: options.cwd,
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: options.env,
     detached: true, // its own process group, so a kill reaches the command's children too
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -55,7 +101,7 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
   });
   running?.add(child);
 
-  return new Promise<ProcessResult>((resolve, reject) => {
+  return new Promise<ProcessBytes>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let bytes = 0;
@@ -119,21 +165,11 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       signal?.removeEventListener('abort', onAbort);
       running?.delete(child);
       if (error) return reject(error);
-      if (aborted) return reject(new AbortedError(`command aborted after ${Math.round(performance.now() - started)} ms: ${(options.label ?? [file, ...args].join(' ')).slice(0, 200)}`));
-      const stderr = Buffer.concat(err).toString('utf8');
-      resolve({
-        exitCode,
-        signal: sig,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: lingered ? withNote(stderr, LINGER_NOTE) : stderr,
-        timedOut,
-        truncated,
-        durationMs: performance.now() - started,
-      });
+      resolve({ exitCode, signal: sig, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut, truncated, aborted, lingered, durationMs: performance.now() - started });
     };
-    child.on('error', (e: NodeJS.ErrnoException) => {
+    child.on('error', (e) => {
       kill();
-      finish(null, null, new EnvError(e.code === 'ENOENT' ? `cannot run commands: "${file}" was not found on PATH` : `cannot run command: ${e.message}`, { cause: e }));
+      finish(null, null, e);
     });
     // After a kill, 'exit' is enough (pipes may be held by stray grandchildren); otherwise wait for 'close'
     // so no output is lost, but not for a background process that holds the pipes open (see armDrain).
@@ -145,7 +181,10 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
     child.on('close', (code, sig) => finish(code, sig));
     child.stdin!.on('error', (e: NodeJS.ErrnoException) => {
       // EPIPE: the program exited without reading its input; that is its business, not an error of the run.
-      if (e.code !== 'EPIPE') finish(null, null, new EnvError(`cannot write the command's stdin: ${e.message}`, { cause: e }));
+      if (e.code !== 'EPIPE') {
+        kill();
+        finish(null, null, e);
+      }
     });
     child.stdin!.end(options.stdin ?? '');
   });

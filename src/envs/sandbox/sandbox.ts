@@ -89,7 +89,7 @@ export class Sandbox {
     const limits = this.limited ? ['prlimit', ...limitArgv(this.limits, sandboxed)] : [];
     const inner = [...limits, ...argv];
     if (!sandboxed) return { file: inner[0], args: inner.slice(1) };
-    return { file: this.bwrap, args: [...bwrapArgv({ cwd: place.cwd, writable: place.writable, readOnly: this.readOnly, network: this.network }), '--', ...inner] };
+    return { file: this.bwrap, args: [...bwrapArgv({ cwd: place.cwd, writable: place.writable, readOnly: this.readOnly, network: this.network, etc: 'all' }), '--', ...inner] };
   }
 
   private probe(): { bwrap: BwrapProbe; prlimit: boolean } {

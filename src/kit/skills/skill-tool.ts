@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type FileOps, type Tool, type ToolContext } from '../../core/index.js';
 import { looksBinary, truncateOutput } from '../tools/index.js';
 import { toolError } from '../tools/tool-env.js';
-import { skillFiles, type SkillCatalog } from './skill-catalog.js';
+import { skillFiles, unknownSkillMessage, type SkillCatalog } from './skill-catalog.js';
 
 const parameters = z.object({
   name: z.string().describe('The skill to load, by its name from the list in this tool\'s description.'),
@@ -29,10 +29,7 @@ export function skillTool(catalog: SkillCatalog, options: { maxListedFiles?: num
     keepOutput: true,
     async execute({ name, file }, ctx) {
       const skill = catalog.get(name);
-      if (!skill) {
-        const names = catalog.skills.map((s) => s.name);
-        throw toolError(`Unknown skill "${name}". Available skills: ${names.length ? names.join(', ') : '(none)'}.`);
-      }
+      if (!skill) throw toolError(unknownSkillMessage(catalog, name));
       if (file !== undefined) {
         const inside = insidePath(file);
         if (inside === undefined) throw toolError(`${file} is outside the folder of skill "${name}": give a path from the list the skill returned`);

@@ -2,7 +2,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type { ProcessResult } from '../../core/index.js';
 import { isInside } from '../../envs/index.js';
-import { bwrapArgs, findBwrap, runCapped } from '../../envs/sandbox/index.js';
+import { bwrapArgv, findBwrap, runProcess } from '../../envs/sandbox/index.js';
 
 /** Options of a SkillsSandboxExecutor. Every field has a default. */
 export interface SkillsSandboxOptions {
@@ -55,7 +55,7 @@ const DEFAULT_SCRIPTS = ['execute.mjs', 'execute.js', 'execute.cjs', 'execute.py
 
 /**
  * Runs a skill's scripts (`scripts/*.mjs|js|cjs|py|sh`) in a child process, isolated:
- * - inside bubblewrap (see `bwrapArgs`): only the system folders, the skill folder (read-only) and the workspace
+ * - inside bubblewrap (see `bwrapArgv`): only the system folders, the skill folder (read-only) and the workspace
  *   (read-write) are mounted; own PID/IPC/UTS/user namespaces; no network; cleared environment (PATH, HOME = the
  *   workspace, LANG); cwd the workspace;
  * - Node scripts additionally under Node's permission model: reads only in the skill folder and the workspace,
@@ -108,13 +108,13 @@ export class SkillsSandboxExecutor {
     const interpreter = await this.interpreter(kind);
     const command = [...interpreter.argv, ...this.interpreterFlags(kind, skillDir, workspace), script];
     const env = { PATH: '/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8' };
-    const argv = bwrap ? [bwrap, ...bwrapArgs({ readOnly: [skillDir, ...interpreter.binds, ...(this.options.readOnly ?? [])], writable: [workspace], cwd: workspace, env }), ...command] : command;
+    const argv = bwrap ? [bwrap, ...bwrapArgv({ readOnly: [skillDir, ...interpreter.binds, ...(this.options.readOnly ?? [])], writable: [workspace], cwd: workspace, env }), '--', ...command] : command;
     const sandbox: SandboxInfo = {
       layers: [...(bwrap ? (['bwrap'] as const) : []), ...(kind === 'node' ? (['node-permission'] as const) : [])],
       missing: bwrap ? [] : ['network isolation: bubblewrap is not available, so the script can open network connections', 'process namespaces (PID, IPC): bubblewrap is not available'],
     };
     const stdin = JSON.stringify(request.args ?? {});
-    const r = await runCapped({ argv, cwd: workspace, env, stdin, timeoutMs: this.timeoutMs, maxOutputBytes: this.maxOutputBytes, signal: request.signal });
+    const r = await runProcess(argv[0]!, argv.slice(1), { cwd: workspace, env, stdin, timeoutMs: this.timeoutMs, maxOutputBytes: this.maxOutputBytes, signal: request.signal, label: relative(skillDir, script) });
     return result(r, sandbox, relative(skillDir, script), this.timeoutMs, this.maxOutputBytes);
   }
 

@@ -54,6 +54,8 @@ describe('skill tool', () => {
     await expect(tool.execute({ name: 'theme-factory', file: '/etc/passwd' }, ctx)).rejects.toThrow(/outside/i);
     await expect(tool.execute({ name: 'jailed', file: 'link.txt' }, ctx)).rejects.toThrow(/outside/i);
     await expect(tool.execute({ name: 'nope' }, ctx)).rejects.toThrow('Unknown skill "nope". Available skills: brand-guidelines, internal-comms, jailed, theme-factory.');
+    // The same answer as the other skill tools give: close names first.
+    await expect(tool.execute({ name: 'theme-factroy' }, ctx)).rejects.toThrow('Unknown skill "theme-factroy". Did you mean: theme-factory?');
   });
 
   it('an env that cannot mount: the skill loads, its files are a clear error', async () => {
