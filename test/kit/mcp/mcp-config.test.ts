@@ -66,9 +66,11 @@ describe('mcp: the config a trace records', () => {
           [env, (rec.a as { env: Record<string, string> }).env],
           [headers, (rec.b as { headers: Record<string, string> }).headers],
         ] as const) {
-          for (const [k, v] of Object.entries(given)) expect(kept[k]).toBe(/\$\{[A-Za-z_]/.test(v) ? v : MCP_REDACTED);
+          // A reference is a whole `${NAME}`; an unterminated `${A` is a literal (maybe a secret) and is redacted.
+          for (const [k, v] of Object.entries(given)) expect(kept[k]).toBe(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(v) ? v : MCP_REDACTED);
         }
       }),
+      { examples: [[{ K: '${A' }, { H: 'x${B' }]] },
     );
   });
 });
