@@ -121,6 +121,17 @@ export const EnvConfig = z.discriminatedUnion('type', [
 ]);
 
 /**
+ * The run's long-term memory (docs/memory.md): `ctx.memory` in agent methods. Paths are relative to the working
+ * folder; the markdown notes file defaults to `.qitos/memory.md` in the workspace (or the working folder).
+ */
+export const MemoryConfig = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('window'), size: positiveInt.optional() }),
+  z.strictObject({ type: z.literal('summary'), keepRecent: positiveInt.optional(), foldBatch: positiveInt.optional(), maxOutputTokens: positiveInt.optional() }),
+  z.strictObject({ type: z.literal('vector'), path: z.string().min(1).optional(), maxRecords: positiveInt.optional(), dimensions: positiveInt.optional() }),
+  z.strictObject({ type: z.literal('markdown'), path: z.string().min(1).optional(), maxRecords: positiveInt.optional() }),
+]);
+
+/**
  * The `--config` YAML file. Every section is optional; CLI flags override it, it overrides the defaults,
  * and the effective result is recorded in the manifest (`config`) so replay and fork rebuild the same run.
  */
@@ -130,6 +141,7 @@ export const QitosConfig = z.strictObject({
   policies: PoliciesConfig.optional(),
   trace: TraceConfig.optional(),
   env: EnvConfig.optional(),
+  memory: MemoryConfig.optional(),
   /** Skill folders (relative to the working folder): the agent gets the `skill` tool over the skills found there. */
   skills: z.strictObject({ roots: z.array(z.string().min(1)).min(1, 'give at least one skills folder') }).optional(),
   /** MCP servers by name: their tools join the agent's, their resources and prompts become usable (docs/mcp.md). */

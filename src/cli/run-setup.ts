@@ -1,11 +1,12 @@
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import type { ActionRunner, Env, Hook, Model, ParentLink, Policy, State } from '../core/index.js';
+import { join, resolve } from 'node:path';
+import type { ActionRunner, Env, Hook, Memory, Model, ParentLink, Policy, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
-import { loadSkills, skillTool } from '../kit/skills/index.js';
+import { hashingEmbedder, loadSkills, skillTool } from '../kit/skills/index.js';
+import { markdownMemory, summaryMemory, vectorMemory, windowMemory } from '../kit/memory/index.js';
 import { CliError } from './cli-error.js';
 import type { LoadedAgent } from './agent-loader.js';
 import type { QitosConfig } from './config-schema.js';
@@ -60,6 +61,27 @@ export function buildEnv(config: QitosConfig, cwd: string): Env | undefined {
   }
 }
 
+/** A factory of the memory the config asks for (every run its own instance; files carry over runs), or undefined. */
+export function buildMemory(config: QitosConfig, cwd: string): (() => Memory) | undefined {
+  const m = config.memory;
+  if (!m) return undefined;
+  const base = config.env?.type === 'host' ? resolve(cwd, config.env.root) : cwd;
+  switch (m.type) {
+    case 'window':
+      return () => windowMemory(m);
+    case 'summary':
+      return () => summaryMemory(m);
+    case 'vector': {
+      const embedder = hashingEmbedder(m.dimensions ? { dimensions: m.dimensions } : {});
+      return () => vectorMemory({ embedder, ...(m.maxRecords ? { maxRecords: m.maxRecords } : {}), ...(m.path ? { path: resolve(cwd, m.path) } : {}) });
+    }
+    case 'markdown': {
+      const path = m.path ? resolve(cwd, m.path) : join(base, '.qitos', 'memory.md');
+      return () => markdownMemory({ path, ...(m.maxRecords ? { maxRecords: m.maxRecords } : {}) });
+    }
+  }
+}
+
 /** Gives the agent the `skill` tool over the config's skill folders (unless it already has a tool named `skill`). */
 export async function addSkills(agent: AgentModule<State, unknown>, config: QitosConfig, cwd: string): Promise<void> {
   if (!config.skills || agent.tools.has('skill')) return;
@@ -75,6 +97,8 @@ export interface EngineSetup {
   loaded: LoadedAgent;
   config: QitosConfig;
   cwd: string;
+  /** Forces this memory on the engine (replay serves the recorded reads), whatever the config asks for. */
+  memory?: Memory;
   /** Forces this model on the engine (replay), whatever the agent built for itself. */
   model?: Model;
   executor?: ActionRunner;
@@ -105,10 +129,12 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`trace folder ${traceDir} cannot be created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`);
   });
+  const memory = s.memory ?? buildMemory(s.config, s.cwd);
   return new Engine<State>({
     agent: s.agent,
     ...(env ? { env } : {}),
     ...(s.model ? { model: s.model } : {}),
+    ...(memory ? { memory } : {}),
     policies: [...buildPolicies(s.config, s.agent), ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
     hooks: s.hooks ?? [],
     budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),

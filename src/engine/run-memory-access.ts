@@ -35,14 +35,15 @@ export class RunMemoryAccess implements MemoryAccess {
   async retrieve(query: string, k: number): Promise<MemoryRecord[]> {
     const ctx = this.context();
     const records = await this.memory.retrieve(query, k, ctx);
-    this.note('retrieve', ctx, { query, k, returned: records.length, steps: records.map((r) => r.step) });
+    // The records themselves: a replay serves them back, so it sees what the run saw whatever the memory holds now.
+    this.note('retrieve', ctx, { query, k, returned: records.length, steps: records.map((r) => r.step), records });
     return records;
   }
 
   async summarize(): Promise<string> {
     const ctx = this.context();
     const summary = await this.memory.summarize(ctx);
-    this.note('summarize', ctx, { chars: summary.length });
+    this.note('summarize', ctx, { chars: summary.length, summary });
     return summary;
   }
 

@@ -14,6 +14,7 @@ export { stateAtStep } from './state-at-step.js';
 export { shortHash } from './short-hash.js';
 export { fileSafeName } from './file-safe-name.js';
 export { ReplayModel, type ReplayModelOptions } from './replay-model.js';
+export { ReplayMemory, type ReplayMemoryOptions } from './replay-memory.js';
 export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
 export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';
 export { diffTraces, stepLabel, decisionKey, stableJson, DIFF_PHASES, type DiffPhase, type StepDiff, type RunTotals, type TraceDiff } from './trace-diff.js';

@@ -1,7 +1,7 @@
 import { QitosError } from '../core/index.js';
 
 /** The part of a model request or tool call where a replay left its recording. */
-export type DriftPart = 'system' | 'messages' | 'tools' | 'params' | 'model-calls' | 'tool-call';
+export type DriftPart = 'system' | 'messages' | 'tools' | 'params' | 'model-calls' | 'tool-call' | 'memory';
 
 /** Where a replay's live run differs from the recorded one. */
 export interface ReplayDrift {
@@ -19,6 +19,7 @@ export const DRIFT_PART_NAMES: Record<DriftPart, string> = {
   params: 'model params',
   'model-calls': 'number of model calls',
   'tool-call': 'tool call',
+  memory: 'memory access',
 };
 
 /**

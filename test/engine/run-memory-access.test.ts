@@ -54,7 +54,7 @@ describe('run memory', () => {
     expect(memory.resets).toBe(1);
     const events = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'memory');
     expect(events.map((e) => `${e.step}:${(e.data as { op: string }).op}`)).toEqual(['0:reset', '1:append', '2:append', '3:append', '3:retrieve', '3:evict', '3:summarize']);
-    expect(events[4].data).toEqual({ step: 3, memory: 'list', op: 'retrieve', data: { query: 'apples', k: 2, returned: 2, steps: [2, 3] } });
+    expect(events[4].data).toEqual({ step: 3, memory: 'list', op: 'retrieve', data: { query: 'apples', k: 2, returned: 2, steps: [2, 3], records: [{ step: 2, role: 'agent', content: 'note 2 about apples' }, { step: 3, role: 'agent', content: 'note 3 about apples' }] } });
     expect(events[1].data).toMatchObject({ op: 'append', data: { role: 'agent', chars: 'note 1 about apples'.length, recordStep: 1 } });
   });
 

@@ -1,4 +1,4 @@
-import { ReplayExecutor, ReplayModel, decisionKey, stateAtStep, stepLabel } from '../../trace/index.js';
+import { ReplayExecutor, ReplayMemory, ReplayModel, decisionKey, stateAtStep, stepLabel } from '../../trace/index.js';
 import { effectiveConfig } from '../effective-config.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine } from '../run-setup.js';
@@ -20,6 +20,8 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
   const agent = buildAgent(loaded, runConfig, model);
   const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
+  // The recorded memory reads are served back: the replay sees what the run saw, whatever the notes file holds now.
+  const memory = new ReplayMemory(parent.events, { allowDrift: flags.allowDrift });
   const view = new LiveView((line) => io.out(line));
   // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
   const result = await withMcp(runConfig, io, async (mcp) => {
@@ -31,6 +33,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
       warn: (l) => io.err(l),
       model,
       executor,
+      ...(memory.recorded ? { memory } : {}),
       parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
       hooks: flags.json || flags.quiet ? [] : [view.hook],
       ...(mcp ? { mcp } : {}),
@@ -52,7 +55,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     if (same) matchedDecisions++;
     else if (!firstMismatch) firstMismatch = { step: (r ?? l).step, recorded: r ? stepLabel(r) : null, replayed: l ? stepLabel(l) : null };
   }
-  const drifts = [...model.drifts, ...(executor?.drifts ?? [])].sort((x, y) => x.step - y.step);
+  const drifts = [...model.drifts, ...(executor?.drifts ?? []), ...memory.drifts].sort((x, y) => x.step - y.step);
   const matched = firstMismatch === null;
   const outcome = {
     matched,

@@ -1,28 +1,46 @@
 /**
  * Vectors of one length packed row by row in a Float32Array, for cosine-similarity scans: one pass over the rows
  * keeps only the best `k`, and a query that is mostly zeros (a few words through the hashing embedder) touches
- * only its non-zero columns, so a scan costs rows x non-zeros rather than rows x dimensions.
+ * only its non-zero columns, so a scan costs rows x non-zeros rather than rows x dimensions. Rows can be added
+ * one at a time (vector memory): the storage doubles when full, so an append costs O(dims) amortised.
  */
 export class VectorMatrix {
-  readonly rows: number;
-  private readonly data: Float32Array;
+  private count = 0;
+  private data: Float32Array;
   /** Row norms in double precision: a float32 norm of a tiny vector (denormal values) can be off by 40%. */
-  private readonly norms: Float64Array;
+  private norms: Float64Array;
 
   constructor(
     vectors: readonly (readonly number[])[],
     readonly dims: number,
   ) {
-    this.rows = vectors.length;
-    this.data = new Float32Array(this.rows * dims);
-    this.norms = new Float64Array(this.rows);
-    vectors.forEach((v, i) => {
-      if (v.length !== dims) throw new Error(`vector ${i} has length ${v.length}; this index holds vectors of length ${dims}`);
-      this.data.set(v, i * dims);
-      let sq = 0;
-      for (const x of v) sq += x * x;
-      this.norms[i] = Math.sqrt(sq);
-    });
+    this.data = new Float32Array(vectors.length * dims);
+    this.norms = new Float64Array(vectors.length);
+    for (const v of vectors) this.add(v);
+  }
+
+  /** How many vectors the matrix holds. */
+  get rows(): number {
+    return this.count;
+  }
+
+  /** Appends a vector as the last row. */
+  add(v: readonly number[]): void {
+    if (v.length !== this.dims) throw new Error(`vector ${this.count} has length ${v.length}; this index holds vectors of length ${this.dims}`);
+    if (this.count === this.norms.length) {
+      const capacity = Math.max(16, this.norms.length * 2);
+      const data = new Float32Array(capacity * this.dims);
+      data.set(this.data);
+      const norms = new Float64Array(capacity);
+      norms.set(this.norms);
+      this.data = data;
+      this.norms = norms;
+    }
+    this.data.set(v, this.count * this.dims);
+    let sq = 0;
+    for (const x of v) sq += x * x;
+    this.norms[this.count] = Math.sqrt(sq);
+    this.count++;
   }
 
   /** The `k` rows most similar to `query` (cosine), best first, as row indexes with scores. */
@@ -42,7 +60,7 @@ export class VectorMatrix {
     const sparse = cols.length * 2 < this.dims;
     const best: Array<{ row: number; score: number }> = [];
     const { data, dims, norms } = this;
-    for (let i = 0; i < this.rows; i++) {
+    for (let i = 0; i < this.count; i++) {
       const o = i * dims;
       let dot = 0;
       if (sparse) for (let c = 0; c < cols.length; c++) dot += q[cols[c]] * data[o + cols[c]];
