@@ -17,7 +17,13 @@ export const Decision = z.discriminatedUnion('mode', [
   ActDecision,
   FinalDecision,
   WaitDecision,
-  z.object({ mode: z.literal('branch'), candidates: z.array(SimpleDecision).min(1), rationale: z.string().optional() }),
+  z.object({
+    mode: z.literal('branch'),
+    candidates: z.array(SimpleDecision).min(1),
+    /** The agent's own scores of the candidates (a search's default scorer uses them). */
+    scores: z.array(z.number()).optional(),
+    rationale: z.string().optional(),
+  }),
 ]);
 export type Decision = z.infer<typeof Decision>;
 

@@ -3,6 +3,7 @@ import { Phase } from './phase.js';
 import { ModelResponse, ModelStreamEvent } from './model.js';
 import { ToolState } from './tool-state.js';
 import { StopReason } from './stop-reason.js';
+import { CriticVerdict } from './critic.js';
 
 /** Every event the engine emits to hooks. Hooks observe the loop; they never change it. */
 export const HookEvent = z.discriminatedUnion('type', [
@@ -29,6 +30,10 @@ export const HookEvent = z.discriminatedUnion('type', [
   }),
   /** A read or write of the run's memory (`EngineOptions.memory`). */
   z.object({ type: z.literal('memory'), step: z.number(), memory: z.string(), op: z.enum(['reset', 'append', 'retrieve', 'summarize', 'evict']), data: z.record(z.string(), z.unknown()) }),
+  /** A critic's verdict on a step (CRITIQUE phase). */
+  z.object({ type: z.literal('critic'), step: z.number(), critic: z.string(), verdict: CriticVerdict, exhausted: z.boolean().optional() }),
+  /** A branch step's search: the candidates' scores and what was acted on. */
+  z.object({ type: z.literal('search'), step: z.number(), search: z.string(), scores: z.array(z.number()), chosen: z.object({ from: z.enum(['step', 'frontier']), index: z.number(), fromStep: z.number() }), frontier: z.number() }),
 ]);
 export type HookEvent = z.infer<typeof HookEvent>;
 export type HookEventType = HookEvent['type'];

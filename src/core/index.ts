@@ -17,6 +17,8 @@ export * from './format-zod-issue.js';
 export * from './errors.js';
 export * from './env.js';
 export * from './memory.js';
+export * from './critic.js';
+export * from './search.js';
 export * from './embedding-model.js';
 export * from './state.js';
 export * from './tool.js';

@@ -7,6 +7,8 @@ import { Decision } from './decision.js';
 import { ActionResult } from './action.js';
 import { ModelResponse, RequestHashes } from './model.js';
 import { RunParent } from './run-link.js';
+import { CritiqueRecord } from './critic.js';
+import { BranchRecord } from './search.js';
 
 /** Schema id and version written in every manifest; readers refuse newer versions. */
 export { TRACE_SCHEMA, TRACE_VERSION };
@@ -95,6 +97,10 @@ export const StepRecord = z.object({
   cost: z.number().nullable().optional(),
   error: z.object({ kind: z.string(), message: z.string(), recovered: z.boolean() }).optional(),
   stop: z.object({ reason: StopReason, message: z.string() }).optional(),
+  /** A branch step: every candidate, its score and what was acted on. */
+  branch: BranchRecord.optional(),
+  /** The critics' verdicts on the step (CRITIQUE phase). */
+  critiques: z.array(CritiqueRecord).optional(),
   stateDiff: StateDiff,
 });
 export type StepRecord = z.infer<typeof StepRecord>;

@@ -1,5 +1,5 @@
 import type {
-  ActionRunner, Budget, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, SimpleDecision, State, StopReason, Usage,
+  ActionRunner, Budget, Critic, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, Search, SimpleDecision, State, StopReason, Usage,
 } from '../core/index.js';
 import type { TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -33,7 +33,11 @@ export interface EngineOptions<S extends State> {
   tools?: ExecutorOptions;
   /** Replaces the action executor (replay serves recorded tool results this way). */
   executor?: ActionRunner;
-  /** Picks one candidate of a `branch` decision (default: the first). */
+  /** Judges each step after REDUCE (the CRITIQUE phase): continue, retry with feedback, or stop (docs/critics.md). */
+  critics?: Critic<S>[];
+  /** Picks which candidate of a `branch` decision to act on, with a frontier for backtracking (docs/search.md). */
+  search?: Search<S>;
+  /** The simple form of `search`: picks one candidate of a `branch` decision (default: the first). Ignored when `search` is set. */
   selectBranch?: (candidates: SimpleDecision[], state: S) => SimpleDecision | Promise<SimpleDecision>;
   /** Services passed to every tool call (`ctx.services`). */
   services?: Record<string, unknown>;
@@ -50,8 +54,11 @@ export interface EngineOptions<S extends State> {
 /** Options of one run. */
 export interface RunOptions<S extends State> {
   signal?: AbortSignal;
-  /** Start from a recorded state after step `step` instead of `initState` (fork). */
-  resumeFrom?: { state: S; step: number };
+  /**
+   * Start from a recorded state after step `step` instead of `initState` (fork). With `decision`, the first step
+   * acts on it instead of deciding (`qitos fork --branch`: an unexplored candidate of a branch step).
+   */
+  resumeFrom?: { state: S; step: number; decision?: SimpleDecision };
 }
 
 /** Options of `Engine.stream`. */

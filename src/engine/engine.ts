@@ -3,6 +3,8 @@ import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, cl
 import type { AgentContext, AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
 import { applyResults } from './apply-results.js';
+import { searchBranch } from './branch-search.js';
+import { critique } from './critique.js';
 import type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
 import { EventStream } from './event-stream.js';
 import { takeModelTurn } from './model-turn.js';
@@ -76,6 +78,7 @@ export class Engine<S extends State = State> {
         throw new QitosError('internal', `${whose} is invalid: ${formatZodIssue(base.error.issues[0], '(state)')}`);
       }
       const run = withState(start, start.state);
+      run.forced = opts.resumeFrom?.decision;
       services.recorder?.start(run);
       services.emit({ type: 'run_start', runId: run.runId, taskId: task.id, traceDir: services.traceDir });
       await services.env.setup?.(task);
@@ -125,8 +128,12 @@ export class Engine<S extends State = State> {
       this.throwIfAborted(s);
       // REDUCE
       await this.phase(run, s, scratch, 'reduce', () => this.reduce(run, s, observation, decision, results, ctx));
+      // CRITIQUE (only with critics)
+      const critics = this.options.critics;
+      const critiqued = critics?.length ? await this.phase(run, s, scratch, 'critique', () => critique(critics, run, s, decision, results)) : undefined;
+      if (critiqued) scratch.rec.critiques = critiqued.records;
       // CHECK_STOP
-      verdict = await this.phase(run, s, scratch, 'check_stop', () => this.checkStop(run, s, decision, results));
+      verdict = critiqued?.stop ?? (await this.phase(run, s, scratch, 'check_stop', () => this.checkStop(run, s, decision, results, critiqued?.retry ?? false)));
       run.recoveries = 0;
     } catch (err) {
       // RECOVER
@@ -141,9 +148,15 @@ export class Engine<S extends State = State> {
     return verdict;
   }
 
-  /** DECIDE: the agent's own decision, or a model turn; a branch is narrowed to one candidate. */
+  /** DECIDE: the agent's own decision, or a model turn; a branch is narrowed to one candidate by the search. */
   private async decide(run: RunState<S>, s: RunServices<S>, scratch: StepScratch, observation: unknown, ctx: AgentContext): Promise<Decision> {
-    let decision = await this.agent.decide(run.state, observation, ctx);
+    let decision: Decision | undefined;
+    if (run.forced) {
+      // A fork of a branch step acts on the candidate it was given.
+      decision = run.forced;
+      run.forced = undefined;
+      s.emit({ type: 'policy', step: run.step, policy: 'fork', event: 'forced_decision', data: { mode: decision.mode } });
+    } else decision = await this.agent.decide(run.state, observation, ctx);
     if (decision === undefined) {
       const turn = await takeModelTurn(run, s, observation, ctx);
       scratch.reply = turn.message;
@@ -152,7 +165,13 @@ export class Engine<S extends State = State> {
       if (turn.outcome instanceof ParseError) throw turn.outcome;
       decision = turn.outcome;
     }
-    if (decision.mode === 'branch') {
+    if (decision.mode === 'branch' && this.options.search) {
+      const found = await searchBranch(this.options.search, decision, run, s);
+      run.state = found.state;
+      scratch.rec.branch = found.record;
+      s.emit({ type: 'search', step: run.step, search: found.record.search, scores: found.record.scores, chosen: found.record.chosen, frontier: found.record.frontier });
+      decision = found.decision;
+    } else if (decision.mode === 'branch') {
       const pick = this.options.selectBranch ?? ((c: SimpleDecision[]) => c[0]);
       const chosen = await pick(decision.candidates, run.state);
       s.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: decision.candidates.length, chosen: chosen.mode } });
@@ -192,8 +211,9 @@ export class Engine<S extends State = State> {
     }
   }
 
-  private async checkStop(run: RunState<S>, s: RunServices<S>, decision: Decision, results: ActionResult[]): Promise<StopVerdict | undefined> {
-    if (decision.mode === 'final') {
+  /** CHECK_STOP; a final answer a critic sent back for a retry does not end the run. */
+  private async checkStop(run: RunState<S>, s: RunServices<S>, decision: Decision, results: ActionResult[], retried: boolean): Promise<StopVerdict | undefined> {
+    if (decision.mode === 'final' && !retried) {
       run.state.finalResult = decision.answer;
       return { reason: 'final', message: 'the agent gave a final answer' };
     }

@@ -38,6 +38,9 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     recoveries: 0,
     failures: [],
     policyEvents: {},
+    criticRetries: {},
+    searchSnapshots: new Map(),
+    forced: undefined,
   };
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;

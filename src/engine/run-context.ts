@@ -1,5 +1,5 @@
 import type {
-  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, State, StepRecord, Task, Tokens, Usage,
+  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, SimpleDecision, State, StepRecord, Task, Tokens, Usage,
 } from '../core/index.js';
 import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -23,6 +23,12 @@ export interface RunState<S extends State = State> {
   recoveries: number;
   failures: Failure[];
   policyEvents: Record<string, number>;
+  /** Each critic's consecutive retries (reset by its `continue`). */
+  criticRetries: Record<string, number>;
+  /** The state at the start of each branch step whose candidates are still in the search's frontier (for backtracking). */
+  searchSnapshots: Map<number, S>;
+  /** The decision the next step acts on instead of deciding (`resumeFrom.decision`). */
+  forced: SimpleDecision | undefined;
 }
 
 /** A run before it has a state (the task was invalid, or `initState` failed): enough to end it and say why. */

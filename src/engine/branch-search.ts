@@ -1,0 +1,74 @@
+import type { BranchRecord, Decision, FrontierEntry, ScoredCandidate, Search, SearchContext, SearchState, SimpleDecision, State } from '../core/index.js';
+import { QitosError, SearchState as SearchStateSchema, decisionSignature, emptySearchState } from '../core/index.js';
+import type { RunServices, RunState } from './run-context.js';
+
+type Branch = Extract<Decision, { mode: 'branch' }>;
+
+/** What the search of a branch step decided: the decision to act on, its record, and the state to act from. */
+export interface SearchOutcome<S extends State> {
+  decision: SimpleDecision;
+  record: BranchRecord;
+  /** The state the run continues from (a backtrack restores an earlier step's, with the new frontier). */
+  state: S;
+}
+
+/**
+ * Runs a search over a branch decision: expand, score, select (which prunes by what it keeps in the frontier).
+ * The frontier is kept in `state.metadata.search`; the states it may return to are kept by the run (never in the
+ * trace's state diffs), so an entry whose state is gone (a forked run) is left out before the search sees it.
+ */
+export async function searchBranch<S extends State>(search: Search<S>, branch: Branch, run: RunState<S>, s: RunServices<S>): Promise<SearchOutcome<S>> {
+  const parsed = SearchStateSchema.safeParse(run.state.metadata.search);
+  const previous: SearchState = parsed.success ? parsed.data : emptySearchState();
+  const restorable = previous.frontier.filter((e) => run.searchSnapshots.has(e.step));
+  const ctx: SearchContext<S> = {
+    runId: run.runId,
+    step: run.step,
+    state: run.state,
+    priors: branch.scores,
+    search: { ...previous, frontier: restorable },
+    signal: s.signal,
+    callModel: s.callModel,
+  };
+  const candidates = search.expand ? await search.expand(branch.candidates, ctx) : branch.candidates;
+  if (!Array.isArray(candidates) || candidates.length === 0) throw new QitosError('internal', `search ${search.name}: expand returned no candidates`);
+  const scores = await search.score(candidates, ctx);
+  if (!Array.isArray(scores) || scores.length !== candidates.length || scores.some((x) => typeof x !== 'number' || Number.isNaN(x))) {
+    throw new QitosError('internal', `search ${search.name}: score must return one number per candidate (${candidates.length}), got ${JSON.stringify(scores)}`);
+  }
+  const scored: ScoredCandidate[] = candidates.map((candidate, index) => ({ index, candidate, score: scores[index] }));
+  const choice = search.select(scored, ctx);
+  let decision: SimpleDecision;
+  let from: FrontierEntry | undefined;
+  if (choice.from === 'step') {
+    const picked = scored[choice.index];
+    if (!picked) throw new QitosError('internal', `search ${search.name}: select chose candidate ${choice.index} of ${scored.length}`);
+    decision = picked.candidate;
+  } else {
+    if (!run.searchSnapshots.has(choice.entry.step)) throw new QitosError('internal', `search ${search.name}: select chose a frontier entry of step ${choice.entry.step}, whose state is not kept`);
+    from = choice.entry;
+    decision = choice.entry.candidate;
+  }
+  // Keep this step's starting state if the frontier holds its candidates; forget states nothing can return to.
+  const frontier = choice.frontier.filter((e) => e.step === run.step || run.searchSnapshots.has(e.step));
+  if (frontier.some((e) => e.step === run.step)) run.searchSnapshots.set(run.step, structuredClone(run.state));
+  const kept = new Set(frontier.map((e) => e.step));
+  for (const step of run.searchSnapshots.keys()) if (!kept.has(step) && step !== from?.step) run.searchSnapshots.delete(step);
+  const signature = decisionSignature(decision);
+  const next: SearchState = {
+    frontier,
+    explored: { ...previous.explored, [signature]: (previous.explored[signature] ?? 0) + 1 },
+    backtracks: previous.backtracks + (from ? 1 : 0),
+  };
+  const base = from ? structuredClone(run.searchSnapshots.get(from.step)!) : run.state;
+  if (from && !kept.has(from.step)) run.searchSnapshots.delete(from.step);
+  const state = { ...base, step: run.step, metadata: { ...base.metadata, search: next } } as S;
+  const record: BranchRecord = {
+    search: search.name,
+    candidates,
+    scores,
+    chosen: from ? { from: 'frontier', index: from.index, fromStep: from.step } : { from: 'step', index: (choice as { index: number }).index, fromStep: run.step },
+    frontier: frontier.length,
+  };
+  return { decision, record, state };
+}
