@@ -131,6 +131,23 @@ export const MemoryConfig = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('markdown'), path: z.string().min(1).optional(), maxRecords: positiveInt.optional() }),
 ]);
 
+/** Critics of the CRITIQUE phase, in order (docs/critics.md). */
+export const CriticsConfig = z.array(
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('pass-through') }),
+    z.strictObject({ type: z.literal('self-reflection'), maxRetries: z.number().int().nonnegative().optional() }),
+    z.strictObject({ type: z.literal('react-self-reflection'), when: z.enum(['final', 'every']).optional(), maxRetries: z.number().int().nonnegative().optional() }),
+  ]),
+);
+
+/** The search that picks among a branch decision's candidates (docs/search.md). */
+export const SearchConfig = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('greedy') }),
+  z.strictObject({ type: z.literal('beam'), width: positiveInt }),
+  z.strictObject({ type: z.literal('best-first'), cap: z.number().int().nonnegative().optional() }),
+  z.strictObject({ type: z.literal('tree'), bonus: z.number().nonnegative().optional(), cap: z.number().int().nonnegative().optional() }),
+]);
+
 /**
  * The `--config` YAML file. Every section is optional; CLI flags override it, it overrides the defaults,
  * and the effective result is recorded in the manifest (`config`) so replay and fork rebuild the same run.
@@ -142,6 +159,8 @@ export const QitosConfig = z.strictObject({
   trace: TraceConfig.optional(),
   env: EnvConfig.optional(),
   memory: MemoryConfig.optional(),
+  critics: CriticsConfig.optional(),
+  search: SearchConfig.optional(),
   /** Skill folders (relative to the working folder): the agent gets the `skill` tool over the skills found there. */
   skills: z.strictObject({ roots: z.array(z.string().min(1)).min(1, 'give at least one skills folder') }).optional(),
   /** MCP servers by name: their tools join the agent's, their resources and prompts become usable (docs/mcp.md). */

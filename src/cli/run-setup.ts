@@ -1,12 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ActionRunner, Env, Hook, Memory, Model, ParentLink, Policy, State } from '../core/index.js';
+import type { ActionRunner, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Search, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
 import { hashingEmbedder, loadSkills, skillTool } from '../kit/skills/index.js';
 import { markdownMemory, summaryMemory, vectorMemory, windowMemory } from '../kit/memory/index.js';
+import { passThroughCritic, reactSelfReflectionCritic, selfReflectionCritic } from '../kit/critics/index.js';
+import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../kit/search/index.js';
 import { CliError } from './cli-error.js';
 import type { LoadedAgent } from './agent-loader.js';
 import type { QitosConfig } from './config-schema.js';
@@ -82,6 +84,25 @@ export function buildMemory(config: QitosConfig, cwd: string): (() => Memory) | 
   }
 }
 
+/** The critics the config asks for, in order. */
+export function buildCritics(config: QitosConfig): Critic<State>[] {
+  return (config.critics ?? []).map((c) => {
+    if (c.type === 'pass-through') return passThroughCritic();
+    if (c.type === 'self-reflection') return selfReflectionCritic(c);
+    return reactSelfReflectionCritic(c);
+  });
+}
+
+/** The search the config asks for, or undefined (a branch then acts on its first candidate). */
+export function buildSearch(config: QitosConfig): Search<State> | undefined {
+  const s = config.search;
+  if (!s) return undefined;
+  if (s.type === 'greedy') return greedySearch();
+  if (s.type === 'beam') return beamSearch(s);
+  if (s.type === 'best-first') return bestFirstSearch(s);
+  return treeSearch(s);
+}
+
 /** Gives the agent the `skill` tool over the config's skill folders (unless it already has a tool named `skill`). */
 export async function addSkills(agent: AgentModule<State, unknown>, config: QitosConfig, cwd: string): Promise<void> {
   if (!config.skills || agent.tools.has('skill')) return;
@@ -130,11 +151,14 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     throw new CliError(`trace folder ${traceDir} cannot be created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`);
   });
   const memory = s.memory ?? buildMemory(s.config, s.cwd);
+  const search = buildSearch(s.config);
   return new Engine<State>({
     agent: s.agent,
     ...(env ? { env } : {}),
     ...(s.model ? { model: s.model } : {}),
     ...(memory ? { memory } : {}),
+    critics: buildCritics(s.config),
+    ...(search ? { search } : {}),
     policies: [...buildPolicies(s.config, s.agent), ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
     hooks: s.hooks ?? [],
     budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),

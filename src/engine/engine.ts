@@ -172,9 +172,13 @@ export class Engine<S extends State = State> {
       s.emit({ type: 'search', step: run.step, search: found.record.search, scores: found.record.scores, chosen: found.record.chosen, frontier: found.record.frontier });
       decision = found.decision;
     } else if (decision.mode === 'branch') {
+      const { candidates, scores } = decision;
       const pick = this.options.selectBranch ?? ((c: SimpleDecision[]) => c[0]);
-      const chosen = await pick(decision.candidates, run.state);
-      s.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: decision.candidates.length, chosen: chosen.mode } });
+      const chosen = await pick(candidates, run.state);
+      const index = candidates.indexOf(chosen);
+      // Recorded like a search's choice, so `qitos fork --branch` can take another candidate of any branch step.
+      scratch.rec.branch = { search: this.options.selectBranch ? 'selectBranch' : 'first', candidates, scores: candidates.map((_, i) => scores?.[i] ?? 0), chosen: { from: 'step', index, fromStep: run.step }, frontier: 0 };
+      s.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: candidates.length, chosen: chosen.mode, index } });
       decision = chosen;
     }
     scratch.rec.decision = checkDecision(decision, this.agent.name);

@@ -22,6 +22,7 @@ let pair: string;
 let evil: string;
 let big: string;
 let forkPair: string;
+let searched: string;
 
 /** A 10,000-step trace: a recorded run's step 1 repeated, then its final step. */
 async function bigTrace(src: string, out: string, n: number): Promise<void> {
@@ -53,6 +54,10 @@ beforeAll(async () => {
   expect((await qitos(['view', a, f, '-o', forkPair], dir)).code).toBe(0);
   const e = await qitos(['run', CALC_AGENT, '-t', EVIL, '-m', `scripted:${CALC_SCRIPT}`, '--json'], dir);
   expect((await qitos(['view', JSON.parse(e.out).traceDir, '-o', evil], dir)).code).toBe(0);
+  searched = join(dir, 'searched.html');
+  await writeFile(join(dir, 'search.yaml'), 'search:\n  type: best-first\ncritics:\n  - type: self-reflection\n');
+  const sr = JSON.parse((await qitos(['run', join(__dirname, '../kit/search/path-agent.ts'), '-t', 'find G', '-c', 'search.yaml', '--json'], dir)).out);
+  expect((await qitos(['view', sr.traceDir, '-o', searched], dir)).code).toBe(0);
   await bigTrace(a, join(dir, 'big'), 10_000);
   const t0 = performance.now();
   const v = await qitos(['view', join(dir, 'big'), '-o', big, '--json'], dir);
@@ -193,6 +198,19 @@ describe.skipIf(!hasChromium && !inCI)('qitos view in headless Chromium', () => 
     expect(await page.locator('.row').nth(0).innerText()).toContain('(shared: before the fork)');
     await page.locator('.row').nth(0).click();
     expect(await page.locator('#detail .side').nth(1).innerText()).toMatch(/This run is a fork: it starts after this step/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a branch step shows every candidate with its score and what was taken (a backtrack says so); critics show their verdicts', async () => {
+    const { page, errors } = await open(searched);
+    await page.locator('.row').nth(1).click();
+    const detail = await page.locator('#detail').innerText();
+    expect(detail).toMatch(/CANDIDATES \(BEST-FIRST\)/i);
+    expect(detail).toContain('backtracked: acted on candidate 1 of step 1');
+    expect(detail).toContain('#0 score 0.1 · not taken · move {');
+    expect(detail).toContain('--branch <j>');
+    expect(detail).toMatch(/self-reflection: continue \(score 1\)/);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -20,6 +20,8 @@ interface RecordedRunFlags {
 /** The flags of `qitos fork`. */
 export interface ForkFlags extends ConfigFlags, RecordedRunFlags {
   at: number;
+  /** With `--at k`: run step k again acting on this candidate of its branch decision. */
+  branch?: number;
   task?: string;
   json?: boolean;
   quiet?: boolean;

@@ -1,4 +1,4 @@
-import type { Task } from '../../core/index.js';
+import type { SimpleDecision, StepRecord, Task } from '../../core/index.js';
 import { effectiveConfig } from '../effective-config.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
@@ -15,7 +15,10 @@ import type { ForkFlags } from './command-flags.js';
 export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Promise<void> {
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
-  const state = stateAtStep(parent, flags.at);
+  // --branch: step `at` runs again from the state before it, acting on another of its recorded candidates.
+  const candidate = flags.branch === undefined ? undefined : branchCandidate(parent.steps, parent.dir, flags.at, flags.branch);
+  const after = candidate ? flags.at - 1 : flags.at;
+  const state = stateAtStep(parent, after);
   state.stopReason = null;
   state.finalResult = null;
   const task = { ...(m.task as unknown as Task) };
@@ -41,17 +44,27 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
       cwd: io.cwd,
       warn: (l) => io.err(l),
       ...(model ? { model } : {}),
-      parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: flags.at },
+      parent: { runId: m.runId, path: parent.dir, kind: 'fork', atStep: after },
       hooks: flags.json || flags.quiet ? [] : [view.hook],
       ...(mcp ? { mcp } : {}),
       signingKey: await loadTraceKey(io.env, { create: true }),
     });
-    return engine.run(task, { resumeFrom: { state, step: flags.at } });
+    return engine.run(task, { resumeFrom: { state, step: after, ...(candidate ? { decision: candidate } : {}) } });
   });
-  if (flags.json) io.out(JSON.stringify({ ...runSummary(result), parent: { runId: m.runId, path: parent.dir, atStep: flags.at } }, null, 2) + '\n');
+  if (flags.json) io.out(JSON.stringify({ ...runSummary(result), parent: { runId: m.runId, path: parent.dir, atStep: after, ...(candidate ? { branch: flags.branch } : {}) } }, null, 2) + '\n');
   else {
-    io.out(`fork of ${m.runId} after step ${flags.at}\n`);
+    io.out(candidate ? `fork of ${m.runId}: step ${flags.at} again, on candidate ${flags.branch}\n` : `fork of ${m.runId} after step ${flags.at}\n`);
     printRunEnd(io, result);
   }
   io.exitCode = runExitCode(result);
+}
+
+/** Candidate `j` of the branch decision recorded at step `at`, or a one-line error saying why there is none. */
+function branchCandidate(steps: readonly StepRecord[], dir: string, at: number, j: number): SimpleDecision {
+  const rec = steps.find((s) => s.step === at);
+  if (!rec) throw new CliError(`trace ${dir} has no step ${at}`);
+  if (!rec.branch) throw new CliError(`step ${at} of ${dir} is not a branch step (it recorded no candidates), so --branch has nothing to choose from`);
+  const candidate = rec.branch.candidates[j];
+  if (!candidate) throw new CliError(`step ${at} of ${dir} has candidates 0..${rec.branch.candidates.length - 1}; --branch ${j} is not one of them`);
+  return candidate;
 }

@@ -105,6 +105,8 @@ function compactStep(s: StepRecord): Record<string, unknown> {
     cost: s.cost ?? null,
     error: s.error ?? null,
     stop: s.stop ?? null,
+    branch: s.branch ? clip(s.branch, MAX_TEXT) : null,
+    critiques: s.critiques ? clip(s.critiques, MAX_TEXT) : null,
     state: clip(s.stateDiff, MAX_STATE_TEXT),
   };
 }

@@ -242,6 +242,30 @@
     }
     box.appendChild(dec);
 
+    if (s.branch) {
+      var br = section('Candidates (' + s.branch.search + ')', false);
+      var ch = s.branch.chosen;
+      if (ch.from === 'frontier') add(br, el('div', 'banner stop', 'backtracked: acted on candidate ' + ch.index + ' of step ' + ch.fromStep));
+      s.branch.candidates.forEach(function (c, i) {
+        var mark = ch.from === 'step' && ch.index === i ? 'chosen' : 'not taken';
+        var what = c.mode === 'act' ? c.actions.map(function (a) { return a.name + ' ' + json(a.args); }).join('; ') : c.mode === 'final' ? 'final: ' + c.answer : c.mode;
+        add(br, el('pre', 'candidate', '#' + i + ' score ' + s.branch.scores[i] + ' · ' + mark + ' · ' + what));
+      });
+      add(br, el('p', 'hint', 'frontier after this step: ' + s.branch.frontier + ' · qitos fork <trace> --at ' + s.step + ' --branch <j> runs this step on another candidate'));
+      box.appendChild(br);
+    }
+
+    if (s.critiques) {
+      var cr = section('Critics', false);
+      s.critiques.forEach(function (c) {
+        var v = c.verdict;
+        var text = c.critic + ': ' + v.action + (v.score !== undefined ? ' (score ' + v.score + ')' : '') + (c.exhausted ? ' — retries exhausted, step kept' : '');
+        var why = v.action === 'retry' ? v.feedback : v.reason;
+        add(cr, el('div', 'banner ' + (v.action === 'continue' ? 'stop' : 'error'), text + (why ? ' — ' + why : '')));
+      });
+      box.appendChild(cr);
+    }
+
     if (d && d.mode === 'act') {
       var tc = section('Tool calls', has('action_args') || has('result'));
       d.actions.forEach(function (a, i) {

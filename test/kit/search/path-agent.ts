@@ -22,8 +22,11 @@ const move = defineTool({ id: 'move', description: 'Moves to a node.', parameter
  * answers with the path; a dead end (no children, not a goal) proposes nothing but a give-up answer scored 0.
  */
 export class PathAgent extends AgentModule<PathState> {
-  constructor(private readonly tree: Record<string, Array<[string, number]>> = TREE) {
+  private readonly tree: Record<string, Array<[string, number]>>;
+  /** Options as the CLI passes them (`{ model, ...config.agent }`); `tree` replaces TREE. */
+  constructor(options: { tree?: Record<string, Array<[string, number]>> } = {}) {
     super({ tools: [move] });
+    this.tree = options.tree ?? TREE;
   }
   initState(task: Task): PathState {
     return { ...baseState(task, 20), path: ['S'] };

@@ -5,7 +5,7 @@ import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../../../
 import { readTrace } from '../../../src/trace/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 import { fcSeed } from '../../helpers/fc-seed.js';
-import { PathAgent } from './path-agent.js';
+import { PathAgent, type PathState } from './path-agent.js';
 
 describe('searches over branch decisions', () => {
   it('greedy follows the best-scored child into a dead end and gives up there', async () => {
@@ -15,7 +15,7 @@ describe('searches over branch decisions', () => {
 
   it('best-first backtracks to the state of an earlier step when the frontier holds a better candidate, and the trace records every candidate and score', async () => {
     const dir = await tempDir();
-    const r = await new Engine({ agent: new PathAgent(), search: bestFirstSearch(), trace: { dir } }).run('find G');
+    const r = await new Engine<PathState>({ agent: new PathAgent(), search: bestFirstSearch(), trace: { dir } }).run('find G');
     expect(r.finalResult).toBe('S>B>G');
     expect(r.state.path).toEqual(['S', 'B', 'G']);
     const search = r.state.metadata.search as { backtracks: number; frontier: unknown[] };
