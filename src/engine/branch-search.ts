@@ -1,5 +1,5 @@
 import type { BranchRecord, Decision, FrontierEntry, ScoredCandidate, Search, SearchContext, SearchState, SimpleDecision, State } from '../core/index.js';
-import { QitosError, SearchState as SearchStateSchema, decisionSignature, emptySearchState } from '../core/index.js';
+import { QitosError, decisionSignature, emptySearchState } from '../core/index.js';
 import type { RunServices, RunState } from './run-context.js';
 
 type Branch = Extract<Decision, { mode: 'branch' }>;
@@ -18,8 +18,7 @@ export interface SearchOutcome<S extends State> {
  * trace's state diffs), so an entry whose state is gone (a forked run) is left out before the search sees it.
  */
 export async function searchBranch<S extends State>(search: Search<S>, branch: Branch, run: RunState<S>, s: RunServices<S>): Promise<SearchOutcome<S>> {
-  const parsed = SearchStateSchema.safeParse(run.state.metadata.search);
-  const previous: SearchState = parsed.success ? parsed.data : emptySearchState();
+  const previous = searchStateOf(run.state);
   const restorable = previous.frontier.filter((e) => run.searchSnapshots.has(e.step));
   const ctx: SearchContext<S> = {
     runId: run.runId,
@@ -51,7 +50,8 @@ export async function searchBranch<S extends State>(search: Search<S>, branch: B
   }
   // Keep this step's starting state if the frontier holds its candidates; forget states nothing can return to.
   const frontier = choice.frontier.filter((e) => e.step === run.step || run.searchSnapshots.has(e.step));
-  if (frontier.some((e) => e.step === run.step)) run.searchSnapshots.set(run.step, structuredClone(run.state));
+  // Without its search state: a restore writes the new one, and copies of frontiers in every copy would grow as n^2.
+  if (frontier.some((e) => e.step === run.step)) run.searchSnapshots.set(run.step, snapshotOf(run.state));
   const kept = new Set(frontier.map((e) => e.step));
   for (const step of run.searchSnapshots.keys()) if (!kept.has(step) && step !== from?.step) run.searchSnapshots.delete(step);
   const signature = decisionSignature(decision);
@@ -71,4 +71,20 @@ export async function searchBranch<S extends State>(search: Search<S>, branch: B
     frontier: frontier.length,
   };
   return { decision, record, state };
+}
+
+/**
+ * The search state the run keeps in `state.metadata.search`, or a fresh one. A shape check, not a schema parse: the
+ * engine wrote it, and a full parse of a frontier of hundreds of decisions every step would cost more than the search.
+ */
+function searchStateOf(state: State): SearchState {
+  const s = state.metadata.search as Partial<SearchState> | undefined;
+  if (!s || typeof s !== 'object' || !Array.isArray(s.frontier) || !s.explored || typeof s.explored !== 'object' || typeof s.backtracks !== 'number') return emptySearchState();
+  return s as SearchState;
+}
+
+/** A copy of the state to return to, without the search state in its metadata. */
+function snapshotOf<S extends State>(state: S): S {
+  const { search: _search, ...metadata } = state.metadata;
+  return structuredClone({ ...state, metadata });
 }

@@ -21,7 +21,9 @@ let env: HostEnv;
 
 beforeAll(() => {
   ({ base, root, outside } = tempWorkspace('qitos-sandbox-', { 'secret.txt': 'outside secret' }));
-  env = new HostEnv({ root });
+  // Required, not auto: on a machine without bubblewrap these tests must fail, never run their escapes for real
+  // (an unsandboxed `echo x > /etc/qitos-test` as root wrote to the host once).
+  env = new HostEnv({ root, sandbox: 'bwrap' });
 });
 
 afterAll(() => {
@@ -33,8 +35,10 @@ describe('bubblewrap on this machine', () => {
   it('works here (CI installs the bubblewrap package), so HostEnv sandboxes commands by default', () => {
     // No skip: a machine where this fails says why in the message.
     expect(new Sandbox({ mode: 'bwrap' }).kind).toBe('bwrap');
-    expect(env.sandbox).toBe('bwrap');
-    expect(env.sandboxNote).toBeUndefined();
+    const byDefault = new HostEnv({ root });
+    expect(byDefault.sandbox).toBe('bwrap');
+    expect(byDefault.sandboxNote).toBeUndefined();
+    byDefault.close();
   });
 });
 
