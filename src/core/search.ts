@@ -53,9 +53,9 @@ export type SearchChoice =
   | { from: 'frontier'; entry: FrontierEntry; frontier: FrontierEntry[] };
 
 /**
- * Picks which candidate of a `branch` decision to act on (`EngineOptions.search`): `expand` may add candidates,
- * `score` rates each, `select` chooses among this step's candidates and the frontier of earlier ones (prune by
- * what it leaves in the frontier). The frontier lives in the run's state (`state.metadata.search`), so nothing is
+ * Picks which candidate of a `branch` decision to act on (`EngineOptions.search`), in four stages: `expand` may add
+ * candidates, `score` rates each, `select` chooses among this step's candidates and the frontier of earlier ones
+ * (returning the others as the new frontier), and `prune` cuts that frontier (to a cap, a score floor, ...). The frontier lives in the run's state (`state.metadata.search`), so nothing is
  * kept across runs, and the trace records every candidate and score. Kit: `greedySearch`, `beamSearch`,
  * `bestFirstSearch`, `treeSearch` (`qitos-ts/search`).
  */
@@ -64,6 +64,7 @@ export interface Search<S extends State = State> {
   expand?(candidates: readonly SimpleDecision[], ctx: SearchContext<S>): SimpleDecision[] | Promise<SimpleDecision[]>;
   score(candidates: readonly SimpleDecision[], ctx: SearchContext<S>): number[] | Promise<number[]>;
   select(scored: readonly ScoredCandidate[], ctx: SearchContext<S>): SearchChoice;
+  prune?(frontier: readonly FrontierEntry[], ctx: SearchContext<S>): FrontierEntry[];
 }
 
 /** The record of a branch step in `steps.jsonl`: every candidate, its score, and what was acted on. */

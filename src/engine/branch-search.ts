@@ -13,7 +13,7 @@ export interface SearchOutcome<S extends State> {
 }
 
 /**
- * Runs a search over a branch decision: expand, score, select (which prunes by what it keeps in the frontier).
+ * Runs a search over a branch decision: expand, score, select, prune.
  * The frontier is kept in `state.metadata.search`; the states it may return to are kept by the run (never in the
  * trace's state diffs), so an entry whose state is gone (a forked run) is left out before the search sees it.
  */
@@ -49,7 +49,8 @@ export async function searchBranch<S extends State>(search: Search<S>, branch: B
     decision = choice.entry.candidate;
   }
   // Keep this step's starting state if the frontier holds its candidates; forget states nothing can return to.
-  const frontier = choice.frontier.filter((e) => e.step === run.step || run.searchSnapshots.has(e.step));
+  const pruned = search.prune ? search.prune(choice.frontier, ctx) : choice.frontier;
+  const frontier = pruned.filter((e) => e.step === run.step || run.searchSnapshots.has(e.step));
   // Without its search state: a restore writes the new one, and copies of frontiers in every copy would grow as n^2.
   if (frontier.some((e) => e.step === run.step)) run.searchSnapshots.set(run.step, snapshotOf(run.state));
   const kept = new Set(frontier.map((e) => e.step));

@@ -17,8 +17,8 @@ export interface FrontierSearchOptions<S extends State = State> {
 
 /**
  * The one frontier search the kit's strategies are made of: this step's candidates and the frontier's entries are
- * ranked together (by score, or by `priority`); the best is acted on (a frontier entry means a backtrack to its
- * step's state); the rest, cut to `cap`, is the new frontier. Ties go to this step's candidates, then to the
+ * ranked together (by score, or by `priority`); `select` acts on the best (a frontier entry means a backtrack to
+ * its step's state) and returns the rest, best first; `prune` keeps the first `cap` as the new frontier. Ties go to this step's candidates, then to the
  * earlier entry, so a search never backtracks for nothing.
  */
 export function frontierSearch<S extends State = State>(name: string, options: FrontierSearchOptions<S>): Search<S> {
@@ -33,8 +33,10 @@ export function frontierSearch<S extends State = State>(name: string, options: F
       const old: Item[] = options.backtrack ? ctx.search.frontier.map((e, i) => ({ entry: e, fresh: false, rank: rank(e.score, decisionSignature(e.candidate)), order: scored.length + i })) : [];
       const pool = [...fresh, ...old].sort((a, b) => b.rank - a.rank || Number(b.fresh) - Number(a.fresh) || a.order - b.order);
       const [best, ...rest] = pool;
-      const frontier = options.backtrack ? rest.slice(0, options.cap).map((i) => i.entry) : [];
+      // Ranked best first, so `prune` keeps the best `cap`.
+      const frontier = options.backtrack ? rest.map((i) => i.entry) : [];
       return best.fresh ? { from: 'step', index: best.entry.index, frontier } : { from: 'frontier', entry: best.entry, frontier };
     },
+    prune: (frontier) => frontier.slice(0, options.cap),
   };
 }

@@ -70,7 +70,8 @@ describe('searches over branch decisions', () => {
         const frontier = old.map((e) => ({ ...e, candidate: decide.final(`old ${e.step}.${e.index}`) }));
         const scored = scores.map((score, index) => ({ index, candidate: decide.final(`new ${index}`), score }));
         const ctx: SearchContext<State> = { runId: 'r', step: 5, state: {} as State, priors: undefined, search: { frontier, explored: {}, backtracks: 0 }, signal: new AbortController().signal, callModel: () => Promise.reject(new Error('no')) };
-        const choice = s.select(scored, ctx);
+        const selected = s.select(scored, ctx);
+        const choice = { ...selected, frontier: s.prune!(selected.frontier, ctx) };
         const best = Math.max(...scores, ...old.map((e) => e.score));
         const chosenScore = choice.from === 'step' ? scores[choice.index] : choice.entry.score;
         expect(chosenScore).toBe(best);
