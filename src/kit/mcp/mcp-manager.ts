@@ -28,6 +28,11 @@ export interface McpManagerOptions {
    * `false` turns reconnecting off.
    */
   reconnect?: { attempts?: number; delayMs?: number; maxDelayMs?: number } | false;
+  /**
+   * Gets every event from the start, those of `connect` itself included (a server that dies while it is being
+   * connected is reconnected before `connect` returns, so a listener added with `on` afterwards would miss them).
+   */
+  onEvent?: (e: McpEvent) => void;
 }
 
 interface Entry {
@@ -68,6 +73,7 @@ export class McpManager implements McpServers {
     private readonly options: McpManagerOptions,
     config: Record<string, McpServerConfig>,
   ) {
+    if (options.onEvent) this.listeners.add(options.onEvent);
     for (const [name, cfg] of Object.entries(config)) {
       const where = cfg.type === 'stdio' ? [cfg.command, ...(cfg.args ?? [])].join(' ') : cfg.url;
       this.entries.set(name, {

@@ -152,8 +152,9 @@ describe('McpManager: timeouts, progress, crashes, list changes, oversize messag
 
   it('gives up on a server that keeps dying, and says so', async () => {
     const events: McpEvent[] = [];
-    const m = await McpManager.connect({ fx: fixtureServer({ env: { FIXTURE_EXIT_AFTER_MS: '300' } }) }, { cwd: ROOT, reconnect: { attempts: 2, delayMs: 50 } });
-    m.on((e) => events.push(e));
+    // Listening from the start: on a loaded machine the server can die (300 ms) before connect returns, and its
+    // reconnects then happen inside connect.
+    const m = await McpManager.connect({ fx: fixtureServer({ env: { FIXTURE_EXIT_AFTER_MS: '300' } }) }, { cwd: ROOT, reconnect: { attempts: 2, delayMs: 50 }, onEvent: (e) => events.push(e) });
     try {
       await until(() => m.statuses()[0].state === 'failed', 80_000, 'the server to be given up');
       expect(m.statuses()[0].reason).toMatch(/^exited.*\(gave up after 2 reconnects within a minute\)$/s);
