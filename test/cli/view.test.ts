@@ -23,6 +23,7 @@ let evil: string;
 let big: string;
 let forkPair: string;
 let searched: string;
+let workflowPage: string;
 
 /** A 10,000-step trace: a recorded run's step 1 repeated, then its final step. */
 async function bigTrace(src: string, out: string, n: number): Promise<void> {
@@ -35,6 +36,30 @@ async function bigTrace(src: string, out: string, n: number): Promise<void> {
   const body: string[] = [];
   for (let i = 1; i <= n; i++) body.push(JSON.stringify({ ...(i === n ? lines[1] : lines[0]), step: i }));
   await writeFile(join(out, 'steps.jsonl'), body.join('\n') + '\n');
+}
+
+/**
+ * A recorded run made to look like a workflow run: its agent config names a workflow, and its last step's state
+ * diff sets the thread (start and fetch done, check failed, retry current, end never reached).
+ */
+async function workflowTrace(src: string, out: string): Promise<void> {
+  await mkdir(out, { recursive: true });
+  const manifest = JSON.parse(await readFile(join(src, 'manifest.json'), 'utf8'));
+  manifest.runId = 'wf-run';
+  manifest.agent.config = {
+    workflow: {
+      name: 'pipeline',
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'fetch', kind: 'tool' }, { id: 'check', kind: 'condition', then: 'end', else: 'retry' }, { id: 'retry', kind: 'llm' }, { id: 'end', kind: 'end' }],
+      edges: [{ from: 'start', to: 'fetch' }, { from: 'fetch', to: 'check' }, { from: 'retry', to: 'fetch' }],
+    },
+  };
+  await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest));
+  const lines = (await readFile(join(src, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const rec = (node: string, status: string, tokens?: object) => ({ node, kind: 'x', step: 1, status, inputs: {}, outputs: {}, attempts: 1, ...(tokens ? { tokens } : {}) });
+  const thread = { status: 'running', current: 'retry', completed: [rec('start', 'done'), rec('fetch', 'done', { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } }), rec('check', 'error')] };
+  const last = lines.at(-1);
+  last.stateDiff = { ...last.stateDiff, set: { ...(last.stateDiff.set ?? {}), thread } };
+  await writeFile(join(out, 'steps.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 }
 
 beforeAll(async () => {
@@ -58,6 +83,9 @@ beforeAll(async () => {
   await writeFile(join(dir, 'search.yaml'), 'search:\n  type: best-first\ncritics:\n  - type: self-reflection\n');
   const sr = JSON.parse((await qitos(['run', join(__dirname, '../kit/search/path-agent.ts'), '-t', 'find G', '-c', 'search.yaml', '--json'], dir)).out);
   expect((await qitos(['view', sr.traceDir, '-o', searched], dir)).code).toBe(0);
+  workflowPage = join(dir, 'workflow.html');
+  await workflowTrace(a, join(dir, 'wf'));
+  expect((await qitos(['view', join(dir, 'wf'), '-o', workflowPage], dir)).code).toBe(0);
   await bigTrace(a, join(dir, 'big'), 10_000);
   const t0 = performance.now();
   const v = await qitos(['view', join(dir, 'big'), '-o', big, '--json'], dir);
@@ -211,6 +239,25 @@ describe.skipIf(!hasChromium && !inCI)('qitos view in headless Chromium', () => 
     expect(detail).toContain('#0 score 0.1 · not taken · move {');
     expect(detail).toContain('--branch <j>');
     expect(detail).toMatch(/self-reflection: continue \(score 1\)/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a workflow run shows its graph: every node with its status, the condition\'s branches and their labels', async () => {
+    const { page, errors } = await open(workflowPage);
+    const graph = page.locator('svg.wf-graph');
+    expect(await graph.count()).toBe(1);
+    const box = await graph.boundingBox();
+    expect(box!.width).toBeGreaterThan(300);
+    const status = async (id: string) => page.locator(`g.wf-node[data-node="${id}"]`).getAttribute('class');
+    expect(await status('start')).toContain('wf-done');
+    expect(await status('fetch')).toContain('wf-done');
+    expect(await status('check')).toContain('wf-error');
+    expect(await status('retry')).toContain('wf-current');
+    expect(await status('end')).toContain('wf-pending');
+    expect(await page.locator('g.wf-node[data-node="fetch"]').textContent()).toContain('15 tok');
+    expect(await page.locator('.wf-label').allTextContents()).toEqual(expect.arrayContaining(['then', 'else']));
+    expect(await page.locator('details.workflow summary').innerText()).toBe('workflow pipeline · running · 2 of 5 nodes done');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -2,6 +2,7 @@ import type { StepRecord } from '../../core/index.js';
 import { totalTokens } from '../../core/index.js';
 import type { Trace } from '../../trace/index.js';
 import { diffTraces } from '../../trace/index.js';
+import { viewWorkflow, type ViewWorkflow } from './view-workflow.js';
 
 /** Longest string kept in the page for outputs and model replies, and for state changes (shown elsewhere in full). */
 const MAX_TEXT = 20_000;
@@ -26,6 +27,8 @@ export interface ViewRun {
   durationMs: number | null;
   failures: unknown[];
   warnings: string[];
+  /** A workflow run's graph with per-node status, or null. */
+  workflow: ViewWorkflow | null;
 }
 
 /**
@@ -69,6 +72,8 @@ export function viewData(traces: Trace[]): ViewData {
 function viewRun(t: Trace): ViewRun {
   const m = t.manifest;
   const s = m.summary;
+  const warnings = [...t.warnings];
+  const workflow = viewWorkflow(t, warnings);
   return {
     dir: t.dir,
     runId: m.runId,
@@ -86,7 +91,8 @@ function viewRun(t: Trace): ViewRun {
     cost: s ? s.usage.cost : null,
     durationMs: s?.durationMs ?? null,
     failures: s?.failures ?? [],
-    warnings: t.warnings,
+    warnings,
+    workflow,
   };
 }
 

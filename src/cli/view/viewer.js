@@ -74,6 +74,7 @@
       if (r.finalResult !== null) add(box, el('div', 'meta', 'final: ' + r.finalResult));
       if (r.failures.length) add(box, el('div', 'meta', r.failures.length + ' failure(s): ' + r.failures.map(function (f) { return 'step ' + f.step + ' ' + f.kind; }).join(', ')));
       r.warnings.forEach(function (w) { add(box, el('div', 'meta', 'warning: ' + w)); });
+      if (r.workflow) box.appendChild(renderWorkflow(r.workflow));
       head.appendChild(box);
     });
     if (pair) {
@@ -83,6 +84,63 @@
     }
     var cols = document.getElementById('cols');
     add(cols, el('span', null, pair ? 'step · A | B · differing phases' : 'step · decision · tokens · cost · time'));
+  }
+
+  // ---- a workflow run as its graph ----
+  var SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs, text) {
+    var e = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  /** Nodes in columns by their distance from the start (breadth first, ignoring the way back of loops). */
+  function renderWorkflow(wf) {
+    var d = el('details', 'workflow');
+    d.open = true;
+    add(d, el('summary', null, 'workflow ' + wf.name + ' · ' + wf.status + ' · ' + wf.nodes.filter(function (n) { return n.status === 'done'; }).length + ' of ' + wf.nodes.length + ' nodes done'));
+    var depth = {};
+    var start = wf.nodes.filter(function (n) { return n.kind === 'start'; })[0] || wf.nodes[0];
+    if (!start) return d;
+    depth[start.id] = 0;
+    var queue = [start.id];
+    while (queue.length) {
+      var id = queue.shift();
+      wf.edges.forEach(function (e) {
+        if (e.from === id && e.label !== 'loop' && depth[e.to] === undefined) { depth[e.to] = depth[id] + 1; queue.push(e.to); }
+      });
+    }
+    var cols = {};
+    var maxDepth = 0;
+    wf.nodes.forEach(function (n) {
+      var c = depth[n.id] === undefined ? -1 : depth[n.id];
+      (cols[c] = cols[c] || []).push(n);
+      maxDepth = Math.max(maxDepth, c);
+    });
+    if (cols[-1]) { cols[maxDepth + 1] = cols[-1]; delete cols[-1]; maxDepth++; }
+    var W = 150, H = 44, GX = 40, GY = 14, pos = {}, rows = 0;
+    Object.keys(cols).forEach(function (c) {
+      cols[c].forEach(function (n, i) { pos[n.id] = { x: 10 + Number(c) * (W + GX), y: 10 + i * (H + GY) }; });
+      rows = Math.max(rows, cols[c].length);
+    });
+    var g = svg('svg', { width: 20 + (maxDepth + 1) * (W + GX), height: 20 + rows * (H + GY), class: 'wf-graph', role: 'img' });
+    wf.edges.forEach(function (e) {
+      var a = pos[e.from], b = pos[e.to];
+      if (!a || !b) return;
+      g.appendChild(svg('line', { x1: a.x + W, y1: a.y + H / 2, x2: b.x, y2: b.y + H / 2, class: 'wf-edge' + (e.label === 'loop' ? ' wf-back' : '') }));
+      if (e.label) g.appendChild(svg('text', { x: (a.x + W + b.x) / 2, y: (a.y + b.y) / 2 + H / 2 - 3, class: 'wf-label' }, e.label));
+    });
+    wf.nodes.forEach(function (n) {
+      var p = pos[n.id];
+      var box = svg('g', { class: 'wf-node wf-' + n.status, 'data-node': n.id });
+      box.appendChild(svg('rect', { x: p.x, y: p.y, width: W, height: H, rx: 6 }));
+      box.appendChild(svg('text', { x: p.x + 8, y: p.y + 18 }, n.id));
+      box.appendChild(svg('text', { x: p.x + 8, y: p.y + 35, class: 'wf-sub' }, n.kind + ' · ' + n.status + (n.visits > 1 ? ' ×' + n.visits : '') + (n.tokens ? ' · ' + n.tokens + ' tok' : '')));
+      box.appendChild(svg('title', {}, n.id + ' (' + n.kind + '): ' + n.status));
+      g.appendChild(box);
+    });
+    d.appendChild(g);
+    return d;
   }
 
   // ---- timeline (virtualized) ----
