@@ -1,4 +1,5 @@
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { appendFile, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Memory, MemoryRecord } from '../../core/index.js';
 import { errorMessage } from '../../core/index.js';
@@ -30,6 +31,8 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
   if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new Error(`markdownMemory: maxRecords must be a positive integer, got ${maxRecords}`);
   let records: MemoryRecord[] = [];
   let matrix = new VectorMatrix([], DIMS);
+  /** The file is known to exist with its title (checked once per memory). */
+  let titled = false;
   // Appends of concurrent runs sharing the file are chained, so blocks never interleave.
   let writing: Promise<unknown> = Promise.resolve();
 
@@ -54,10 +57,8 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
       matrix.add(hashText(`${record.role} ${record.content}`, DIMS));
       return write(async () => {
         await mkdir(dirname(options.path), { recursive: true });
-        // Exclusive create: of several runs starting the file at once, one writes the title.
-        await writeFile(options.path, `${NOTES_TITLE}\n\n`, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'EEXIST') throw err;
-        });
+        if (!titled) await createWithTitle(options.path);
+        titled = true;
         await appendFile(options.path, formatNote(record));
       });
     },
@@ -90,4 +91,22 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
       await load();
     },
   };
+}
+
+/**
+ * Creates the notes file with its title, atomically: the title is written to a temporary file that is then
+ * hard-linked into place (a link, unlike an exclusive open, makes the file appear with its content), so a run
+ * appending at the same moment never writes before the title. An existing file is left as it is.
+ */
+async function createWithTitle(path: string): Promise<void> {
+  if (await stat(path).then(() => true, () => false)) return;
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(tmp, `${NOTES_TITLE}\n\n`);
+  try {
+    await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  } finally {
+    await rm(tmp, { force: true });
+  }
 }
