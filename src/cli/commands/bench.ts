@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { BenchRunFlags, BenchCompareFlags, BenchMergeFlags } from './command-flags.js';
-import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 
 /** `qitos bench run | compare | merge`: run a suite, compare two runs with paired statistics, join shards. */
 export function registerBenchCommand(program: Command): void {
@@ -15,11 +15,13 @@ export function registerBenchCommand(program: Command): void {
     .option('--export <name>', 'export of the agent class (for modules without createAgent)')
     .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
+    .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
     .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
     .option('--shard <i/n|auto>', 'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)')
     .option('-o, --out <dir>', 'output folder (default: .bench-out/<suite>-<time>)')
-    .option('--resume', 'continue the run in --out: skip task/epoch pairs already in results.jsonl')
+    .option('--resume', 'continue the run in --out: skip task/epoch pairs already in results.jsonl; refused when its recorded settings differ')
+    .option('--force-resume', 'with --resume: continue even when the recorded settings differ (mixes two variants; run.json records it)')
     .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
     .option('--max-steps <n>', 'step budget of every task', positiveInt)
     .option('--no-progress', 'no progress bar or progress lines')
