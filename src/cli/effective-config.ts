@@ -39,10 +39,14 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   }
   const parsed = QitosConfig.safeParse(config);
   if (!parsed.success) {
-    const i = parsed.error.issues[0];
+    const first = parsed.error.issues[0];
+    const set = settingOf(sets, zodIssueField(first));
+    if (set) {
+      const i = unionBranchIssue(first, set.key);
+      throw new CliError(`--set ${set.text}: ${setIssueText(set, i, zodIssueField(i))}`);
+    }
+    const i = first;
     const field = zodIssueField(i);
-    const set = settingOf(sets, field);
-    if (set) throw new CliError(`--set ${set.text}: ${setIssueText(set, i, field)}`);
     const flag = field === 'model.id' ? '--model' : field === 'trace.dir' ? '--trace-dir' : field === 'engine.maxSteps' ? '--max-steps' : field === 'env.root' ? '--workspace' : field;
     throw new CliError(`${flag}: ${zodIssueMessage(i)}`);
   }
@@ -63,8 +67,25 @@ function settingOf(sets: Setting[], field: string): Setting | undefined {
   return [...sets].reverse().find((s) => inside(field, s.key) || inside(s.key, field));
 }
 
+type Issue = Parameters<typeof zodIssueMessage>[0];
+
+/**
+ * For a value no branch of a union accepts (e.g. `policies.doomLoop`: a boolean or options), the issue of the
+ * branch that got furthest along the `--set` key, with its full path; other issues as they are.
+ */
+function unionBranchIssue(issue: Issue, key: string): Issue {
+  if (issue.code !== 'invalid_union') return issue;
+  const nested = issue.errors.flat().map((i) => unionBranchIssue({ ...i, path: [...issue.path, ...i.path] } as Issue, key));
+  const depth = (i: Issue) => {
+    const f = zodIssueField(i);
+    return key === f || key.startsWith(`${f}.`) || f.startsWith(`${key}.`) ? f.split('.').length : -1;
+  };
+  const best = nested.reduce<Issue | undefined>((b, i) => (b === undefined || depth(i) > depth(b) ? i : b), undefined);
+  return best && depth(best) > issue.path.length ? best : issue;
+}
+
 /** What was wrong with a `--set`, and what was expected (the known fields, for an unknown one). */
-function setIssueText(set: Setting, issue: Parameters<typeof zodIssueMessage>[0], field: string): string {
+function setIssueText(set: Setting, issue: Issue, field: string): string {
   if (issue.code === 'unrecognized_keys') {
     const parent = issue.path.map(String);
     const known = schemaKeysAt(QitosConfig, parent);
