@@ -18,6 +18,7 @@ import { Score } from './scorer.js';
 import { formatShard, inShard, parseShard, type Shard } from './shard.js';
 import { resolveSuite, type Suite, type SuiteDefinition } from './suite.js';
 import { summarize, type Summary } from './summary.js';
+import type { TrialSlots } from './trial-slots.js';
 
 /** Progress of a suite run, reported after every finished trial. */
 export interface BenchProgress {
@@ -59,6 +60,10 @@ export interface RunSuiteOptions {
   onProgress?: (progress: BenchProgress) => void;
   /** Limits model requests across all concurrent trials. */
   rateLimit?: RateLimit;
+  /** A rate limiter shared with other runs (a sweep's cells), used instead of one made from `rateLimit`. */
+  rateLimiter?: RateLimiter;
+  /** Slots shared with other runs (a sweep's cells): each trial also holds one while it runs. */
+  slots?: TrialSlots;
   /** Budget of every trial, over the suite's. */
   budget?: Budget;
   /** Labels recorded in run.json, summary and traces (e.g. the agent module path, the model spec). */
@@ -145,6 +150,14 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   return { outDir: folder.outDir, summary, results: final.results, ran: run.ran, skipped, interrupted };
 }
 
+/**
+ * Checks that `runSuite(options)` would accept its output folder (a resume of the same suite, shard and settings,
+ * or a folder without results) without running or writing anything; throws the error runSuite would.
+ */
+export async function checkRunFolder(options: RunSuiteOptions): Promise<void> {
+  openRunFolder(options, await resolveSuite(options.suite), { write: false });
+}
+
 /** A run's output folder, opened: its paths, the tasks and epochs to run, what results.jsonl already holds. */
 interface RunFolder {
   outDir: string;
@@ -160,7 +173,7 @@ interface RunFolder {
  * Checks the options, opens the output folder (refusing one with results unless resuming, and a resume of a
  * different run), repairs a results file cut by a crash and writes run.json.
  */
-function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
+function openRunFolder(options: RunSuiteOptions, suite: Suite, opts: { write: boolean } = { write: true }): RunFolder {
   const outDir = resolve(options.outDir);
   const tracesDir = join(outDir, 'traces');
   const resultsFile = join(outDir, 'results.jsonl');
@@ -181,8 +194,8 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
   const agentLabel = options.agentLabel ?? suite.agent ?? null;
   const warnings: string[] = [];
   const forced = previous && options.resume ? checkResumable(previous, { suite: suite.name, shard, model: modelLabel, agent: agentLabel, settings: options.settings, force: options.forceResume ?? false }, warnings) : [];
-  mkdirSync(tracesDir, { recursive: true });
-  repairResults(resultsFile, read);
+  if (opts.write) mkdirSync(tracesDir, { recursive: true });
+  if (opts.write) repairResults(resultsFile, read);
   const info: RunInfo = {
     schema: 'qitos.bench.run',
     version: 1,
@@ -200,7 +213,7 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
     ...(previous?.config ? { config: previous.config } : options.settings ? { config: options.settings } : {}),
     ...(previous?.forcedResumes || forced.length ? { forcedResumes: [...(previous?.forcedResumes ?? []), ...(forced.length ? [{ at: now, differences: forced }] : [])] } : {}),
   };
-  writeJsonAtomic(join(outDir, 'run.json'), info);
+  if (opts.write) writeJsonAtomic(join(outDir, 'run.json'), info);
   return { outDir, tracesDir, resultsFile, epochs, tasks, info, read: { ...read, warnings: [...read.warnings, ...warnings] } };
 }
 
@@ -231,7 +244,7 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
   const onAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const limiter = options.rateLimiter ?? (options.rateLimit ? new RateLimiter(options.rateLimit) : undefined);
   const started = Date.now();
   const progress: BenchProgress = { done: skipped, total: skipped + queue.length, skipped, passed: 0, failed: 0, errors: 0, tokens: 0, cost: 0, elapsedMs: 0 };
   const ids = new Set(folder.info.taskIds);
@@ -241,7 +254,9 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
   let ran = 0;
   const appender = new ResultsAppender(folder.resultsFile);
   const trial = async ({ task, epoch }: { task: BenchTask; epoch: number }): Promise<void> => {
+    const release = options.slots ? await options.slots.acquire() : undefined;
     try {
+      if (controller.signal.aborted) return;
       const line = await runTrial({ task, epoch, suite, options, tracesDir: folder.tracesDir, outDir: folder.outDir, limiter, signal: controller.signal });
       if (!line) return; // aborted in flight: not recorded, a resume reruns it
       appender.append(line);
@@ -253,6 +268,8 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
     } catch (err) {
       controller.abort(err);
       throw err;
+    } finally {
+      release?.();
     }
   };
   try {
