@@ -116,7 +116,7 @@ function row(dir: string, m: Listed): RunRow {
 }
 
 /**
- * A manifest's settings (runSettings' shape), from the fields that have the right type: the listing checks only
+ * A manifest's settings (the shape of manifestSettings: agent source, config, components), from the fields that have the right type: the listing checks only
  * what it shows, so the rest of the manifest is untrusted here. A run that records a model but no config (built in
  * code) has `model.id`.
  */
@@ -125,7 +125,10 @@ function settingsOf(m: Listed): Record<string, unknown> {
   const module = Object.fromEntries(['module', 'export', 'sha256'].flatMap((k) => (typeof raw.agent[k] === 'string' ? [[k === 'module' ? 'path' : k, raw.agent[k]]] : [])));
   const { trace: _trace, ...config } = isRecord(raw.config) ? raw.config : {};
   if (!isRecord(config.model) && m.model) config.model = { id: m.model.id };
-  return { ...(Object.keys(module).length ? { module } : {}), ...config };
+  const r = m as unknown as Record<string, unknown>;
+  const names = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+  const components = { parser: typeof r.parser === 'string' ? r.parser : null, tools: names(r.tools), policies: names(r.policies) };
+  return { ...(Object.keys(module).length ? { module } : {}), ...config, components };
 }
 
 /**

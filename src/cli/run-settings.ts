@@ -19,9 +19,12 @@ export function runSettings(agent: AgentSource, config: QitosConfig): Record<str
   return settingsOf(agent, recordableConfig(config));
 }
 
-/** The settings a trace's manifest records (its agent source and effective config, already recordable), in the shape of runSettings. */
+/**
+ * The settings a trace's manifest records, in the shape of runSettings: its agent source, its effective config
+ * (already recordable) and the `components` the run was built with (parser, tools, policies).
+ */
 export function manifestSettings(m: Manifest): Record<string, unknown> {
-  return settingsOf(m.agent, m.config ?? {});
+  return { ...settingsOf(m.agent, m.config ?? {}), components: { parser: m.parser, tools: m.tools, policies: m.policies } };
 }
 
 function settingsOf(agent: AgentSource, config: Record<string, unknown>): Record<string, unknown> {

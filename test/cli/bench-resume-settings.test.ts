@@ -29,6 +29,7 @@ describe('bench run --resume checks the recorded settings', () => {
       module: { path: expect.stringMatching(/benchmarks\/arithmetic\/agent\.ts$/), export: 'default', sha256: sha },
       engine: { maxRecoveries: 2, toolTimeoutMs: 5000 },
       agent: { variantNote: 'a' },
+      components: { parser: 'json', tools: ['calculate'], policies: [] },
     });
     const manifest = read('r/traces/arith-001.e1/manifest.json');
     expect(manifest.agent).toMatchObject({ module: expect.stringMatching(/agent\.ts$/), export: 'default', sha256: sha });

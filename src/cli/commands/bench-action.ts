@@ -107,8 +107,9 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
     ...(agent.export ? { agentExport: agent.export } : {}),
     agentSha256: agent.sha256,
     modelLabel: modelId,
-    // What resume compares and run.json records: the agent module (and its content), the model and every setting.
-    settings: runSettings({ module: agent.module, export: agent.export, sha256: agent.sha256 }, config),
+    // What resume compares and run.json records: the agent module (and its content), the model, every setting, and
+    // for an agent class the parser, tools and policies it is built with (a change in a module it imports shows there).
+    settings: { ...runSettings({ module: agent.module, export: agent.export, sha256: agent.sha256 }, config), ...(await agentComponents(agent, modelFor)) },
     // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
     traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
     streamDeltas: config.trace?.streamDeltas ?? false,
@@ -147,7 +148,12 @@ async function withTrialMcp(setup: BenchAgent, servers: QitosConfig['mcp'], io: 
  * AgentModule subclass loaded and built the way `qitos run` does it (config's agent options, model params), plus
  * the config's policies. Also how the module is recorded (as `qitos run` records it), for run.json and traces.
  */
-async function agentFactory(path: string, exportName: string | undefined, config: QitosConfig, io: CliIO): Promise<{ factory: AgentFactory; module: string; export?: string; sha256: string }> {
+async function agentFactory(
+  path: string,
+  exportName: string | undefined,
+  config: QitosConfig,
+  io: CliIO,
+): Promise<{ factory: AgentFactory; module: string; export?: string; sha256: string; probe?: (model: Model | undefined) => AgentModule<State, unknown>; policyNames?: (a: AgentModule<State, unknown>) => string[] }> {
   const mod = await importAgentModule(path, path);
   const fromConfig = (agent: AgentModule<State, unknown>) => buildPolicies(config, agent);
   if (!exportName && (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))) {
@@ -164,7 +170,29 @@ async function agentFactory(path: string, exportName: string | undefined, config
     const agent = buildAgent(loaded, config, model);
     return { agent, policies: fromConfig(agent) };
   };
-  return { factory, module: loaded.module, export: loaded.export, sha256: loaded.sha256 ?? (await moduleSha256(loaded.absPath)) };
+  return {
+    factory,
+    module: loaded.module,
+    export: loaded.export,
+    sha256: loaded.sha256 ?? (await moduleSha256(loaded.absPath)),
+    probe: (model) => buildAgent(loaded, config, model),
+    policyNames: (a) => fromConfig(a).map((p) => p.name),
+  };
+}
+
+/**
+ * The parser, tools and policies an agent class is built with (`components`), from one agent built the way a trial
+ * builds it. None for a factory module (its agent may depend on the task) or an agent that cannot be built here.
+ */
+async function agentComponents(agent: { probe?: (model: Model | undefined) => AgentModule<State, unknown> | undefined; policyNames?: (a: AgentModule<State, unknown>) => string[] }, model: () => Promise<Model | undefined>): Promise<{ components?: { parser: string | null; tools: string[]; policies: string[] } }> {
+  if (!agent.probe) return {};
+  try {
+    const built = agent.probe(await model());
+    if (!built) return {};
+    return { components: { parser: built.parser?.name ?? null, tools: built.tools.names, policies: agent.policyNames?.(built) ?? [] } };
+  } catch {
+    return {}; // the trials will report why it cannot be built
+  }
 }
 
 function isClass(f: unknown): boolean {

@@ -51,7 +51,7 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
     `task      ${preview(m.task.objective, 100)}`,
     `tools     ${m.tools.join(', ') || '-'}`,
     `policies  ${m.policies.join(', ') || '-'}`,
-    `settings  ${variantText(flattenSettings(settings).filter((x) => !x.path.startsWith('module.')).map((x) => ({ path: x.path, from: undefined, to: x.value }))) || '- (none recorded besides the agent)'}`,
+    `settings  ${variantText(flattenSettings(settings).filter((x) => !/^(module|components)\./.test(x.path)).map((x) => ({ path: x.path, from: undefined, to: x.value }))) || '- (none recorded besides the agent)'}`,
     ...(m.agent.sha256 ? [`module    sha256 ${m.agent.sha256}`] : []),
     ...(variant ? [`variant   vs parent ${variant.against}: ${variant.differences.length ? variantText(variant.differences) : 'same settings'}`] : []),
     ...(m.parent ? [`parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`] : []),
