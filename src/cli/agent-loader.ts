@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { AgentModule, AgentModuleOptions } from '../engine/agent-module.js';
 import { CliError } from './cli-error.js';
 import { importUserModule } from './user-module.js';
+import { moduleSha256 } from './module-hash.js';
 
 /** An AgentModule subclass as loaded from a file. Its constructor takes AgentModuleOptions plus its own config. */
 export type AgentClass = new (options: AgentModuleOptions & Record<string, unknown>) => AgentModule<any, any>;
@@ -14,6 +15,8 @@ export interface LoadedAgent {
   module: string;
   export: string;
   absPath: string;
+  /** sha-256 of the module file when it was loaded (recorded in the manifest); absent for a built-in agent. */
+  sha256?: string;
 }
 
 /**
@@ -28,7 +31,7 @@ export async function loadAgent(modulePath: string, exportName: string | undefin
   const { name, value } = pickExport(mod, exportName, modulePath);
   const rel = relative(cwd, absPath);
   const recorded = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : absPath;
-  return { AgentClass: value, module: recorded, export: name, absPath };
+  return { AgentClass: value, module: recorded, export: name, absPath, sha256: await moduleSha256(absPath) };
 }
 
 /** The exports of an agent module; one that does not load is a CliError naming it (`shown`) and why. */

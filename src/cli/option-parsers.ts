@@ -21,3 +21,11 @@ export function promptArg(value: string, previous: Record<string, string>): Reco
   const key = value.slice(0, eq);
   return Object.defineProperty({ ...previous }, key, { value: value.slice(eq + 1), enumerable: true, writable: true, configurable: true });
 }
+
+/** commander collector of a repeatable option (`--set a=1 --set b=2`) into a list. */
+export function repeatable(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** The help text of `--set`, shared by the commands that take it. */
+export const SET_HELP = 'set a config field by its dotted path, over the file and the other flags (repeatable), e.g. --set engine.maxSteps=10 --set agent.temperature=0.7 --set model=openai:gpt-4o-mini';

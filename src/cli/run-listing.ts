@@ -5,6 +5,7 @@ import type { StopReason } from '../core/stop-reason.js';
 import type { Manifest } from '../core/trace.js';
 import { TRACE_SCHEMA, TRACE_VERSION } from '../core/trace-schema-id.js';
 import { CliError } from './cli-error.js';
+import { settingDifferences, type SettingDifference } from '../core/setting-differences.js';
 
 /** One run as `qitos runs` lists it. */
 export interface RunRow {
@@ -19,6 +20,13 @@ export interface RunRow {
   cost: number | null;
   createdAt: string;
   parent: Manifest['parent'];
+  /** The run's settings (agent module, export and sha-256, and its recorded config without `trace`), as `--set` names them. */
+  settings: Record<string, unknown>;
+  /**
+   * The run's variant: how its settings differ from those of the run of the same agent listed before it in time
+   * (`against`); null for the first run of an agent.
+   */
+  variant: { against: string; differences: SettingDifference[] } | null;
 }
 
 /** The manifest fields a listing shows. */
@@ -78,6 +86,14 @@ export async function listRuns(root: string, depth = 3): Promise<{ rows: RunRow[
     }
   }
   rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  // Oldest first: each run is compared with the last earlier run of the same agent (name and module).
+  const last = new Map<string, RunRow>();
+  for (const r of [...rows].reverse()) {
+    const key = `${r.agent}\u0000${String((r.settings.module as { path?: unknown } | undefined)?.path ?? '')}`;
+    const before = last.get(key);
+    r.variant = before ? { against: before.runId, differences: settingDifferences(before.settings, r.settings) } : null;
+    last.set(key, r);
+  }
   return { rows, skipped };
 }
 
@@ -94,7 +110,25 @@ function row(dir: string, m: Listed): RunRow {
     cost: m.summary ? m.summary.usage.cost : null,
     createdAt: m.createdAt,
     parent: m.parent,
+    settings: settingsOf(m),
+    variant: null,
   };
+}
+
+/**
+ * A manifest's settings (the shape of manifestSettings: agent source, config, components), from the fields that have the right type: the listing checks only
+ * what it shows, so the rest of the manifest is untrusted here. A run that records a model but no config (built in
+ * code) has `model.id`.
+ */
+function settingsOf(m: Listed): Record<string, unknown> {
+  const raw = m as unknown as { agent: Record<string, unknown>; config?: unknown };
+  const module = Object.fromEntries(['module', 'export', 'sha256'].flatMap((k) => (typeof raw.agent[k] === 'string' ? [[k === 'module' ? 'path' : k, raw.agent[k]]] : [])));
+  const { trace: _trace, ...config } = isRecord(raw.config) ? raw.config : {};
+  if (!isRecord(config.model) && m.model) config.model = { id: m.model.id };
+  const r = m as unknown as Record<string, unknown>;
+  const names = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+  const components = { parser: typeof r.parser === 'string' ? r.parser : null, tools: names(r.tools), policies: names(r.policies) };
+  return { ...(Object.keys(module).length ? { module } : {}), ...config, components };
 }
 
 /**

@@ -170,7 +170,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     trace: {
       dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,
-      agentSource: { module: s.loaded.module, export: s.loaded.export },
+      agentSource: { module: s.loaded.module, export: s.loaded.export, ...(s.loaded.sha256 ? { sha256: s.loaded.sha256 } : {}) },
       config: recordableConfig(s.config) as Record<string, unknown>,
       ...(s.signingKey ? { signingKey: s.signingKey } : {}),
     },

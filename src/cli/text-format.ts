@@ -1,4 +1,4 @@
-import type { Tokens } from '../core/index.js';
+import type { SettingDifference, Tokens } from '../core/index.js';
 import { totalTokens } from '../core/token-total.js';
 
 /** Text helpers for terminal output: tables, previews, numbers. */
@@ -33,4 +33,17 @@ export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+}
+
+/**
+ * Setting differences in a short form for a table cell: `path=new value` each (strings unquoted, `(unset)` for a
+ * removed setting, a sha-256 cut to 8 characters), comma-separated.
+ */
+export function variantText(differences: readonly SettingDifference[]): string {
+  const value = (path: string, v: unknown) => {
+    if (v === undefined) return '(unset)';
+    if (typeof v === 'string') return path.endsWith('sha256') ? v.slice(0, 8) : v;
+    return JSON.stringify(v) ?? String(v);
+  };
+  return differences.map((d) => `${d.path}=${value(d.path, d.to)}`).join(', ');
 }

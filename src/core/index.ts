@@ -33,3 +33,4 @@ export * from './trace.js';
 export * from './to-model-messages.js';
 export * from './state-diff.js';
 export * from './base64-size.js';
+export * from './setting-differences.js';

@@ -25,7 +25,8 @@ export const Manifest = z.object({
   status: z.enum(['running', 'completed', 'failed', 'interrupted']),
   createdAt: z.string(),
   updatedAt: z.string(),
-  agent: z.object({ name: z.string(), module: z.string().optional(), export: z.string().optional(), variant: z.string().optional(), config: z.record(z.string(), z.unknown()).optional() }),
+  /** `sha256`: of the agent module file's content when the run started (absent in traces written before it was recorded). */
+  agent: z.object({ name: z.string(), module: z.string().optional(), export: z.string().optional(), sha256: z.string().optional(), variant: z.string().optional(), config: z.record(z.string(), z.unknown()).optional() }),
   task: z.record(z.string(), z.unknown()),
   model: z.object({ id: z.string(), params: z.record(z.string(), z.unknown()).optional() }).nullable(),
   parser: z.string().nullable(),

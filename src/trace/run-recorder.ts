@@ -13,8 +13,8 @@ export interface TraceOptions {
    * events.jsonl. Default: only what steps.jsonl does not hold (reasoning/tool-call boundaries, retries, final tool states).
    */
   streamDeltas?: boolean;
-  /** How to rebuild the agent (module path, export name), recorded in the manifest. */
-  agentSource?: { module?: string; export?: string };
+  /** How to rebuild the agent (module path, export name) and the sha-256 of the module file, recorded in the manifest. */
+  agentSource?: { module?: string; export?: string; sha256?: string };
   /** Effective config recorded in the manifest. */
   config?: Record<string, unknown>;
   /**

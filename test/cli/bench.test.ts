@@ -69,12 +69,14 @@ describe('qitos bench run', () => {
     const c = await qitos(['bench', 'compare', 'a', 'b'], dir);
     expect(c.code, c.err).toBe(0);
     expect(c.out).toContain('Pass rate: A 100.0% -> B 0.0%, delta -100.0 pp');
+    // B's variant: the settings that differ from A's.
+    expect(c.out).toContain('- Settings of B vs A: model.id: (unset) -> "scripted:zero.json"');
     expect(c.out).toContain('0 trials passed only in B, 25 only in A');
     expect(c.out).toContain('B is worse than A at the 5% level.');
     expect(c.out).toContain('## Broken in B (passed in A, failed in B): 25');
     expect(c.out).toMatch(/`qitos diff a\/traces\/arith-001\.e1 b\/traces\/arith-001\.e1`/);
     const j = JSON.parse((await qitos(['bench', 'compare', 'a', 'b', '--json', '--seed', '3'], dir)).out);
-    expect(j).toMatchObject({ pairedTrials: 25, mcnemar: { aOnly: 25, bOnly: 0 }, passRate: { seed: 3 } });
+    expect(j).toMatchObject({ pairedTrials: 25, mcnemar: { aOnly: 25, bOnly: 0 }, passRate: { seed: 3 }, settings: [{ path: 'model.id', to: 'scripted:zero.json' }] });
     // The diff command line works as printed.
     const d = await qitos(['diff', 'a/traces/arith-001.e1', 'b/traces/arith-001.e1', '--json'], dir);
     expect(d.code, d.err).toBe(0);

@@ -5,7 +5,7 @@ import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import {
   agentFactoryFromModule, compareRuns, formatShard, judgeRuns, loadSuite, mergeRuns, pairwiseJudge, parseRateLimit, parseShard, renderComparison, renderPairwise, runSuite, shardFromEnv, toBenchAgent,
-  type AgentFactory, type BenchAgent, type BenchProgress, type Shard, type Summary,
+  type AgentFactory, type BenchAgent, type BenchProgress, type RunSuiteOptions, type Shard, type Suite, type Summary,
 } from '../../kit/bench/index.js';
 import { importAgentModule, loadAgent } from '../agent-loader.js';
 import { importUserModule } from '../user-module.js';
@@ -18,7 +18,9 @@ import { buildAgent, buildPolicies } from '../run-setup.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
-import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags } from './command-flags.js';
+import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags, BenchSettingsFlags } from './command-flags.js';
+import { moduleSha256 } from '../module-hash.js';
+import { runSettings } from '../run-settings.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
 
 /** What `qitos bench run` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -26,9 +28,58 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   const shard = flags.shard !== undefined ? userErrors(() => pickShard(flags.shard!, io)) : undefined;
   const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
   if (flags.resume && !flags.out) throw new CliError('--resume needs --out <dir>: the folder of the run to continue');
+  if (flags.forceResume && !flags.resume) throw new CliError('--force-resume goes with --resume');
+  const suite = await loadBenchSuite(io, suitePath);
+  const prepared = await prepareBenchRun(io, suite, flags);
+  const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
+  const controller = new AbortController();
+  // SIGINT, SIGTERM or SIGHUP: trials in flight abort (their engines kill their commands); a second signal exits at once.
+  const unwatch = watchStopSignals(() => {
+    io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n');
+    controller.abort();
+  });
+  const progress = progressReporter(io, flags, suite.name);
+  let summary: Summary;
+  try {
+    const result = await userErrorsAsync(() =>
+      runSuite({
+        ...prepared,
+        concurrency: flags.concurrency,
+        epochs: flags.epochs,
+        shard,
+        outDir: out,
+        resume: flags.resume,
+        forceResume: flags.forceResume,
+        signal: controller.signal,
+        rateLimit,
+        onProgress: progress.update,
+      }),
+    );
+    summary = result.summary;
+  } finally {
+    unwatch();
+    progress.stop();
+  }
+  io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
+  const errors = summary.errors.run + summary.errors.setup + summary.errors.scorer;
+  io.exitCode = summary.interrupted ? EXIT_INTERRUPTED : summary.trials > 0 && errors === summary.trials ? EXIT_FAILED : 0;
+}
+
+/** Loads a suite for `bench run` / `bench sweep` (a judge model a scorer names is built like `--model`). */
+export async function loadBenchSuite(io: CliIO, suitePath: string): Promise<Suite> {
   const judgeModel = (spec: string) => resolveModel({ id: spec }, io.cwd, io.env);
-  const suite = await userErrorsAsync(() => loadSuite(resolve(io.cwd, suitePath), { createModel: judgeModel, importModule: importUserModule }));
-  let config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps }, io.cwd);
+  return userErrorsAsync(() => loadSuite(resolve(io.cwd, suitePath), { createModel: judgeModel, importModule: importUserModule }));
+}
+
+/** The runSuite options a set of settings flags gives (agent, model, budgets, policies, recorded settings), without where and how it runs. */
+export type PreparedBenchRun = Omit<RunSuiteOptions, 'outDir'>;
+
+/**
+ * Builds the agent factory, model and recorded settings of one bench run from its flags: the effective config
+ * (`--config` <- flags <- `--set`), the suite's default model and MCP servers, the agent module and its sha-256.
+ */
+export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSettingsFlags): Promise<PreparedBenchRun> {
+  let config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set }, io.cwd);
   // The suite's default model applies when neither --model nor the config names one.
   if (!config.model && suite.model) config = await effectiveConfig(config, { model: suite.model }, io.cwd);
 
@@ -45,51 +96,25 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   const modelId = config.model?.id;
   const shared = modelId && !modelId.startsWith('scripted:') ? await resolveModel(config.model!, io.cwd, io.env) : undefined;
   const modelFor = async (): Promise<Model | undefined> => (modelId?.startsWith('scripted:') ? resolveModel(config.model!, io.cwd, io.env) : shared);
-
-  const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
-  const controller = new AbortController();
-  // SIGINT, SIGTERM or SIGHUP: trials in flight abort (their engines kill their commands); a second signal exits at once.
-  const unwatch = watchStopSignals(() => {
-    io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n');
-    controller.abort();
-  });
-  const progress = progressReporter(io, flags, suite.name);
   const e = config.engine ?? {};
-  let summary: Summary;
-  const signingKey = await loadTraceKey(io.env, { create: true });
-  try {
-    const result = await userErrorsAsync(() =>
-      runSuite({
-        suite,
-        agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
-        ...(shared ? { model: shared } : {}),
-        concurrency: flags.concurrency,
-        epochs: flags.epochs,
-        shard,
-        outDir: out,
-        resume: flags.resume,
-        signal: controller.signal,
-        rateLimit,
-        budget: Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined)),
-        engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
-        agentLabel: agent.module,
-        ...(agent.export ? { agentExport: agent.export } : {}),
-        modelLabel: modelId,
-        // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
-        traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
-        streamDeltas: config.trace?.streamDeltas ?? false,
-        signingKey,
-        onProgress: progress.update,
-      }),
-    );
-    summary = result.summary;
-  } finally {
-    unwatch();
-    progress.stop();
-  }
-  io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
-  const errors = summary.errors.run + summary.errors.setup + summary.errors.scorer;
-  io.exitCode = summary.interrupted ? EXIT_INTERRUPTED : summary.trials > 0 && errors === summary.trials ? EXIT_FAILED : 0;
+  return {
+    suite,
+    agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
+    ...(shared ? { model: shared } : {}),
+    budget: Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined)),
+    engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
+    agentLabel: agent.module,
+    ...(agent.export ? { agentExport: agent.export } : {}),
+    agentSha256: agent.sha256,
+    modelLabel: modelId,
+    // What resume compares and run.json records: the agent module (and its content), the model, every setting, and
+    // for an agent class the parser, tools and policies it is built with (a change in a module it imports shows there).
+    settings: { ...runSettings({ module: agent.module, export: agent.export, sha256: agent.sha256 }, config), ...(await agentComponents(agent, modelFor)) },
+    // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
+    traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
+    streamDeltas: config.trace?.streamDeltas ?? false,
+    signingKey: await loadTraceKey(io.env, { create: true }),
+  };
 }
 
 /**
@@ -123,7 +148,12 @@ async function withTrialMcp(setup: BenchAgent, servers: QitosConfig['mcp'], io: 
  * AgentModule subclass loaded and built the way `qitos run` does it (config's agent options, model params), plus
  * the config's policies. Also how the module is recorded (as `qitos run` records it), for run.json and traces.
  */
-async function agentFactory(path: string, exportName: string | undefined, config: QitosConfig, io: CliIO): Promise<{ factory: AgentFactory; module: string; export?: string }> {
+async function agentFactory(
+  path: string,
+  exportName: string | undefined,
+  config: QitosConfig,
+  io: CliIO,
+): Promise<{ factory: AgentFactory; module: string; export?: string; sha256: string; probe?: (model: Model | undefined) => AgentModule<State, unknown>; policyNames?: (a: AgentModule<State, unknown>) => string[] }> {
   const mod = await importAgentModule(path, path);
   const fromConfig = (agent: AgentModule<State, unknown>) => buildPolicies(config, agent);
   if (!exportName && (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))) {
@@ -133,14 +163,36 @@ async function agentFactory(path: string, exportName: string | undefined, config
       const setup = toBenchAgent(await f(ctx));
       return { ...setup, policies: [...(setup.policies ?? []), ...fromConfig(setup.agent as AgentModule<State, unknown>)] };
     };
-    return { factory, module: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path };
+    return { factory, module: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path, sha256: await moduleSha256(path) };
   }
   const loaded = await loadAgent(path, exportName, io.cwd);
   const factory: AgentFactory = ({ model }) => {
     const agent = buildAgent(loaded, config, model);
     return { agent, policies: fromConfig(agent) };
   };
-  return { factory, module: loaded.module, export: loaded.export };
+  return {
+    factory,
+    module: loaded.module,
+    export: loaded.export,
+    sha256: loaded.sha256 ?? (await moduleSha256(loaded.absPath)),
+    probe: (model) => buildAgent(loaded, config, model),
+    policyNames: (a) => fromConfig(a).map((p) => p.name),
+  };
+}
+
+/**
+ * The parser, tools and policies an agent class is built with (`components`), from one agent built the way a trial
+ * builds it. None for a factory module (its agent may depend on the task) or an agent that cannot be built here.
+ */
+async function agentComponents(agent: { probe?: (model: Model | undefined) => AgentModule<State, unknown> | undefined; policyNames?: (a: AgentModule<State, unknown>) => string[] }, model: () => Promise<Model | undefined>): Promise<{ components?: { parser: string | null; tools: string[]; policies: string[] } }> {
+  if (!agent.probe) return {};
+  try {
+    const built = agent.probe(await model());
+    if (!built) return {};
+    return { components: { parser: built.parser?.name ?? null, tools: built.tools.names, policies: agent.policyNames?.(built) ?? [] } };
+  } catch {
+    return {}; // the trials will report why it cannot be built
+  }
 }
 
 function isClass(f: unknown): boolean {
@@ -234,7 +286,7 @@ export function summaryText(s: Summary, dir: string): string {
 }
 
 /** Errors the bench library throws for bad input are user errors: one line, no stack. */
-function userErrors<T>(fn: () => T): T {
+export function userErrors<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
@@ -242,7 +294,7 @@ function userErrors<T>(fn: () => T): T {
   }
 }
 
-async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
+export async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
-import type { BenchRunFlags, BenchCompareFlags, BenchMergeFlags } from './command-flags.js';
-import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import type { BenchRunFlags, BenchCompareFlags, BenchMergeFlags, BenchSweepFlags } from './command-flags.js';
+import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 
-/** `qitos bench run | compare | merge`: run a suite, compare two runs with paired statistics, join shards. */
+/** `qitos bench run | sweep | compare | merge`: run a suite, sweep a grid of settings, compare two runs with paired statistics, join shards. */
 export function registerBenchCommand(program: Command): void {
-  const bench = program.command('bench').description('run benchmark suites, compare runs (paired statistics) and merge shards');
+  const bench = program.command('bench').description('run benchmark suites, sweep grids of settings, compare runs (paired statistics) and merge shards');
 
   bench
     .command('run')
@@ -15,11 +15,13 @@ export function registerBenchCommand(program: Command): void {
     .option('--export <name>', 'export of the agent class (for modules without createAgent)')
     .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
+    .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
     .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
     .option('--shard <i/n|auto>', 'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)')
     .option('-o, --out <dir>', 'output folder (default: .bench-out/<suite>-<time>)')
-    .option('--resume', 'continue the run in --out: skip task/epoch pairs already in results.jsonl')
+    .option('--resume', 'continue the run in --out: skip task/epoch pairs already in results.jsonl; refused when its recorded settings differ')
+    .option('--force-resume', 'with --resume: continue even when the recorded settings differ (mixes two variants; run.json records it)')
     .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
     .option('--max-steps <n>', 'step budget of every task', positiveInt)
     .option('--no-progress', 'no progress bar or progress lines')
@@ -33,6 +35,38 @@ export function registerBenchCommand(program: Command): void {
     .action(async function (this: Command, suitePath: string, flags: BenchRunFlags) {
       const { benchRunAction } = await import('./bench-action.js');
       await benchRunAction(ioOf(this), suitePath, flags);
+    });
+
+  bench
+    .command('sweep')
+    .description('run a suite for every cell of a grid of settings (concurrently, resumable) and compare every cell with a baseline (paired, Holm-corrected)')
+    .argument('<suite>', 'suite folder (suite.yaml or suite.ts), a suite.yaml file, or a suite module')
+    .requiredOption('--grid <key=v1,v2,...>', 'an axis of the grid: a config path (as --set takes it, or model) and its comma-separated values (repeatable: the cells are the cross product)', repeatable, [])
+    .requiredOption('-o, --out <dir>', 'sweep folder: one bench output folder per cell, named by its settings, and sweep.json')
+    .option('--baseline <cell>', 'the cell the others are compared with, as key=value,... (default: the first cell: the first value of every axis)')
+    .option('-a, --agent <module>', "agent module (default: the suite's agent)")
+    .option('--export <name>', 'export of the agent class (for modules without createAgent)')
+    .option('-m, --model <provider:model>', 'model of every cell (a model axis overrides it)')
+    .option('-c, --config <file.yaml>', 'config file of every cell; flags, --set and the grid override it')
+    .option('--set <key=value>', SET_HELP, repeatable, [])
+    .option('-j, --concurrency <n>', 'trials at once across all cells (default: 4 per core, 2..32)', positiveInt)
+    .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
+    .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second or minute, across all cells')
+    .option('--max-steps <n>', 'step budget of every task', positiveInt)
+    .option('--force-resume', 'continue cell folders whose recorded settings differ (mixes variants; run.json records it)')
+    .option('--seed <n>', 'bootstrap seed of the comparisons (default 1)', nonNegativeInt)
+    .option('--resamples <n>', 'bootstrap resamples (default 10000)', positiveInt)
+    .option('--csv <file>', 'also write the table as CSV')
+    .option('--no-progress', 'no line per finished cell')
+    .option('--json', 'print the sweep (sweep.json) instead of the table')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  $ qitos bench sweep benchmarks/arithmetic --grid 'model=openai:gpt-4o-mini,openai:gpt-4o' --grid 'model.params.temperature=0,0.7' -o sweeps/t\n" +
+        "  $ qitos bench sweep benchmarks/arithmetic --grid 'engine.maxSteps=2,6' -o sweeps/steps --baseline engine.maxSteps=6 --csv steps.csv\n",
+    )
+    .action(async function (this: Command, suitePath: string, flags: BenchSweepFlags) {
+      const { benchSweepAction } = await import('./bench-sweep-action.js');
+      await benchSweepAction(ioOf(this), suitePath, flags);
     });
 
   bench

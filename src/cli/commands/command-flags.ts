@@ -45,20 +45,44 @@ export interface DiffFlags {
   exitCode?: boolean;
 }
 
-/** The flags of `qitos bench run`. */
-export interface BenchRunFlags {
+/** What a bench run's settings are made of (`bench run` and every cell of `bench sweep`). */
+export interface BenchSettingsFlags {
   agent?: string;
   export?: string;
   model?: string;
   config?: string;
+  maxSteps?: number;
+  /** `--set key=value`s (see ConfigFlags.set). */
+  set?: string[];
+}
+
+/** The flags of `qitos bench run`. */
+export interface BenchRunFlags extends BenchSettingsFlags {
   concurrency?: number;
   epochs?: number;
   shard?: string;
   out?: string;
   resume?: boolean;
+  /** Resume even when the folder's recorded settings differ from these (run.json records it). */
+  forceResume?: boolean;
   rateLimit?: string;
-  maxSteps?: number;
   json?: boolean;
+  progress?: boolean;
+}
+
+/** The flags of `qitos bench sweep`. */
+export interface BenchSweepFlags extends BenchSettingsFlags {
+  grid: string[];
+  out: string;
+  baseline?: string;
+  concurrency?: number;
+  epochs?: number;
+  rateLimit?: string;
+  forceResume?: boolean;
+  seed?: number;
+  resamples?: number;
+  json?: boolean;
+  csv?: string;
   progress?: boolean;
 }
 

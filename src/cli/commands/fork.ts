@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
-import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 
 /** `qitos fork <trace> --at <step>`: a new run from the recorded state after step k. */
 export function registerForkCommand(program: Command): void {
@@ -16,6 +16,7 @@ export function registerForkCommand(program: Command): void {
     .option('--export <name>', 'export of --agent to use')
     .option('--trust-trace', 'use what a trace from elsewhere names (agent module, model options, MCP servers, workspace), after printing it')
     .option('-c, --config <file.yaml>', 'config merged over the recorded one (flags override both)')
+    .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('-t, --task <text>', 'replace the task objective')
     .option('--trace-dir <dir>', 'folder for the new trace')
     .option('--max-steps <n>', 'step budget (counts the steps before the fork too)', positiveInt)

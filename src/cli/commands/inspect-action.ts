@@ -1,6 +1,9 @@
-import { totalTokens } from '../../core/index.js';
+import { resolve } from 'node:path';
+import { flattenSettings, settingDifferences, totalTokens, type Manifest, type SettingDifference } from '../../core/index.js';
+import { readManifest } from '../../trace/trace-reader.js';
+import { manifestSettings } from '../run-settings.js';
 import { loadTrace } from '../trace-loader.js';
-import { fmtCost, fmtMs, preview } from '../text-format.js';
+import { fmtCost, fmtMs, preview, variantText } from '../text-format.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos inspect` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -9,6 +12,8 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
   const m = trace.manifest;
   const stepErrors = trace.steps.filter((s) => s.error).map((s) => ({ step: s.step, ...s.error! }));
   const failures = m.summary?.failures ?? [];
+  const settings = manifestSettings(m);
+  const variant = await parentVariant(m, settings, io.cwd);
   const data = {
     dir: trace.dir,
     runId: m.runId,
@@ -24,6 +29,8 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
     env: m.env,
     parent: m.parent,
     hashes: m.hashes,
+    settings,
+    variant,
     summary: m.summary,
     artifacts: m.artifacts ?? [],
     stepsRecorded: trace.steps.length,
@@ -44,6 +51,9 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
     `task      ${preview(m.task.objective, 100)}`,
     `tools     ${m.tools.join(', ') || '-'}`,
     `policies  ${m.policies.join(', ') || '-'}`,
+    `settings  ${variantText(flattenSettings(settings).filter((x) => !/^(module|components)\./.test(x.path)).map((x) => ({ path: x.path, from: undefined, to: x.value }))) || '- (none recorded besides the agent)'}`,
+    ...(m.agent.sha256 ? [`module    sha256 ${m.agent.sha256}`] : []),
+    ...(variant ? [`variant   vs parent ${variant.against}: ${variant.differences.length ? variantText(variant.differences) : 'same settings'}`] : []),
     ...(m.parent ? [`parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`] : []),
   ];
   if (s) {
@@ -61,4 +71,18 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
   lines.push(failures.length ? `failures  ${failures.length}` : 'failures  none');
   for (const f of failures) lines.push(`  step ${f.step}  ${f.kind}${f.fatal ? ' (fatal)' : ''}: ${preview(f.message, 120)}`);
   io.out(lines.join('\n') + '\n');
+}
+
+/**
+ * A fork's or replay's variant: how its settings differ from its parent run's, when the parent's trace can still be
+ * read (undefined otherwise, and for a run without a parent).
+ */
+async function parentVariant(m: Manifest, settings: Record<string, unknown>, cwd: string): Promise<{ against: string; differences: SettingDifference[] } | undefined> {
+  if (!m.parent?.path || m.parent.kind === 'subtask') return undefined;
+  try {
+    const parent = await readManifest(resolve(cwd, m.parent.path));
+    return { against: parent.runId, differences: settingDifferences(manifestSettings(parent), settings) };
+  } catch {
+    return undefined; // moved or deleted: the parent line still names it
+  }
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { RunFlags } from './command-flags.js';
-import { positiveInt, promptArg } from '../option-parsers.js';
+import { positiveInt, promptArg, repeatable, SET_HELP } from '../option-parsers.js';
 
 /** `qitos run <agent-module> --task "…"`: runs an agent with a live view and writes a trace. */
 export function registerRunCommand(program: Command): void {
@@ -14,6 +14,7 @@ export function registerRunCommand(program: Command): void {
     .option('--arg <key=value>', 'an argument of the --mcp-prompt prompt (repeatable)', promptArg, {})
     .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
+    .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('--max-steps <n>', 'step budget', positiveInt)
     .option('-w, --workspace <dir>', 'workspace folder the agent\'s file and shell tools work in (a jailed host env)')

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { listRuns } from '../run-listing.js';
-import { fmtCost, table } from '../text-format.js';
+import { fmtCost, preview, table, variantText } from '../text-format.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos runs` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -18,7 +18,7 @@ export async function runsAction(io: CliIO, dir: string, opts: { json?: boolean 
   }
   io.out(
     table(
-      ['RUN', 'AGENT', 'MODEL', 'STATUS', 'STOP', 'STEPS', 'TOKENS', 'COST', 'DATE'],
+      ['RUN', 'AGENT', 'MODEL', 'STATUS', 'STOP', 'STEPS', 'TOKENS', 'COST', 'DATE', 'VARIANT (vs the earlier run of its agent)'],
       rows.map((r) => [
         r.runId + (r.parent ? ` (${r.parent.kind})` : ''),
         r.agent,
@@ -29,6 +29,7 @@ export async function runsAction(io: CliIO, dir: string, opts: { json?: boolean 
         r.tokens === null ? '-' : String(r.tokens),
         r.cost === null ? '?' : fmtCost(r.cost),
         r.createdAt.replace('T', ' ').slice(0, 19),
+        r.variant === null ? '-' : r.variant.differences.length ? preview(variantText(r.variant.differences), 70) : 'same',
       ]),
     ),
   );

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { formatSettingDifference, settingDifferences, type SettingDifference } from '../../core/index.js';
 import { pairResults, type CompareSide } from './paired-results.js';
 import type { ResultLine } from './result-line.js';
 import { clusterBootstrap, mcnemarExact, mean } from './stats.js';
@@ -41,6 +42,11 @@ export interface Comparison {
   cost: PairedMean;
   steps: PairedMean;
   durationMs: PairedMean;
+  /**
+   * What B's variant is: the settings that differ from A's (dotted paths, A's value -> B's), or null when either
+   * run does not record its settings (folders written before they were recorded).
+   */
+  settings: SettingDifference[] | null;
   warnings: string[];
 }
 
@@ -114,6 +120,7 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
     cost: costKnown ? pairedMean(pairs, (r) => r.cost as number) : { a: null, b: null, delta: null },
     steps: pairedMean(pairs, (r) => r.steps),
     durationMs: pairedMean(pairs, (r) => r.durationMs),
+    settings: sideA.settings && sideB.settings ? settingDifferences(sideA.settings, sideB.settings) : null,
     warnings,
   };
 }
@@ -139,6 +146,8 @@ export function renderComparison(c: Comparison, options: { maxFlips?: number } =
   const out: string[] = [];
   const label = (s: CompareSide) => `${s.dir} (${[s.suite, s.model, s.agent].filter(Boolean).join(', ') || 'unlabelled'})`;
   out.push('# Paired comparison', '', `- A: ${label(c.a)}`, `- B: ${label(c.b)}`);
+  const variant = c.settings === null ? 'not recorded by both runs' : c.settings.length ? c.settings.map(formatSettingDifference).join('; ') : 'the same';
+  out.push(`- Settings of B vs A: ${variant}`);
   out.push(`- Paired: ${c.pairedTrials} trials over ${c.pairedTasks} tasks${c.onlyInA || c.onlyInB ? ` (left out: ${c.onlyInA} only in A, ${c.onlyInB} only in B)` : ''}`, '');
   const p = c.passRate;
   const excludesZero = p.ci[0] > 0 || p.ci[1] < 0;

@@ -21,7 +21,7 @@ export { llmJudge, fillTemplate, DEFAULT_JUDGE_PROMPT, type LlmJudgeOptions } fr
 export { askJudge, addUsage, emptyUsage, type JudgeReply } from './judge-call.js';
 export { gaiaMatch, gaiaQuestionScore, gaiaNumber, gaiaString } from './scorers/gaia-match.js';
 export { agentFactoryFromModule, toBenchAgent, type AgentFactory, type AgentFactoryContext, type BenchAgent } from './bench-agent.js';
-export { runSuite, defaultConcurrency, traceRunId, type RunSuiteOptions, type RunSuiteResult, type BenchProgress } from './run-suite.js';
+export { runSuite, checkRunFolder, defaultConcurrency, traceRunId, type RunSuiteOptions, type RunSuiteResult, type BenchProgress } from './run-suite.js';
 export { ResultLine, pairKey } from './result-line.js';
 export { readResults, appendResult, type ResultsRead } from './results-file.js';
 export { RunInfo, readRunInfo } from './run-info.js';
@@ -34,4 +34,7 @@ export { pairResults, type PairedResults, type CompareSide } from './paired-resu
 export { pairwiseJudge, DEFAULT_PAIRWISE_PROMPT, type PairwiseJudge, type PairwiseJudgeOptions, type PairwiseInput, type PairwiseVerdict, type PairwiseWinner } from './pairwise-judge.js';
 export { judgeRuns, renderPairwise, type PairwiseComparison, type PairVerdict, type JudgeRunsOptions } from './judge-runs.js';
 export { mergeRuns, type MergeResult } from './merge-runs.js';
+export { TrialSlots } from './trial-slots.js';
+export { parseGridAxis, sweepCells, findBaseline, type GridAxis, type SweepCell } from './sweep-grid.js';
+export { sweepReport, renderSweep, sweepCsv, type SweepReport, type SweepCellResult, type SweepCellRun } from './sweep-report.js';
 export * as stats from './stats.js';

@@ -4,6 +4,7 @@ import { renderReport } from './report.js';
 import { pairKey, type ResultLine } from './result-line.js';
 import { readResults } from './results-file.js';
 import { readRunInfo, writeJsonAtomic, type RunInfo } from './run-info.js';
+import { formatSettingDifference, settingDifferences } from '../../core/index.js';
 import { summarize, type Summary } from './summary.js';
 
 /** What `mergeRuns` wrote. */
@@ -45,7 +46,12 @@ export function mergeRuns(dirs: readonly string[], out: string, options: { displ
     if (r.info.suite !== first.info.suite) throw new Error(`cannot merge runs of different suites: ${first.given} is "${first.info.suite}", ${r.given} is "${r.info.suite}"`);
     if (r.info.epochs !== first.info.epochs) throw new Error(`cannot merge runs with different epochs: ${first.given} has ${first.info.epochs}, ${r.given} has ${r.info.epochs}`);
     if (!sameSet(r.info.suiteTaskIds, first.info.suiteTaskIds)) throw new Error(`cannot merge: ${first.given} and ${r.given} ran different versions of suite "${first.info.suite}" (their task lists differ)`);
+    // Shards of one run have the same settings; where the module lies may differ between machines, its content not.
+    const differences = r.info.config && first.info.config ? settingDifferences(first.info.config, r.info.config).filter((d) => d.path !== 'module.path') : [];
+    if (differences.length) throw new Error(`cannot merge runs with different settings: ${first.given} -> ${r.given}: ${differences.map(formatSettingDifference).join('; ')}`);
   }
+  const config = runs.every((r) => r.info.config) ? first.info.config : undefined;
+  const forcedResumes = runs.flatMap((r) => r.info.forcedResumes ?? []);
   const epochs = first.info.epochs;
 
   const seen = new Map<string, string>();
@@ -97,6 +103,8 @@ export function mergeRuns(dirs: readonly string[], out: string, options: { displ
     createdAt: now,
     updatedAt: now,
     mergedFrom: runs.map((r) => r.dir),
+    ...(config ? { config } : {}),
+    ...(forcedResumes.length ? { forcedResumes } : {}),
   };
   writeJsonAtomic(join(outDir, 'run.json'), info);
   const warnings = runs.flatMap((r) => r.warnings);

@@ -11,6 +11,8 @@ export interface CompareSide {
   model: string | null;
   agent: string | null;
   trials: number;
+  /** The settings run.json records (agent module + sha-256, model, engine, policies, agent options), or null when it records none. */
+  settings: Record<string, unknown> | null;
 }
 
 /** The trials two runs both recorded, paired by task and epoch, in task/epoch order. */
@@ -48,5 +50,5 @@ function load(dir: string, shown: string): { side: Omit<CompareSide, 'trials'>; 
   const info = readRunInfo(dir);
   const byPair = new Map<string, ResultLine>();
   for (const r of read.results) byPair.set(pairKey(r.taskId, r.epoch), r);
-  return { side: { dir: shown, suite: info?.suite ?? null, model: info?.model ?? null, agent: info?.agent ?? null }, byPair, warnings: read.warnings };
+  return { side: { dir: shown, suite: info?.suite ?? null, model: info?.model ?? null, agent: info?.agent ?? null, settings: info?.config ?? null }, byPair, warnings: read.warnings };
 }

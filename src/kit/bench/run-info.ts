@@ -21,6 +21,14 @@ export const RunInfo = z.object({
   updatedAt: z.string(),
   /** For a merged run: the shard folders it joins. */
   mergedFrom: z.array(z.string()).optional(),
+  /**
+   * The effective settings the run was started with (the CLI: agent module path, export and sha-256, model,
+   * engine, policies, agent options, env, MCP servers). `--resume` refuses a folder whose settings differ from the
+   * current ones. Absent in folders written before it was recorded.
+   */
+  config: z.record(z.string(), z.unknown()).optional(),
+  /** Resumes that went ahead with other settings (`--force-resume`): when, and what differed. */
+  forcedResumes: z.array(z.object({ at: z.string(), differences: z.array(z.object({ path: z.string(), from: z.unknown(), to: z.unknown() })) })).optional(),
 });
 export type RunInfo = z.infer<typeof RunInfo>;
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
-import { emptyTokens, errorMessage, totalTokens } from '../../core/index.js';
+import { emptyTokens, errorMessage, formatSettingDifference, settingDifferences, totalTokens, type SettingDifference } from '../../core/index.js';
 import { Engine, type EngineOptions, type RunResult } from '../../engine/engine.js';
 import { fileSafeName } from '../../trace/index.js';
 import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
@@ -18,6 +18,7 @@ import { Score } from './scorer.js';
 import { formatShard, inShard, parseShard, type Shard } from './shard.js';
 import { resolveSuite, type Suite, type SuiteDefinition } from './suite.js';
 import { summarize, type Summary } from './summary.js';
+import type { TrialSlots } from './trial-slots.js';
 
 /** Progress of a suite run, reported after every finished trial. */
 export interface BenchProgress {
@@ -59,6 +60,10 @@ export interface RunSuiteOptions {
   onProgress?: (progress: BenchProgress) => void;
   /** Limits model requests across all concurrent trials. */
   rateLimit?: RateLimit;
+  /** A rate limiter shared with other runs (a sweep's cells), used instead of one made from `rateLimit`. */
+  rateLimiter?: RateLimiter;
+  /** Slots shared with other runs (a sweep's cells): each trial also holds one while it runs. */
+  slots?: TrialSlots;
   /** Budget of every trial, over the suite's. */
   budget?: Budget;
   /** Labels recorded in run.json, summary and traces (e.g. the agent module path, the model spec). */
@@ -71,6 +76,16 @@ export interface RunSuiteOptions {
    * a trial; the CLI passes its config (model, engine with the suite's budget, policies). Default: none.
    */
   traceConfig?: Record<string, unknown>;
+  /**
+   * The run's effective settings (any JSON object; the CLI records agent module + sha-256, model, engine, policies,
+   * agent options), written to run.json. A resume whose settings differ from the recorded ones is refused with the
+   * differing fields, unless `forceResume`.
+   */
+  settings?: Record<string, unknown>;
+  /** Resume even when `settings` differ from the recorded ones; the differences are recorded in run.json (`forcedResumes`). */
+  forceResume?: boolean;
+  /** The sha-256 of the agent module file, recorded with `agentLabel` in each trace's manifest. */
+  agentSha256?: string;
   /** Record every streamed delta in the traces (large; default off). */
   streamDeltas?: boolean;
   /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
@@ -135,6 +150,14 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteResult
   return { outDir: folder.outDir, summary, results: final.results, ran: run.ran, skipped, interrupted };
 }
 
+/**
+ * Checks that `runSuite(options)` would accept its output folder (a resume of the same suite, shard and settings,
+ * or a folder without results) without running or writing anything; throws the error runSuite would.
+ */
+export async function checkRunFolder(options: RunSuiteOptions): Promise<void> {
+  openRunFolder(options, await resolveSuite(options.suite), { write: false });
+}
+
 /** A run's output folder, opened: its paths, the tasks and epochs to run, what results.jsonl already holds. */
 interface RunFolder {
   outDir: string;
@@ -150,7 +173,7 @@ interface RunFolder {
  * Checks the options, opens the output folder (refusing one with results unless resuming, and a resume of a
  * different run), repairs a results file cut by a crash and writes run.json.
  */
-function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
+function openRunFolder(options: RunSuiteOptions, suite: Suite, opts: { write: boolean } = { write: true }): RunFolder {
   const outDir = resolve(options.outDir);
   const tracesDir = join(outDir, 'traces');
   const resultsFile = join(outDir, 'results.jsonl');
@@ -169,9 +192,10 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
   const read = readResults(resultsFile);
   if (!options.resume && read.results.length) throw new Error(`${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`);
   const agentLabel = options.agentLabel ?? suite.agent ?? null;
-  if (previous && options.resume) checkResumable(previous, suite.name, shard, modelLabel, agentLabel);
-  mkdirSync(tracesDir, { recursive: true });
-  repairResults(resultsFile, read);
+  const warnings: string[] = [];
+  const forced = previous && options.resume ? checkResumable(previous, { suite: suite.name, shard, model: modelLabel, agent: agentLabel, settings: options.settings, force: options.forceResume ?? false }, warnings) : [];
+  if (opts.write) mkdirSync(tracesDir, { recursive: true });
+  if (opts.write) repairResults(resultsFile, read);
   const info: RunInfo = {
     schema: 'qitos.bench.run',
     version: 1,
@@ -185,9 +209,12 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite): RunFolder {
     agent: agentLabel,
     createdAt: previous?.createdAt ?? now,
     updatedAt: now,
+    // The settings the folder's first trials ran with stay recorded; a forced resume adds what it changed.
+    ...(previous?.config ? { config: previous.config } : options.settings ? { config: options.settings } : {}),
+    ...(previous?.forcedResumes || forced.length ? { forcedResumes: [...(previous?.forcedResumes ?? []), ...(forced.length ? [{ at: now, differences: forced }] : [])] } : {}),
   };
-  writeJsonAtomic(join(outDir, 'run.json'), info);
-  return { outDir, tracesDir, resultsFile, epochs, tasks, info, read };
+  if (opts.write) writeJsonAtomic(join(outDir, 'run.json'), info);
+  return { outDir, tracesDir, resultsFile, epochs, tasks, info, read: { ...read, warnings: [...read.warnings, ...warnings] } };
 }
 
 /** The task/epoch pairs still to run (epoch by epoch), and how many results.jsonl already has. */
@@ -217,7 +244,7 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
   const onAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const limiter = options.rateLimiter ?? (options.rateLimit ? new RateLimiter(options.rateLimit) : undefined);
   const started = Date.now();
   const progress: BenchProgress = { done: skipped, total: skipped + queue.length, skipped, passed: 0, failed: 0, errors: 0, tokens: 0, cost: 0, elapsedMs: 0 };
   const ids = new Set(folder.info.taskIds);
@@ -227,7 +254,9 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
   let ran = 0;
   const appender = new ResultsAppender(folder.resultsFile);
   const trial = async ({ task, epoch }: { task: BenchTask; epoch: number }): Promise<void> => {
+    const release = options.slots ? await options.slots.acquire() : undefined;
     try {
+      if (controller.signal.aborted) return;
       const line = await runTrial({ task, epoch, suite, options, tracesDir: folder.tracesDir, outDir: folder.outDir, limiter, signal: controller.signal });
       if (!line) return; // aborted in flight: not recorded, a resume reruns it
       appender.append(line);
@@ -239,6 +268,8 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
     } catch (err) {
       controller.abort(err);
       throw err;
+    } finally {
+      release?.();
     }
   };
   try {
@@ -250,13 +281,43 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
   return { ran };
 }
 
-function checkResumable(previous: RunInfo, suite: string, shard: Shard | undefined, model: string | null, agent: string | null): void {
-  if (previous.suite !== suite) throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${suite}"`);
-  const s = shard ? formatShard(shard) : null;
+/** What a resume is checked against: the run it continues must be of this suite, shard, model, agent and settings. */
+interface ResumeTarget {
+  suite: string;
+  shard: Shard | undefined;
+  model: string | null;
+  agent: string | null;
+  settings: Record<string, unknown> | undefined;
+  force: boolean;
+}
+
+/**
+ * Refuses to resume a run of another suite or shard, and a run with other settings unless `force` (then returns
+ * the differences, to record). A folder that records no settings (older qitos) is checked by model and agent only.
+ */
+function checkResumable(previous: RunInfo, now: ResumeTarget, warnings: string[]): SettingDifference[] {
+  if (previous.suite !== now.suite) throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${now.suite}"`);
+  const s = now.shard ? formatShard(now.shard) : null;
   if (previous.shard !== s) throw new Error(`cannot resume: the output folder holds shard ${previous.shard ?? '(none)'}, not ${s ?? '(none)'}`);
-  // Mixing two models' trials in one results file would make every figure of the run meaningless.
-  if (previous.model !== model) throw new Error(`cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${model ?? '(agent default)'}`);
-  if (previous.agent !== agent) throw new Error(`cannot resume: the output folder holds a run of agent ${previous.agent ?? '(none recorded)'}, not ${agent ?? '(none recorded)'}`);
+  if (previous.config && now.settings) {
+    // Mixing two variants' trials in one results file would make every figure of the run meaningless.
+    const differences = settingDifferences(previous.config, now.settings);
+    if (differences.length && !now.force) {
+      throw new Error(`cannot resume: the output folder holds a run with other settings (recorded -> now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded settings, choose another output folder, or pass --force-resume to mix the two knowingly (run.json records it)`);
+    }
+    return differences;
+  }
+  const label: Array<SettingDifference | undefined> = [
+    previous.model !== now.model ? { path: 'model', from: previous.model ?? undefined, to: now.model ?? undefined } : undefined,
+    previous.agent !== now.agent ? { path: 'agent', from: previous.agent ?? undefined, to: now.agent ?? undefined } : undefined,
+  ];
+  const changed = label.filter((d): d is SettingDifference => d !== undefined);
+  if (changed.length && !now.force) {
+    if (previous.model !== now.model) throw new Error(`cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${now.model ?? '(agent default)'} (--force-resume to mix them knowingly)`);
+    throw new Error(`cannot resume: the output folder holds a run of agent ${previous.agent ?? '(none recorded)'}, not ${now.agent ?? '(none recorded)'} (--force-resume to mix them knowingly)`);
+  }
+  if (!previous.config && now.settings) warnings.push('run.json records no settings (written by an older qitos): resumed without checking that the settings are the same');
+  return changed;
 }
 
 function count(p: BenchProgress, r: ResultLine): void {
@@ -352,7 +413,7 @@ function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undef
     trace: {
       dir: c.tracesDir,
       streamDeltas: options.streamDeltas ?? false,
-      ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}) } } : {}),
+      ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}), ...(options.agentSha256 ? { sha256: options.agentSha256 } : {}) } } : {}),
       ...(options.traceConfig ? { config: options.traceConfig } : {}),
       ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     },

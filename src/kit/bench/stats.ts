@@ -219,3 +219,22 @@ export function mcnemarExact(aOnly: number, bOnly: number): McNemarResult {
   const tail = Math.exp(max + Math.log(s));
   return { aOnly, bOnly, pValue: Math.min(1, 2 * tail) };
 }
+
+/**
+ * Holm-Bonferroni step-down adjustment of the p-values of m tests, returned in the input order. The smallest p is
+ * multiplied by m, the next by m - 1, and so on, each made at least the one before it (so the order of the raw
+ * p-values is kept) and at most 1. Rejecting where the adjusted p < alpha controls the family-wise error rate at
+ * alpha for any dependence between the tests, and rejects at least as much as plain Bonferroni.
+ */
+export function holm(pValues: readonly number[]): number[] {
+  for (const p of pValues) if (!(p >= 0 && p <= 1)) throw new RangeError(`holm: p-values must be in [0, 1], got ${p}`);
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+  const out = new Array<number>(m);
+  let running = 0;
+  order.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}

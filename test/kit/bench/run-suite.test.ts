@@ -281,6 +281,20 @@ describe('shards and merge', () => {
     expect(readFileSync(join(merged, 'report.md'), 'utf8')).toContain('Pass rate: 50.0%');
   });
 
+  it('merge keeps the shared settings, ignores where the module lay, and refuses shards run with other settings', async () => {
+    const suite = suiteOf(6);
+    const settings = (path: string, steps: number) => ({ module: { path, sha256: 'abc' }, engine: { maxSteps: steps } });
+    const dirs = [out(), out()];
+    await runSuite({ suite, agentFactory: oracle, outDir: dirs[0], shard: '0/2', settings: settings('/node-a/agent.ts', 5) });
+    await runSuite({ suite, agentFactory: oracle, outDir: dirs[1], shard: '1/2', settings: settings('/node-b/agent.ts', 5) });
+    const merged = out();
+    mergeRuns(dirs, merged);
+    expect(JSON.parse(readFileSync(join(merged, 'run.json'), 'utf8')).config).toEqual(settings('/node-a/agent.ts', 5));
+    const other = out();
+    await runSuite({ suite, agentFactory: oracle, outDir: other, shard: '1/2', settings: settings('/node-a/agent.ts', 6) });
+    expect(() => mergeRuns([dirs[0], other], out())).toThrow(/cannot merge runs with different settings: .* engine\.maxSteps: 5 -> 6$/);
+  });
+
   it('shards partition any set of ids, whatever the order, by the SHA-256 of the id (property)', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (ids, n) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { clusterBootstrap, mcnemarExact, mean, pairedBootstrap, passAtK, passHatK, quantile, seededRandom, wilson } from '../../../src/kit/bench/stats.js';
+import { clusterBootstrap, holm, mcnemarExact, mean, pairedBootstrap, passAtK, passHatK, quantile, seededRandom, wilson } from '../../../src/kit/bench/stats.js';
 
 // Reference values computed independently (Python's math.comb / textbook Wilson formula).
 describe('wilson', () => {
@@ -180,5 +180,33 @@ describe('helpers', () => {
     expect(Math.max(...xs)).toBeLessThan(1);
     expect(mean(xs)).toBeGreaterThan(0.45);
     expect(mean(xs)).toBeLessThan(0.55);
+  });
+});
+
+describe('holm', () => {
+  it('matches a worked example (in input order) and handles none, one and ties', () => {
+    // Sorted 0.01, 0.02, 0.03, 0.04 -> 4*0.01, 3*0.02, 2*0.03, 1*0.04 made monotone: 0.04, 0.06, 0.06, 0.06.
+    const out = holm([0.03, 0.01, 0.04, 0.02]);
+    [0.06, 0.04, 0.06, 0.06].forEach((v, i) => expect(out[i]).toBeCloseTo(v, 12));
+    expect(holm([])).toEqual([]);
+    expect(holm([0.3])).toEqual([0.3]);
+    expect(holm([0.5, 0.5])).toEqual([1, 1]);
+    expect(() => holm([0.1, 1.5])).toThrow(RangeError);
+    expect(() => holm([Number.NaN])).toThrow(RangeError);
+  });
+
+  it('adjusted p >= raw p, <= 1, at most m * p, and monotone in the raw p (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 }), (ps) => {
+        const adj = holm(ps);
+        expect(adj).toHaveLength(ps.length);
+        ps.forEach((p, i) => {
+          expect(adj[i]).toBeGreaterThanOrEqual(p);
+          expect(adj[i]).toBeLessThanOrEqual(1);
+          expect(adj[i]).toBeLessThanOrEqual(Math.min(1, ps.length * p) + 1e-12);
+        });
+        for (let i = 0; i < ps.length; i++) for (let j = 0; j < ps.length; j++) if (ps[i] < ps[j]) expect(adj[i]).toBeLessThanOrEqual(adj[j]);
+      }),
+    );
   });
 });
