@@ -13,6 +13,7 @@ export { StateDiffer } from './state-differ.js';
 export { stateAtStep } from './state-at-step.js';
 export { shortHash } from './short-hash.js';
 export { fileSafeName } from './file-safe-name.js';
+export { firstUserFrame } from './first-user-frame.js';
 export { ReplayModel, type ReplayModelOptions } from './replay-model.js';
 export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
 export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';

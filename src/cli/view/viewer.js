@@ -73,6 +73,14 @@
       add(box, el('div', 'task', 'task: ' + r.task));
       if (r.finalResult !== null) add(box, el('div', 'meta', 'final: ' + r.finalResult));
       if (r.failures.length) add(box, el('div', 'meta', r.failures.length + ' failure(s): ' + r.failures.map(function (f) { return 'step ' + f.step + ' ' + f.kind; }).join(', ')));
+      // A bug in the user's code: where it was thrown, and its stack (folded).
+      r.failures.forEach(function (f) {
+        if (!f.at && !f.stack) return;
+        var where = el('details', 'thrown');
+        add(where, el('summary', null, 'step ' + f.step + ' ' + f.kind + ' error at ' + (f.at || '(no frame outside qitos-ts)') + ': ' + f.message));
+        if (f.stack) add(where, el('pre', 'stack', f.stack));
+        add(box, where);
+      });
       r.warnings.forEach(function (w) { add(box, el('div', 'meta', 'warning: ' + w)); });
       head.appendChild(box);
     });
