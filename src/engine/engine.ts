@@ -138,7 +138,7 @@ export class Engine<S extends State = State> {
       scratch.rec.stop = verdict;
       run.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
     }
-    s.recorder?.step(scratch.rec, run.state, scratch.system);
+    s.recorder?.step(scratch.rec, run.state, scratch.system, scratch.tools);
     return verdict;
   }
 
@@ -149,6 +149,7 @@ export class Engine<S extends State = State> {
       const turn = await takeModelTurn(run, s, observation, ctx);
       scratch.reply = turn.message;
       scratch.system = turn.system;
+      scratch.tools = turn.sent.request.tools;
       recordTurn(scratch.rec, turn);
       if (turn.outcome instanceof ParseError) throw turn.outcome;
       decision = turn.outcome;

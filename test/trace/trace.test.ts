@@ -41,8 +41,11 @@ describe('trace', () => {
     expect(t.steps[0].model?.system).toBe('You are a test agent.');
     expect(t.steps[1].model && 'system' in t.steps[1].model).toBe(false);
     expect(t.steps[0].results[0]).toMatchObject({ name: 'add', output: '3', status: 'success' });
-    expect(t.events.map((e) => e.type)).toEqual(['run_start', 'reasoning-start', 'reasoning-end', 'tool_state', 'run_end']);
-    expect(t.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(t.events.map((e) => e.type)).toEqual(['run_start', 'prompt', 'tool_specs', 'reasoning-start', 'reasoning-end', 'tool_state', 'run_end']);
+    expect(t.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // the texts behind the manifest's hashes, once each, right after run_start
+    expect(t.events[1]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.systemPrompt, text: 'You are a test agent.' } });
+    expect(t.events[2]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.toolSchemas, specs: [expect.objectContaining({ name: 'add' })] } });
   });
 
   it('the initial state plus the step diffs rebuild the final state', async () => {

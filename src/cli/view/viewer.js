@@ -86,11 +86,26 @@
     });
     if (pair) {
       head.appendChild(el('div', 'first', data.first ? 'first difference: step ' + data.first.step + ', ' + data.first.phase + ': ' + data.first.detail : 'no difference in the aligned steps'));
+      (data.texts || []).forEach(function (t) { head.appendChild(textDiff(t)); });
     } else {
       document.getElementById('only-diff-label').style.display = 'none';
     }
     var cols = document.getElementById('cols');
     add(cols, el('span', null, pair ? 'step · A | B · differing phases' : 'step · decision · tokens · cost · time'));
+  }
+
+  // A differing prompt, tool spec list or config: folded, its unified diff one line per element (add / del / hunk).
+  function textDiff(t) {
+    var box = el('details', 'textdiff');
+    add(box, el('summary', null, t.kind + (t.kind === 'tool specs' ? ' differ' : ' differs') + (t.step !== undefined ? ' at step ' + t.step : '') + ' (A ' + (t.hashA || '-') + ', B ' + (t.hashB || '-') + ')'));
+    if (t.diff === null) return add(box, el('div', 'meta', t.note || 'no text to compare'));
+    var pre = el('pre', 'diff');
+    t.diff.replace(/\n$/, '').split('\n').forEach(function (line) {
+      var c = line.charAt(0);
+      var cls = line.indexOf('@@') === 0 ? 'hunk' : line.indexOf('---') === 0 || line.indexOf('+++') === 0 ? 'file' : c === '+' ? 'add' : c === '-' ? 'del' : null;
+      add(pre, el('span', cls, line + '\n'));
+    });
+    return add(box, pre);
   }
 
   // ---- timeline (virtualized) ----
