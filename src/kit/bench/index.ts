@@ -34,4 +34,5 @@ export { pairResults, type PairedResults, type CompareSide } from './paired-resu
 export { pairwiseJudge, DEFAULT_PAIRWISE_PROMPT, type PairwiseJudge, type PairwiseJudgeOptions, type PairwiseInput, type PairwiseVerdict, type PairwiseWinner } from './pairwise-judge.js';
 export { judgeRuns, renderPairwise, type PairwiseComparison, type PairVerdict, type JudgeRunsOptions } from './judge-runs.js';
 export { mergeRuns, type MergeResult } from './merge-runs.js';
+export { benchReportData, type BenchReportData, type ReportRun, type ReportTask, type ReportFlipCount } from './report-data.js';
 export * as stats from './stats.js';
