@@ -63,6 +63,8 @@ export class RunRecorder {
   private initialState: unknown;
   /** Hash of the system prompt last written (a step's model record carries the prompt only when it changed). */
   private systemHash: string | undefined;
+  /** The system prompt of the state the run started from (`text` undefined: the agent has none). */
+  private firstSystem: { text: string | undefined } | undefined;
   /** Hashes of the tool spec lists written as `tool_specs` events. */
   private readonly toolHashes = new Set<string>();
   /** The `prompt` and `tool_specs` events of the start, written after run_start. */
@@ -81,13 +83,15 @@ export class RunRecorder {
   /** Writes the first manifest (status running) and remembers the initial state that step diffs apply to. */
   start(run: RunSnapshot & { state: State }): void {
     this.initialState = JSON.parse(JSON.stringify(run.state));
+    // The manifest hashes the first system prompt (a prompt built from the state changes as the run goes).
+    this.firstSystem = { text: this.description.systemPrompt(run.state) };
     const manifest = this.manifest(run, 'running', null);
     this.writer.start(manifest);
     this.wrote = true;
     this.differ = new StateDiffer(run.state as unknown as Record<string, unknown>);
     // The texts behind the manifest's hashes, so diff and replay can show what changed, not only that it did
     // (written right after run_start, which the engine emits next).
-    const system = this.description.systemPrompt(run.state);
+    const system = this.firstSystem.text;
     if (system && manifest.hashes.systemPrompt) this.startTexts.push({ type: 'prompt', data: { hash: manifest.hashes.systemPrompt, text: system } });
     if (this.description.toolSpecs.length) {
       this.toolHashes.add(manifest.hashes.toolSchemas!);
@@ -185,7 +189,7 @@ export class RunRecorder {
 
   private manifest(run: RunSnapshot, status: Manifest['status'], summary: Manifest['summary']): Manifest {
     const d = this.description;
-    const system = run.state ? d.systemPrompt(run.state) : undefined;
+    const system = this.firstSystem ? this.firstSystem.text : run.state ? d.systemPrompt(run.state) : undefined;
     return {
       schema: TRACE_SCHEMA,
       version: TRACE_VERSION,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Engine, TRACE_VERSION, applyStateDiff, decide } from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
-import { TraceError, readManifest, readTrace } from '../../src/trace/index.js';
+import { TraceError, readManifest, readTrace, traceTexts } from '../../src/trace/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { ModelPathAgent, ScriptAgent, addTool, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
@@ -46,6 +46,22 @@ describe('trace', () => {
     // the texts behind the manifest's hashes, once each, right after run_start
     expect(t.events[1]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.systemPrompt, text: 'You are a test agent.' } });
     expect(t.events[2]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.toolSchemas, specs: [expect.objectContaining({ name: 'add' })] } });
+  });
+
+  it('a system prompt built from the state: the manifest hashes the first one, and every prompt sent has its text in the trace', async () => {
+    class StepPrompt extends ModelPathAgent {
+      override buildSystemPrompt(state?: { step: number }): string {
+        return `You are at step ${state!.step}.`;
+      }
+    }
+    const dir = await tempDir();
+    const model = new ScriptedModel(['{"action":{"name":"add","args":{"a":1,"b":2}}}', '{"final_answer":"3"}']);
+    const r = await new Engine({ agent: new StepPrompt({ model, parser: jsonParser(), tools: [addTool] }), trace: { dir } }).run('1+2');
+    const t = await readTrace(r.traceDir!);
+    const texts = traceTexts(t);
+    expect(texts.prompts.get(t.manifest.hashes.systemPrompt!)).toBe('You are at step 0.');
+    expect(t.steps.map((s) => texts.prompts.get(s.model!.hashes.system))).toEqual(['You are at step 1.', 'You are at step 2.']);
+    expect(texts.toolSpecs.get(t.manifest.hashes.toolSchemas!)?.map((s) => s.name)).toEqual(['add']);
   });
 
   it('the initial state plus the step diffs rebuild the final state', async () => {
