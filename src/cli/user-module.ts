@@ -39,8 +39,13 @@ export async function importUserModule(absPath: string): Promise<Record<string, 
 }
 
 async function registerTsx(): Promise<void> {
-  const { register } = await import('tsx/esm/api');
+  // A bug in the user's module is reported at its .ts line (failure records keep the stack), not the compiled one's.
+  process.setSourceMapsEnabled(true);
+  const [{ register }, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
   register();
+  // A .ts file in a CommonJS scope is handed to require(): tsx's require hook compiles it with its source map
+  // (without it, node's require(esm) refuses the file and tsImport's fallback loses the line numbers).
+  cjs.register();
 }
 
 /**

@@ -67,3 +67,20 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
   return typeof err === 'string' ? err : JSON.stringify(err);
 }
+
+/** At most this many characters of a stack are kept (a deep recursion must not bloat the manifest). */
+const MAX_STACK = 8000;
+
+/**
+ * The stack trace of a bug: an Error that is not one of the kernel's classified errors (those carry their own
+ * message and their stack points into the kernel), with the stacks of its causes. Undefined for anything else.
+ */
+export function bugStack(err: unknown): string | undefined {
+  if (!(err instanceof Error) || err instanceof QitosError || typeof err.stack !== 'string') return undefined;
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    parts.push((depth ? 'caused by: ' : '') + (e.stack ?? `${e.name}: ${e.message}`));
+  }
+  const text = parts.join('\n');
+  return text.length > MAX_STACK ? `${text.slice(0, MAX_STACK)}\n    ... (stack cut at ${MAX_STACK} characters)` : text;
+}

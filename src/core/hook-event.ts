@@ -13,7 +13,8 @@ export const HookEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('phase_end'), step: z.number(), phase: Phase, durationMs: z.number() }),
   z.object({ type: z.literal('model_event'), step: z.number(), event: ModelStreamEvent }),
   z.object({ type: z.literal('tool_state'), step: z.number(), callId: z.string(), tool: z.string(), state: ToolState }),
-  z.object({ type: z.literal('recover'), step: z.number(), kind: z.string(), message: z.string(), recoveries: z.number(), fatal: z.boolean() }),
+  /** `at` and `stack`: where a bug was thrown (see Failure). */
+  z.object({ type: z.literal('recover'), step: z.number(), kind: z.string(), message: z.string(), recoveries: z.number(), fatal: z.boolean(), at: z.string().optional(), stack: z.string().optional() }),
   z.object({ type: z.literal('policy'), step: z.number(), policy: z.string(), event: z.string(), data: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('hook_error'), step: z.number(), event: z.string(), message: z.string() }),
   /** A model call made inside the run besides the step's own (`callModel`: MCP sampling, tools, memories). */

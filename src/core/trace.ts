@@ -13,8 +13,13 @@ import { BranchRecord } from './search.js';
 /** Schema id and version written in every manifest; readers refuse newer versions. */
 export { TRACE_SCHEMA, TRACE_VERSION };
 
-/** A failure recorded in the manifest (recoveries and the fatal error, if any). */
-export const Failure = z.object({ step: z.number(), kind: z.string(), message: z.string(), fatal: z.boolean() });
+/**
+ * A failure recorded in the manifest (recoveries and the fatal error, if any). For a bug (an Error thrown by
+ * code, not one of the kernel's classified errors) `stack` is its stack trace (source-mapped for `.ts` modules)
+ * and `at` the first frame outside qitos-ts and node_modules, as `file:line:col`: where the user's code threw.
+ * Both are absent in traces written before they existed.
+ */
+export const Failure = z.object({ step: z.number(), kind: z.string(), message: z.string(), fatal: z.boolean(), at: z.string().optional(), stack: z.string().optional() });
 export type Failure = z.infer<typeof Failure>;
 
 /** `traces/<runId>/manifest.json`: written at start, replaced atomically at the end. */

@@ -1,5 +1,5 @@
-import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Manifest, ModelTurn, Phase, SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput } from '../core/index.js';
-import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, classifyError, errorMessage, formatZodIssue, newActionId, newId, totalTokens } from '../core/index.js';
+import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Failure, Manifest, ModelTurn, Phase, SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput } from '../core/index.js';
+import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, bugStack, classifyError, errorMessage, formatZodIssue, newActionId, newId, totalTokens } from '../core/index.js';
 import type { AgentContext, AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
 import { applyResults } from './apply-results.js';
@@ -7,6 +7,7 @@ import { searchBranch } from './branch-search.js';
 import { critique } from './critique.js';
 import type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
 import { EventStream } from './event-stream.js';
+import { firstUserFrame } from '../trace/first-user-frame.js';
 import { takeModelTurn } from './model-turn.js';
 import { openRun } from './open-run.js';
 import { policyContext } from './policy-context.js';
@@ -101,7 +102,7 @@ export class Engine<S extends State = State> {
       }
     } catch (err) {
       // Setup, initState or the engine itself failed: record it and end; never reject.
-      start.failures.push({ step: start.step, kind: classifyError(err), message: errorMessage(err), fatal: true });
+      start.failures.push({ step: start.step, kind: classifyError(err), message: errorMessage(err), fatal: true, ...whereThrown(err) });
       const reason: StopReason = services.signal.aborted ? 'interrupted' : 'unrecoverable_error';
       return await this.end(start, services, { reason, message: `${start.phase} failed: ${errorMessage(err)}` });
     } finally {
@@ -144,7 +145,7 @@ export class Engine<S extends State = State> {
       scratch.rec.stop = verdict;
       run.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
     }
-    s.recorder?.step(scratch.rec, run.state, scratch.system);
+    s.recorder?.step(scratch.rec, run.state, scratch.system, scratch.tools);
     return verdict;
   }
 
@@ -161,6 +162,7 @@ export class Engine<S extends State = State> {
       const turn = await takeModelTurn(run, s, observation, ctx);
       scratch.reply = turn.message;
       scratch.system = turn.system;
+      scratch.tools = turn.sent.request.tools;
       recordTurn(scratch.rec, turn);
       if (turn.outcome instanceof ParseError) throw turn.outcome;
       decision = turn.outcome;
@@ -265,8 +267,9 @@ export class Engine<S extends State = State> {
     const limit = this.options.maxRecoveries ?? 3;
     const fatal = hookFailure !== undefined || kind === 'internal' || kind === 'model_request' || kind === 'context_overflow' || run.recoveries >= limit;
     scratch.rec.error = { kind, message, recovered: !fatal };
-    run.failures.push({ step: run.step, kind, message, fatal });
-    s.emit({ type: 'recover', step: run.step, kind, message, recoveries: run.recoveries, fatal });
+    const where = whereThrown(err);
+    run.failures.push({ step: run.step, kind, message, fatal, ...where });
+    s.emit({ type: 'recover', step: run.step, kind, message, recoveries: run.recoveries, fatal, ...where });
     if (fatal) {
       if (kind === 'context_overflow') return { reason: 'context_overflow', message };
       const why = run.recoveries >= limit && kind !== 'internal' ? `gave up after ${limit} consecutive recoveries; last error (${kind}): ${message}` : `${kind} error in ${scratch.rec.decision ? 'step' : 'decide'} ${run.step}: ${message}`;
@@ -400,6 +403,14 @@ function agentContext<S extends State>(run: RunState<S>, s: RunServices<S>): Age
     callModel: s.callModel,
     memory: s.memory,
   };
+}
+
+/** Where a bug was thrown (its stack and first frame in the user's code), for its failure record; empty for classified errors. */
+function whereThrown(err: unknown): Pick<Failure, 'at' | 'stack'> {
+  const stack = bugStack(err);
+  if (!stack) return {};
+  const at = firstUserFrame(stack);
+  return at ? { at, stack } : { stack };
 }
 
 /** The step's model record: what was sent (hashes), the response, latency, tokens and cost (the trace adds the system prompt when it changed). */

@@ -1,5 +1,5 @@
 import type {
-  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, SimpleDecision, State, StepRecord, Task, Tokens, Usage,
+  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, SimpleDecision, State, StepRecord, Task, Tokens, ToolSpec, Usage,
 } from '../core/index.js';
 import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -82,4 +82,6 @@ export interface StepScratch {
   reply: AssistantMessage | undefined;
   /** The system prompt of this step's model call (the trace writes it when it changed). */
   system: string | undefined;
+  /** The tool specs this step's model call sent (the trace writes them the first time their hash is seen). */
+  tools?: readonly ToolSpec[];
 }

@@ -9,6 +9,11 @@ export interface ReplayDrift {
   step: number;
   parts: DriftPart[];
   message: string;
+  /**
+   * For a drift in the system prompt or the tool schemas: a unified diff of the recorded text (`-`) against the
+   * live one (`+`), or null with a note when the trace does not hold the recorded text (an older trace).
+   */
+  texts?: Array<{ part: 'system' | 'tools'; diff: string | null; note?: string }>;
 }
 
 /** Readable names of drift parts, for messages. */

@@ -2,6 +2,8 @@ import type { EventRecord, GenerateOptions, Model, ModelInfo, ModelRequest, Mode
 import { ModelError, ModelResponse as ModelResponseSchema, canonicalJson, pendingOf } from '../core/index.js';
 import { shortHash } from './short-hash.js';
 import { DRIFT_PART_NAMES, ReplayDriftError, type DriftPart, type ReplayDrift } from './replay-drift.js';
+import { jsonDiffText, unifiedTextDiff } from './text-diff.js';
+import { traceTexts, type TraceTexts } from './trace-texts.js';
 
 /** One recorded model call: a response, or the model error the call ended with. */
 type RecordedCall =
@@ -45,10 +47,13 @@ export class ReplayModel implements Model {
   private readonly calls: RecordedCall[] = [];
   private cursor = 0;
   private readonly extra = new Map<string, RecordedExtra[]>();
+  /** The recorded system prompts and tool specs by hash, to show a drift as a diff. */
+  private readonly texts: TraceTexts;
 
   constructor(steps: readonly StepRecord[], private readonly options: ReplayModelOptions) {
     this.id = options.id;
     this.info = options.info;
+    this.texts = traceTexts({ steps: steps as StepRecord[], events: (options.events ?? []) as EventRecord[] });
     for (const s of steps) {
       if (s.model) this.calls.push({ step: s.step, kind: 'response', hashes: s.model.hashes, response: s.model.response });
       else if (s.error && s.error.kind in MODEL_ERROR_KINDS) this.calls.push({ step: s.step, kind: 'error', errorKind: s.error.kind, message: s.error.message });
@@ -91,12 +96,30 @@ export class ReplayModel implements Model {
     const parts = differingParts(call.hashes, options.requestHashes ?? partialHashes(request));
     if (parts.length) {
       const drift: ReplayDrift = { step: call.step, parts, message: `replay drift at step ${call.step}: the model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}` };
+      const texts = this.driftTexts(parts, call.hashes, request);
+      if (texts.length) drift.texts = texts;
       this.drifts.push(drift);
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
     const response = structuredClone(call.response);
     await stream(response, options);
     return response;
+  }
+
+  /** Diffs of the recorded system prompt and tool specs against the live request's, for the parts that drifted. */
+  private driftTexts(parts: DriftPart[], recorded: RequestHashes, request: ModelRequest): NonNullable<ReplayDrift['texts']> {
+    const out: NonNullable<ReplayDrift['texts']> = [];
+    const labels = { labelA: 'recorded', labelB: 'replay' };
+    if (parts.includes('system')) {
+      const was = this.texts.prompts.get(recorded.system);
+      const now = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
+      out.push(was === undefined ? { part: 'system', diff: null, note: 'the trace does not hold the recorded system prompt (written before traces recorded it)' } : { part: 'system', diff: unifiedTextDiff(was, now, labels) });
+    }
+    if (parts.includes('tools')) {
+      const was = this.texts.toolSpecs.get(recorded.tools);
+      out.push(was === undefined ? { part: 'tools', diff: null, note: 'the trace does not hold the recorded tool specs (written before traces recorded them)' } : { part: 'tools', diff: unifiedTextDiff(jsonDiffText(was), jsonDiffText(request.tools ?? []), labels) });
+    }
+    return out;
   }
 
   /** Serves the next recorded call of `purpose` (not a step's own: its request was not hashed, so only its order is checked). */

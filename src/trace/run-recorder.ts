@@ -63,6 +63,12 @@ export class RunRecorder {
   private initialState: unknown;
   /** Hash of the system prompt last written (a step's model record carries the prompt only when it changed). */
   private systemHash: string | undefined;
+  /** The system prompt of the state the run started from (`text` undefined: the agent has none). */
+  private firstSystem: { text: string | undefined } | undefined;
+  /** Hashes of the tool spec lists written as `tool_specs` events. */
+  private readonly toolHashes = new Set<string>();
+  /** The `prompt` and `tool_specs` events of the start, written after run_start. */
+  private readonly startTexts: Array<{ type: string; data: unknown }> = [];
   /** True once the folder and a first manifest exist on disk. */
   wrote = false;
 
@@ -77,19 +83,45 @@ export class RunRecorder {
   /** Writes the first manifest (status running) and remembers the initial state that step diffs apply to. */
   start(run: RunSnapshot & { state: State }): void {
     this.initialState = JSON.parse(JSON.stringify(run.state));
-    this.writer.start(this.manifest(run, 'running', null));
+    // The manifest hashes the first system prompt (a prompt built from the state changes as the run goes).
+    this.firstSystem = { text: this.description.systemPrompt(run.state) };
+    const manifest = this.manifest(run, 'running', null);
+    this.writer.start(manifest);
     this.wrote = true;
     this.differ = new StateDiffer(run.state as unknown as Record<string, unknown>);
+    // The texts behind the manifest's hashes, so diff and replay can show what changed, not only that it did
+    // (written right after run_start, which the engine emits next).
+    const system = this.firstSystem.text;
+    if (system && manifest.hashes.systemPrompt) this.startTexts.push({ type: 'prompt', data: { hash: manifest.hashes.systemPrompt, text: system } });
+    if (this.description.toolSpecs.length) {
+      this.toolHashes.add(manifest.hashes.toolSchemas!);
+      this.startTexts.push({ type: 'tool_specs', data: { hash: manifest.hashes.toolSchemas, specs: this.description.toolSpecs } });
+    }
+  }
+
+  /** Writes the start's `prompt` and `tool_specs` events (once). */
+  private writeStartTexts(): void {
+    for (const t of this.startTexts.splice(0)) this.writer.event({ ts: Date.now(), step: 0, phase: 'init', ...t });
+  }
+
+  /** Writes a `tool_specs` event the first time a (non-empty) tool spec list's hash is seen in the run. */
+  private toolSpecs(step: number, phase: Phase, hash: string, specs: readonly ToolSpec[] | undefined): void {
+    if (!specs?.length || this.toolHashes.has(hash)) return;
+    this.toolHashes.add(hash);
+    this.writer.event({ ts: Date.now(), step, phase, type: 'tool_specs', data: { hash, specs } });
   }
 
   /**
    * Records the step just finished, with what changed in the state, and flushes to disk. `system` is the system
    * prompt of the step's model call: it is written into the model record only when it differs from the last one
-   * written (so always on the first).
+   * written (so always on the first). `tools` are the tool specs the model call sent: a `tool_specs` event holds
+   * them the first time their hash is seen.
    */
-  step(rec: StepRecord, state: State, system?: string): void {
+  step(rec: StepRecord, state: State, system?: string, tools?: readonly ToolSpec[]): void {
     if (!this.differ) return;
     const m = rec.model;
+    this.writeStartTexts();
+    if (m) this.toolSpecs(rec.step, 'decide', m.hashes.tools, tools);
     if (m && m.hashes.system !== this.systemHash) {
       this.systemHash = m.hashes.system;
       rec.model = { hashes: m.hashes, system: system ?? '', messageCount: m.messageCount, response: m.response, latencyMs: m.latencyMs };
@@ -126,6 +158,7 @@ export class RunRecorder {
       }
     }
     this.writer.event({ ts: Date.now(), step, phase, type, data });
+    if (type === 'run_start') this.writeStartTexts();
   }
 
   /** Writes the env's artifacts, flushes, closes and replaces the manifest with its final status and summary. */
@@ -135,6 +168,7 @@ export class RunRecorder {
       this.writer.start(this.manifest(run, 'running', null));
       this.wrote = true;
     }
+    this.writeStartTexts();
     const written: NonNullable<Manifest['artifacts']> = [];
     for (const a of artifacts) {
       // An env names its files; a name that is not a plain file name is refused, never resolved as a path.
@@ -155,7 +189,7 @@ export class RunRecorder {
 
   private manifest(run: RunSnapshot, status: Manifest['status'], summary: Manifest['summary']): Manifest {
     const d = this.description;
-    const system = run.state ? d.systemPrompt(run.state) : undefined;
+    const system = this.firstSystem ? this.firstSystem.text : run.state ? d.systemPrompt(run.state) : undefined;
     return {
       schema: TRACE_SCHEMA,
       version: TRACE_VERSION,

@@ -1,6 +1,8 @@
 import type { Decision, StepRecord } from '../core/index.js';
 import { canonicalJson, totalTokens } from '../core/index.js';
 import type { Trace } from './trace-reader.js';
+import { jsonDiffText, unifiedTextDiff } from './text-diff.js';
+import { traceTexts, type TraceTexts } from './trace-texts.js';
 
 /** The phases of a step two runs can part in, in loop order. `missing`: the step exists in one run only. */
 export const DIFF_PHASES = ['observation', 'model_input', 'decision', 'action_args', 'result', 'state', 'error', 'missing'] as const;
@@ -40,6 +42,25 @@ export interface TraceDiff {
   initialStateDiffers: boolean;
   steps: StepDiff[];
   totals: { a: RunTotals; b: RunTotals };
+  /** The system prompts, tool specs and configs that differ, with a unified diff of their texts. */
+  texts: TextDiff[];
+}
+
+/** What kind of text a TextDiff compares. */
+export type TextDiffKind = 'system prompt' | 'tool specs' | 'config';
+
+/**
+ * One pair of differing texts of two runs: the hashes, and the unified line diff of the texts, or null with a
+ * `note` when a trace does not hold the text (one written before traces recorded prompts and tool specs).
+ * `step` is the first step whose model call sent the pair (absent for what the manifests hold).
+ */
+export interface TextDiff {
+  kind: TextDiffKind;
+  step?: number;
+  hashA: string | null;
+  hashB: string | null;
+  diff: string | null;
+  note?: string;
 }
 
 /** Keys whose values change on every run without meaning anything: generated ids, timestamps, latencies. */
@@ -105,7 +126,54 @@ export function diffTraces(a: Trace, b: Trace): TraceDiff {
     initialStateDiffers,
     steps,
     totals: { a: totals(a), b: totals(b) },
+    texts: textDiffs(a, b),
   };
+}
+
+/** At most this many differing pairs of one kind are diffed (a prompt that changes every step would flood the report). */
+const MAX_TEXT_PAIRS = 3;
+
+/**
+ * The differing system prompts, tool specs and configs of two runs: the manifests' (the prompt and tools the
+ * runs started with, the effective config), then each further differing pair the aligned steps' model calls sent.
+ */
+export function textDiffs(a: Trace, b: Trace): TextDiff[] {
+  const [ta, tb] = [traceTexts(a), traceTexts(b)];
+  const out: TextDiff[] = [];
+  const seen = new Set<string>();
+  const add = (kind: 'system prompt' | 'tool specs', ha: string | undefined, hb: string | undefined, step?: number) => {
+    if (ha === undefined || hb === undefined || ha === hb) return;
+    const key = `${kind}\u0000${ha}\u0000${hb}`;
+    if (seen.has(key) || out.filter((d) => d.kind === kind).length >= MAX_TEXT_PAIRS) return;
+    seen.add(key);
+    out.push(pairDiff(kind, ha, hb, ta, tb, step));
+  };
+  const [ma, mb] = [a.manifest.hashes, b.manifest.hashes];
+  add('system prompt', ma.systemPrompt, mb.systemPrompt);
+  add('tool specs', ma.toolSchemas, mb.toolSchemas);
+  const byStepB = new Map(b.steps.map((s) => [s.step, s]));
+  for (const sa of a.steps) {
+    const sb = byStepB.get(sa.step);
+    if (!sa.model || !sb?.model) continue;
+    add('system prompt', sa.model.hashes.system, sb.model.hashes.system, sa.step);
+    add('tool specs', sa.model.hashes.tools, sb.model.hashes.tools, sa.step);
+  }
+  const [ca, cb] = [a.manifest.config, b.manifest.config];
+  if (ca && cb && canonicalJson(ca) !== canonicalJson(cb)) {
+    out.push({ kind: 'config', hashA: ma.config ?? null, hashB: mb.config ?? null, diff: unifiedTextDiff(jsonDiffText(ca), jsonDiffText(cb), { labelA: 'A config', labelB: 'B config' }) });
+  }
+  return out;
+}
+
+function pairDiff(kind: 'system prompt' | 'tool specs', ha: string, hb: string, ta: TraceTexts, tb: TraceTexts, step: number | undefined): TextDiff {
+  const text = (t: TraceTexts, h: string) => (kind === 'system prompt' ? t.prompts.get(h) : t.toolSpecs.has(h) ? jsonDiffText(t.toolSpecs.get(h)) : undefined);
+  const [xa, xb] = [text(ta, ha), text(tb, hb)];
+  const at = step === undefined ? {} : { step };
+  if (xa === undefined || xb === undefined) {
+    const missing = [xa === undefined ? 'A' : null, xb === undefined ? 'B' : null].filter(Boolean).join(' and ');
+    return { kind, ...at, hashA: ha, hashB: hb, diff: null, note: `the trace of ${missing} does not hold the ${kind} text (written before traces recorded it): only the hashes differ` };
+  }
+  return { kind, ...at, hashA: ha, hashB: hb, diff: unifiedTextDiff(xa, xb, { labelA: `A ${kind}`, labelB: `B ${kind}` }) };
 }
 
 /** When one trace is a fork of the other, the step it was forked after. */

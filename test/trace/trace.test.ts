@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Engine, TRACE_VERSION, applyStateDiff, decide } from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
-import { TraceError, readManifest, readTrace } from '../../src/trace/index.js';
+import { TraceError, readManifest, readTrace, traceTexts } from '../../src/trace/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { ModelPathAgent, ScriptAgent, addTool, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
@@ -41,8 +41,27 @@ describe('trace', () => {
     expect(t.steps[0].model?.system).toBe('You are a test agent.');
     expect(t.steps[1].model && 'system' in t.steps[1].model).toBe(false);
     expect(t.steps[0].results[0]).toMatchObject({ name: 'add', output: '3', status: 'success' });
-    expect(t.events.map((e) => e.type)).toEqual(['run_start', 'reasoning-start', 'reasoning-end', 'tool_state', 'run_end']);
-    expect(t.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(t.events.map((e) => e.type)).toEqual(['run_start', 'prompt', 'tool_specs', 'reasoning-start', 'reasoning-end', 'tool_state', 'run_end']);
+    expect(t.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // the texts behind the manifest's hashes, once each, right after run_start
+    expect(t.events[1]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.systemPrompt, text: 'You are a test agent.' } });
+    expect(t.events[2]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.toolSchemas, specs: [expect.objectContaining({ name: 'add' })] } });
+  });
+
+  it('a system prompt built from the state: the manifest hashes the first one, and every prompt sent has its text in the trace', async () => {
+    class StepPrompt extends ModelPathAgent {
+      override buildSystemPrompt(state?: { step: number }): string {
+        return `You are at step ${state!.step}.`;
+      }
+    }
+    const dir = await tempDir();
+    const model = new ScriptedModel(['{"action":{"name":"add","args":{"a":1,"b":2}}}', '{"final_answer":"3"}']);
+    const r = await new Engine({ agent: new StepPrompt({ model, parser: jsonParser(), tools: [addTool] }), trace: { dir } }).run('1+2');
+    const t = await readTrace(r.traceDir!);
+    const texts = traceTexts(t);
+    expect(texts.prompts.get(t.manifest.hashes.systemPrompt!)).toBe('You are at step 0.');
+    expect(t.steps.map((s) => texts.prompts.get(s.model!.hashes.system))).toEqual(['You are at step 1.', 'You are at step 2.']);
+    expect(texts.toolSpecs.get(t.manifest.hashes.toolSchemas!)?.map((s) => s.name)).toEqual(['add']);
   });
 
   it('the initial state plus the step diffs rebuild the final state', async () => {

@@ -259,7 +259,7 @@ function progressReporter(io: CliIO, flags: BenchRunFlags, suite: string): { upd
         return;
       }
       const l = p.last;
-      const verdict = l.error ? 'ERROR' : l.pass ? 'pass' : 'fail';
+      const verdict = l.error ? `ERROR${l.errorAt ? ` at ${l.errorAt}` : ''}` : l.pass ? 'pass' : 'fail';
       io.err(`[${p.done}/${p.total}] ${l.taskId} e${l.epoch} ${verdict} (${l.stopReason}, ${l.steps} steps, ${Math.round(l.durationMs)} ms) | pass ${rate(p)} | tokens ${p.tokens} | cost ${cost(p)}\n`);
     },
     stop: () => undefined,
@@ -279,7 +279,7 @@ export function summaryText(s: Summary, dir: string): string {
   if (s.scoring.modelCalls) lines.push(`scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`);
   lines.push(`stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
   const errors = s.errors.run + s.errors.setup + s.errors.scorer;
-  if (errors) lines.push(`errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}`);
+  if (errors) lines.push(`errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}${s.errors.samples[0]?.at ? ` (at ${s.errors.samples[0].at})` : ''}`);
   if (s.trials > 0 && errors === s.trials) lines.push('every trial ended in an error: check the model, the agent and the first error above');
   lines.push(`report: ${join(dir, 'report.md')}`);
   return lines.join('\n') + '\n';

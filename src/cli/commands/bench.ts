@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
-import type { BenchRunFlags, BenchCompareFlags, BenchMergeFlags, BenchSweepFlags } from './command-flags.js';
+import type { BenchRunFlags, BenchCompareFlags, BenchMergeFlags, BenchReportFlags, BenchSweepFlags } from './command-flags.js';
 import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 
-/** `qitos bench run | sweep | compare | merge`: run a suite, sweep a grid of settings, compare two runs with paired statistics, join shards. */
+/** `qitos bench run | sweep | compare | merge | report`: run a suite, sweep a grid of settings, compare two runs with paired statistics, join shards, chart runs. */
 export function registerBenchCommand(program: Command): void {
   const bench = program.command('bench').description('run benchmark suites, sweep grids of settings, compare runs (paired statistics) and merge shards');
 
@@ -94,6 +94,18 @@ export function registerBenchCommand(program: Command): void {
     .action(async function (this: Command, dirs: string[], flags: BenchMergeFlags) {
       const { benchMergeAction } = await import('./bench-action.js');
       benchMergeAction(ioOf(this), dirs, flags);
+    });
+
+  bench
+    .command('report')
+    .description('one offline HTML page charting runs: pass rate with CI, cost against score, tokens and latency, tasks that flip')
+    .argument('<dirs...>', 'bench output folders (the first is A, the baseline of the flip counts)')
+    .option('-o, --out <file.html>', 'the page to write (default: bench-report.html)')
+    .option('--json', 'print where the page went and what it holds, as JSON')
+    .addHelpText('after', '\nExamples:\n  $ qitos bench report runs/a runs/b -o report.html\n')
+    .action(async function (this: Command, dirs: string[], flags: BenchReportFlags) {
+      const { benchReportAction } = await import('./bench-report-action.js');
+      await benchReportAction(ioOf(this), dirs, flags);
     });
 }
 

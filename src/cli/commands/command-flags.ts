@@ -101,6 +101,12 @@ export interface BenchMergeFlags {
   json?: boolean;
 }
 
+/** Flags of `qitos bench report`. */
+export interface BenchReportFlags {
+  out?: string;
+  json?: boolean;
+}
+
 /** The flags every `qitos skills` subcommand shares. */
 export interface RootFlags {
   root?: string;

@@ -1,6 +1,6 @@
 import type { CliIO } from '../io.js';
 import { loadTrace } from '../trace-loader.js';
-import { diffTraces, type RunTotals, type TraceDiff } from '../../trace/index.js';
+import { diffTraces, type RunTotals, type TextDiff, type TraceDiff } from '../../trace/index.js';
 import { fmtCost, fmtMs, preview, table } from '../text-format.js';
 import type { DiffFlags } from './command-flags.js';
 
@@ -33,8 +33,23 @@ export function renderDiff(diff: TraceDiff, flags: Pick<DiffFlags, 'all' | 'limi
     out.push(t.trimEnd());
     if (rows.length > shown.length) out.push(`… ${rows.length - shown.length} more rows (--limit, --json)`);
   }
+  for (const t of diff.texts) out.push('', ...textDiffLines(t));
   out.push('', table(['', 'A', 'B'], totalsRows(a, b)).trimEnd());
   return out.join('\n') + '\n';
+}
+
+/** Most lines of one text diff printed (the JSON output has it whole). */
+const MAX_DIFF_LINES = 200;
+
+/** A differing prompt, tool spec list or config: a heading with the hashes, then the unified diff (or why there is none). */
+export function textDiffLines(t: TextDiff): string[] {
+  const where = t.step === undefined ? '' : ` at step ${t.step}`;
+  const lines = [`${t.kind} ${t.kind === 'tool specs' ? 'differ' : 'differs'}${where} (A ${t.hashA ?? '-'}, B ${t.hashB ?? '-'}):`];
+  if (t.diff === null) return [...lines, `  ${t.note ?? 'no text to compare'}`];
+  const body = t.diff.trimEnd().split('\n');
+  lines.push(...body.slice(0, MAX_DIFF_LINES));
+  if (body.length > MAX_DIFF_LINES) lines.push(`… ${body.length - MAX_DIFF_LINES} more diff lines (--json has them all)`);
+  return lines;
 }
 
 function totalsRows(a: RunTotals, b: RunTotals): string[][] {

@@ -68,7 +68,10 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   if (flags.json) io.out(JSON.stringify(outcome, null, 2) + '\n');
   else {
     const lines = [`replay ${result.runId} of ${m.runId}${flags.liveTools ? ' (live tools)' : ''}`];
-    for (const d of drifts) lines.push(`drift: ${d.message}`);
+    for (const d of drifts) {
+      lines.push(`drift: ${d.message}`);
+      for (const t of d.texts ?? []) lines.push(...(t.diff === null ? [`  ${t.note}`] : t.diff.trimEnd().split('\n').map((l) => `  ${l}`)));
+    }
     lines.push(
       matched
         ? `decisions: all ${matchedDecisions} match the recording`

@@ -1,6 +1,6 @@
 import type { StepRecord } from '../../core/index.js';
 import { totalTokens } from '../../core/index.js';
-import type { Trace } from '../../trace/index.js';
+import type { TextDiff, Trace } from '../../trace/index.js';
 import { diffTraces } from '../../trace/index.js';
 import { viewWorkflow, type ViewWorkflow } from './view-workflow.js';
 
@@ -49,6 +49,8 @@ export interface ViewData {
   steps: unknown[][];
   rows: ViewRow[];
   first: { step: number; phase: string; detail: string } | null;
+  /** Two runs: their differing system prompts, tool specs and configs, each with a unified diff (see TraceDiff.texts). */
+  texts?: TextDiff[];
 }
 
 /** Builds the page data for one trace, or two traces side by side with their differences. */
@@ -66,7 +68,7 @@ export function viewData(traces: Trace[]): ViewData {
     ph: d.modelInput && d.phases.includes('model_input') ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p)) : d.phases,
     ...(d.inherited ? { inh: true as const } : {}),
   }));
-  return { runs, steps, rows, first: diff.first };
+  return { runs, steps, rows, first: diff.first, texts: diff.texts.map((t) => ({ ...t, diff: t.diff === null ? null : (clip(t.diff, MAX_TEXT * 5) as string) })) };
 }
 
 function viewRun(t: Trace): ViewRun {

@@ -73,12 +73,21 @@
       add(box, el('div', 'task', 'task: ' + r.task));
       if (r.finalResult !== null) add(box, el('div', 'meta', 'final: ' + r.finalResult));
       if (r.failures.length) add(box, el('div', 'meta', r.failures.length + ' failure(s): ' + r.failures.map(function (f) { return 'step ' + f.step + ' ' + f.kind; }).join(', ')));
+      // A bug in the user's code: where it was thrown, and its stack (folded).
+      r.failures.forEach(function (f) {
+        if (!f.at && !f.stack) return;
+        var where = el('details', 'thrown');
+        add(where, el('summary', null, 'step ' + f.step + ' ' + f.kind + ' error at ' + (f.at || '(no frame outside qitos-ts)') + ': ' + f.message));
+        if (f.stack) add(where, el('pre', 'stack', f.stack));
+        add(box, where);
+      });
       r.warnings.forEach(function (w) { add(box, el('div', 'meta', 'warning: ' + w)); });
       if (r.workflow) box.appendChild(renderWorkflow(r.workflow));
       head.appendChild(box);
     });
     if (pair) {
       head.appendChild(el('div', 'first', data.first ? 'first difference: step ' + data.first.step + ', ' + data.first.phase + ': ' + data.first.detail : 'no difference in the aligned steps'));
+      (data.texts || []).forEach(function (t) { head.appendChild(textDiff(t)); });
     } else {
       document.getElementById('only-diff-label').style.display = 'none';
     }
@@ -141,6 +150,20 @@
     });
     d.appendChild(g);
     return d;
+  }
+
+  // A differing prompt, tool spec list or config: folded, its unified diff one line per element (add / del / hunk).
+  function textDiff(t) {
+    var box = el('details', 'textdiff');
+    add(box, el('summary', null, t.kind + (t.kind === 'tool specs' ? ' differ' : ' differs') + (t.step !== undefined ? ' at step ' + t.step : '') + ' (A ' + (t.hashA || '-') + ', B ' + (t.hashB || '-') + ')'));
+    if (t.diff === null) return add(box, el('div', 'meta', t.note || 'no text to compare'));
+    var pre = el('pre', 'diff');
+    t.diff.replace(/\n$/, '').split('\n').forEach(function (line) {
+      var c = line.charAt(0);
+      var cls = line.indexOf('@@') === 0 ? 'hunk' : line.indexOf('---') === 0 || line.indexOf('+++') === 0 ? 'file' : c === '+' ? 'add' : c === '-' ? 'del' : null;
+      add(pre, el('span', cls, line + '\n'));
+    });
+    return add(box, pre);
   }
 
   // ---- timeline (virtualized) ----

@@ -37,4 +37,5 @@ export { mergeRuns, type MergeResult } from './merge-runs.js';
 export { TrialSlots } from './trial-slots.js';
 export { parseGridAxis, sweepCells, findBaseline, type GridAxis, type SweepCell } from './sweep-grid.js';
 export { sweepReport, renderSweep, sweepCsv, type SweepReport, type SweepCellResult, type SweepCellRun } from './sweep-report.js';
+export { benchReportData, type BenchReportData, type ReportRun, type ReportTask, type ReportFlipCount } from './report-data.js';
 export * as stats from './stats.js';

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
-import { emptyTokens, errorMessage, formatSettingDifference, settingDifferences, totalTokens, type SettingDifference } from '../../core/index.js';
+import { bugStack, emptyTokens, errorMessage, formatSettingDifference, settingDifferences, totalTokens, type SettingDifference } from '../../core/index.js';
+import { firstUserFrame } from '../../trace/first-user-frame.js';
 import { Engine, type EngineOptions, type RunResult } from '../../engine/engine.js';
 import { fileSafeName } from '../../trace/index.js';
 import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
@@ -356,7 +357,9 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
   } catch (err) {
     if (signal.aborted) return undefined;
     const message = `agent setup failed: ${errorMessage(err)}`;
-    return { ...base, pass: false, score: 0, explanation: message, stopReason: 'unrecoverable_error', durationMs: Date.now() - t0, error: message, errorKind: 'setup', finishedAt: new Date().toISOString() };
+    const stack = bugStack(err);
+    const at = stack ? firstUserFrame(stack) : undefined;
+    return { ...base, pass: false, score: 0, explanation: message, stopReason: 'unrecoverable_error', durationMs: Date.now() - t0, error: message, errorKind: 'setup', ...(at ? { errorAt: at } : {}), finishedAt: new Date().toISOString() };
   }
   const result = await runTrialEngine(c, setup, model, runId);
   const disposeError = await Promise.resolve()
@@ -377,6 +380,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     answer: result.finalResult,
   };
   const runError = [ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null, disposeError].filter(Boolean).join('; ') || null;
+  const errorAt = ERROR_STOPS.has(result.stopReason) ? result.failures.find((f) => f.fatal && f.at)?.at : undefined;
   const scored = await scoreTrial(c, setup, result);
   if (scored === undefined) return undefined;
   if ('failure' in scored) {
@@ -391,6 +395,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     durationMs: Date.now() - t0,
     error: runError,
     errorKind: runError ? 'run' : null,
+    ...(errorAt ? { errorAt } : {}),
     finishedAt: new Date().toISOString(),
   };
 }

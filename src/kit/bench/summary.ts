@@ -38,7 +38,7 @@ export const Summary = z.object({
   /** What scoring spent (LLM judges), kept out of the agent's tokens and cost. */
   scoring: z.object({ modelCalls: z.number().int(), tokens: z.number(), cost: z.number().nullable() }),
   stopReasons: z.record(z.string(), z.number().int()),
-  errors: z.object({ scorer: z.number().int(), setup: z.number().int(), run: z.number().int(), samples: z.array(z.object({ taskId: z.string(), epoch: z.number().int(), kind: z.string(), error: z.string() })) }),
+  errors: z.object({ scorer: z.number().int(), setup: z.number().int(), run: z.number().int(), samples: z.array(z.object({ taskId: z.string(), epoch: z.number().int(), kind: z.string(), error: z.string(), at: z.string().optional() })) }),
   slowest: z.array(TraceRef.extend({ durationMs: z.number() })),
   failed: z.array(TraceRef.extend({ stopReason: z.string(), score: z.number(), explanation: z.string(), error: z.string().nullable() })),
   warnings: z.array(z.string()),
@@ -114,7 +114,7 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
   const errored = lines.filter((r) => r.error !== null);
   const count = (kind: string) => errored.filter((r) => r.errorKind === kind).length;
   const seenErr = new Set<string>();
-  const samples = errored.filter((r) => !seenErr.has(r.error!) && seenErr.add(r.error!)).slice(0, 5).map((r) => ({ taskId: r.taskId, epoch: r.epoch, kind: r.errorKind ?? 'run', error: r.error! }));
+  const samples = errored.filter((r) => !seenErr.has(r.error!) && seenErr.add(r.error!)).slice(0, 5).map((r) => ({ taskId: r.taskId, epoch: r.epoch, kind: r.errorKind ?? 'run', error: r.error!, ...(r.errorAt ? { at: r.errorAt } : {}) }));
   const orderKey = (r: ResultLine) => `${r.taskId}\u0000${String(r.epoch).padStart(6, '0')}`;
   const nullIfEmpty = (f: (r: ResultLine) => number) => (lines.length ? mean(lines.map(f)) : null);
 
