@@ -20,3 +20,7 @@ export { ConditionNodeConfig, ConditionNodeFields } from './nodes/condition-node
 export { SubworkflowNodeConfig, SubworkflowNodeFields } from './nodes/subworkflow-node-config.js';
 export { InterruptNodeConfig, InterruptNodeFields } from './nodes/interrupt-node-config.js';
 export { NODE_CONFIGS, nodeConfigFromJSON, isNodeConfig, type NodeConfig, type NodeKind } from './nodes/node-config.js';
+export { WorkflowEdge, WorkflowFile } from './workflow-file.js';
+export { WorkflowDefinition, type WorkflowInput, type WorkflowSource, type SourcePosition } from './workflow-definition.js';
+export { checkWorkflow, type WorkflowProblem } from './check-workflow.js';
+export { parseWorkflowYaml, loadWorkflowFile } from './parse-workflow-yaml.js';

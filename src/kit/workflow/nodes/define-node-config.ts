@@ -21,7 +21,7 @@ export interface NodeConfigClass<K extends string, S extends z.ZodObject> {
   readonly kind: K;
   /** The fields' schema (without `kind`). */
   readonly schema: S;
-  /** Validates `input`; an invalid config throws a WorkflowError naming the node id and the field. */
+  /** Validates `input` (a `kind` equal to this one is allowed); an invalid config throws a WorkflowError naming the node id and the field. */
   create(input: z.input<S>): NodeConfigValue<K, z.output<S>>;
   /** Reads the JSON form (`{ kind, ...fields }`); the kind must match. */
   fromJSON(json: unknown): NodeConfigValue<K, z.output<S>>;
@@ -85,7 +85,9 @@ export function defineNodeConfig<K extends string, S extends z.ZodObject>(kind: 
     kind,
     schema,
     create(input) {
-      return make(parseNodeFields(kind, strict, input) as T);
+      // The JSON form's own kind may come along (a node copied from a file); any other kind is an unknown field.
+      const fields = input && typeof input === 'object' && (input as { kind?: unknown }).kind === kind ? (({ kind: _k, ...rest }) => rest)(input as Record<string, unknown>) : input;
+      return make(parseNodeFields(kind, strict, fields) as T);
     },
     fromJSON(json) {
       if (!json || typeof json !== 'object' || Array.isArray(json)) throw new WorkflowError(`a ${kind} node config must be an object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`);
