@@ -1,7 +1,21 @@
 import { errorMessage } from '../../core/index.js';
 import { parseExpr } from '../expr/index.js';
 import type { NodeConfig } from './nodes/node-config.js';
-import type { WorkflowDefinition } from './workflow-definition.js';
+import type { WorkflowEdge } from './workflow-file.js';
+
+/** What the checker reads of a workflow (a WorkflowDefinition). */
+export interface WorkflowGraph {
+  readonly nodes: ReadonlyMap<string, NodeConfig>;
+  readonly edges: readonly WorkflowEdge[];
+  successors(id: string): readonly string[];
+  node(id: string): NodeConfig;
+}
+
+/** Options of {@link checkWorkflow}. */
+export interface CheckWorkflowOptions {
+  /** Checks an inline subworkflow (throws when it is refused); `WorkflowDefinition.create` passes itself. */
+  checkInline?: (inline: Record<string, unknown>) => void;
+}
 
 /** One thing the checker refuses: what is wrong, and the node (or edge, by index) it is about. */
 export interface WorkflowProblem {
@@ -19,9 +33,9 @@ const ONE_WAY = new Set(['start', 'llm', 'tool', 'context', 'join', 'loop-start'
  * that no loop bounds (loops go round only through a loop-start/loop-end pair, so explicit edges must not form
  * one), a loop end without its loop start, a fork without its join or a join without its fork, a branch that
  * ends the workflow before its join, an unreachable node, an expression that does not parse, an inline
- * subworkflow that is itself refused.
+ * subworkflow that is itself refused (with `checkInline`).
  */
-export function checkWorkflow(def: WorkflowDefinition): WorkflowProblem[] {
+export function checkWorkflow(def: WorkflowGraph, options: CheckWorkflowOptions = {}): WorkflowProblem[] {
   const problems: WorkflowProblem[] = [];
   const add = (message: string, at: { nodeId?: string; edge?: number } = {}) => problems.push({ message, ...at });
   const nodes = [...def.nodes.values()];
@@ -55,9 +69,9 @@ export function checkWorkflow(def: WorkflowDefinition): WorkflowProblem[] {
       if (k !== 'loop-start') add(`loop end "${n.id}" closes "${n.loop}", which is ${k ? `a ${k} node, not a loop start` : 'not a node'}`, { nodeId: n.id });
       if (n.while !== undefined) expression(n.id, 'while', n.while, add);
     }
-    if (n.kind === 'subworkflow' && n.inline) {
+    if (n.kind === 'subworkflow' && n.inline && options.checkInline) {
       try {
-        (def.constructor as typeof WorkflowDefinition).create(n.inline as never);
+        options.checkInline(n.inline);
       } catch (err) {
         add(`subworkflow "${n.id}": inline workflow: ${errorMessage(err)}`, { nodeId: n.id });
       }

@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { Env, TaskInput, ToolContext } from '../../core/index.js';
 import { canonicalJson } from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
+import type { AgentModule } from '../../engine/agent-module.js';
 import type { WorkflowState } from './thread-state.js';
+import type { WorkflowDefinition } from './workflow-definition.js';
 
 /** The parent's env as a child thread sees it: same world and ops, no setup or close of its own. */
 function borrow(env: Env): Env {
@@ -14,9 +16,11 @@ function borrow(env: Env): Env {
   };
 }
 
-/** Something that can make the agent of a child thread (a WorkflowAgent). */
-export interface ThreadAgentFactory {
-  childAgent(spec: { workflow?: unknown; entry?: string; stopAt?: string }): Engine<WorkflowState>['agent'];
+/** What the fork and subworkflow tools need of the agent that runs them (a WorkflowAgent). */
+export interface ThreadHost {
+  readonly workflow: WorkflowDefinition;
+  /** The agent of a child thread: another entry and stop node, or another workflow. */
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string }): AgentModule<WorkflowState>;
 }
 
 /**
@@ -25,7 +29,7 @@ export interface ThreadAgentFactory {
  * counts in the parent's), with its trace under `<parent trace>/threads/<runId>`.
  */
 export async function runChildThread(
-  agent: Engine<WorkflowState>['agent'],
+  agent: AgentModule<WorkflowState>,
   ctx: ToolContext,
   spec: { runId: string; objective: string; vars: Record<string, unknown>; label: Record<string, unknown> },
 ): Promise<RunResult<WorkflowState>> {

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool, errorMessage } from '../../core/index.js';
 import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
-import { changedVars, runChildThread } from './child-thread.js';
+import { changedVars, runChildThread, type ThreadHost } from './child-thread.js';
 import type { BranchOutcome, WorkflowState } from './thread-state.js';
-import type { WorkflowAgent } from './workflow-agent.js';
 
 /** The id of the internal tool a fork node's step calls (never offered to a model). */
 export const FORK_TOOL = '_workflow_fork';
@@ -14,7 +13,7 @@ export const FORK_TOOL = '_workflow_fork';
  * `retry` runs it again up to `retries` times, then fails; `continue` leaves it out of the join; `fail` fails
  * the fork (after every branch has ended, so no child run is left behind).
  */
-export function forkTool(agent: WorkflowAgent) {
+export function forkTool(agent: ThreadHost) {
   return defineTool({
     id: FORK_TOOL,
     description: 'Runs the branches of a workflow fork node (internal).',

@@ -22,11 +22,12 @@ export { InterruptNodeConfig, InterruptNodeFields } from './nodes/interrupt-node
 export { NODE_CONFIGS, nodeConfigFromJSON, isNodeConfig, type NodeConfig, type NodeKind } from './nodes/node-config.js';
 export { WorkflowEdge, WorkflowFile } from './workflow-file.js';
 export { WorkflowDefinition, type WorkflowInput, type WorkflowSource, type SourcePosition } from './workflow-definition.js';
-export { checkWorkflow, type WorkflowProblem } from './check-workflow.js';
+export { checkWorkflow, type WorkflowProblem, type WorkflowGraph, type CheckWorkflowOptions } from './check-workflow.js';
 export { parseWorkflowYaml, loadWorkflowFile } from './parse-workflow-yaml.js';
 export { ThreadState, NodeRecord, ActiveLLM, BranchOutcome, type WorkflowState } from './thread-state.js';
 export { renderTemplate, renderParameters } from './render-template.js';
 export { BUILTIN_CONTEXT_PROCESSORS, summariseProcessor, trimProcessor, truncateToolOutputsProcessor, estimateTokens, type ContextProcessor, type ContextProcessorContext } from './context-processor.js';
 export type { JoinReducer } from './join-reducer.js';
 export { WorkflowAgent, type WorkflowAgentOptions } from './workflow-agent.js';
+export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';

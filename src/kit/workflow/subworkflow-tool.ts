@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../core/index.js';
-import { runChildThread } from './child-thread.js';
+import { runChildThread, type ThreadHost } from './child-thread.js';
 import { loadWorkflowFile } from './parse-workflow-yaml.js';
 import type { WorkflowState } from './thread-state.js';
 import { WorkflowDefinition } from './workflow-definition.js';
-import type { WorkflowAgent } from './workflow-agent.js';
 
 /** The id of the internal tool a subworkflow node's step calls (never offered to a model). */
 export const SUBWORKFLOW_TOOL = '_workflow_subflow';
@@ -15,7 +14,7 @@ export const SUBWORKFLOW_TOOL = '_workflow_subflow';
  * workflow's folder) runs as a linked child thread with the parent's variables; its output is its final
  * variables as JSON.
  */
-export function subworkflowTool(agent: WorkflowAgent) {
+export function subworkflowTool(agent: ThreadHost) {
   return defineTool({
     id: SUBWORKFLOW_TOOL,
     description: 'Runs a workflow subworkflow node (internal).',

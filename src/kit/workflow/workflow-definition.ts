@@ -55,7 +55,7 @@ export class WorkflowDefinition {
    */
   static create(input: WorkflowInput, source?: WorkflowSource): WorkflowDefinition {
     const def = WorkflowDefinition.unchecked(input, source);
-    const problems = checkWorkflow(def);
+    const problems = checkWorkflow(def, { checkInline: (inline) => void WorkflowDefinition.create(inline as WorkflowInput) });
     if (problems.length) throw problemsError(problems, source);
     return def;
   }
