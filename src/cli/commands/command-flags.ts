@@ -105,3 +105,15 @@ export interface McpServeFlags extends ConfigFlags {
   host: string;
   port: number;
 }
+
+/** The flags of `qitos workflow run`. */
+export interface WorkflowRunFlags extends ConfigFlags {
+  var: Record<string, string>;
+  tools?: string;
+  json?: boolean;
+}
+
+/** The flags of `qitos workflow check`. */
+export interface WorkflowCheckFlags {
+  json?: boolean;
+}

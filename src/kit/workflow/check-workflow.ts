@@ -60,6 +60,7 @@ export function checkWorkflow(def: WorkflowGraph, options: CheckWorkflowOptions 
       for (const t of [n.then, n.else]) if (!def.nodes.has(t)) add(`condition "${n.id}" goes to "${t}", which is not a node`, { nodeId: n.id });
       expression(n.id, 'expression', n.expression, add);
     }
+    if (n.kind === 'tool' && n.extract !== undefined) expression(n.id, 'extract', n.extract, add);
     if (n.kind === 'join') {
       const k = kindOf(n.fork);
       if (k !== 'fork') add(`join "${n.id}" joins "${n.fork}", which is ${k ? `a ${k} node, not a fork` : 'not a node'}`, { nodeId: n.id });

@@ -7,7 +7,8 @@ import type { WorkflowDefinition } from './workflow-definition.js';
 
 /** Options of {@link runWorkflow}: the agent's (model, tools, reducers, processors) and the run's. */
 export interface RunWorkflowOptions extends Omit<WorkflowAgentOptions, 'workflow' | 'tools' | 'entry' | 'stopAt'> {
-  model: Model;
+  /** The model of the LLM nodes (a workflow without LLM nodes needs none). */
+  model?: Model;
   tools?: Iterable<AnyTool>;
   /** Variables over the workflow's defaults. */
   vars?: Record<string, unknown>;
@@ -22,6 +23,8 @@ export interface RunWorkflowOptions extends Omit<WorkflowAgentOptions, 'workflow
   runId?: string;
   /** End the run on SIGINT/SIGTERM (the CLI sets it). */
   handleSigint?: boolean;
+  /** Resume: start from this state after step `step` (see `resumeState`). */
+  resumeFrom?: { state: WorkflowState; step: number };
 }
 
 /** What a workflow run ended with. */
@@ -41,7 +44,7 @@ export interface WorkflowRunResult {
 
 /** Runs a workflow to its end on the qitos engine (one trace folder) and says how it ended. */
 export async function runWorkflow(workflow: WorkflowDefinition, options: RunWorkflowOptions): Promise<WorkflowRunResult> {
-  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, ...agentOptions } = options;
+  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, resumeFrom, ...agentOptions } = options;
   const agent = new WorkflowAgent({ ...agentOptions, workflow });
   const engine = new Engine<WorkflowState>({
     agent,
@@ -54,7 +57,7 @@ export async function runWorkflow(workflow: WorkflowDefinition, options: RunWork
     ...(handleSigint ? { handleSigint } : {}),
     trace: trace ?? {},
   });
-  const run = await engine.run({ id: `workflow-${workflow.name}`, objective: workflow.description ?? `workflow ${workflow.name}`, inputs: vars ?? {} }, { ...(signal ? { signal } : {}) });
+  const run = await engine.run({ id: `workflow-${workflow.name}`, objective: workflow.description ?? `workflow ${workflow.name}`, inputs: vars ?? {} }, { ...(signal ? { signal } : {}), ...(resumeFrom ? { resumeFrom } : {}) });
   return workflowResult(run);
 }
 

@@ -2,7 +2,7 @@ import type { ActionResult, Decision, Model, ModelMessage, ModelRequest, ModelTo
 import { addTokens, baseState, emptyTokens, errorMessage, newActionId, toolSpec } from '../../core/index.js';
 import { AgentModule, type AgentContext, type AgentModuleOptions } from '../../engine/agent-module.js';
 import { ToolRegistry } from '../../engine/tool-registry.js';
-import { evaluateCondition } from '../expr/index.js';
+import { evaluateCondition, evaluateExpr } from '../expr/index.js';
 import { BUILTIN_CONTEXT_PROCESSORS, estimateTokens, summariseProcessor, type ContextProcessor } from './context-processor.js';
 import { FORK_TOOL, forkTool } from './fork-tool.js';
 import type { JoinReducer } from './join-reducer.js';
@@ -207,8 +207,9 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     if (r?.status === 'success') {
       const output = String(r.output);
       if (node.kind === 'tool') {
-        t.vars[node.output ?? node.id] = output;
-        this.finish(t, node, ctx, { status: 'done', inputs, outputs: { output } }, this.next(node));
+        const value = node.extract === undefined ? output : this.extract(node.id, node.extract, output, r.state);
+        t.vars[node.output ?? node.id] = value;
+        this.finish(t, node, ctx, { status: 'done', inputs, outputs: node.extract === undefined ? { output } : { output, value } }, this.next(node));
       } else if (node.kind === 'fork') {
         const outcomes = JSON.parse(output) as BranchOutcome[];
         t.forks[node.id] = outcomes;
@@ -313,6 +314,16 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       return evaluateCondition(source, vars);
     } catch (err) {
       throw new WorkflowError(`node "${nodeId}": ${field}: ${errorMessage(err)}`, { nodeId, field });
+    }
+  }
+
+  /** A tool node's `extract` over its call's output, title and metadata. */
+  private extract(nodeId: string, source: string, output: string, state: ActionResult['state']): unknown {
+    const done = state.status === 'completed' ? state : undefined;
+    try {
+      return evaluateExpr(source, { output, title: done?.title ?? null, metadata: done?.metadata ?? {} });
+    } catch (err) {
+      throw new WorkflowError(`node "${nodeId}": extract: ${errorMessage(err)}`, { nodeId, field: 'extract' });
     }
   }
 

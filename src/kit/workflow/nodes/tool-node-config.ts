@@ -16,6 +16,11 @@ export const ToolNodeFields = z.object({
   retries: z.number().int().min(0).max(100).default(0),
   /** After the last attempt failed: stop the workflow (`fail`) or record the error and go on (`continue`). */
   onError: z.enum(['fail', 'continue']).default('fail'),
+  /**
+   * An expression (the `qitos-ts/expr` language) over the call's `output`, `title` and `metadata` whose value the
+   * variable receives instead of the output text, e.g. `metadata.value` for calculate's number.
+   */
+  extract: z.string().min(1).optional(),
   /** The variable that receives the tool's output (default: the node id). */
   output: VariableName.optional(),
 });

@@ -1,0 +1,49 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { qitos, tempDir } from '../helpers/cli-harness.js';
+
+const EXAMPLE = resolve(__dirname, '../../examples/workflows/tool-pipeline.yaml');
+const REPLIES = resolve(__dirname, '../../examples/workflows/tool-pipeline.replies.json');
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+describe('qitos workflow', () => {
+  it('check says ok for the example, and names line and column of a problem (exit 2)', async () => {
+    const ok = await qitos(['workflow', 'check', EXAMPLE], dir);
+    expect([ok.code, ok.out]).toEqual([0, 'ok: tool-pipeline: 9 nodes, 6 edges\n']);
+    const text = (await readFile(EXAMPLE, 'utf8')).replace('max: 10', 'max: 0');
+    await writeFile(join(dir, 'bad.yaml'), text);
+    const bad = await qitos(['workflow', 'check', 'bad.yaml', '--json'], dir);
+    expect(bad.code).toBe(2);
+    const line = text.split('\n').findIndex((l) => l.includes('max: 0')) + 1;
+    expect(bad.err).toBe(`qitos: bad.yaml:${line}:10: node "rounds" (loop-start): max: Too small: expected number to be >0\n`);
+    expect(JSON.parse(bad.out)).toMatchObject({ ok: false, line, column: 10, node: 'rounds' });
+    const missing = await qitos(['workflow', 'check', 'nope.yaml'], dir);
+    expect([missing.code, missing.err]).toEqual([2, 'qitos: workflow file not found: nope.yaml\n']);
+  });
+
+  it('run executes the example offline (loop, condition, LLM node on a scripted model) and writes a trace', async () => {
+    const r = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ status: 'completed', output: '7 doubled to 112: An even number a little past one hundred.', vars: { n: '7', value: 112 } });
+    const manifest = JSON.parse(await readFile(join(j.traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.agent.name).toBe('WorkflowAgent');
+    expect(manifest.status).toBe('completed');
+    const text = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=300', '--model', `scripted:${REPLIES}`], dir);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^ok  judge \(condition\)\nok  huge \(end\)\ncompleted\nresult: 300 doubled past 500: 600\ntrace: /m);
+  });
+
+  it('run refuses a workflow with LLM nodes and no model, and reports a failed node with exit 1', async () => {
+    const noModel = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7'], dir);
+    expect([noModel.code, noModel.err]).toEqual([2, 'qitos: --model is required: the workflow has LLM nodes (describe)\n']);
+    const failing = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=oops', '--model', `scripted:${REPLIES}`], dir);
+    expect(failing.code).toBe(1);
+    expect(failing.out).toMatch(/^failed: node "init" \(tool\) failed: cannot evaluate "oops"/m);
+  });
+});
