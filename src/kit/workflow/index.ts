@@ -31,3 +31,4 @@ export type { JoinReducer } from './join-reducer.js';
 export { WorkflowAgent, type WorkflowAgentOptions } from './workflow-agent.js';
 export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
+export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';

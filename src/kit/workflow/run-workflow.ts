@@ -1,4 +1,4 @@
-import type { AnyTool, Budget, Env, Hook, Model, ModelMiddleware, Policy } from '../../core/index.js';
+import type { AnyTool, Budget, Env, Hook, Model, ModelMiddleware, ParentLink, Policy, TaskInput } from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
 import type { TraceOptions } from '../../trace/index.js';
 import type { ThreadState, WorkflowState } from './thread-state.js';
@@ -23,8 +23,12 @@ export interface RunWorkflowOptions extends Omit<WorkflowAgentOptions, 'workflow
   runId?: string;
   /** End the run on SIGINT/SIGTERM (the CLI sets it). */
   handleSigint?: boolean;
-  /** Resume: start from this state after step `step` (see `resumeState`). */
+  /** Start from this state after step `step` instead of the start node (`resumeWorkflow` sets it). */
   resumeFrom?: { state: WorkflowState; step: number };
+  /** The run this one descends from (`resumeWorkflow`: the run it resumes). */
+  parent?: ParentLink;
+  /** The task of the run (default: one named after the workflow, with `vars` as its inputs). */
+  task?: TaskInput;
 }
 
 /** What a workflow run ended with. */
@@ -44,7 +48,7 @@ export interface WorkflowRunResult {
 
 /** Runs a workflow to its end on the qitos engine (one trace folder) and says how it ended. */
 export async function runWorkflow(workflow: WorkflowDefinition, options: RunWorkflowOptions): Promise<WorkflowRunResult> {
-  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, resumeFrom, ...agentOptions } = options;
+  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, resumeFrom, parent, task, ...agentOptions } = options;
   const agent = new WorkflowAgent({ ...agentOptions, workflow });
   const engine = new Engine<WorkflowState>({
     agent,
@@ -55,9 +59,10 @@ export async function runWorkflow(workflow: WorkflowDefinition, options: RunWork
     ...(middleware ? { middleware } : {}),
     ...(runId ? { runId } : {}),
     ...(handleSigint ? { handleSigint } : {}),
+    ...(parent ? { parent } : {}),
     trace: trace ?? {},
   });
-  const run = await engine.run({ id: `workflow-${workflow.name}`, objective: workflow.description ?? `workflow ${workflow.name}`, inputs: vars ?? {} }, { ...(signal ? { signal } : {}), ...(resumeFrom ? { resumeFrom } : {}) });
+  const run = await engine.run(task ?? { id: `workflow-${workflow.name}`, objective: workflow.description ?? `workflow ${workflow.name}`, inputs: vars ?? {} }, { ...(signal ? { signal } : {}), ...(resumeFrom ? { resumeFrom } : {}) });
   return workflowResult(run);
 }
 
