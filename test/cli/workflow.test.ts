@@ -47,3 +47,39 @@ describe('qitos workflow', () => {
     expect(failing.out).toMatch(/^failed: node "init" \(tool\) failed: cannot evaluate "oops"/m);
   });
 });
+
+describe('qitos workflow resume', () => {
+  it('a run waiting at an interrupt goes on when resumed with the variable; the interrupt runs once', async () => {
+    await writeFile(
+      join(dir, 'approve.yaml'),
+      `name: approve
+nodes:
+  - { id: s, kind: start }
+  - { id: plan, kind: tool, toolName: calculate, parameters: { expression: "6 * 7" }, extract: metadata.value }
+  - { id: ask, kind: interrupt, prompt: "Approve {{plan}}?", variable: approved }
+  - { id: e, kind: end, result: "{{plan}} approved={{approved}}" }
+edges:
+  - { from: s, to: plan }
+  - { from: plan, to: ask }
+  - { from: ask, to: e }
+`,
+    );
+    const waiting = await qitos(['workflow', 'run', 'approve.yaml', '--json'], dir);
+    expect(waiting.code).toBe(1);
+    const w = JSON.parse(waiting.out);
+    expect(w).toMatchObject({ status: 'waiting', reason: 'node "ask" asks: Approve 42? (set the variable "approved" and resume)' });
+    const resumed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=yes', '--json'], dir);
+    expect(resumed.code).toBe(0);
+    const r = JSON.parse(resumed.out);
+    expect(r).toMatchObject({ status: 'completed', output: '42 approved=yes' });
+    const manifest = JSON.parse(await readFile(join(r.traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.parent).toMatchObject({ runId: w.runId, kind: 'fork' });
+    const steps = (await readFile(join(r.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(steps.map((s) => s.decision.rationale)).toEqual(['interrupt node "ask"', 'end node "e"']);
+    await writeFile(join(dir, 'approve.yaml'), (await readFile(join(dir, 'approve.yaml'), 'utf8')).replace('6 * 7', '6 * 8'));
+    const changed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=yes'], dir);
+    expect([changed.code, changed.err]).toEqual([2, `qitos: trace ${w.traceDir} ran another version of workflow "approve" (resuming with a changed workflow must be allowed explicitly)\n`]);
+    const allowed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=ok', '--allow-changed'], dir);
+    expect(allowed.out).toMatch(/^result: 42 approved=ok$/m);
+  });
+});

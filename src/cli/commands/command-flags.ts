@@ -111,6 +111,8 @@ export interface WorkflowRunFlags extends ConfigFlags {
   var: Record<string, string>;
   tools?: string;
   json?: boolean;
+  /** resume: go on with a workflow file that differs from the one the run recorded. */
+  allowChanged?: boolean;
 }
 
 /** The flags of `qitos workflow check`. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { AnyTool, Model } from '../../core/index.js';
 import { builtinTools } from '../../kit/tools/builtin-tools.js';
-import { WorkflowError, loadWorkflowFile, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
+import { WorkflowError, loadWorkflowFile, resumeWorkflow, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
@@ -26,8 +26,13 @@ export async function workflowCheckAction(io: CliIO, file: string, flags: Workfl
   }
 }
 
+/** What `qitos workflow resume` does: like run, from the trace's last recorded step (no completed node runs again). */
+export async function workflowResumeAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags): Promise<void> {
+  await workflowRunAction(io, file, flags, resolve(io.cwd, trace));
+}
+
 /** What `qitos workflow run` does: load, build model and tools, run with a trace, print how it ended. */
-export async function workflowRunAction(io: CliIO, file: string, flags: WorkflowRunFlags): Promise<void> {
+export async function workflowRunAction(io: CliIO, file: string, flags: WorkflowRunFlags, resumeFrom?: string): Promise<void> {
   const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
     throw err instanceof WorkflowError ? new CliError(err.message.split('\n').join(' ')) : err;
   });
@@ -44,7 +49,7 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
   const budget = Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
   let result;
   try {
-    result = await runWorkflow(def, {
+    const options = {
       ...(model ? { model } : {}),
       tools,
       vars: flags.var,
@@ -53,9 +58,10 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
       ...(nodeModels.size ? { resolveModel: (id: string) => nodeModels.get(id)! } : {}),
       handleSigint: true,
       trace: { dir: traceDir, config: { workflow: { file: resolve(io.cwd, file), vars: flags.var } }, ...(signingKey ? { signingKey } : {}) },
-    });
+    };
+    result = resumeFrom ? await resumeWorkflow(resumeFrom, def, { ...options, allowChangedWorkflow: flags.allowChanged === true }) : await runWorkflow(def, options);
   } catch (err) {
-    if (err instanceof WorkflowError) throw new CliError(err.message);
+    if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError')) throw new CliError(err.message);
     throw err;
   }
   const r = result;

@@ -3,7 +3,7 @@ import { ioOf } from '../io.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 import { positiveInt, promptArg } from '../option-parsers.js';
 
-/** `qitos workflow run|check <flow.yaml>`: runs or checks a workflow file (docs/workflow.md). */
+/** `qitos workflow run|resume|check`: runs or checks a workflow file (docs/workflow.md). */
 export function registerWorkflowCommand(program: Command): void {
   const workflow = new Command('workflow').description('run or check a workflow file (nodes and edges in YAML)');
   workflow
@@ -22,6 +22,24 @@ export function registerWorkflowCommand(program: Command): void {
     .action(async function (this: Command, file: string, flags: WorkflowRunFlags) {
       const { workflowRunAction } = await import('./workflow-action.js');
       await workflowRunAction(ioOf(this), file, flags);
+    });
+  workflow
+    .command('resume')
+    .description('resume a workflow run from its trace, after the last completed node (a new linked run)')
+    .argument('<trace>', 'the trace folder of the run to resume')
+    .argument('<flow.yaml>', 'the workflow file the run ran (it must be unchanged)')
+    .option('--var <key=value>', 'a variable to set before going on, e.g. the answer of a waiting interrupt (repeatable)', promptArg, {})
+    .option('-m, --model <provider:model>', 'model of the LLM nodes, e.g. openai:gpt-4o-mini or scripted:replies.json')
+    .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
+    .option('-c, --config <file.yaml>', 'config file (flags override it)')
+    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option('-w, --workspace <dir>', 'workspace folder for the file and shell tools (a jailed host env)')
+    .option('--allow-changed', 'resume even though the workflow file differs from the one the run recorded')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  $ qitos workflow resume traces/20260101T000000-abc flow.yaml --var approved=yes\n')
+    .action(async function (this: Command, trace: string, file: string, flags: WorkflowRunFlags) {
+      const { workflowResumeAction } = await import('./workflow-action.js');
+      await workflowResumeAction(ioOf(this), trace, file, flags);
     });
   workflow
     .command('check')

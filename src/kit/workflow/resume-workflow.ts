@@ -28,7 +28,7 @@ export async function resumeWorkflow(traceDir: string, workflow: WorkflowDefinit
   const recorded = m.agent.config?.workflow;
   if (m.agent.name !== 'WorkflowAgent' || !recorded) throw new WorkflowError(`trace ${trace.dir} is not a workflow run (agent ${m.agent.name})`);
   if (!options.allowChangedWorkflow && canonicalJson(recorded) !== canonicalJson(workflow.toJSON())) {
-    throw new WorkflowError(`trace ${trace.dir} ran another version of workflow "${workflow.name}"; pass allowChangedWorkflow to resume it with this one`);
+    throw new WorkflowError(`trace ${trace.dir} ran another version of workflow "${workflow.name}" (resuming with a changed workflow must be allowed explicitly)`);
   }
   const last = trace.steps.length ? trace.steps[trace.steps.length - 1].step : 0;
   const state = stateAtStep(trace, last) as WorkflowState;

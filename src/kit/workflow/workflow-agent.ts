@@ -36,7 +36,7 @@ export interface WorkflowAgentOptions extends Omit<AgentModuleOptions, 'parser'>
 /** What DECIDE worked out for REDUCE to apply (kept per run between the two phases of one step). */
 type Pending =
   | { kind: 'llm'; node: LLMNodeConfig; response: { parts: ResponsePart[]; usage: ModelResponseUsage }; userText: string | undefined; refused: ModelToolResultPart[]; calls: number; context?: ModelMessage[]; summarised?: { before: number; after: number } }
-  | { kind: 'computed'; status: NodeRecord['status']; inputs: unknown; outputs: unknown; next: string | null; apply?: (t: ThreadState) => void };
+  | { kind: 'computed'; status: NodeRecord['status']; inputs: unknown; outputs: unknown; next: string | null; apply?: (t: ThreadState) => void; waits?: true };
 type ModelResponseUsage = Parameters<typeof addTokens>[0];
 
 /**
@@ -120,7 +120,8 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     if (pending?.kind === 'llm') this.reduceLLM(t, pending, results, ctx);
     else if (pending?.kind === 'computed') {
       pending.apply?.(t);
-      this.finish(t, node, ctx, { status: pending.status, inputs: pending.inputs, outputs: pending.outputs }, pending.next);
+      // an interrupt that waits has not run: it runs when the thread is resumed with its variable
+      if (!pending.waits) this.finish(t, node, ctx, { status: pending.status, inputs: pending.inputs, outputs: pending.outputs }, pending.next);
     } else if (node.kind === 'tool' || node.kind === 'fork' || node.kind === 'subworkflow') this.reduceAction(t, node, decision, results, ctx);
     return state;
   }
@@ -273,7 +274,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
         if (Object.hasOwn(t.vars, node.variable)) return { kind: 'computed', status: 'skipped', inputs: { variable: node.variable }, outputs: { value: t.vars[node.variable], given: 'before' }, next: this.next(node) };
         const prompt = renderTemplate(node.prompt, t.vars, node.id);
         if (!this.options.onInterrupt) {
-          return { kind: 'computed', status: 'skipped', inputs: { prompt, variable: node.variable }, outputs: null, next: node.id, apply: (th) => ((th.status = 'waiting'), (th.reason = `node "${node.id}" asks: ${prompt} (set the variable "${node.variable}" and resume)`)) };
+          return { kind: 'computed', status: 'skipped', inputs: { prompt, variable: node.variable }, outputs: null, next: node.id, waits: true, apply: (th) => ((th.status = 'waiting'), (th.reason = `node "${node.id}" asks: ${prompt} (set the variable "${node.variable}" and resume)`)) };
         }
         const value = await this.options.onInterrupt({ node: node.id, prompt, variable: node.variable });
         return done({ prompt, variable: node.variable }, { value }, this.next(node), (th) => void (th.vars[node.variable] = value));
