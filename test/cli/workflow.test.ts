@@ -36,6 +36,11 @@ describe('qitos workflow', () => {
     expect(manifest.status).toBe('completed');
     const text = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=300', '--model', `scripted:${REPLIES}`], dir);
     expect(text.code).toBe(0);
+    const inspect = await qitos(['inspect', j.traceDir], dir);
+    expect(inspect.code).toBe(0);
+    expect(inspect.out).toMatch(/^agent +WorkflowAgent$/m);
+    const diff = await qitos(['diff', j.traceDir, /^trace: (.*)$/m.exec(text.out)![1]], dir);
+    expect(diff.out).toMatch(/first difference: step 1, state: state differs in thread/);
     expect(text.out).toMatch(/^ok  judge \(condition\)\nok  huge \(end\)\ncompleted\nresult: 300 doubled past 500: 600\ntrace: /m);
   });
 
