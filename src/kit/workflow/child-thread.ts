@@ -5,6 +5,7 @@ import { Engine, type RunResult } from '../../engine/engine.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import type { WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
+import type { ResumeSource } from './previous-thread.js';
 
 /** The parent's env as a child thread sees it: same world and ops, no setup or close of its own. */
 function borrow(env: Env): Env {
@@ -19,8 +20,10 @@ function borrow(env: Env): Env {
 /** What the fork and subworkflow tools need of the agent that runs them (a WorkflowAgent). */
 export interface ThreadHost {
   readonly workflow: WorkflowDefinition;
-  /** The agent of a child thread: another entry and stop node, or another workflow. */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string }): AgentModule<WorkflowState>;
+  /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one. */
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource }): AgentModule<WorkflowState>;
+  /** The run this one resumes, the first time node `nodeId` asks (its child threads are reused or resumed once). */
+  takeResumeSource(nodeId: string): ResumeSource | undefined;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface ThreadHost {
 export async function runChildThread(
   agent: AgentModule<WorkflowState>,
   ctx: ToolContext,
-  spec: { runId: string; objective: string; vars: Record<string, unknown>; label: Record<string, unknown> },
+  spec: { runId: string; objective: string; vars: Record<string, unknown>; label: Record<string, unknown>; resumeFrom?: { state: WorkflowState; step: number } },
 ): Promise<RunResult<WorkflowState>> {
   const traceBase = ctx.traceDir ? path.join(ctx.traceDir, 'threads') : undefined;
   const engine = new Engine<WorkflowState>({
@@ -43,7 +46,7 @@ export async function runChildThread(
     trace: traceBase ? { dir: traceBase, config: { thread: spec.label } } : false,
   });
   const task: TaskInput = { id: spec.runId, objective: spec.objective, inputs: spec.vars };
-  return engine.run(task, { signal: ctx.signal });
+  return engine.run(task, { signal: ctx.signal, ...(spec.resumeFrom ? { resumeFrom: spec.resumeFrom } : {}) });
 }
 
 /** The variables a thread set or changed, compared with those it started from. */

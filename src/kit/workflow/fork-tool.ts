@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, errorMessage } from '../../core/index.js';
 import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
 import { changedVars, runChildThread, type ThreadHost } from './child-thread.js';
+import { previousThread, resumeSourceOf } from './previous-thread.js';
 import type { BranchOutcome, WorkflowState } from './thread-state.js';
 
 /** The id of the internal tool a fork node's step calls (never offered to a model). */
@@ -28,12 +29,23 @@ export function forkTool(agent: ThreadHost) {
       const outcomes: BranchOutcome[] = new Array(branches.length);
       let finished = 0;
       const tries = fork.onError.mode === 'retry' ? fork.onError.retries + 1 : 1;
+      // A resumed run reuses the branches its predecessor finished and resumes the one it was killed in.
+      const source = agent.takeResumeSource(fork.id);
       await forEachConcurrent(branches, fork.concurrency ?? branches.length, async (branch, i) => {
         let last: Omit<BranchOutcome, 'finished'> | undefined;
+        const prev = source ? await previousThread(source, `${fork.id}.${branch}`) : undefined;
+        if (prev?.outcome === 'completed') {
+          outcomes[i] = { branch, status: 'done', vars: changedVars(vars, prev.vars), runId: prev.runId, traceDir: prev.traceDir, attempts: 1, reused: true, finished: finished++ };
+          return;
+        }
         for (let attempt = 1; attempt <= tries && !ctx.signal.aborted; attempt++) {
-          const runId = `${ctx.runId}.${fork.id}.${branch}${attempt > 1 ? `.${attempt}` : ''}`;
+          // the step in the id keeps the threads of a fork visited twice (in a loop) apart
+          const runId = `${ctx.runId}.s${ctx.step}.${fork.id}.${branch}${attempt > 1 ? `.${attempt}` : ''}`;
+          const resume = attempt === 1 && prev?.outcome === 'resume' ? prev : undefined;
           try {
-            const r = await runChildThread(agent.childAgent({ entry: branch, stopAt: join.id }), ctx, { runId, objective: `branch ${branch} of fork ${fork.id}`, vars, label: { fork: fork.id, branch, attempt } });
+            const nested = resume ? resumeSourceOf(resume) : undefined;
+            const child = agent.childAgent({ entry: branch, stopAt: join.id, ...(nested ? { resumeOf: nested } : {}) });
+            const r = await runChildThread(child, ctx, { runId, objective: `branch ${branch} of fork ${fork.id}`, vars, label: { fork: fork.id, branch, attempt, ...(resume ? { resumes: resume.runId } : {}) }, ...(resume ? { resumeFrom: { state: resume.state, step: resume.step } } : {}) });
             const thread = r.state?.thread;
             if (r.stopReason === 'final' && thread?.status === 'completed') {
               last = { branch, status: 'done', vars: changedVars(vars, thread.vars), runId: r.runId, traceDir: r.traceDir, attempts: attempt };

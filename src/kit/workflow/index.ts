@@ -32,3 +32,4 @@ export { WorkflowAgent, type WorkflowAgentOptions } from './workflow-agent.js';
 export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';
+export { previousThread, resumeSourceOf, type ResumeSource, type PreviousThread } from './previous-thread.js';

@@ -45,6 +45,7 @@ export async function resumeWorkflow(traceDir: string, workflow: WorkflowDefinit
   return runWorkflow(workflow, {
     ...rest,
     task: m.task as unknown as TaskInput,
+    ...(thread.current !== null ? { resumeOf: { runId: m.runId, traceDir: trace.dir, node: thread.current, afterStep: last } } : {}),
     resumeFrom: { state, step: last },
     parent: { runId: m.runId, path: trace.dir, kind: 'fork', atStep: last },
   });

@@ -38,6 +38,8 @@ export const BranchOutcome = z.object({
   runId: z.string(),
   traceDir: z.string().nullable(),
   attempts: z.number().int().positive(),
+  /** True when a resumed run took this branch as its predecessor finished it, without running it. */
+  reused: z.boolean().optional(),
   /** Order of finishing (0 first), what the `first` merge uses. */
   finished: z.number().int().nonnegative(),
 });

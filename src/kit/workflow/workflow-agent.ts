@@ -12,6 +12,7 @@ import { renderParameters, renderTemplate } from './render-template.js';
 import { SUBWORKFLOW_TOOL, subworkflowTool } from './subworkflow-tool.js';
 import type { BranchOutcome, NodeRecord, ThreadState, WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
+import type { ResumeSource } from './previous-thread.js';
 import { WorkflowError } from './workflow-error.js';
 
 /** Options of a WorkflowAgent: those of every agent (model, tools), the workflow, and what its nodes may name. */
@@ -31,6 +32,8 @@ export interface WorkflowAgentOptions extends Omit<AgentModuleOptions, 'parser'>
   entry?: string;
   /** The node this thread stops at without running it (a branch stops at its join). */
   stopAt?: string;
+  /** The run this one resumes (`resumeWorkflow` sets it): forks reuse or resume that run's branch threads. */
+  resumeOf?: ResumeSource;
 }
 
 /** What DECIDE worked out for REDUCE to apply (kept per run between the two phases of one step). */
@@ -54,6 +57,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   private readonly options: WorkflowAgentOptions;
   private readonly processors: Readonly<Record<string, ContextProcessor>>;
   private readonly pending = new Map<string, Pending>();
+  private readonly resumed = new Set<string>();
 
   constructor(options: WorkflowAgentOptions) {
     // A registry of our own: the internal tools must not land in a registry the caller passed and still uses.
@@ -68,10 +72,17 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   }
 
   /** The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow. */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string }): WorkflowAgent {
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource }): WorkflowAgent {
     const tools = this.tools.list().filter((t) => t.id !== FORK_TOOL && t.id !== SUBWORKFLOW_TOOL);
-    const { entry: _e, stopAt: _s, config: _c, ...rest } = this.options;
-    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}) });
+    const { entry: _e, stopAt: _s, config: _c, resumeOf: _r, ...rest } = this.options;
+    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}), ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}) });
+  }
+
+  /** The run this one resumes, once per node: only the first visit of a fork after a resume looks at the old threads. */
+  takeResumeSource(nodeId: string): ResumeSource | undefined {
+    if (!this.options.resumeOf || this.options.resumeOf.node !== nodeId || this.resumed.has(nodeId)) return undefined;
+    this.resumed.add(nodeId);
+    return this.options.resumeOf;
   }
 
   override initState(task: Task): WorkflowState {
