@@ -21,3 +21,20 @@ export function promptArg(value: string, previous: Record<string, string>): Reco
   const key = value.slice(0, eq);
   return Object.defineProperty({ ...previous }, key, { value: value.slice(eq + 1), enumerable: true, writable: true, configurable: true });
 }
+
+/** commander collector of `--var key=value` (a string) and `--var key:=<json>` (any JSON value) into an object. */
+export function varArg(value: string, previous: Record<string, unknown>): Record<string, unknown> {
+  const eq = value.indexOf('=');
+  if (eq <= 0 || (eq === 1 && value[0] === ':')) throw new InvalidArgumentError(`expected key=value or key:=<json>, got "${value}"`);
+  const json = value[eq - 1] === ':';
+  const key = value.slice(0, json ? eq - 1 : eq);
+  let parsed: unknown = value.slice(eq + 1);
+  if (json) {
+    try {
+      parsed = JSON.parse(parsed as string);
+    } catch (err) {
+      throw new InvalidArgumentError(`${key}:= needs a JSON value: ${(err as Error).message}`);
+    }
+  }
+  return Object.defineProperty({ ...previous }, key, { value: parsed, enumerable: true, writable: true, configurable: true });
+}

@@ -87,4 +87,23 @@ edges:
     const allowed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=ok', '--allow-changed'], dir);
     expect(allowed.out).toMatch(/^result: 42 approved=ok$/m);
   });
+
+  it('fork re-runs a recorded run from a node with changed variables', async () => {
+    const run = JSON.parse((await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir)).out);
+    const forked = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'judge', '--var', 'value:=1000', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(forked.code).toBe(0);
+    const f = JSON.parse(forked.out);
+    expect(f).toMatchObject({ status: 'completed', output: '7 doubled past 500: 1000' });
+    const lines = (await readFile(join(f.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).decision.rationale)).toEqual(['condition node "judge"', 'end node "huge"']); // nothing before the fork point ran again
+    const later = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'double@4', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(JSON.parse(later.out)).toMatchObject({ status: 'completed', vars: { value: 112 } });
+    const badJson = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'judge', '--var', 'value:=oops'], dir);
+    expect(badJson.code).toBe(2);
+    expect(badJson.err).toMatch(/value:= needs a JSON value: /);
+    const bad = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'double@0'], dir);
+    expect([bad.code, bad.err]).toEqual([2, 'qitos: --at: expected <node> or <node>@<visit>, got "double@0"\n']);
+    const never = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'huge', '--model', `scripted:${REPLIES}`], dir);
+    expect([never.code, never.err]).toEqual([2, `qitos: trace ${run.traceDir} never ran node "huge"\n`]);
+  });
 });

@@ -108,7 +108,8 @@ export interface McpServeFlags extends ConfigFlags {
 
 /** The flags of `qitos workflow run`. */
 export interface WorkflowRunFlags extends ConfigFlags {
-  var: Record<string, string>;
+  /** `--var k=v` (strings) and `--var k:=<json>`. */
+  var: Record<string, unknown>;
   tools?: string;
   json?: boolean;
   /** resume: go on with a workflow file that differs from the one the run recorded. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { AnyTool, Model } from '../../core/index.js';
 import { builtinTools } from '../../kit/tools/builtin-tools.js';
-import { WorkflowError, loadWorkflowFile, resumeWorkflow, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
+import { WorkflowError, forkWorkflow, loadWorkflowFile, resumeWorkflow, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
@@ -28,11 +28,18 @@ export async function workflowCheckAction(io: CliIO, file: string, flags: Workfl
 
 /** What `qitos workflow resume` does: like run, from the trace's last recorded step (no completed node runs again). */
 export async function workflowResumeAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags): Promise<void> {
-  await workflowRunAction(io, file, flags, resolve(io.cwd, trace));
+  await workflowRunAction(io, file, flags, { trace: resolve(io.cwd, trace) });
+}
+
+/** What `qitos workflow fork` does: like run, from just before a recorded visit of a node. */
+export async function workflowForkAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags & { at: string }): Promise<void> {
+  const m = /^([^@]+)(?:@([1-9][0-9]*))?$/.exec(flags.at);
+  if (!m) throw new CliError(`--at: expected <node> or <node>@<visit>, got "${flags.at}"`);
+  await workflowRunAction(io, file, flags, { trace: resolve(io.cwd, trace), at: { node: m[1], visit: m[2] ? Number(m[2]) : 1 } });
 }
 
 /** What `qitos workflow run` does: load, build model and tools, run with a trace, print how it ended. */
-export async function workflowRunAction(io: CliIO, file: string, flags: WorkflowRunFlags, resumeFrom?: string): Promise<void> {
+export async function workflowRunAction(io: CliIO, file: string, flags: WorkflowRunFlags, from?: { trace: string; at?: { node: string; visit: number } }): Promise<void> {
   const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
     throw err instanceof WorkflowError ? new CliError(err.message.split('\n').join(' ')) : err;
   });
@@ -59,7 +66,10 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
       handleSigint: true,
       trace: { dir: traceDir, config: { workflow: { file: resolve(io.cwd, file), vars: flags.var } }, ...(signingKey ? { signingKey } : {}) },
     };
-    result = resumeFrom ? await resumeWorkflow(resumeFrom, def, { ...options, allowChangedWorkflow: flags.allowChanged === true }) : await runWorkflow(def, options);
+    const allowChangedWorkflow = flags.allowChanged === true;
+    if (!from) result = await runWorkflow(def, options);
+    else if (from.at) result = await forkWorkflow(from.trace, def, from.at.node, { ...options, allowChangedWorkflow, visit: from.at.visit });
+    else result = await resumeWorkflow(from.trace, def, { ...options, allowChangedWorkflow });
   } catch (err) {
     if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError')) throw new CliError(err.message);
     throw err;

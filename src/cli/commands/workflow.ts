@@ -1,16 +1,16 @@
 import { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
-import { positiveInt, promptArg } from '../option-parsers.js';
+import { positiveInt, varArg } from '../option-parsers.js';
 
-/** `qitos workflow run|resume|check`: runs or checks a workflow file (docs/workflow.md). */
+/** `qitos workflow run|resume|fork|check`: runs or checks a workflow file (docs/workflow.md). */
 export function registerWorkflowCommand(program: Command): void {
   const workflow = new Command('workflow').description('run or check a workflow file (nodes and edges in YAML)');
   workflow
     .command('run')
     .description('run a workflow on the qitos engine and write a trace')
     .argument('<flow.yaml>', 'the workflow file')
-    .option('--var <key=value>', 'a variable of the run, over the file\'s vars (repeatable; values are strings)', promptArg, {})
+    .option('--var <key=value>', 'a variable of the run, over the file\'s vars (repeatable; key:=<json> for a number, list or object)', varArg, {})
     .option('-m, --model <provider:model>', 'model of the LLM nodes, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
@@ -28,7 +28,7 @@ export function registerWorkflowCommand(program: Command): void {
     .description('resume a workflow run from its trace, after the last completed node (a new linked run)')
     .argument('<trace>', 'the trace folder of the run to resume')
     .argument('<flow.yaml>', 'the workflow file the run ran (it must be unchanged)')
-    .option('--var <key=value>', 'a variable to set before going on, e.g. the answer of a waiting interrupt (repeatable)', promptArg, {})
+    .option('--var <key=value>', 'a variable to set before going on, e.g. the answer of a waiting interrupt (repeatable; key:=<json> for JSON)', varArg, {})
     .option('-m, --model <provider:model>', 'model of the LLM nodes, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
@@ -40,6 +40,25 @@ export function registerWorkflowCommand(program: Command): void {
     .action(async function (this: Command, trace: string, file: string, flags: WorkflowRunFlags) {
       const { workflowResumeAction } = await import('./workflow-action.js');
       await workflowResumeAction(ioOf(this), trace, file, flags);
+    });
+  workflow
+    .command('fork')
+    .description('re-run a recorded workflow run from a node, with changed variables or model (a new linked run)')
+    .argument('<trace>', 'the trace folder of the run to fork')
+    .argument('<flow.yaml>', 'the workflow file the run ran')
+    .requiredOption('--at <node[@visit]>', 'the node to re-run from (its first visit, or the n-th with @n)')
+    .option('--var <key=value>', 'a variable to set before the node runs (repeatable; key:=<json> for JSON)', varArg, {})
+    .option('-m, --model <provider:model>', 'model of the LLM nodes, e.g. openai:gpt-4o-mini or scripted:replies.json')
+    .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
+    .option('-c, --config <file.yaml>', 'config file (flags override it)')
+    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option('-w, --workspace <dir>', 'workspace folder for the file and shell tools (a jailed host env)')
+    .option('--allow-changed', 'fork even though the workflow file differs from the one the run recorded')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  $ qitos workflow fork traces/20260101T000000-abc flow.yaml --at describe --var value=64 --model openai:gpt-4o-mini\n')
+    .action(async function (this: Command, trace: string, file: string, flags: WorkflowRunFlags & { at: string }) {
+      const { workflowForkAction } = await import('./workflow-action.js');
+      await workflowForkAction(ioOf(this), trace, file, flags);
     });
   workflow
     .command('check')

@@ -32,4 +32,6 @@ export { WorkflowAgent, type WorkflowAgentOptions } from './workflow-agent.js';
 export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';
+export { forkWorkflow, type ForkWorkflowOptions } from './fork-workflow.js';
+export { readWorkflowTrace, reopenThread } from './read-workflow-trace.js';
 export { previousThread, resumeSourceOf, type ResumeSource, type PreviousThread } from './previous-thread.js';

@@ -1,5 +1,6 @@
-import { canonicalJson, type TaskInput } from '../../core/index.js';
-import { readTrace, stateAtStep } from '../../trace/index.js';
+import type { TaskInput } from '../../core/index.js';
+import { stateAtStep } from '../../trace/index.js';
+import { readWorkflowTrace, reopenThread } from './read-workflow-trace.js';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 import type { WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
@@ -8,7 +9,7 @@ import { WorkflowError } from './workflow-error.js';
 /** Options of {@link resumeWorkflow}: those of a run, plus whether the workflow may differ from the recorded one. */
 export interface ResumeWorkflowOptions extends RunWorkflowOptions {
   /**
-   * Resume even when `workflow` is not the one the trace recorded (an edited flow). Off by default: a resumed
+   * Go on even when `workflow` is not the one the trace recorded (an edited flow). Off by default: a resumed
    * run should do what the first one would have done.
    */
   allowChangedWorkflow?: boolean;
@@ -18,34 +19,24 @@ export interface ResumeWorkflowOptions extends RunWorkflowOptions {
  * Resumes a workflow run from its trace, after the last step the trace recorded (a crash loses at most the step
  * in flight, which had not completed its node): the thread state is rebuilt from the trace and a new run, linked
  * to the old one (`parent: { kind: 'fork', atStep }`), goes on from the current node, so no completed node runs
- * again. A failed node is tried again; a waiting interrupt goes on once `vars` gives its variable. The workflow
- * is the caller's (never taken from the trace, which is untrusted data): it must match the recorded one unless
- * `allowChangedWorkflow`.
+ * again (inside a fork too: finished branches are reused, a killed branch is resumed). A failed node is tried
+ * again; a waiting interrupt goes on once `vars` gives its variable. The workflow is the caller's (never taken
+ * from the trace, which is untrusted data): it must match the recorded one unless `allowChangedWorkflow`.
  */
 export async function resumeWorkflow(traceDir: string, workflow: WorkflowDefinition, options: ResumeWorkflowOptions): Promise<WorkflowRunResult> {
-  const trace = await readTrace(traceDir);
+  const trace = await readWorkflowTrace(traceDir, workflow, options.allowChangedWorkflow === true);
   const m = trace.manifest;
-  const recorded = m.agent.config?.workflow;
-  if (m.agent.name !== 'WorkflowAgent' || !recorded) throw new WorkflowError(`trace ${trace.dir} is not a workflow run (agent ${m.agent.name})`);
-  if (!options.allowChangedWorkflow && canonicalJson(recorded) !== canonicalJson(workflow.toJSON())) {
-    throw new WorkflowError(`trace ${trace.dir} ran another version of workflow "${workflow.name}" (resuming with a changed workflow must be allowed explicitly)`);
-  }
   const last = trace.steps.length ? trace.steps[trace.steps.length - 1].step : 0;
   const state = stateAtStep(trace, last) as WorkflowState;
-  const thread = state.thread;
-  if (!thread) throw new WorkflowError(`trace ${trace.dir} has no workflow thread in its state`);
-  if (thread.status === 'completed') throw new WorkflowError(`the workflow of trace ${trace.dir} completed; there is nothing to resume`);
-  thread.status = 'running';
-  delete thread.reason;
-  thread.attempts = 0;
-  Object.assign(thread.vars, structuredClone(options.vars ?? {}));
-  state.stopReason = null;
-  state.finalResult = null;
-  const { allowChangedWorkflow: _a, ...rest } = options;
+  if (!state.thread) throw new WorkflowError(`trace ${trace.dir} has no workflow thread in its state`);
+  if (state.thread.status === 'completed') throw new WorkflowError(`the workflow of trace ${trace.dir} completed; there is nothing to resume`);
+  reopenThread(state, options.vars);
+  const { allowChangedWorkflow: _a, vars: _v, ...rest } = options;
+  const current = state.thread.current;
   return runWorkflow(workflow, {
     ...rest,
     task: m.task as unknown as TaskInput,
-    ...(thread.current !== null ? { resumeOf: { runId: m.runId, traceDir: trace.dir, node: thread.current, afterStep: last } } : {}),
+    ...(current !== null ? { resumeOf: { runId: m.runId, traceDir: trace.dir, node: current, afterStep: last } } : {}),
     resumeFrom: { state, step: last },
     parent: { runId: m.runId, path: trace.dir, kind: 'fork', atStep: last },
   });

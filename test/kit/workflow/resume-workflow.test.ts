@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
-import { WorkflowDefinition, resumeWorkflow, runWorkflow } from '../../../src/kit/workflow/index.js';
+import { WorkflowDefinition, forkWorkflow, resumeWorkflow, runWorkflow } from '../../../src/kit/workflow/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-resume-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -139,5 +139,21 @@ describe('resumeWorkflow', () => {
     expect(manifest.parent).toMatchObject({ runId: resumed.run.runId, kind: 'subtask' });
     const bSteps = readFileSync(join(b.traceDir, 'steps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(bSteps.map((x) => x.decision.rationale)).toEqual(['tool node "b2"', 'stop node']);
+  });
+
+  it('forkWorkflow re-runs from a node with changed variables: nothing before it runs again', async () => {
+    const first = counter();
+    const done = await runWorkflow(flow(), { model: new ScriptedModel([]), tools: [first.tool], trace: { dir }, vars: { tag: 'old' } });
+    expect(done.output).toBe('a1 b1 c1 d2');
+    const second = counter();
+    const forked = await forkWorkflow(done.traceDir!, flow(), 'd', { model: new ScriptedModel([]), tools: [second.tool], trace: { dir }, visit: 2, vars: { tag: 'new' } });
+    expect(second.calls).toEqual({ d: 1 }); // only the loop's second round
+    expect(forked.output).toBe('a1 b1 c1 d1');
+    expect(forked.vars.tag).toBe('new');
+    const manifest = JSON.parse(readFileSync(join(forked.traceDir!, 'manifest.json'), 'utf8'));
+    expect(manifest.parent).toMatchObject({ runId: done.run.runId, kind: 'fork' });
+    expect(manifest.parent.atStep).toBe(7); // after s, a, b, c, loop, d, back: the second round's d is next
+    await expect(forkWorkflow(done.traceDir!, flow(), 'd', { model: new ScriptedModel([]), tools: [second.tool], trace: false, visit: 3 })).rejects.toThrow(/never ran node "d" 3 times \(it ran it 2\)/);
+    await expect(forkWorkflow(done.traceDir!, flow(), 'zz', { model: new ScriptedModel([]), tools: [second.tool], trace: false })).rejects.toThrow('workflow "counted" has no node "zz"');
   });
 });
