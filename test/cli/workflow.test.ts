@@ -106,4 +106,24 @@ edges:
     const never = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'huge', '--model', `scripted:${REPLIES}`], dir);
     expect([never.code, never.err]).toEqual([2, `qitos: trace ${run.traceDir} never ran node "huge"\n`]);
   });
+
+  it('the research-summarise example runs offline: two branches as child runs, joined, trimmed, summarised', async () => {
+    const flow = resolve(__dirname, '../../examples/workflows/research-summarise.yaml');
+    const replies = resolve(__dirname, '../../examples/workflows/research-summarise.replies.json');
+    expect((await qitos(['workflow', 'check', flow], dir)).code).toBe(0);
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.status).toBe('completed');
+    expect(j.vars.findings).toEqual({
+      pros: { pros: '1. Trials report steady output. 2. Less burnout and turnover.' },
+      cons: { cons: '1. Coverage gaps for customer-facing teams. 2. Compressed days can add stress.' },
+    });
+    expect(j.output).toMatch(/^Trials suggest a four-day week/);
+    const manifests = await Promise.all(['pros', 'cons'].map(async (b) => JSON.parse(await readFile(join(j.traceDir, 'threads', `${j.runId}.s3.sides.${b}`, 'manifest.json'), 'utf8'))));
+    expect(manifests.map((m) => [m.parent.runId, m.summary.stopReason])).toEqual([
+      [j.runId, 'final'],
+      [j.runId, 'final'],
+    ]);
+  });
 });
