@@ -29,3 +29,20 @@ export function repeatable(value: string, previous: string[] = []): string[] {
 
 /** The help text of `--set`, shared by the commands that take it. */
 export const SET_HELP = 'set a config field by its dotted path, over the file and the other flags (repeatable), e.g. --set engine.maxSteps=10 --set agent.temperature=0.7 --set model=openai:gpt-4o-mini';
+
+/** commander collector of `--var key=value` (a string) and `--var key:=<json>` (any JSON value) into an object. */
+export function varArg(value: string, previous: Record<string, unknown>): Record<string, unknown> {
+  const eq = value.indexOf('=');
+  if (eq <= 0 || (eq === 1 && value[0] === ':')) throw new InvalidArgumentError(`expected key=value or key:=<json>, got "${value}"`);
+  const json = value[eq - 1] === ':';
+  const key = value.slice(0, json ? eq - 1 : eq);
+  let parsed: unknown = value.slice(eq + 1);
+  if (json) {
+    try {
+      parsed = JSON.parse(parsed as string);
+    } catch (err) {
+      throw new InvalidArgumentError(`${key}:= needs a JSON value: ${(err as Error).message}`);
+    }
+  }
+  return Object.defineProperty({ ...previous }, key, { value: parsed, enumerable: true, writable: true, configurable: true });
+}

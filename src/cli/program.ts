@@ -12,6 +12,7 @@ import { registerViewCommand } from './commands/view.js';
 import { registerSkillsCommand } from './commands/skills.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerWorkflowCommand } from './commands/workflow.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -39,6 +40,7 @@ export function createProgram(io: CliIO): Command {
   registerSkillsCommand(program);
   registerMcpCommand(program);
   registerServeCommand(program);
+  registerWorkflowCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

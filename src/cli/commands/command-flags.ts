@@ -137,3 +137,18 @@ export interface McpServeFlags extends ConfigFlags {
   host: string;
   port: number;
 }
+
+/** The flags of `qitos workflow run`. */
+export interface WorkflowRunFlags extends ConfigFlags {
+  /** `--var k=v` (strings) and `--var k:=<json>`. */
+  var: Record<string, unknown>;
+  tools?: string;
+  json?: boolean;
+  /** resume: go on with a workflow file that differs from the one the run recorded. */
+  allowChanged?: boolean;
+}
+
+/** The flags of `qitos workflow check`. */
+export interface WorkflowCheckFlags {
+  json?: boolean;
+}

@@ -1,0 +1,109 @@
+import { resolve } from 'node:path';
+import type { AnyTool, Model } from '../../core/index.js';
+import { builtinTools } from '../../kit/tools/builtin-tools.js';
+import { WorkflowError, forkWorkflow, loadWorkflowFile, resumeWorkflow, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
+import { loadTraceKey } from '../../trace/trace-key.js';
+import { CliError } from '../cli-error.js';
+import { effectiveConfig } from '../effective-config.js';
+import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
+import type { CliIO } from '../io.js';
+import { resolveModel } from '../model-resolver.js';
+import { DEFAULT_TRACE_DIR, buildEnv, configuredModel } from '../run-setup.js';
+import { importUserModule } from '../user-module.js';
+import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
+
+/** What `qitos workflow check` does: parse and check, print `ok` or every problem (exit 2). */
+export async function workflowCheckAction(io: CliIO, file: string, flags: WorkflowCheckFlags): Promise<void> {
+  try {
+    const def = await loadWorkflowFile(file, io.cwd);
+    if (flags.json) io.out(JSON.stringify({ ok: true, name: def.name, nodes: def.nodes.size, edges: def.edges.length }) + '\n');
+    else io.out(`ok: ${def.name}: ${def.nodes.size} nodes, ${def.edges.length} edges\n`);
+  } catch (err) {
+    if (!(err instanceof WorkflowError)) throw err;
+    if (flags.json) io.out(JSON.stringify({ ok: false, error: err.message, ...(err.line !== undefined ? { line: err.line, column: err.column } : {}), ...(err.nodeId ? { node: err.nodeId } : {}) }) + '\n');
+    io.err(`qitos: ${err.message}\n`);
+    io.exitCode = EXIT_BAD_INPUT;
+  }
+}
+
+/** What `qitos workflow resume` does: like run, from the trace's last recorded step (no completed node runs again). */
+export async function workflowResumeAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags): Promise<void> {
+  await workflowRunAction(io, file, flags, { trace: resolve(io.cwd, trace) });
+}
+
+/** What `qitos workflow fork` does: like run, from just before a recorded visit of a node. */
+export async function workflowForkAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags & { at: string }): Promise<void> {
+  const m = /^([^@]+)(?:@([1-9][0-9]*))?$/.exec(flags.at);
+  if (!m) throw new CliError(`--at: expected <node> or <node>@<visit>, got "${flags.at}"`);
+  await workflowRunAction(io, file, flags, { trace: resolve(io.cwd, trace), at: { node: m[1], visit: m[2] ? Number(m[2]) : 1 } });
+}
+
+/** What `qitos workflow run` does: load, build model and tools, run with a trace, print how it ended. */
+export async function workflowRunAction(io: CliIO, file: string, flags: WorkflowRunFlags, from?: { trace: string; at?: { node: string; visit: number } }): Promise<void> {
+  const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
+    throw err instanceof WorkflowError ? new CliError(err.message.split('\n').join(' ')) : err;
+  });
+  const config = await effectiveConfig({}, flags, io.cwd);
+  const model = await configuredModel(config, io.cwd, io.env);
+  const llm = [...def.nodes.values()].filter((n) => n.kind === 'llm');
+  if (!model && llm.length) throw new CliError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
+  const env = buildEnv(config, io.cwd);
+  const tools = await workflowTools(io, flags.tools, env !== undefined);
+  const nodeModels = await modelsOfNodes(def, io);
+  const traceDir = resolve(io.cwd, config.trace?.dir ?? DEFAULT_TRACE_DIR);
+  const signingKey = await loadTraceKey(io.env, { create: true });
+  const e = config.engine ?? {};
+  const budget = Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
+  let result;
+  try {
+    const options = {
+      ...(model ? { model } : {}),
+      tools,
+      vars: flags.var,
+      ...(env ? { env } : {}),
+      budget,
+      ...(nodeModels.size ? { resolveModel: (id: string) => nodeModels.get(id)! } : {}),
+      handleSigint: true,
+      trace: { dir: traceDir, config: { workflow: { file: resolve(io.cwd, file), vars: flags.var } }, ...(signingKey ? { signingKey } : {}) },
+    };
+    const allowChangedWorkflow = flags.allowChanged === true;
+    if (!from) result = await runWorkflow(def, options);
+    else if (from.at) result = await forkWorkflow(from.trace, def, from.at.node, { ...options, allowChangedWorkflow, visit: from.at.visit });
+    else result = await resumeWorkflow(from.trace, def, { ...options, allowChangedWorkflow });
+  } catch (err) {
+    if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError')) throw new CliError(err.message);
+    throw err;
+  }
+  const r = result;
+  if (flags.json) {
+    io.out(JSON.stringify({ status: r.status, output: r.output, reason: r.reason ?? null, vars: r.vars, runId: r.run.runId, traceDir: r.traceDir, steps: r.run.steps, usage: r.run.usage }, null, 2) + '\n');
+  } else {
+    for (const c of r.run.state?.thread?.completed ?? []) io.out(`${c.status === 'done' ? 'ok ' : c.status === 'error' ? 'ERR' : '-- '} ${c.node} (${c.kind})${c.error ? `: ${c.error}` : ''}\n`);
+    io.out(`${r.status}${r.reason ? `: ${r.reason}` : ''}\n`);
+    if (r.output !== null) io.out(`result: ${r.output}\n`);
+    if (r.traceDir) io.out(`trace: ${r.traceDir}\n`);
+  }
+  io.exitCode = r.status === 'completed' ? 0 : r.run.stopReason === 'interrupted' ? EXIT_INTERRUPTED : EXIT_FAILED;
+}
+
+/** Built-in tools (those needing file or process ops only with an env) plus the exported tools of `--tools`. */
+async function workflowTools(io: CliIO, module: string | undefined, hasEnv: boolean): Promise<AnyTool[]> {
+  const tools = builtinTools({}).filter((t) => hasEnv || t.requires.length === 0);
+  if (!module) return tools;
+  const abs = resolve(io.cwd, module);
+  const exports = await importUserModule(abs).catch((err: Error) => {
+    throw new CliError(`--tools: cannot load ${module}: ${err.message}`);
+  });
+  const isTool = (v: unknown): v is AnyTool => !!v && typeof v === 'object' && typeof (v as AnyTool).id === 'string' && typeof (v as AnyTool).execute === 'function' && 'parameters' in (v as object);
+  const own = Object.values(exports).flatMap((v) => (Array.isArray(v) ? v.filter(isTool) : isTool(v) ? [v] : []));
+  if (!own.length) throw new CliError(`--tools: ${module} exports no tools (defineTool values, or arrays of them)`);
+  const ids = new Set(own.map((t) => t.id));
+  return [...tools.filter((t) => !ids.has(t.id)), ...own];
+}
+
+/** The models LLM nodes name in `model`, resolved before the run (a scripted model reads its file). */
+async function modelsOfNodes(def: WorkflowDefinition, io: CliIO): Promise<Map<string, Model>> {
+  const out = new Map<string, Model>();
+  for (const n of def.nodes.values()) if (n.kind === 'llm' && n.model && !out.has(n.model)) out.set(n.model, await resolveModel({ id: n.model }, def.source?.baseDir ?? io.cwd, io.env));
+  return out;
+}

@@ -1,0 +1,57 @@
+import path from 'node:path';
+import type { Env, TaskInput, ToolContext } from '../../core/index.js';
+import { canonicalJson } from '../../core/index.js';
+import { Engine, type RunResult } from '../../engine/engine.js';
+import type { AgentModule } from '../../engine/agent-module.js';
+import type { WorkflowState } from './thread-state.js';
+import type { WorkflowDefinition } from './workflow-definition.js';
+import type { ResumeSource } from './previous-thread.js';
+
+/** The parent's env as a child thread sees it: same world and ops, no setup or close of its own. */
+function borrow(env: Env): Env {
+  return {
+    name: env.name,
+    ops: ((group: string) => env.ops(group)) as Env['ops'],
+    ...(env.observe ? { observe: () => env.observe!() } : {}),
+    ...(env.isTerminal ? { isTerminal: () => env.isTerminal!() } : {}),
+  };
+}
+
+/** What the fork and subworkflow tools need of the agent that runs them (a WorkflowAgent). */
+export interface ThreadHost {
+  readonly workflow: WorkflowDefinition;
+  /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one. */
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource }): AgentModule<WorkflowState>;
+  /** The run this one resumes, the first time node `nodeId` asks (its child threads are reused or resumed once). */
+  takeResumeSource(nodeId: string): ResumeSource | undefined;
+}
+
+/**
+ * Runs a child thread (a fork's branch, a subworkflow) as a child Engine run linked to the calling run
+ * (`ctx.childLink()`: its manifest names the parent, it gets what is left of the parent's budget, its usage
+ * counts in the parent's), with its trace under `<parent trace>/threads/<runId>`.
+ */
+export async function runChildThread(
+  agent: AgentModule<WorkflowState>,
+  ctx: ToolContext,
+  spec: { runId: string; objective: string; vars: Record<string, unknown>; label: Record<string, unknown>; resumeFrom?: { state: WorkflowState; step: number } },
+): Promise<RunResult<WorkflowState>> {
+  const traceBase = ctx.traceDir ? path.join(ctx.traceDir, 'threads') : undefined;
+  const engine = new Engine<WorkflowState>({
+    agent,
+    env: borrow(ctx.env),
+    runId: spec.runId.replace(/[^A-Za-z0-9_.-]/g, '_'),
+    services: ctx.services,
+    parent: ctx.childLink(),
+    trace: traceBase ? { dir: traceBase, config: { thread: spec.label } } : false,
+  });
+  const task: TaskInput = { id: spec.runId, objective: spec.objective, inputs: spec.vars };
+  return engine.run(task, { signal: ctx.signal, ...(spec.resumeFrom ? { resumeFrom: spec.resumeFrom } : {}) });
+}
+
+/** The variables a thread set or changed, compared with those it started from. */
+export function changedVars(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(after)) if (!Object.hasOwn(before, k) || canonicalJson(before[k]) !== canonicalJson(v)) out[k] = v;
+  return out;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { defineTool, errorMessage } from '../../core/index.js';
+import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
+import { changedVars, runChildThread, type ThreadHost } from './child-thread.js';
+import { previousThread, resumeSourceOf } from './previous-thread.js';
+import type { BranchOutcome, WorkflowState } from './thread-state.js';
+
+/** The id of the internal tool a fork node's step calls (never offered to a model). */
+export const FORK_TOOL = '_workflow_fork';
+
+/**
+ * The tool through which a fork node runs its branches: each edge out of the fork is a child thread from that
+ * node to the fork's join, run concurrently as linked child runs. A failed branch follows the fork's `onError`:
+ * `retry` runs it again up to `retries` times, then fails; `continue` leaves it out of the join; `fail` fails
+ * the fork (after every branch has ended, so no child run is left behind).
+ */
+export function forkTool(agent: ThreadHost) {
+  return defineTool({
+    id: FORK_TOOL,
+    description: 'Runs the branches of a workflow fork node (internal).',
+    parameters: z.object({ fork: z.string() }),
+    async execute(args, ctx) {
+      const wf = agent.workflow;
+      const fork = wf.node(args.fork);
+      if (fork.kind !== 'fork') throw new Error(`node "${args.fork}" is not a fork`);
+      const join = [...wf.nodes.values()].find((n) => n.kind === 'join' && n.fork === fork.id)!;
+      const vars = (ctx.state as WorkflowState).thread.vars;
+      const branches = wf.successors(fork.id);
+      const outcomes: BranchOutcome[] = new Array(branches.length);
+      let finished = 0;
+      const tries = fork.onError.mode === 'retry' ? fork.onError.retries + 1 : 1;
+      // A resumed run reuses the branches its predecessor finished and resumes the one it was killed in.
+      const source = agent.takeResumeSource(fork.id);
+      await forEachConcurrent(branches, fork.concurrency ?? branches.length, async (branch, i) => {
+        let last: Omit<BranchOutcome, 'finished'> | undefined;
+        const prev = source ? await previousThread(source, `${fork.id}.${branch}`) : undefined;
+        if (prev?.outcome === 'completed') {
+          outcomes[i] = { branch, status: 'done', vars: changedVars(vars, prev.vars), runId: prev.runId, traceDir: prev.traceDir, attempts: 1, reused: true, finished: finished++ };
+          return;
+        }
+        for (let attempt = 1; attempt <= tries && !ctx.signal.aborted; attempt++) {
+          // the step in the id keeps the threads of a fork visited twice (in a loop) apart
+          const runId = `${ctx.runId}.s${ctx.step}.${fork.id}.${branch}${attempt > 1 ? `.${attempt}` : ''}`;
+          const resume = attempt === 1 && prev?.outcome === 'resume' ? prev : undefined;
+          try {
+            const nested = resume ? resumeSourceOf(resume) : undefined;
+            const child = agent.childAgent({ entry: branch, stopAt: join.id, ...(nested ? { resumeOf: nested } : {}) });
+            const r = await runChildThread(child, ctx, { runId, objective: `branch ${branch} of fork ${fork.id}`, vars, label: { fork: fork.id, branch, attempt, ...(resume ? { resumes: resume.runId } : {}) }, ...(resume ? { resumeFrom: { state: resume.state, step: resume.step } } : {}) });
+            const thread = r.state?.thread;
+            if (r.stopReason === 'final' && thread?.status === 'completed') {
+              last = { branch, status: 'done', vars: changedVars(vars, thread.vars), runId: r.runId, traceDir: r.traceDir, attempts: attempt };
+              break;
+            }
+            last = { branch, status: 'error', vars: {}, error: thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`, runId: r.runId, traceDir: r.traceDir, attempts: attempt };
+          } catch (err) {
+            last = { branch, status: 'error', vars: {}, error: errorMessage(err), runId, traceDir: null, attempts: attempt };
+          }
+        }
+        outcomes[i] = { ...last!, finished: finished++ };
+      });
+      const failed = outcomes.filter((o) => o.status === 'error');
+      if (failed.length && fork.onError.mode !== 'continue') {
+        throw new Error(`fork "${fork.id}": ${failed.map((f) => `branch "${f.branch}" failed after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: ${f.error}`).join('; ')}`);
+      }
+      return { output: JSON.stringify(outcomes), title: `fork ${fork.id}`, metadata: { branches: outcomes.map((o) => ({ branch: o.branch, status: o.status, runId: o.runId, traceDir: o.traceDir })) } };
+    },
+  });
+}

@@ -1,0 +1,32 @@
+import { canonicalJson } from '../../core/index.js';
+import { readTrace, type Trace } from '../../trace/index.js';
+import type { WorkflowState } from './thread-state.js';
+import type { WorkflowDefinition } from './workflow-definition.js';
+import { WorkflowError } from './workflow-error.js';
+
+/**
+ * Reads the trace of a workflow run to go on from (resume, fork). The workflow is the caller's, never the
+ * trace's (untrusted data): it must equal the one the run recorded unless `allowChanged`.
+ */
+export async function readWorkflowTrace(traceDir: string, workflow: WorkflowDefinition, allowChanged: boolean): Promise<Trace> {
+  const trace = await readTrace(traceDir);
+  const m = trace.manifest;
+  const recorded = m.agent.config?.workflow;
+  if (m.agent.name !== 'WorkflowAgent' || !recorded) throw new WorkflowError(`trace ${trace.dir} is not a workflow run (agent ${m.agent.name})`);
+  if (!allowChanged && canonicalJson(recorded) !== canonicalJson(workflow.toJSON())) {
+    throw new WorkflowError(`trace ${trace.dir} ran another version of workflow "${workflow.name}" (resuming with a changed workflow must be allowed explicitly)`);
+  }
+  return trace;
+}
+
+/** Makes a recorded thread state runnable again: running, no stop reason, with `vars` set over its variables. */
+export function reopenThread(state: WorkflowState, vars: Record<string, unknown> | undefined): WorkflowState {
+  const thread = state.thread;
+  thread.status = 'running';
+  delete thread.reason;
+  thread.attempts = 0;
+  Object.assign(thread.vars, structuredClone(vars ?? {}));
+  state.stopReason = null;
+  state.finalResult = null;
+  return state;
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../../core/index.js';
+import { runChildThread, type ThreadHost } from './child-thread.js';
+import { loadWorkflowFile } from './parse-workflow-yaml.js';
+import type { WorkflowState } from './thread-state.js';
+import { WorkflowDefinition } from './workflow-definition.js';
+
+/** The id of the internal tool a subworkflow node's step calls (never offered to a model). */
+export const SUBWORKFLOW_TOOL = '_workflow_subflow';
+
+/**
+ * The tool through which a subworkflow node runs: the child workflow (inline, or a file relative to the parent
+ * workflow's folder) runs as a linked child thread with the parent's variables; its output is its final
+ * variables as JSON.
+ */
+export function subworkflowTool(agent: ThreadHost) {
+  return defineTool({
+    id: SUBWORKFLOW_TOOL,
+    description: 'Runs a workflow subworkflow node (internal).',
+    parameters: z.object({ node: z.string() }),
+    async execute(args, ctx) {
+      const node = agent.workflow.node(args.node);
+      if (node.kind !== 'subworkflow') throw new Error(`node "${args.node}" is not a subworkflow`);
+      const base = agent.workflow.source?.baseDir ?? process.cwd();
+      const def = node.inline ? WorkflowDefinition.create(node.inline as never, { name: `${agent.workflow.source?.name ?? agent.workflow.name}#${node.id}`, baseDir: base }) : await loadWorkflowFile(path.resolve(base, node.path!));
+      const vars = (ctx.state as WorkflowState).thread.vars;
+      const r = await runChildThread(agent.childAgent({ workflow: def }), ctx, { runId: `${ctx.runId}.s${ctx.step}.${node.id}`, objective: `subworkflow ${def.name} of node ${node.id}`, vars, label: { subworkflow: node.id } });
+      const thread = r.state?.thread;
+      if (r.stopReason !== 'final' || thread?.status !== 'completed') throw new Error(`subworkflow "${def.name}" did not complete: ${thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`}${r.traceDir ? ` (trace: ${r.traceDir})` : ''}`);
+      return { output: JSON.stringify(thread.vars), title: `subworkflow ${def.name}`, metadata: { runId: r.runId, traceDir: r.traceDir, finalResult: r.finalResult } };
+    },
+  });
+}

@@ -1,0 +1,129 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { qitos, tempDir } from '../helpers/cli-harness.js';
+
+const EXAMPLE = resolve(__dirname, '../../examples/workflows/tool-pipeline.yaml');
+const REPLIES = resolve(__dirname, '../../examples/workflows/tool-pipeline.replies.json');
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+describe('qitos workflow', () => {
+  it('check says ok for the example, and names line and column of a problem (exit 2)', async () => {
+    const ok = await qitos(['workflow', 'check', EXAMPLE], dir);
+    expect([ok.code, ok.out]).toEqual([0, 'ok: tool-pipeline: 9 nodes, 6 edges\n']);
+    const text = (await readFile(EXAMPLE, 'utf8')).replace('max: 10', 'max: 0');
+    await writeFile(join(dir, 'bad.yaml'), text);
+    const bad = await qitos(['workflow', 'check', 'bad.yaml', '--json'], dir);
+    expect(bad.code).toBe(2);
+    const line = text.split('\n').findIndex((l) => l.includes('max: 0')) + 1;
+    expect(bad.err).toBe(`qitos: bad.yaml:${line}:10: node "rounds" (loop-start): max: Too small: expected number to be >0\n`);
+    expect(JSON.parse(bad.out)).toMatchObject({ ok: false, line, column: 10, node: 'rounds' });
+    const missing = await qitos(['workflow', 'check', 'nope.yaml'], dir);
+    expect([missing.code, missing.err]).toEqual([2, 'qitos: workflow file not found: nope.yaml\n']);
+  });
+
+  it('run executes the example offline (loop, condition, LLM node on a scripted model) and writes a trace', async () => {
+    const r = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ status: 'completed', output: '7 doubled to 112: An even number a little past one hundred.', vars: { n: '7', value: 112 } });
+    const manifest = JSON.parse(await readFile(join(j.traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.agent.name).toBe('WorkflowAgent');
+    expect(manifest.status).toBe('completed');
+    const text = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=300', '--model', `scripted:${REPLIES}`], dir);
+    expect(text.code).toBe(0);
+    const inspect = await qitos(['inspect', j.traceDir], dir);
+    expect(inspect.code).toBe(0);
+    expect(inspect.out).toMatch(/^agent +WorkflowAgent$/m);
+    const diff = await qitos(['diff', j.traceDir, /^trace: (.*)$/m.exec(text.out)![1]], dir);
+    expect(diff.out).toMatch(/first difference: step 1, state: state differs in thread/);
+    expect(text.out).toMatch(/^ok  judge \(condition\)\nok  huge \(end\)\ncompleted\nresult: 300 doubled past 500: 600\ntrace: /m);
+  });
+
+  it('run refuses a workflow with LLM nodes and no model, and reports a failed node with exit 1', async () => {
+    const noModel = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7'], dir);
+    expect([noModel.code, noModel.err]).toEqual([2, 'qitos: --model is required: the workflow has LLM nodes (describe)\n']);
+    const failing = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=oops', '--model', `scripted:${REPLIES}`], dir);
+    expect(failing.code).toBe(1);
+    expect(failing.out).toMatch(/^failed: node "init" \(tool\) failed: cannot evaluate "oops"/m);
+  });
+});
+
+describe('qitos workflow resume', () => {
+  it('a run waiting at an interrupt goes on when resumed with the variable; the interrupt runs once', async () => {
+    await writeFile(
+      join(dir, 'approve.yaml'),
+      `name: approve
+nodes:
+  - { id: s, kind: start }
+  - { id: plan, kind: tool, toolName: calculate, parameters: { expression: "6 * 7" }, extract: metadata.value }
+  - { id: ask, kind: interrupt, prompt: "Approve {{plan}}?", variable: approved }
+  - { id: e, kind: end, result: "{{plan}} approved={{approved}}" }
+edges:
+  - { from: s, to: plan }
+  - { from: plan, to: ask }
+  - { from: ask, to: e }
+`,
+    );
+    const waiting = await qitos(['workflow', 'run', 'approve.yaml', '--json'], dir);
+    expect(waiting.code).toBe(1);
+    const w = JSON.parse(waiting.out);
+    expect(w).toMatchObject({ status: 'waiting', reason: 'node "ask" asks: Approve 42? (set the variable "approved" and resume)' });
+    const resumed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=yes', '--json'], dir);
+    expect(resumed.code).toBe(0);
+    const r = JSON.parse(resumed.out);
+    expect(r).toMatchObject({ status: 'completed', output: '42 approved=yes' });
+    const manifest = JSON.parse(await readFile(join(r.traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.parent).toMatchObject({ runId: w.runId, kind: 'fork' });
+    const steps = (await readFile(join(r.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(steps.map((s) => s.decision.rationale)).toEqual(['interrupt node "ask"', 'end node "e"']);
+    await writeFile(join(dir, 'approve.yaml'), (await readFile(join(dir, 'approve.yaml'), 'utf8')).replace('6 * 7', '6 * 8'));
+    const changed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=yes'], dir);
+    expect([changed.code, changed.err]).toEqual([2, `qitos: trace ${w.traceDir} ran another version of workflow "approve" (resuming with a changed workflow must be allowed explicitly)\n`]);
+    const allowed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=ok', '--allow-changed'], dir);
+    expect(allowed.out).toMatch(/^result: 42 approved=ok$/m);
+  });
+
+  it('fork re-runs a recorded run from a node with changed variables', async () => {
+    const run = JSON.parse((await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir)).out);
+    const forked = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'judge', '--var', 'value:=1000', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(forked.code).toBe(0);
+    const f = JSON.parse(forked.out);
+    expect(f).toMatchObject({ status: 'completed', output: '7 doubled past 500: 1000' });
+    const lines = (await readFile(join(f.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).decision.rationale)).toEqual(['condition node "judge"', 'end node "huge"']); // nothing before the fork point ran again
+    const later = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'double@4', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(JSON.parse(later.out)).toMatchObject({ status: 'completed', vars: { value: 112 } });
+    const badJson = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'judge', '--var', 'value:=oops'], dir);
+    expect(badJson.code).toBe(2);
+    expect(badJson.err).toMatch(/value:= needs a JSON value: /);
+    const bad = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'double@0'], dir);
+    expect([bad.code, bad.err]).toEqual([2, 'qitos: --at: expected <node> or <node>@<visit>, got "double@0"\n']);
+    const never = await qitos(['workflow', 'fork', run.traceDir, EXAMPLE, '--at', 'huge', '--model', `scripted:${REPLIES}`], dir);
+    expect([never.code, never.err]).toEqual([2, `qitos: trace ${run.traceDir} never ran node "huge"\n`]);
+  });
+
+  it('the research-summarise example runs offline: two branches as child runs, joined, trimmed, summarised', async () => {
+    const flow = resolve(__dirname, '../../examples/workflows/research-summarise.yaml');
+    const replies = resolve(__dirname, '../../examples/workflows/research-summarise.replies.json');
+    expect((await qitos(['workflow', 'check', flow], dir)).code).toBe(0);
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.status).toBe('completed');
+    expect(j.vars.findings).toEqual({
+      pros: { pros: '1. Trials report steady output. 2. Less burnout and turnover.' },
+      cons: { cons: '1. Coverage gaps for customer-facing teams. 2. Compressed days can add stress.' },
+    });
+    expect(j.output).toMatch(/^Trials suggest a four-day week/);
+    const manifests = await Promise.all(['pros', 'cons'].map(async (b) => JSON.parse(await readFile(join(j.traceDir, 'threads', `${j.runId}.s3.sides.${b}`, 'manifest.json'), 'utf8'))));
+    expect(manifests.map((m) => [m.parent.runId, m.summary.stopReason])).toEqual([
+      [j.runId, 'final'],
+      [j.runId, 'final'],
+    ]);
+  });
+});

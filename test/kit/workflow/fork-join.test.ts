@@ -1,0 +1,114 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, type ModelRequest } from '../../../src/core/index.js';
+import { ScriptedModel } from '../../../src/kit/testing/index.js';
+import { WorkflowDefinition, runWorkflow, type WorkflowInput } from '../../../src/kit/workflow/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-fork-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const lastText = (req: ModelRequest) => JSON.stringify(req.messages.at(-1));
+/** Replies by what is asked, so concurrent branches get their own answers whatever the order. */
+const model = () =>
+  new ScriptedModel(
+    [
+      (req) => {
+        if (req.messages[0].role === 'system' && req.messages[0].content.includes('summarise')) return { text: 'SUMMARY', usage: { input: 5, output: 2 } };
+        if (lastText(req).includes('Which topic')) return { text: 'cats', usage: { input: 7, output: 1 } };
+        if (lastText(req).includes('Describe')) return { text: 'furry', usage: { input: 11, output: 1 } };
+        return { text: `unexpected: ${lastText(req)}` };
+      },
+    ],
+    { loop: true },
+  );
+
+const lookup = defineTool({ id: 'lookup', description: 'Looks up.', parameters: z.object({ q: z.string() }), execute: ({ q }) => (q === 'cats' ? 'found' : 'missing') });
+const weather = defineTool({ id: 'weather', description: 'Weather.', parameters: z.object({ city: z.string() }), execute: ({ city }) => `sunny in ${city}` });
+
+const flow = (over: { join?: Record<string, unknown>; fork?: Record<string, unknown>; a?: Record<string, unknown> } = {}): WorkflowInput => ({
+  name: 'research',
+  nodes: [
+    { kind: 'start', id: 'start' },
+    { kind: 'llm', id: 'ask', userPrompt: 'Which topic?' },
+    { kind: 'tool', id: 'look', toolName: 'lookup', parameters: { q: '{{ask}}' } },
+    { kind: 'condition', id: 'known', expression: 'look == "found"', then: 'fan', else: 'unknown' },
+    { kind: 'fork', id: 'fan', ...over.fork },
+    { kind: 'tool', id: 'a', toolName: 'weather', parameters: { city: 'Oslo' }, output: 'sky', ...over.a },
+    { kind: 'llm', id: 'b', userPrompt: 'Describe {{ask}}', output: 'desc' },
+    { kind: 'join', id: 'j', fork: 'fan', output: 'branches', ...over.join },
+    { kind: 'context', id: 'sum', processor: 'summarise' },
+    { kind: 'end', id: 'done', result: '{{ask}}: {{branches}}' },
+    { kind: 'end', id: 'unknown' },
+  ],
+  edges: [
+    { from: 'start', to: 'ask' },
+    { from: 'ask', to: 'look' },
+    { from: 'look', to: 'known' },
+    { from: 'fan', to: 'a' },
+    { from: 'fan', to: 'b' },
+    { from: 'a', to: 'j' },
+    { from: 'b', to: 'j' },
+    { from: 'j', to: 'sum' },
+    { from: 'sum', to: 'done' },
+  ],
+});
+
+describe('fork and join', () => {
+  it('llm -> tool -> condition -> fork(2) -> join -> summarise: branches run as linked child runs, join merges by branch', async () => {
+    const r = await runWorkflow(WorkflowDefinition.create(flow()), { model: model(), tools: [lookup, weather], trace: { dir } });
+    expect(r.status).toBe('completed');
+    expect(r.vars.branches).toEqual({ a: { sky: 'sunny in Oslo' }, b: { desc: 'furry' } });
+    expect(r.output).toBe('cats: {"a":{"sky":"sunny in Oslo"},"b":{"desc":"furry"}}');
+    const thread = r.run.state.thread;
+    expect(thread.completed.map((c) => c.node)).toEqual(['start', 'ask', 'look', 'known', 'fan', 'j', 'sum', 'done']);
+    // the summary replaced the thread's conversation (ask's turn) with one message
+    expect(thread.context).toEqual([{ role: 'user', content: [{ type: 'text', text: '[Summary of earlier work]\nSUMMARY' }] }]);
+    expect(thread.completed[6].outputs).toMatchObject({ messages: { before: 2, after: 1 } });
+    // each branch is a child run with its own trace, linked to this run; its model usage counts here too
+    const fan = thread.completed[4].outputs as { branches: Array<{ branch: string; runId: string; traceDir: string }> };
+    for (const b of fan.branches) {
+      expect(existsSync(join(b.traceDir, 'manifest.json'))).toBe(true);
+      const manifest = JSON.parse(readFileSync(join(b.traceDir, 'manifest.json'), 'utf8'));
+      expect(manifest.parent).toMatchObject({ runId: r.run.runId, kind: 'subtask', depth: 1 });
+      expect(b.traceDir.startsWith(join(r.traceDir!, 'threads'))).toBe(true);
+    }
+    expect(r.run.usage.tokens.input).toBe(7 + 11 + 5);
+    expect(thread.forks).toEqual({});
+  });
+
+  it('first: the first branch to finish sets its variables; custom: a registered reducer merges', async () => {
+    const slow = defineTool({ id: 'slow', description: 'Slow.', parameters: z.object({}), execute: () => new Promise<string>((res) => setTimeout(() => res('late'), 50)) });
+    const first = await runWorkflow(WorkflowDefinition.create(flow({ join: { merge: 'first' }, a: { toolName: 'slow', parameters: {} } })), { model: model(), tools: [lookup, weather, slow], trace: false });
+    expect(first.vars.desc).toBe('furry');
+    expect(first.vars.sky).toBeUndefined();
+    const custom = await runWorkflow(WorkflowDefinition.create(flow({ join: { merge: 'custom', reducer: 'pair' } })), {
+      model: model(),
+      tools: [lookup, weather],
+      trace: false,
+      reducers: { pair: (branches) => `${branches.a.vars.sky} / ${branches.b.vars.desc}` },
+    });
+    expect(custom.vars.branches).toBe('sunny in Oslo / furry');
+  });
+
+  it('a failed branch follows the fork error policy: fail, continue, retry', async () => {
+    let calls = 0;
+    const flaky = defineTool({ id: 'flaky', description: 'Fails once.', parameters: z.object({}), execute: () => (++calls === 1 ? Promise.reject(new Error('down')) : 'up') });
+    const run = (fork: Record<string, unknown>) => {
+      calls = 0;
+      return runWorkflow(WorkflowDefinition.create(flow({ fork, a: { toolName: 'flaky', parameters: {} } })), { model: model(), tools: [lookup, weather, flaky], trace: false });
+    };
+    const failed = await run({});
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toMatch(/^node "fan" \(fork\) failed: fork "fan": branch "a" failed after 1 attempt: node "a" \(tool\) failed: down$/);
+    const cont = await run({ onError: { mode: 'continue' } });
+    expect(cont.status).toBe('completed');
+    expect(cont.vars.branches).toEqual({ b: { desc: 'furry' } });
+    const retried = await run({ onError: { mode: 'retry', retries: 1 } });
+    expect(retried.status).toBe('completed');
+    expect(retried.vars.branches).toEqual({ a: { sky: 'up' }, b: { desc: 'furry' } });
+    expect((retried.run.state.thread.completed.find((c) => c.node === 'fan')!.outputs as { branches: Array<{ branch: string; attempts: number }> }).branches.find((b) => b.branch === 'a')!.attempts).toBe(2);
+  });
+});
