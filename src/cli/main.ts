@@ -26,6 +26,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     }
     const failure = await describeFailure(err);
     io.err(`qitos: ${failure.message}\n`);
+    if (err instanceof CliError && err.detail) io.err(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`);
     if (io.env.QITOS_DEBUG) io.err(stackOf(err));
     if (argv.includes('--json')) io.out(JSON.stringify({ error: failure.message }) + '\n');
     return failure.exitCode;

@@ -36,6 +36,17 @@ describe('bench run --resume checks the recorded settings', () => {
     expect(manifest.config).toMatchObject({ engine: { maxRecoveries: 2, toolTimeoutMs: 5000 }, agent: { variantNote: 'a' } });
   });
 
+  it('a refusal over a setting that is a text of several lines (a prompt in the agent options) shows its unified diff', async () => {
+    writeFileSync(join(dir, 'a.yaml'), 'agent:\n  note: |\n    Be careful.\n    Check every sum twice.\n    Answer with a number.\n');
+    writeFileSync(join(dir, 'b.yaml'), 'agent:\n  note: |\n    Be careful.\n    Check every sum once.\n    Answer with a number.\n');
+    expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'a.yaml', '--no-progress'], dir)).code).toBe(0);
+    cut('r', 3);
+    const refused = await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--no-progress'], dir);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('--- agent.note (recorded)\n+++ agent.note (now)\n');
+    expect(refused.err).toContain('\n Be careful.\n-Check every sum twice.\n+Check every sum once.\n Answer with a number.\n');
+  });
+
   it('refuses a resume with another config, naming the fields; the same settings resume; --force-resume proceeds and is recorded', async () => {
     writeFileSync(join(dir, 'a.yaml'), 'engine:\n  maxRecoveries: 2\n');
     writeFileSync(join(dir, 'b.yaml'), 'engine:\n  maxRecoveries: 3\nagent:\n  temperature: 0.5\n');

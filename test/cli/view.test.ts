@@ -210,6 +210,8 @@ describe.skipIf(!hasChromium && !inCI)('qitos view in headless Chromium', () => 
   it('two traces side by side: differing steps are marked and the detail shows both sides', async () => {
     const { page, errors } = await open(pair);
     expect(await page.locator('header').innerText()).toMatch(/first difference: step 1, action_args/);
+    // B's variant: the settings in which it differs from A (here the scripted model's reply file)
+    expect(await page.locator('.run').nth(1).locator('.variant').innerText()).toMatch(/^variant: model\.id=scripted:.*b\.json$/);
     expect(await page.locator('.row.differs').count()).toBe(2);
     await page.locator('.row').nth(0).click();
     expect(await page.locator('#detail .side').count()).toBe(2);

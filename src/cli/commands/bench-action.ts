@@ -290,7 +290,7 @@ export function userErrors<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    throw err instanceof CliError ? err : new CliError((err as Error).message, undefined, { cause: err });
+    throw CliError.of(err);
   }
 }
 
@@ -298,6 +298,6 @@ export async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw err instanceof CliError ? err : new CliError((err as Error).message, undefined, { cause: err });
+    throw CliError.of(err);
   }
 }

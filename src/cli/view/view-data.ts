@@ -3,6 +3,9 @@ import { totalTokens } from '../../core/index.js';
 import type { TextDiff, Trace } from '../../trace/index.js';
 import { diffTraces } from '../../trace/index.js';
 import { viewWorkflow, type ViewWorkflow } from './view-workflow.js';
+import { settingDifferences } from '../../core/index.js';
+import { manifestSettings } from '../run-settings.js';
+import { variantText } from '../text-format.js';
 
 /** Longest string kept in the page for outputs and model replies, and for state changes (shown elsewhere in full). */
 const MAX_TEXT = 20_000;
@@ -29,6 +32,8 @@ export interface ViewRun {
   warnings: string[];
   /** A workflow run's graph with per-node status, or null. */
   workflow: ViewWorkflow | null;
+  /** The run's variant: its label (`AgentModule.variant`), or for B of two runs the settings that differ from A's. */
+  variant: string | null;
 }
 
 /**
@@ -68,6 +73,8 @@ export function viewData(traces: Trace[]): ViewData {
     ph: d.modelInput && d.phases.includes('model_input') ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p)) : d.phases,
     ...(d.inherited ? { inh: true as const } : {}),
   }));
+  // B's variant: the settings in which it differs from A (the agent module, its hash, the config, the components).
+  runs[1].variant = variantText(settingDifferences(manifestSettings(traces[0].manifest), manifestSettings(traces[1].manifest))) || 'the same settings as A';
   return { runs, steps, rows, first: diff.first, texts: diff.texts.map((t) => ({ ...t, diff: t.diff === null ? null : (clip(t.diff, MAX_TEXT * 5) as string) })) };
 }
 
@@ -95,6 +102,7 @@ function viewRun(t: Trace): ViewRun {
     failures: s?.failures ?? [],
     warnings,
     workflow,
+    variant: m.agent.variant ?? null,
   };
 }
 

@@ -71,6 +71,7 @@
       add(box, el('div', 'meta', r.status + '  ·  stop: ' + (r.stopReason || '-') + (r.stopMessage ? ' (' + r.stopMessage + ')' : '') +
         '  ·  ' + r.steps + ' steps  ·  ' + r.tokens + ' tokens  ·  cost ' + cost(r.cost) + '  ·  ' + ms(r.durationMs) + '  ·  ' + r.createdAt));
       add(box, el('div', 'task', 'task: ' + r.task));
+      if (r.variant) add(box, el('div', 'meta variant', 'variant: ' + r.variant));
       if (r.finalResult !== null) add(box, el('div', 'meta', 'final: ' + r.finalResult));
       if (r.failures.length) add(box, el('div', 'meta', r.failures.length + ' failure(s): ' + r.failures.map(function (f) { return 'step ' + f.step + ' ' + f.kind; }).join(', ')));
       // A bug in the user's code: where it was thrown, and its stack (folded).

@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
 import { bugStack, emptyTokens, errorMessage, formatSettingDifference, settingDifferences, totalTokens, type SettingDifference } from '../../core/index.js';
 import { firstUserFrame } from '../../trace/first-user-frame.js';
+import { unifiedTextDiff } from '../../trace/text-diff.js';
 import { Engine, type EngineOptions, type RunResult } from '../../engine/engine.js';
 import { fileSafeName } from '../../trace/index.js';
 import { forEachConcurrent } from '../../engine/for-each-concurrent.js';
@@ -293,6 +294,15 @@ interface ResumeTarget {
 }
 
 /**
+ * Unified line diffs of the differing settings that are texts of several lines (a system prompt in the agent's
+ * options, say), so a refusal shows what changed in them rather than two long values.
+ */
+function textDiffs(differences: readonly SettingDifference[]): string {
+  const long = differences.filter((d) => typeof d.from === 'string' && typeof d.to === 'string' && (d.from.includes('\n') || d.to.includes('\n') || d.from.length + d.to.length > 160));
+  return long.map((d) => `\n${unifiedTextDiff(d.from as string, d.to as string, { labelA: `${d.path} (recorded)`, labelB: `${d.path} (now)` })}`).join('');
+}
+
+/**
  * Refuses to resume a run of another suite or shard, and a run with other settings unless `force` (then returns
  * the differences, to record). A folder that records no settings (older qitos) is checked by model and agent only.
  */
@@ -304,7 +314,7 @@ function checkResumable(previous: RunInfo, now: ResumeTarget, warnings: string[]
     // Mixing two variants' trials in one results file would make every figure of the run meaningless.
     const differences = settingDifferences(previous.config, now.settings);
     if (differences.length && !now.force) {
-      throw new Error(`cannot resume: the output folder holds a run with other settings (recorded -> now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded settings, choose another output folder, or pass --force-resume to mix the two knowingly (run.json records it)`);
+      throw new Error(`cannot resume: the output folder holds a run with other settings (recorded -> now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded settings, choose another output folder, or pass --force-resume to mix the two knowingly (run.json records it)${textDiffs(differences)}`);
     }
     return differences;
   }
