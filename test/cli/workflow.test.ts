@@ -126,4 +126,17 @@ edges:
       [j.runId, 'final'],
     ]);
   });
+  it('the plan-and-execute example runs offline: a planner node, then an executor with a tool, one plan step per loop round until DONE', async () => {
+    const flow = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
+    const replies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
+    expect((await qitos(['workflow', 'check', flow], dir)).code).toBe(0);
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ status: 'completed', output: 'DONE. Step 3: the total is 40.50.' });
+    expect(j.vars.plan).toMatch(/^1\. Multiply 3 by 12\.50\./);
+    const steps = (await readFile(join(j.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const outputs = steps.flatMap((s) => s.results.map((x: { name: string; output: unknown }) => `${x.name}:${String(x.output)}`));
+    expect(outputs).toEqual(expect.arrayContaining([expect.stringMatching(/^calculate:.*37\.5/), expect.stringMatching(/^calculate:.*40\.5/)]));
+  });
 });
