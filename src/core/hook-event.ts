@@ -31,6 +31,8 @@ export const HookEvent = z.discriminatedUnion('type', [
   }),
   /** A read or write of the run's memory (`EngineOptions.memory`). */
   z.object({ type: z.literal('memory'), step: z.number(), memory: z.string(), op: z.enum(['reset', 'append', 'retrieve', 'summarize', 'evict']), data: z.record(z.string(), z.unknown()) }),
+  /** Something an agent reported (`ctx.emit`): a workflow's LLM calls, tool calls, token usage, summaries. */
+  z.object({ type: z.literal('agent'), step: z.number(), agent: z.string(), event: z.string(), data: z.record(z.string(), z.unknown()) }),
   /** A critic's verdict on a step (CRITIQUE phase). */
   z.object({ type: z.literal('critic'), step: z.number(), critic: z.string(), verdict: CriticVerdict, exhausted: z.boolean().optional() }),
   /** A branch step's search: the candidates' scores and what was acted on. */

@@ -15,6 +15,11 @@ export interface AgentContext {
   readonly callModel: CallModel;
   /** The run's memory (`EngineOptions.memory`); every read and write is traced. */
   readonly memory: MemoryAccess | undefined;
+  /**
+   * Reports something the agent did as an `agent` event (hooks, the trace, `Engine.stream`): what a monitor
+   * wants to see beyond the loop's own events (a workflow's LLM and tool calls, token usage, summaries).
+   */
+  emit(event: string, data: Record<string, unknown>): void;
 }
 
 /** Options every AgentModule accepts. */

@@ -402,6 +402,7 @@ function agentContext<S extends State>(run: RunState<S>, s: RunServices<S>): Age
     signal: s.signal,
     callModel: s.callModel,
     memory: s.memory,
+    emit: (event, data) => void s.emit({ type: 'agent', step: run.step, agent: s.agent.name, event, data }),
   };
 }
 

@@ -128,6 +128,8 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       return state;
     }
     const node = this.workflow.node(t.current);
+    // Monitor events (seed 10.3): every tool call of the node, as it ended.
+    for (const r of results) ctx.emit('tool_call', { node: node.id, tool: r.name, status: r.status, latencyMs: r.latencyMs, ...(r.error ? { error: r.error } : {}) });
     if (pending?.kind === 'llm') this.reduceLLM(t, pending, results, ctx);
     else if (pending?.kind === 'computed') {
       pending.apply?.(t);
@@ -169,6 +171,9 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     };
     const model = node.model ? this.options.resolveModel!(node.model) : undefined;
     const response = await ctx.callModel(request, { purpose: `workflow:${node.id}`, signal: ctx.signal, ...(model ? { model } : {}) });
+    if (summarised) ctx.emit('context_summarised', { node: node.id, tokensBefore: summarised.before, tokensAfter: summarised.after });
+    ctx.emit('llm_call', { node: node.id, iteration, model: response.modelId ?? model?.id ?? null, finishReason: response.finishReason, toolCalls: response.parts.filter((p) => p.type === 'tool-call').length });
+    ctx.emit('token_usage', { node: node.id, tokens: response.usage, cost: response.cost });
     const calls = response.parts.filter((p): p is Extract<ResponsePart, { type: 'tool-call' }> => p.type === 'tool-call');
     const allowed = calls.filter((c) => c.args && node.toolMode !== 'none' && node.availableTools.includes(c.name));
     const refused: ModelToolResultPart[] = calls
@@ -279,6 +284,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
         if (!processor) throw new WorkflowError(`node "${node.id}": processor "${node.processor}" is not registered; known: ${Object.keys(this.processors).join(', ')}`, { nodeId: node.id, field: 'processor' });
         const before = t.context;
         const after = await processor(before, { nodeId: node.id, config: node.config, vars: t.vars, callModel: ctx.callModel, signal: ctx.signal });
+        ctx.emit('context_summarised', { node: node.id, processor: node.processor, tokensBefore: estimateTokens(before), tokensAfter: estimateTokens(after), messagesBefore: before.length, messagesAfter: after.length });
         return done({ processor: node.processor, config: node.config }, { messages: { before: before.length, after: after.length }, tokens: { before: estimateTokens(before), after: estimateTokens(after) } }, this.next(node), (th) => void (th.context = after));
       }
       case 'interrupt': {
