@@ -104,3 +104,16 @@ export const nullEnv: Env = {
   name: 'null',
   ops: (() => undefined) as Env['ops'],
 };
+
+/**
+ * A parent run's env as a child run sees it (a sub-agent, a workflow branch): the same world and op groups, but no
+ * setup, reset or close of its own, so the child's end never closes what the parent still uses.
+ */
+export function borrowEnv(env: Env): Env {
+  return {
+    name: env.name,
+    ops: ((group: string) => env.ops(group)) as Env['ops'],
+    ...(env.observe ? { observe: () => env.observe!() } : {}),
+    ...(env.isTerminal ? { isTerminal: () => env.isTerminal!() } : {}),
+  };
+}

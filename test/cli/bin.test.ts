@@ -1,23 +1,7 @@
-import { execFile } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, tempDir } from '../helpers/cli-harness.js';
-
-const BIN = resolve(__dirname, '../../bin/qitos.js');
-const run = promisify(execFile);
-
-/** Runs bin/qitos.js as a real subprocess with a minimal environment. */
-async function bin(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME }, timeout: 60_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout: string; stderr: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { CALC_AGENT, CALC_SCRIPT, QITOS_BIN as BIN, qitosProcess, tempDir } from '../helpers/cli-harness.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -26,12 +10,12 @@ afterEach(() => cleanup());
 
 describe('bin/qitos.js (subprocess)', () => {
   it('loads TypeScript at run time: run a .ts agent, then replay it', async () => {
-    const r = await bin(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`], dir);
+    const r = await qitosProcess(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`], dir);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^final: +391$/m);
     const [runId] = await readdir(join(dir, 'traces'));
-    const rp = await bin(['replay', join('traces', runId), '--json'], dir);
+    const rp = await qitosProcess(['replay', join('traces', runId), '--json'], dir);
     expect(rp.code).toBe(0);
     expect(JSON.parse(rp.stdout).matched).toBe(true);
   });
@@ -40,25 +24,25 @@ describe('bin/qitos.js (subprocess)', () => {
     const src = resolve(__dirname, '../../src/index.ts');
     await writeFile(join(dir, 'shout.ts'), `import { AgentModule, baseState, type State, type Task } from '${src}';\nexport default class Shout extends AgentModule<State> {\n  initState(t: Task): State { return baseState(t, 2); }\n  override decide(s: State) { return { mode: 'final' as const, answer: s.task.toUpperCase() }; }\n}\n`);
     await writeFile(join(dir, 'echo.js'), `import { AgentModule, baseState } from '${src}';\nexport class Echo extends AgentModule {\n  initState(t) { return baseState(t, 2); }\n  decide(s) { return { mode: 'final', answer: 'echo ' + s.task }; }\n}\n`);
-    const ts = await bin(['run', 'shout.ts', '-t', 'hi', '--json'], dir);
+    const ts = await qitosProcess(['run', 'shout.ts', '-t', 'hi', '--json'], dir);
     expect(ts.stderr).toBe('');
     expect(JSON.parse(ts.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'HI' });
-    const js = await bin(['run', 'echo.js', '-t', 'hi', '--json'], dir);
+    const js = await qitosProcess(['run', 'echo.js', '-t', 'hi', '--json'], dir);
     expect(js.stderr).toBe('');
     expect(JSON.parse(js.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'echo hi' });
   });
 
   it('user errors: one line on stderr, exit 2 (bad input), no stack trace', async () => {
-    const r = await bin(['inspect', 'no-such-trace'], dir);
+    const r = await qitosProcess(['inspect', 'no-such-trace'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`qitos: not a trace: ${join(dir, 'no-such-trace')} is not a folder\n`);
-    const u = await bin(['frobnicate'], dir);
+    const u = await qitosProcess(['frobnicate'], dir);
     expect(u.code).toBe(2);
     expect(u.stderr).toMatch(/^error: unknown command 'frobnicate'/);
   });
 
   it('--help exits 0 and lists the commands', async () => {
-    const r = await bin(['--help'], dir);
+    const r = await qitosProcess(['--help'], dir);
     expect(r.code).toBe(0);
     for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
   });

@@ -1,20 +1,16 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { CONFIG_HOME, qitos, tempDir } from '../helpers/cli-harness.js';
+import { qitos, qitosProcess, tempDir } from '../helpers/cli-harness.js';
 import { firstUserFrame } from '../../src/trace/index.js';
 import { bugStack, QitosError } from '../../src/core/index.js';
 
 const REPO = resolve(__dirname, '../..');
-const BIN = join(REPO, 'bin/qitos.js');
 const SRC = join(REPO, 'src/index.ts');
 const CHROMIUM = '/usr/bin/chromium';
-const run = promisify(execFile);
 
 /** An agent whose reduce reads a field of undefined on line 10 (column 14) of its file. */
 const BUGGY = `import { AgentModule, baseState, type State, type Task } from ${JSON.stringify(SRC)};
@@ -32,17 +28,6 @@ export default class Buggy extends AgentModule<State> {
 `;
 const LINE = 10;
 
-/** Runs bin/qitos.js as a real subprocess (tsx compiles the .ts agent, as for a user). */
-async function bin(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, ...env }, timeout: 60_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout: string; stderr: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir('qitos-bug-')));
@@ -55,13 +40,13 @@ describe('a bug in the user agent module (real process, tsx)', () => {
       if (scope === 'esm') await writeFile(join(dir, 'package.json'), '{"type": "module"}\n');
       const file = join(dir, 'buggy.ts');
       await writeFile(file, BUGGY);
-      const r = await bin(['run', 'buggy.ts', '-t', 'hi'], dir);
+      const r = await qitosProcess(['run', 'buggy.ts', '-t', 'hi'], dir);
       expect(r.code).toBe(1);
       expect(r.stdout).toContain("stop:   unrecoverable_error (internal error in step 1: Cannot read properties of undefined (reading 'field'))");
       expect(r.stdout).toContain(`at:     ${file}:${LINE}:14  (QITOS_DEBUG=1 prints the stack)`);
       expect(r.stdout).not.toContain('at Boom.reduce');
 
-      const debug = await bin(['run', 'buggy.ts', '-t', 'hi'], dir, { QITOS_DEBUG: '1' });
+      const debug = await qitosProcess(['run', 'buggy.ts', '-t', 'hi'], dir, { QITOS_DEBUG: '1' });
       expect(debug.stdout).toContain(`at:     ${file}:${LINE}:14\n`);
       expect(debug.stdout).toMatch(new RegExp(`^ +TypeError: Cannot read properties of undefined \\(reading 'field'\\)\\n +at Buggy\\.reduce \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${LINE}:14\\)$`, 'm'));
 
@@ -80,7 +65,7 @@ describe('a bug in the user agent module (real process, tsx)', () => {
     await writeFile(join(dir, 'agent.ts'), BUGGY);
     await writeFile(join(dir, 'suite.yaml'), 'name: buggy\ntasks: tasks.jsonl\nscorer: exact_match\nagent: ./agent.ts\n');
     await writeFile(join(dir, 'tasks.jsonl'), JSON.stringify({ id: 'only', objective: 'q', expected: 'x' }) + '\n');
-    const r = await bin(['bench', 'run', '.', '--out', 'out'], dir);
+    const r = await qitosProcess(['bench', 'run', '.', '--out', 'out'], dir);
     const file = join(dir, 'agent.ts');
     expect(r.stderr).toContain(`only e1 ERROR at ${file}:${LINE}:14 (unrecoverable_error`);
     expect(r.stdout).toContain(`first: internal error in step 1: Cannot read properties of undefined (reading 'field') (at ${file}:${LINE}:14)`);

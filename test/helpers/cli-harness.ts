@@ -58,3 +58,22 @@ export async function editManifest(traceDir: string, edit: (m: Record<string, an
   await writeFile(p, JSON.stringify({ ...m, signature: manifestSignature(m, key) }));
   return m;
 }
+
+/** bin/qitos.js, the installed command. */
+export const QITOS_BIN = resolve(__dirname, '../../bin/qitos.js');
+
+/**
+ * Runs bin/qitos.js as a real subprocess (tsx compiles a .ts agent, as for a user) with a minimal environment:
+ * PATH, XDG_CONFIG_HOME = CONFIG_HOME, and `env`. Never rejects: a failing command gives its exit code.
+ */
+export async function qitosProcess(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  try {
+    const r = await promisify(execFile)(process.execPath, [QITOS_BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, ...env }, timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout: string; stderr: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
+  }
+}

@@ -1,19 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { Budget, Env, State, TaskInput, ToolContext } from '../../core/index.js';
-import { defineTool, tightestBudget } from '../../core/index.js';
+import type { Budget, State, TaskInput, ToolContext } from '../../core/index.js';
+import { borrowEnv, defineTool, tightestBudget } from '../../core/index.js';
 import { Engine, type EngineOptions } from '../../engine/engine.js';
 import { toolError } from './tool-env.js';
-
-/** The parent's env as the child sees it: same world and ops, but no setup or close of its own. */
-function borrow(env: Env): Env {
-  return {
-    name: env.name,
-    ops: ((group: string) => env.ops(group)) as Env['ops'],
-    ...(env.observe ? { observe: () => env.observe!() } : {}),
-    ...(env.isTerminal ? { isTerminal: () => env.isTerminal!() } : {}),
-  };
-}
 
 /** What the sub-agent factory is asked for. */
 export interface SubAgentRequest {
@@ -81,7 +71,7 @@ export function taskTool(options: TaskToolOptions) {
       const childTraceDir = traceBase ? path.resolve(traceBase, runId) : null;
       ctx.metadata({ title: args.description, metadata: { childRunId: runId, childTraceDir } });
       // The parent's env (the default) is borrowed: the child's end must not close what the parent still uses.
-      const env = engineOptions.env === undefined || engineOptions.env === ctx.env ? borrow(ctx.env) : engineOptions.env;
+      const env = engineOptions.env === undefined || engineOptions.env === ctx.env ? borrowEnv(ctx.env) : engineOptions.env;
       const engine = new Engine<State>({
         ...engineOptions,
         env,

@@ -1,21 +1,11 @@
 import path from 'node:path';
-import type { Env, TaskInput, ToolContext } from '../../core/index.js';
-import { canonicalJson } from '../../core/index.js';
+import type { TaskInput, ToolContext } from '../../core/index.js';
+import { borrowEnv, canonicalJson } from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import type { WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
 import type { ResumeSource } from './previous-thread.js';
-
-/** The parent's env as a child thread sees it: same world and ops, no setup or close of its own. */
-function borrow(env: Env): Env {
-  return {
-    name: env.name,
-    ops: ((group: string) => env.ops(group)) as Env['ops'],
-    ...(env.observe ? { observe: () => env.observe!() } : {}),
-    ...(env.isTerminal ? { isTerminal: () => env.isTerminal!() } : {}),
-  };
-}
 
 /** What the fork and subworkflow tools need of the agent that runs them (a WorkflowAgent). */
 export interface ThreadHost {
@@ -39,7 +29,7 @@ export async function runChildThread(
   const traceBase = ctx.traceDir ? path.join(ctx.traceDir, 'threads') : undefined;
   const engine = new Engine<WorkflowState>({
     agent,
-    env: borrow(ctx.env),
+    env: borrowEnv(ctx.env),
     runId: spec.runId.replace(/[^A-Za-z0-9_.-]/g, '_'),
     services: ctx.services,
     parent: ctx.childLink(),
