@@ -14,6 +14,8 @@ export interface TrustFlags {
   trustTrace?: boolean;
   /** Replay only: run the recorded tool calls again. */
   liveTools?: boolean;
+  /** Fork only: act on a recorded candidate decision (its tool calls run here). */
+  branch?: number;
 }
 
 /** One thing a recorded run would make this machine run, contact or write: the manifest field, its value, what it does. */
@@ -65,6 +67,7 @@ export function traceUses(m: Manifest, recorded: QitosConfig, config: QitosConfi
   if (config.skills && same(config.skills, recorded.skills)) uses.push({ field: 'config.skills.roots', value: config.skills.roots.join(', '), does: 'folders read and shown to the model' });
   if (same(config.trace?.dir, recorded.trace?.dir)) uses.push({ field: 'config.trace.dir', value: config.trace!.dir!, does: 'where the new trace is written', instead: '--trace-dir' });
   if (flags.liveTools) uses.push({ field: '--live-tools', value: 'the recorded tool calls', does: 'run again on this machine' });
+  if (flags.branch !== undefined) uses.push({ field: '--branch', value: `recorded candidate ${flags.branch}`, does: 'its tool calls run on this machine' });
   return uses;
 }
 

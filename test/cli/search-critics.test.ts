@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
 import { readTrace } from '../../src/trace/index.js';
@@ -31,6 +31,17 @@ describe('search and critics from the config; fork --branch', () => {
     expect(notBranch.err).toMatch(/step 4 of .* is not a branch step \(it recorded no candidates\)/);
     const outOfRange = await qitos(['fork', run.traceDir, '--at', '1', '--branch', '5'], t.dir);
     expect(outOfRange.err).toMatch(/step 1 of .* has candidates 0\.\.1; --branch 5 is not one of them/);
+
+    // A trace from elsewhere (not signed here): its candidates are someone else's tool calls, run only on --trust-trace.
+    const foreign = join(t.dir, 'foreign');
+    await cp(run.traceDir, foreign, { recursive: true });
+    const manifestPath = join(foreign, 'manifest.json');
+    await writeFile(manifestPath, JSON.stringify({ ...JSON.parse(await readFile(manifestPath, 'utf8')), signature: undefined }));
+    const refused = await qitos(['fork', foreign, '--at', '2', '--branch', '0', '--agent', PATH_AGENT], t.dir);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toMatch(/refusing to use what trace .* names, because .*--branch \(recorded candidate 0: its tool calls run on this machine\)/);
+    const trusted = await qitos(['fork', foreign, '--at', '2', '--branch', '0', '--agent', PATH_AGENT, '--trust-trace', '--json'], t.dir);
+    expect(JSON.parse(trusted.out).finalResult).toBe('stuck at A1');
   });
 
   it('an unknown search type is refused at load, naming the field', async () => {
