@@ -46,6 +46,12 @@ export interface CallModelOptions extends Omit<GenerateOptions, 'requestHashes' 
    * middleware all the same (its own middleware inside), so what it spends counts in the run's usage and budgets.
    */
   model?: Model;
+  /**
+   * Forward the call's stream events (text and reasoning deltas, tool-input deltas) to the run's hooks and
+   * `Engine.stream` as `model_event`s, as a step's own call does (a workflow LLM node with `stream: true`).
+   * Ignored when `onEvent` is given: the caller takes the events itself.
+   */
+  stream?: boolean;
 }
 
 /** A model call through the run's middleware, counted in the run's usage and budgets. */

@@ -20,8 +20,9 @@ export type RunParent = z.infer<typeof RunParent>;
 
 /**
  * The typed link from a run to its parent (`EngineOptions.parent`): what the manifest records, plus `spend`,
- * through which every model call of the run also counts in the parent's usage and budgets.
+ * through which every model call of the run also counts in the parent's usage (tokens, cost, model calls) and
+ * budgets.
  */
 export interface ParentLink extends RunParent {
-  spend?(tokens: Tokens, cost: number | null): void;
+  spend?(tokens: Tokens, cost: number | null, modelCalls: number): void;
 }

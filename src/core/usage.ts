@@ -9,7 +9,10 @@ export const Tokens = z.object({
 });
 export type Tokens = z.infer<typeof Tokens>;
 
-/** Usage of a run: tokens plus cost. `cost` is null when any priced step had an unknown price. */
+/**
+ * Usage of a run: tokens, cost and model calls, its own and those of its sub-runs (task tool, workflow branches),
+ * each counted once where it was spent and rolled up. `cost` is null when any priced step had an unknown price.
+ */
 export const Usage = z.object({ tokens: Tokens, cost: z.number().nonnegative().nullable(), modelCalls: z.number().int() });
 export type Usage = z.infer<typeof Usage>;
 

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Budget, CallModel, Env, HookEvent, Model, ModelNext, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
+import type { Budget, CallModel, Env, HookEvent, Model, ModelNext, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
 import { QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -65,7 +65,8 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   let chain: ModelNext | undefined;
   const base = model ? unwrapModel(model) : undefined;
   const callModel: CallModel = (request, opts = {}) => {
-    const callOptions = { signal: opts.signal ?? controller.signal, onEvent: opts.onEvent };
+    const onEvent = opts.onEvent ?? (opts.stream ? (event: ModelStreamEvent) => emit({ type: 'model_event', step: run.step, event }) : undefined);
+    const callOptions = { signal: opts.signal ?? controller.signal, onEvent };
     if (opts.model) {
       // Composed per call (rare: summaries): the run's accounting and the user's middleware, then the model's own.
       const other = unwrapModel(opts.model);
@@ -131,7 +132,8 @@ function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOpt
 
 /**
  * The link a sub-run of `run` gets: `run` as its parent, one level deeper, what is left of the run's token, cost
- * and time budget as its share, and its usage added to the run's (and on up the chain of parents).
+ * and time budget as its share, and its usage (tokens, cost, model calls) added to the run's (and on up the chain
+ * of parents).
  */
 export function childLink<S extends State>(run: RunStart<S>, services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent'>): ParentLink {
   const b = services.budget;
@@ -145,9 +147,9 @@ export function childLink<S extends State>(run: RunStart<S>, services: Pick<RunS
     kind: 'subtask',
     depth: services.depth + 1,
     ...(Object.keys(share).length ? { budget: share } : {}),
-    spend: (tokens: Tokens, cost: number | null) => {
-      run.usage = { tokens: addTokens(run.usage.tokens, tokens), cost: addCost(run.usage.cost, cost), modelCalls: run.usage.modelCalls };
-      services.parent?.spend?.(tokens, cost);
+    spend: (tokens: Tokens, cost: number | null, modelCalls: number) => {
+      run.usage = { tokens: addTokens(run.usage.tokens, tokens), cost: addCost(run.usage.cost, cost), modelCalls: run.usage.modelCalls + modelCalls };
+      services.parent?.spend?.(tokens, cost, modelCalls);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { HookEvent, ModelCall, ModelMiddleware, ModelMessage, ModelRequest, State } from '../core/index.js';
 import { ModelError, addCost, addTokens, errorMessage } from '../core/index.js';
+import { sideCallHashes } from '../trace/index.js';
 import { policyContext } from './policy-context.js';
 import { withState, type RunServices, type RunStart, type RunState } from './run-context.js';
 
@@ -22,7 +23,7 @@ export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'las
     const latencyMs = Math.round((performance.now() - t0) * 1000) / 1000;
     call.log.latencyMs = latencyMs;
     run.usage = { tokens: addTokens(run.usage.tokens, response.usage), cost: addCost(run.usage.cost, response.cost), modelCalls: run.usage.modelCalls + 1 };
-    services.parent?.spend?.(response.usage, response.cost);
+    services.parent?.spend?.(response.usage, response.cost, 1);
     if (call.purpose === 'decide') run.lastStepTokens = response.usage;
     else services.emit(callEvent(run.step, call, latencyMs, { response }));
     return response;
@@ -30,7 +31,7 @@ export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'las
 }
 
 function callEvent(step: number, call: ModelCall, latencyMs: number, outcome: Pick<Extract<HookEvent, { type: 'model_call' }>, 'response' | 'error'>): HookEvent {
-  return { type: 'model_call', step, purpose: call.purpose, model: call.model.id, latencyMs, attempts: call.log.attempts, ...outcome };
+  return { type: 'model_call', step, purpose: call.purpose, model: call.model.id, latencyMs, attempts: call.log.attempts, hashes: sideCallHashes(call.request), ...outcome };
 }
 
 /**

@@ -117,7 +117,7 @@ describe('task tool and the parent link', () => {
     expect(run.finalResult).toBe('ok');
     expect(run.usage.tokens.input).toBe(330);
     expect(run.usage.cost).toBeCloseTo(0.33, 10);
-    expect(run.usage.modelCalls).toBe(2); // the parent's own calls; the child's are counted in its own run
+    expect(run.usage.modelCalls).toBe(3); // its own two and the child's one, rolled up like tokens and cost
     const reply = run.state.messages[1];
     expect(reply.parts.map((p) => p.type)).toEqual(['step-start', 'text', 'tool', 'subtask', 'step-finish']);
     const child = await readTrace(reply.parts[3].type === 'subtask' ? reply.parts[3].trace! : '');
