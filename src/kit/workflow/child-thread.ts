@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { TaskInput, ToolContext } from '../../core/index.js';
-import { borrowEnv, canonicalJson } from '../../core/index.js';
+import type { Budget, TaskInput, ToolContext } from '../../core/index.js';
+import { borrowEnv, canonicalJson, tightestBudget } from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import type { WorkflowState } from './thread-state.js';
@@ -10,30 +10,33 @@ import type { ResumeSource } from './previous-thread.js';
 /** What the fork and subworkflow tools need of the agent that runs them (a WorkflowAgent). */
 export interface ThreadHost {
   readonly workflow: WorkflowDefinition;
-  /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one. */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource }): AgentModule<WorkflowState>;
+  /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one; `thread` labels it in its manifest (`agent.config.thread`). */
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown> }): AgentModule<WorkflowState>;
   /** The run this one resumes, the first time node `nodeId` asks (its child threads are reused or resumed once). */
   takeResumeSource(nodeId: string): ResumeSource | undefined;
 }
 
 /**
  * Runs a child thread (a fork's branch, a subworkflow) as a child Engine run linked to the calling run
- * (`ctx.childLink()`: its manifest names the parent, it gets what is left of the parent's budget, its usage
- * counts in the parent's), with its trace under `<parent trace>/threads/<runId>`.
+ * (`ctx.childLink()`: its manifest names the parent, it gets what is left of the parent's budget, or `budget`
+ * when that is tighter, and its usage counts in the parent's), with its trace under `<parent trace>/threads/<runId>`.
  */
 export async function runChildThread(
   agent: AgentModule<WorkflowState>,
   ctx: ToolContext,
-  spec: { runId: string; objective: string; vars: Record<string, unknown>; label: Record<string, unknown>; resumeFrom?: { state: WorkflowState; step: number } },
+  spec: { runId: string; objective: string; vars: Record<string, unknown>; resumeFrom?: { state: WorkflowState; step: number }; budget?: Budget },
 ): Promise<RunResult<WorkflowState>> {
   const traceBase = ctx.traceDir ? path.join(ctx.traceDir, 'threads') : undefined;
+  const link = ctx.childLink();
+  // A branch's own share (a fork splits what is left between its branches) narrows what the link gives.
+  if (spec.budget) link.budget = tightestBudget(link.budget, spec.budget);
   const engine = new Engine<WorkflowState>({
     agent,
     env: borrowEnv(ctx.env),
     runId: spec.runId.replace(/[^A-Za-z0-9_.-]/g, '_'),
     services: ctx.services,
-    parent: ctx.childLink(),
-    trace: traceBase ? { dir: traceBase, config: { thread: spec.label } } : false,
+    parent: link,
+    trace: traceBase ? { dir: traceBase } : false,
   });
   const task: TaskInput = { id: spec.runId, objective: spec.objective, inputs: spec.vars };
   return engine.run(task, { signal: ctx.signal, ...(spec.resumeFrom ? { resumeFrom: spec.resumeFrom } : {}) });

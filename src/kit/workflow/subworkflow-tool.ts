@@ -25,7 +25,7 @@ export function subworkflowTool(agent: ThreadHost) {
       const base = agent.workflow.source?.baseDir ?? process.cwd();
       const def = node.inline ? WorkflowDefinition.create(node.inline as never, { name: `${agent.workflow.source?.name ?? agent.workflow.name}#${node.id}`, baseDir: base }) : await loadWorkflowFile(path.resolve(base, node.path!));
       const vars = (ctx.state as WorkflowState).thread.vars;
-      const r = await runChildThread(agent.childAgent({ workflow: def }), ctx, { runId: `${ctx.runId}.s${ctx.step}.${node.id}`, objective: `subworkflow ${def.name} of node ${node.id}`, vars, label: { subworkflow: node.id } });
+      const r = await runChildThread(agent.childAgent({ workflow: def, thread: { subworkflow: node.id } }), ctx, { runId: `${ctx.runId}.s${ctx.step}.${node.id}`, objective: `subworkflow ${def.name} of node ${node.id}`, vars });
       const thread = r.state?.thread;
       if (r.stopReason !== 'final' || thread?.status !== 'completed') throw new Error(`subworkflow "${def.name}" did not complete: ${thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`}${r.traceDir ? ` (trace: ${r.traceDir})` : ''}`);
       return { output: JSON.stringify(thread.vars), title: `subworkflow ${def.name}`, metadata: { runId: r.runId, traceDir: r.traceDir, finalResult: r.finalResult } };

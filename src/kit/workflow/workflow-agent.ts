@@ -71,11 +71,11 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     this.checkNames();
   }
 
-  /** The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow. */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource }): WorkflowAgent {
+  /** The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow, labelled `thread` in its manifest. */
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown> }): WorkflowAgent {
     const tools = this.tools.list().filter((t) => t.id !== FORK_TOOL && t.id !== SUBWORKFLOW_TOOL);
     const { entry: _e, stopAt: _s, config: _c, resumeOf: _r, ...rest } = this.options;
-    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}), ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}) });
+    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}), ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}), config: { thread: spec.thread } });
   }
 
   /** The run this one resumes, once per node: only the first visit of a fork after a resume looks at the old threads. */
@@ -170,7 +170,9 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       ...(node.maxTokens !== undefined ? { maxOutputTokens: node.maxTokens } : {}),
     };
     const model = node.model ? this.options.resolveModel!(node.model) : undefined;
-    const response = await ctx.callModel(request, { purpose: `workflow:${node.id}`, signal: ctx.signal, ...(model ? { model } : {}) });
+    // stream: the reply's deltas reach hooks and Engine.stream as model_events, announced by the node that streams
+    if (node.stream) ctx.emit('llm_stream', { node: node.id, iteration });
+    const response = await ctx.callModel(request, { purpose: `workflow:${node.id}`, signal: ctx.signal, stream: node.stream, ...(model ? { model } : {}) });
     if (summarised) ctx.emit('context_summarised', { node: node.id, tokensBefore: summarised.before, tokensAfter: summarised.after });
     ctx.emit('llm_call', { node: node.id, iteration, model: response.modelId ?? model?.id ?? null, finishReason: response.finishReason, toolCalls: response.parts.filter((p) => p.type === 'tool-call').length });
     ctx.emit('token_usage', { node: node.id, tokens: response.usage, cost: response.cost });

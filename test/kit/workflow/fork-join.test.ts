@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,8 @@ describe('fork and join', () => {
       expect(b.traceDir.startsWith(join(r.traceDir!, 'threads'))).toBe(true);
     }
     expect(r.run.usage.tokens.input).toBe(7 + 11 + 5);
+    // ... and so do its model calls: ask, b (in its branch), sum
+    expect(r.run.usage.modelCalls).toBe(3);
     expect(thread.forks).toEqual({});
   });
 
@@ -110,5 +112,58 @@ describe('fork and join', () => {
     expect(retried.status).toBe('completed');
     expect(retried.vars.branches).toEqual({ a: { sky: 'up' }, b: { desc: 'furry' } });
     expect((retried.run.state.thread.completed.find((c) => c.node === 'fan')!.outputs as { branches: Array<{ branch: string; attempts: number }> }).branches.find((b) => b.branch === 'a')!.attempts).toBe(2);
+  });
+
+  it('budget split: each branch gets an equal part of what is left; shared: each may use all of it', async () => {
+    // Each branch is an LLM node that needs four turns of 100 tokens (three tool calls, then its answer).
+    const tick = defineTool({ id: 'tick', description: 'Ticks.', parameters: z.object({}), execute: () => 'tick' });
+    const turns = () =>
+      new ScriptedModel(
+        [
+          (req) => {
+            const done = req.messages.filter((m) => m.role === 'tool').length;
+            return done < 3 ? { toolCalls: [{ name: 'tick', args: {} }], usage: { input: 100, output: 0 } } : { text: 'finished', usage: { input: 100, output: 0 } };
+          },
+        ],
+        { loop: true },
+      );
+    const twoBranches = (budget: 'split' | 'shared') =>
+      WorkflowDefinition.create({
+        name: 'budgeted',
+        nodes: [
+          { kind: 'start', id: 'start' },
+          { kind: 'fork', id: 'fan', budget },
+          { kind: 'llm', id: 'x', userPrompt: 'work x', toolMode: 'auto', availableTools: ['tick'], maxIterations: 10 },
+          { kind: 'llm', id: 'y', userPrompt: 'work y', toolMode: 'auto', availableTools: ['tick'], maxIterations: 10 },
+          { kind: 'join', id: 'j', fork: 'fan' },
+          { kind: 'end', id: 'end' },
+        ],
+        edges: [
+          { from: 'start', to: 'fan' },
+          { from: 'fan', to: 'x' },
+          { from: 'fan', to: 'y' },
+          { from: 'x', to: 'j' },
+          { from: 'y', to: 'j' },
+          { from: 'j', to: 'end' },
+        ],
+      });
+    const split = await runWorkflow(twoBranches('split'), { model: turns(), tools: [tick], trace: { dir }, budget: { maxTokens: 500 } });
+    // 250 each: a branch stops after its third turn (300 > 250), before it can answer, and the fork fails
+    expect(split.status).toBe('failed');
+    expect(split.reason).toMatch(/branch "x" failed after 1 attempt: budget_tokens/);
+    expect(split.run.usage.tokens.input).toBe(600);
+    expect(split.run.usage.modelCalls).toBe(6);
+    const branchDirs = readdirSync(join(split.traceDir!, 'threads'));
+    expect(branchDirs).toHaveLength(2);
+    for (const b of branchDirs) {
+      const manifest = JSON.parse(readFileSync(join(split.traceDir!, 'threads', b, 'manifest.json'), 'utf8'));
+      expect(manifest.parent.budget).toEqual({ maxTokens: 250 });
+      expect(manifest.summary.stopReason).toBe('budget_tokens');
+    }
+    const shared = await runWorkflow(twoBranches('shared'), { model: turns(), tools: [tick], trace: false, budget: { maxTokens: 500 } });
+    // 500 each: both branches answer (400 each), and the run stops over its budget right after the fork
+    expect(shared.run.usage.tokens.input).toBe(800);
+    expect(shared.run.stopReason).toBe('budget_tokens');
+    expect(shared.status).toBe('stopped');
   });
 });

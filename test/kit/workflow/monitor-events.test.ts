@@ -55,4 +55,35 @@ describe('workflow monitor events (seed 10.3)', () => {
     const traced = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'agent');
     expect(traced.map((e) => (e.data as { event: string }).event)).toEqual(events.map((e) => e.event));
   });
+
+  it('stream: true forwards the node\'s deltas to hooks as model events; stream: false does not', async () => {
+    const flow = (stream: boolean) =>
+      WorkflowDefinition.create({
+        name: 'streamed',
+        nodes: [
+          { kind: 'start', id: 'start' },
+          { kind: 'llm', id: 'ask', userPrompt: 'Tell me about cats.', stream },
+          { kind: 'end', id: 'end', result: '{{ask}}' },
+        ],
+        edges: [
+          { from: 'start', to: 'ask' },
+          { from: 'ask', to: 'end' },
+        ],
+      });
+    const run = async (stream: boolean) => {
+      const seen: HookEvent[] = [];
+      const r = await runWorkflow(flow(stream), { model: new ScriptedModel(['Cats are independent.']), trace: false, hooks: [(e) => void seen.push(e)] });
+      expect(r.output).toBe('Cats are independent.');
+      return seen;
+    };
+    const streamed = await run(true);
+    const deltas = streamed.flatMap((e) => (e.type === 'model_event' && e.event.type === 'text-delta' ? [e.event.delta] : []));
+    expect(deltas.join('')).toBe('Cats are independent.');
+    // the announcement comes before the first delta, so a consumer knows which node is speaking
+    const announced = streamed.findIndex((e) => e.type === 'agent' && e.event === 'llm_stream' && e.data.node === 'ask');
+    expect(announced).toBeGreaterThanOrEqual(0);
+    expect(announced).toBeLessThan(streamed.findIndex((e) => e.type === 'model_event'));
+    const quiet = await run(false);
+    expect(quiet.filter((e) => e.type === 'model_event' || (e.type === 'agent' && e.event === 'llm_stream'))).toEqual([]);
+  });
 });

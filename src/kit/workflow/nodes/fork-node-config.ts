@@ -12,6 +12,12 @@ export const ForkNodeFields = z.object({
   onError: ErrorPolicy.default({ mode: 'fail', retries: 0 }),
   /** Branches running at once (default: all). */
   concurrency: z.number().int().positive().optional(),
+  /**
+   * How the branches share what is left of the run's token and cost budget: `split` gives each branch an equal
+   * part (together they cannot overspend it; a branch's retries share its part), `shared` lets each branch use
+   * all of it (the run still stops after the fork once the total is over).
+   */
+  budget: z.enum(['split', 'shared']).default('split'),
 });
 
 /** A fork marker's configuration (immutable value object). */
