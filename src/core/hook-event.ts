@@ -25,6 +25,8 @@ export const HookEvent = z.discriminatedUnion('type', [
     model: z.string(),
     latencyMs: z.number(),
     attempts: z.number().int(),
+    /** Hashes of the request's system prompt, messages, tool schemas and params (a replay compares them). */
+    hashes: z.object({ system: z.string(), messages: z.string(), tools: z.string(), params: z.string() }).optional(),
     /** The reply (its usage counts in the run's), or the error the call ended with. */
     response: ModelResponse.optional(),
     error: z.string().optional(),

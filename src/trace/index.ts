@@ -12,6 +12,7 @@ export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot }
 export { StateDiffer } from './state-differ.js';
 export { stateAtStep } from './state-at-step.js';
 export { shortHash } from './short-hash.js';
+export { sideCallHashes, type SideCallHashes } from './side-call-hashes.js';
 export { fileSafeName } from './file-safe-name.js';
 export { firstUserFrame } from './first-user-frame.js';
 export { ReplayModel, type ReplayModelOptions } from './replay-model.js';

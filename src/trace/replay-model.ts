@@ -1,9 +1,14 @@
+import { z } from 'zod';
 import type { EventRecord, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ModelStreamEvent, RequestHashes, StepRecord } from '../core/index.js';
 import { ModelError, ModelResponse as ModelResponseSchema, canonicalJson, pendingOf } from '../core/index.js';
 import { shortHash } from './short-hash.js';
+import { sideCallHashes, type SideCallHashes } from './side-call-hashes.js';
 import { DRIFT_PART_NAMES, ReplayDriftError, type DriftPart, type ReplayDrift } from './replay-drift.js';
 import { jsonDiffText, unifiedTextDiff } from './text-diff.js';
 import { traceTexts, type TraceTexts } from './trace-texts.js';
+
+/** The recorded hashes of a side call's request. */
+const SideHashes = z.object({ system: z.string(), messages: z.string(), tools: z.string(), params: z.string() });
 
 /** One recorded model call: a response, or the model error the call ended with. */
 type RecordedCall =
@@ -25,7 +30,7 @@ export interface ReplayModelOptions {
 }
 
 /** A recorded call that was not a step's own: its response, or the error it ended with. */
-type RecordedExtra = { step: number; response: ModelResponse } | { step: number; error: string };
+type RecordedExtra = ({ step: number; response: ModelResponse } | { step: number; error: string }) & { hashes?: SideCallHashes };
 
 const MODEL_ERROR_KINDS: Record<string, ConstructorParameters<typeof ModelError>[0]> = {
   model_transport: 'transport',
@@ -60,9 +65,11 @@ export class ReplayModel implements Model {
     }
     for (const e of options.events ?? []) {
       if (e.type !== 'model_call') continue;
-      const d = e.data as { purpose?: unknown; response?: unknown; error?: unknown };
+      const d = e.data as { purpose?: unknown; response?: unknown; error?: unknown; hashes?: unknown };
       const response = ModelResponseSchema.safeParse(d.response);
-      const call: RecordedExtra | undefined = response.success ? { step: e.step, response: response.data } : typeof d.error === 'string' ? { step: e.step, error: d.error } : undefined;
+      const outcome = response.success ? { step: e.step, response: response.data } : typeof d.error === 'string' ? { step: e.step, error: d.error } : undefined;
+      const hashes = SideHashes.safeParse(d.hashes);
+      const call: RecordedExtra | undefined = outcome && (hashes.success ? { ...outcome, hashes: hashes.data } : outcome);
       if (!call || typeof d.purpose !== 'string') continue;
       const list = this.extra.get(d.purpose) ?? [];
       list.push(call);
@@ -81,7 +88,7 @@ export class ReplayModel implements Model {
   }
 
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
-    if (options.purpose && options.purpose !== 'decide') return this.serveExtra(options.purpose, options);
+    if (options.purpose && options.purpose !== 'decide') return this.serveExtra(options.purpose, request, options);
     const call = this.calls[this.cursor];
     if (!call) {
       const last = this.calls.length ? this.calls[this.calls.length - 1].step : 0;
@@ -107,7 +114,7 @@ export class ReplayModel implements Model {
   }
 
   /** Diffs of the recorded system prompt and tool specs against the live request's, for the parts that drifted. */
-  private driftTexts(parts: DriftPart[], recorded: RequestHashes, request: ModelRequest): NonNullable<ReplayDrift['texts']> {
+  private driftTexts(parts: DriftPart[], recorded: Omit<RequestHashes, 'request'>, request: ModelRequest): NonNullable<ReplayDrift['texts']> {
     const out: NonNullable<ReplayDrift['texts']> = [];
     const labels = { labelA: 'recorded', labelB: 'replay' };
     if (parts.includes('system')) {
@@ -122,13 +129,26 @@ export class ReplayModel implements Model {
     return out;
   }
 
-  /** Serves the next recorded call of `purpose` (not a step's own: its request was not hashed, so only its order is checked). */
-  private async serveExtra(purpose: string, options: GenerateOptions): Promise<ModelResponse> {
+  /**
+   * Serves the next recorded call of `purpose`. Its request is compared part by part with the recorded one
+   * (traces written before side calls recorded their hashes: only the order is checked).
+   */
+  private async serveExtra(purpose: string, request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const call = this.extra.get(purpose)?.shift();
     if (!call) {
       const drift: ReplayDrift = { step: 0, parts: ['model-calls'], message: `replay drift: the replay made a "${purpose}" model call the recorded run did not make` };
       this.drifts.push(drift);
       throw new ReplayDriftError(drift);
+    }
+    if (call.hashes) {
+      const parts = differingParts(call.hashes, sideCallHashes(request));
+      if (parts.length) {
+        const drift: ReplayDrift = { step: call.step, parts, message: `replay drift at step ${call.step}: the "${purpose}" model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}` };
+        const texts = this.driftTexts(parts, call.hashes, request);
+        if (texts.length) drift.texts = texts;
+        this.drifts.push(drift);
+        if (!this.options.allowDrift) throw new ReplayDriftError(drift);
+      }
     }
     if ('error' in call) throw new ModelError('transport', call.error);
     const response = structuredClone(call.response);
@@ -138,7 +158,7 @@ export class ReplayModel implements Model {
 }
 
 /** The parts whose hashes differ; `messages` is skipped when the live hash is unknown. */
-function differingParts(recorded: RequestHashes, live: Partial<RequestHashes>): DriftPart[] {
+function differingParts(recorded: Omit<RequestHashes, 'request'>, live: Partial<RequestHashes>): DriftPart[] {
   const out: DriftPart[] = [];
   for (const p of ['system', 'messages', 'tools', 'params'] as const) if (live[p] !== undefined && live[p] !== recorded[p]) out.push(p);
   return out;

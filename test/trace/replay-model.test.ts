@@ -103,4 +103,23 @@ describe('replaying calls made besides the steps\' own', () => {
     expect(blind.drifts[0].message).toBe('replay drift: the replay made a "side-question" model call the recorded run did not make');
     expect(r.finalResult).not.toBe('it is blue');
   });
+
+  it('a side call whose request differs from the recorded one is drift naming the parts; allowDrift serves it anyway', async () => {
+    const dir = await tempDir();
+    const live = new ScriptedModel([JSON.stringify({ action: { name: 'ask', args: { q: 'colour?' } } }), 'blue', JSON.stringify({ final_answer: 'it is blue' })]);
+    const recorded = await new Engine({ agent: agentWith(live), trace: { dir } }).run('what colour');
+    const t = await readTrace(recorded.traceDir!);
+    expect(t.events.find((e) => e.type === 'model_call')!.data).toMatchObject({ hashes: { system: expect.any(String), messages: expect.any(String), tools: expect.any(String), params: expect.any(String) } });
+    // the same run asking its side question in other words
+    const reworded = defineTool({ id: ask.id, description: ask.description, parameters: ask.parameters, execute: (args, ctx) => ask.execute({ q: `${args.q} (briefly)` }, ctx) });
+    const strict = new ReplayModel(t.steps, { id: 'scripted:script', events: t.events });
+    const stopped = await new Engine({ agent: new ModelPathAgent({ model: strict, parser: jsonParser(), tools: [reworded] }), trace: false }).run('what colour');
+    expect(strict.drifts[0]).toEqual({ step: 1, parts: ['messages'], message: 'replay drift at step 1: the "side-question" model request differs in messages' });
+    // the drift failed the tool call, so the next step's request differs too, and the replay stops there
+    expect(stopped.finalResult).not.toBe('it is blue');
+    const lenient = new ReplayModel(t.steps, { id: 'scripted:script', events: t.events, allowDrift: true });
+    const served = await new Engine({ agent: new ModelPathAgent({ model: lenient, parser: jsonParser(), tools: [reworded] }), trace: false }).run('what colour');
+    expect(served.finalResult).toBe('it is blue');
+    expect(lenient.drifts.map((d) => d.parts)).toEqual([['messages']]);
+  });
 });
