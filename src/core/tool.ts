@@ -64,6 +64,11 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
    * stops the work and reports its own timeout (with the output so far) before the executor cuts it off.
    */
   readonly timeoutMs?: (args: z.output<P>) => number;
+  /**
+   * The JSON Schema the model is shown, when the parameters were made from one and must reach the model exactly
+   * as given (a replay's stand-ins for recorded tools); by default it is generated from `parameters`.
+   */
+  readonly inputSchema?: Record<string, unknown>;
   execute(args: z.output<P>, ctx: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
 }
 
@@ -81,6 +86,7 @@ export function defineTool<P extends z.ZodType>(def: {
   requires?: OpGroup[];
   keepOutput?: boolean;
   timeoutMs?: Tool<P>['timeoutMs'];
+  inputSchema?: Record<string, unknown>;
   execute: Tool<P>['execute'];
 }): Tool<P> {
   if (!TOOL_ID.test(def.id)) throw new Error(`invalid tool id "${def.id}": use 1-64 characters of [a-zA-Z0-9_-]`);
@@ -88,8 +94,9 @@ export function defineTool<P extends z.ZodType>(def: {
   return { requires: [], ...def };
 }
 
-/** The tool as a model sees it: JSON Schema of the parameters' input side. */
+/** The tool as a model sees it: JSON Schema of the parameters' input side (or the tool's own `inputSchema`). */
 export function toolSpec(tool: AnyTool): ToolSpec {
+  if (tool.inputSchema) return { name: tool.id, description: tool.description, inputSchema: tool.inputSchema };
   assertZod4Schema(tool.parameters, `tool "${tool.id}"`);
   const schema = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
   delete schema.$schema;

@@ -140,3 +140,80 @@ edges:
     expect(outputs).toEqual(expect.arrayContaining([expect.stringMatching(/^calculate:.*37\.5/), expect.stringMatching(/^calculate:.*40\.5/)]));
   });
 });
+
+describe('qitos replay of a workflow run', () => {
+  const flow = resolve(__dirname, '../../examples/workflows/research-summarise.yaml');
+  const replies = resolve(__dirname, '../../examples/workflows/research-summarise.replies.json');
+
+  it('rebuilds the recorded workflow: every decision matches, the fork\'s outcome is served, each branch replays on its own', async () => {
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    const replay = await qitos(['replay', j.traceDir, '--json'], dir);
+    expect(replay.code, replay.err).toBe(0);
+    const out = JSON.parse(replay.out);
+    expect(out).toMatchObject({ matched: true, decisions: { recorded: j.steps, replayed: j.steps, matched: j.steps }, drifts: [], replay: { stopReason: 'final' } });
+    const manifest = JSON.parse(await readFile(join(out.replay.traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.parent).toMatchObject({ runId: j.runId, kind: 'replay' });
+    expect(manifest.summary.finalResult).toBe(j.output);
+    // the run's own LLM nodes' calls (frame, summary) were served from the recording; the recorded run's usage
+    // also counts its two branches' calls, which the replay does not make
+    expect([manifest.summary.usage.modelCalls, j.usage.modelCalls]).toEqual([2, 4]);
+    // the branches were not run again: the replay has no threads of its own
+    await expect(readFile(join(out.replay.traceDir, 'threads'), 'utf8')).rejects.toThrow(/ENOENT/);
+    for (const b of ['pros', 'cons']) {
+      const branch = await qitos(['replay', join(j.traceDir, 'threads', `${j.runId}.s3.sides.${b}`), '--json'], dir);
+      expect(branch.code, branch.err).toBe(0);
+      expect(JSON.parse(branch.out)).toMatchObject({ matched: true, drifts: [] });
+    }
+  });
+
+  it('--live-tools runs the tool nodes again (built-in tools; --tools for a module of them); --agent does not apply', async () => {
+    const plan = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
+    const planReplies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
+    const r = await qitos(['workflow', 'run', plan, '--model', `scripted:${planReplies}`, '--json'], dir);
+    const j = JSON.parse(r.out);
+    const live = await qitos(['replay', j.traceDir, '--live-tools', '--json'], dir);
+    expect(live.code, live.err).toBe(0);
+    const out = JSON.parse(live.out);
+    expect(out.matched).toBe(true);
+    const steps = (await readFile(join(out.replay.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(steps.flatMap((s) => s.results.map((x: { name: string; output: string }) => `${x.name}:${x.output}`))).toEqual(expect.arrayContaining([expect.stringMatching(/^calculate:.*40\.5/)]));
+    const agent = await qitos(['replay', j.traceDir, '--agent', 'x.ts'], dir);
+    expect([agent.code, agent.err]).toEqual([2, 'qitos: --agent: a workflow run is rebuilt from the workflow its trace records; replay it without --agent\n']);
+    const fork = await qitos(['fork', j.traceDir, '--at', '2'], dir);
+    expect([fork.code, fork.err]).toEqual([2, `qitos: trace ${j.traceDir} is a workflow run: fork it from a node with \`qitos workflow fork ${j.traceDir} ${plan} --at <node>\` (its tools and models come from you, not the trace)\n`]);
+  });
+
+  it('a workflow run from elsewhere replays with no flag: its workflow is data and its tools never run; --live-tools needs --trust-trace', async () => {
+    const plan = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
+    const planReplies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
+    const r = await qitos(['workflow', 'run', plan, '--model', `scripted:${planReplies}`, '--json'], dir, { XDG_CONFIG_HOME: join(dir, 'elsewhere-config') });
+    const j = JSON.parse(r.out);
+    const replay = await qitos(['replay', j.traceDir, '--json'], dir);
+    expect(replay.code, replay.err).toBe(0);
+    expect(JSON.parse(replay.out).matched).toBe(true);
+    const live = await qitos(['replay', j.traceDir, '--live-tools'], dir);
+    expect(live.code).toBe(2);
+    expect(live.err).toMatch(/^qitos: refusing to use what trace .* names, because .*: --live-tools \(the recorded tool calls: run again on this machine\); pass --trust-trace to use them\n$/);
+  });
+
+  it('a node with stream: true prints its reply as it arrives', async () => {
+    await writeFile(
+      join(dir, 'streamed.yaml'),
+      `name: streamed
+nodes:
+  - { id: start, kind: start }
+  - { id: ask, kind: llm, userPrompt: "Say hello.", stream: true }
+  - { id: end, kind: end, result: "{{ask}}" }
+edges:
+  - { from: start, to: ask }
+  - { from: ask, to: end }
+`,
+    );
+    await writeFile(join(dir, 'hello.json'), JSON.stringify(['Hello there.']));
+    const r = await qitos(['workflow', 'run', 'streamed.yaml', '--model', 'scripted:hello.json'], dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^ask> Hello there\.\nok  start \(start\)\nok  ask \(llm\)/);
+  });
+});

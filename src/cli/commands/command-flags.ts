@@ -30,6 +30,8 @@ export interface ForkFlags extends ConfigFlags, RecordedRunFlags {
 /** The flags of `qitos replay`. */
 export interface ReplayFlags extends RecordedRunFlags {
   liveTools?: boolean;
+  /** A workflow run's tools module, for `--live-tools`. */
+  tools?: string;
   workspace?: string;
   allowDrift?: boolean;
   traceDir?: string;

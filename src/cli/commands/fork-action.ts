@@ -8,6 +8,7 @@ import { CliError } from '../cli-error.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { withMcp } from '../mcp-setup.js';
+import { recordedWorkflow } from '../workflow-replay.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
 
@@ -15,6 +16,10 @@ import type { ForkFlags } from './command-flags.js';
 export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Promise<void> {
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
+  if (recordedWorkflow(m, parent.dir)) {
+    const file = typeof m.agent.config?.file === 'string' ? m.agent.config.file : '<workflow.yaml>';
+    throw new CliError(`trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow fork ${parent.dir} ${file} --at <node>\` (its tools and models come from you, not the trace)`);
+  }
   // --branch: step `at` runs again from the state before it, acting on another of its recorded candidates.
   const candidate = flags.branch === undefined ? undefined : branchCandidate(parent.steps, parent.dir, flags.at, flags.branch);
   const after = candidate ? flags.at - 1 : flags.at;

@@ -7,6 +7,12 @@ import { loadTrace } from '../trace-loader.js';
 import { preview } from '../text-format.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
+import type { State } from '../../core/index.js';
+import type { RunResult } from '../../engine/engine.js';
+import type { WorkflowState } from '../../kit/workflow/index.js';
+import { CliError } from '../cli-error.js';
+import { checkTraceTrust, traceUses } from '../trace-trust.js';
+import { recordedWorkflow, replayWorkflow } from '../workflow-replay.js';
 import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ReplayFlags } from './command-flags.js';
@@ -16,34 +22,35 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
   const runConfig = await effectiveConfig(run.config, { traceDir: flags.traceDir, workspace: flags.workspace }, io.cwd);
-  const loaded = await recordedRunAgent(io, run, runConfig, flags);
   const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
-  const agent = buildAgent(loaded, runConfig, model);
   const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
   // The recorded memory reads are served back: the replay sees what the run saw, whatever the notes file holds now.
   const memory = new ReplayMemory(parent.events, { allowDrift: flags.allowDrift });
   const view = new LiveView((line) => io.out(line));
-  // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
-  const result = await withMcp(runConfig, io, async (mcp) => {
-    const engine = await buildEngine({
-      agent,
-      loaded,
-      config: runConfig,
-      cwd: io.cwd,
-      warn: (l) => io.err(l),
-      model,
-      executor,
-      ...(memory.recorded ? { memory } : {}),
-      parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
-      hooks: flags.json || flags.quiet ? [] : [view.hook],
-      ...(mcp ? { mcp } : {}),
-      signingKey: await loadTraceKey(io.env, { create: true }),
+  const hooks = flags.json || flags.quiet ? [] : [view.hook];
+  const link = { runId: m.runId, path: parent.dir, kind: 'replay' as const };
+  const signingKey = await loadTraceKey(io.env, { create: true });
+  // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
+  const initial = m.initialState as { step?: unknown } | null;
+  const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
+  const resumeFrom = resumeAt ? { state: stateAtStep(parent, resumeAt), step: resumeAt } : undefined;
+  const workflow = recordedWorkflow(m, parent.dir);
+  let result: RunResult<State>;
+  if (workflow) {
+    // A workflow run has no agent module: its agent is rebuilt from the workflow the manifest records.
+    checkTraceTrust(io, parent.dir, run.untrusted, traceUses(m, run.recorded, runConfig, flags), flags);
+    if (flags.agent) throw new CliError('--agent: a workflow run is rebuilt from the workflow its trace records; replay it without --agent');
+    result = (await replayWorkflow(io, { workflow, trace: parent, config: runConfig, model, executor, toolsModule: flags.tools, parent: link, hooks, signingKey, ...(resumeFrom ? { resumeFrom: { state: resumeFrom.state as WorkflowState, step: resumeFrom.step } } : {}) })) as RunResult<State>;
+  } else {
+    if (flags.tools) throw new CliError('--tools: only a workflow run takes the module of its tools; this trace is a run of ' + m.agent.name);
+    const loaded = await recordedRunAgent(io, run, runConfig, flags);
+    const agent = buildAgent(loaded, runConfig, model);
+    // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
+    result = await withMcp(runConfig, io, async (mcp) => {
+      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey });
+      return engine.run(m.task as Parameters<typeof engine.run>[0], resumeFrom ? { resumeFrom } : {});
     });
-    // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
-    const initial = m.initialState as { step?: unknown } | null;
-    const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
-    return engine.run(m.task as Parameters<typeof engine.run>[0], resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
-  });
+  }
   const replayed = result.traceDir ? (await loadTrace(io, result.traceDir)).steps : [];
   const n = Math.max(parent.steps.length, replayed.length);
   let firstMismatch: { step: number; recorded: string | null; replayed: string | null } | null = null;

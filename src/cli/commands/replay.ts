@@ -6,9 +6,10 @@ import type { ReplayFlags } from './command-flags.js';
 export function registerReplayCommand(program: Command): void {
   program
     .command('replay')
-    .description('re-run a recorded run from its recorded model outputs (and tool results) and check that every decision is the same')
+    .description("re-run a recorded run (an agent's or a workflow's) from its recorded model outputs (and tool results) and check that every decision is the same")
     .argument('<trace>', 'trace folder of the run to replay')
     .option('--live-tools', 'execute tool calls again instead of serving the recorded results')
+    .option('--tools <module>', 'a workflow run: the module exporting its tools, for --live-tools (as `qitos workflow run --tools`)')
     .option('-a, --agent <module>', 'your agent module instead of the one the trace records')
     .option('--export <name>', 'export of --agent to use')
     .option('-w, --workspace <dir>', 'workspace folder instead of the recorded env (a jailed host env)')

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { AnyTool, Model } from '../../core/index.js';
+import type { AnyTool, Hook, Model } from '../../core/index.js';
 import { builtinTools } from '../../kit/tools/builtin-tools.js';
 import { WorkflowError, forkWorkflow, loadWorkflowFile, resumeWorkflow, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
@@ -7,6 +7,7 @@ import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
 import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
+import { recordableConfig } from '../mcp-setup.js';
 import { resolveModel } from '../model-resolver.js';
 import { DEFAULT_TRACE_DIR, buildEnv, configuredModel } from '../run-setup.js';
 import { importUserModule } from '../user-module.js';
@@ -64,7 +65,10 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
       budget,
       ...(nodeModels.size ? { resolveModel: (id: string) => nodeModels.get(id)! } : {}),
       handleSigint: true,
-      trace: { dir: traceDir, config: { workflow: { file: resolve(io.cwd, file), vars: flags.var } }, ...(signingKey ? { signingKey } : {}) },
+      ...(flags.json ? {} : { hooks: [streamedNodes(io)] }),
+      // the run's settings as `qitos run` records them (a replay rebuilds its env, budget and trace folder from them)
+      trace: { dir: traceDir, config: recordableConfig(config) as Record<string, unknown>, ...(signingKey ? { signingKey } : {}) },
+      config: { file: resolve(io.cwd, file) },
     };
     const allowChangedWorkflow = flags.allowChanged === true;
     if (!from) result = await runWorkflow(def, options);
@@ -86,8 +90,25 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
   io.exitCode = r.status === 'completed' ? 0 : r.run.stopReason === 'interrupted' ? EXIT_INTERRUPTED : EXIT_FAILED;
 }
 
+/** Prints the replies of `stream: true` LLM nodes as they arrive (`node> text`), one line per model turn. */
+function streamedNodes(io: CliIO): Hook {
+  let open = false;
+  return (e) => {
+    if (e.type === 'agent' && e.event === 'llm_stream') {
+      io.out(`${String(e.data.node)}> `);
+      open = true;
+    } else if (open && e.type === 'model_event') {
+      if (e.event.type === 'text-delta') io.out(e.event.delta);
+      else if (e.event.type === 'step-finish') {
+        io.out('\n');
+        open = false;
+      }
+    }
+  };
+}
+
 /** Built-in tools (those needing file or process ops only with an env) plus the exported tools of `--tools`. */
-async function workflowTools(io: CliIO, module: string | undefined, hasEnv: boolean): Promise<AnyTool[]> {
+export async function workflowTools(io: Pick<CliIO, 'cwd'>, module: string | undefined, hasEnv: boolean): Promise<AnyTool[]> {
   const tools = builtinTools({}).filter((t) => hasEnv || t.requires.length === 0);
   if (!module) return tools;
   const abs = resolve(io.cwd, module);

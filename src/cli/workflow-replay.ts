@@ -1,0 +1,112 @@
+import { resolve } from 'node:path';
+import type { ActionRunner, AnyTool, Hook, Manifest, ParentLink } from '../core/index.js';
+import { defineTool, errorMessage } from '../core/index.js';
+import { Engine, type RunResult } from '../engine/engine.js';
+import { mcpParameters } from '../kit/mcp/mcp-parameters.js';
+import { WorkflowAgent, WorkflowDefinition, WorkflowError, type WorkflowState } from '../kit/workflow/index.js';
+import { traceTexts, type ReplayModel, type Trace } from '../trace/index.js';
+import { CliError } from './cli-error.js';
+import type { QitosConfig } from './config-schema.js';
+import type { CliIO } from './io.js';
+import { recordableConfig } from './mcp-setup.js';
+import { DEFAULT_TRACE_DIR, buildEnv } from './run-setup.js';
+import { workflowTools } from './commands/workflow-action.js';
+
+/** The ids of a WorkflowAgent's own tools: it registers them itself, so a rebuilt agent must not get them twice. */
+const INTERNAL_TOOLS = new Set(['_workflow_fork', '_workflow_subflow']);
+
+/**
+ * The workflow a run's manifest records (`agent.config.workflow`), or undefined when the run is not a workflow
+ * run. The recorded workflow is data (node configs, edges, safe expressions): rebuilding it runs no code from
+ * the trace.
+ */
+export function recordedWorkflow(m: Manifest, dir: string): WorkflowDefinition | undefined {
+  const recorded = m.agent.config?.workflow;
+  if (m.agent.name !== 'WorkflowAgent' || recorded === undefined) return undefined;
+  try {
+    return WorkflowDefinition.create(recorded as Parameters<typeof WorkflowDefinition.create>[0]);
+  } catch (err) {
+    throw new CliError(`corrupt trace: manifest.json in ${dir}: agent.config.workflow: ${err instanceof WorkflowError ? err.message.split('\n').join(' ') : errorMessage(err)}`);
+  }
+}
+
+/**
+ * Stand-ins for a recorded run's tools, made from the specs its trace holds (names, descriptions, JSON Schemas):
+ * what a replay that serves the recorded results needs to rebuild the agent and its requests. Calling one is an
+ * error that says why; it never runs, because the replay's executor answers every call from the recording.
+ */
+export function recordedTools(trace: Pick<Trace, 'dir' | 'events' | 'steps' | 'manifest'>): AnyTool[] {
+  const hash = trace.manifest.hashes.toolSchemas;
+  const specs = hash === undefined ? undefined : traceTexts(trace).toolSpecs.get(hash);
+  if (!specs) throw new CliError(`trace ${trace.dir} does not hold the specs of its tools (written before traces recorded them), so its workflow cannot be rebuilt`);
+  return specs
+    .filter((s) => !INTERNAL_TOOLS.has(s.name))
+    .map((s) =>
+      defineTool({
+        id: s.name,
+        description: s.description,
+        parameters: mcpParameters(s.inputSchema).schema,
+        // the model must see the recorded schema byte for byte (a JSON Schema -> zod -> JSON Schema trip changes it)
+        inputSchema: s.inputSchema,
+        execute: () => {
+          throw new Error(`tool "${s.name}" is served from the recording in a replay and cannot run here (replay with --live-tools to run it)`);
+        },
+      }),
+    );
+}
+
+/** What a workflow replay needs besides the recorded run: the replay model and executor, and the run's links. */
+export interface WorkflowReplaySetup {
+  workflow: WorkflowDefinition;
+  trace: Trace;
+  config: QitosConfig;
+  model: ReplayModel;
+  /** Undefined with `--live-tools`: the calls run again. */
+  executor: ActionRunner | undefined;
+  /** `--tools`: the module of the workflow's own tools, for `--live-tools`. */
+  toolsModule: string | undefined;
+  parent: ParentLink;
+  hooks: Hook[];
+  signingKey: Uint8Array | undefined;
+  resumeFrom?: { state: WorkflowState; step: number };
+}
+
+/**
+ * Replays a workflow run (or one of its branch threads): a WorkflowAgent of the recorded workflow, entry and stop
+ * node, whose LLM nodes' calls the replay model serves by purpose (`workflow:<node>`) and whose tool calls (a
+ * fork's too: its branches are not run again, their recorded outcome is served) the replay executor answers.
+ * Built like `qitos workflow run` builds its engine (its budget, env and trace folder; no config policies).
+ */
+export async function replayWorkflow(io: Pick<CliIO, 'cwd'>, s: WorkflowReplaySetup): Promise<RunResult<WorkflowState>> {
+  const m = s.trace.manifest;
+  const env = buildEnv(s.config, io.cwd);
+  const tools = s.executor ? recordedTools(s.trace) : await workflowTools(io as CliIO, s.toolsModule, env !== undefined);
+  const at = m.agent.config as { entry?: unknown; stopAt?: unknown };
+  let agent: WorkflowAgent;
+  try {
+    agent = new WorkflowAgent({
+      workflow: s.workflow,
+      model: s.model,
+      tools,
+      resolveModel: () => s.model,
+      ...(typeof at.entry === 'string' ? { entry: at.entry } : {}),
+      ...(typeof at.stopAt === 'string' ? { stopAt: at.stopAt } : {}),
+    });
+  } catch (err) {
+    if (err instanceof WorkflowError) throw new CliError(`cannot rebuild the workflow of trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`);
+    throw err;
+  }
+  const e = s.config.engine ?? {};
+  const budget = Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
+  const engine = new Engine<WorkflowState>({
+    agent,
+    ...(env ? { env } : {}),
+    budget,
+    ...(s.executor ? { executor: s.executor } : {}),
+    hooks: s.hooks,
+    handleSigint: true,
+    parent: s.parent,
+    trace: { dir: resolve(io.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR), config: recordableConfig(s.config) as Record<string, unknown>, ...(s.signingKey ? { signingKey: s.signingKey } : {}) },
+  });
+  return engine.run(m.task as Parameters<typeof engine.run>[0], s.resumeFrom ? { resumeFrom: s.resumeFrom } : {});
+}
