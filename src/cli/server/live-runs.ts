@@ -39,8 +39,9 @@ export class LiveRun {
   }
 
   /**
-   * The same events in batches: each batch is every event that arrived since the last one (so a reader that
-   * writes to a socket writes once per batch, not once per stream delta); the last batch ends with the result.
+   * The same events in batches: each batch is every event that arrived since the last one, up to the end of the
+   * event-loop turn it arrived in (so a reader that writes to a socket writes once per batch, not once per stream
+   * delta); the last batch ends with the result.
    */
   async *batches(): AsyncGenerator<Array<RunEvent<State>>> {
     for (let i = 0; ; ) {
@@ -56,6 +57,9 @@ export class LiveRun {
         continue;
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
+      // Let the events of this turn of the event loop gather (a model's deltas come several per turn), so a
+      // reader writes them to its socket at once, not one syscall per delta.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 

@@ -1,8 +1,11 @@
+import type { ServerResponse } from 'node:http';
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ChatCompletionRequest, ChatRequestError, chatTask } from './chat-request.js';
 import { chunk, completion, finishReason, usageChunk, type ChunkHead } from './chat-completion.js';
-import { LiveRuns } from './live-runs.js';
+import { LiveRuns, type LiveRun } from './live-runs.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { runsRoutes } from './runs-routes.js';
 import { skillsRoutes } from './skills-routes.js';
@@ -57,7 +60,7 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   }
   const maxRuns = ctx.options.maxRuns ?? SERVE_DEFAULTS.maxRuns;
   if (!ctx.runs.reserve(maxRuns)) throw new HttpError(429, `the server is running ${maxRuns} runs, its limit; retry shortly`, 'rate_limit_exceeded', 'concurrency_limit', null, { 'retry-after': '1' });
-  const run = await startRun(served.engine, task, ctx.runs, c.req.raw.signal);
+  const run = await startRun(served.engine, task, ctx.runs, disconnectSignal(c));
   const head: ChunkHead = { id: `chatcmpl-${run.runId}`, created: Math.floor(Date.now() / 1000), model: served.id };
   c.header('x-qitos-run-id', run.runId);
   if (!req.stream) {
@@ -75,25 +78,78 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   }
   const withUsage = req.stream_options?.include_usage === true;
   const u = withUsage ? null : undefined;
-  return streamSSE(c, async (sse) => {
-    const send = (data: unknown) => sse.writeSSE({ data: JSON.stringify(data) });
-    await send(chunk(head, { role: 'assistant', content: '' }, null, u));
-    for await (const batch of run.batches()) {
-      const text = batch.map((e) => (e.type === 'model_event' ? reasoningText(e.event) : '')).join('');
-      if (text) await send(chunk(head, { reasoning_content: text }, null, u));
-      const end = batch.at(-1);
-      if (end?.type === 'result') {
-        const r = end.result;
-        const finish = finishReason(r.stopReason);
-        // An OpenAI stream reports a failure as a chunk holding `error` (the SDK throws it as an APIError).
-        if (finish === 'error') return void (await send(runFailed(r.stopReason, r.stopMessage, run.runId).body()));
-        if (r.finalResult) await send(chunk(head, { content: r.finalResult }, null, u));
-        await send(chunk(head, {}, finish, u));
-        if (withUsage) await send(usageChunk(head, r.usage));
-        await sse.writeSSE({ data: '[DONE]' });
+  const outgoing = nodeResponse(c);
+  if (!outgoing) return streamSSE(c, async (sse) => void (await sseFrames(head, run, u, withUsage, (frames) => sse.write(frames))));
+  // On Node, the frames go straight to the socket, one write per batch of events: no web stream between.
+  outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-qitos-run-id': run.runId });
+  await sseFrames(head, run, u, withUsage, (frames, last) => (last ? void (outgoing.destroyed || outgoing.end(frames)) : writeOrDrain(outgoing, frames)));
+  if (!outgoing.writableEnded && !outgoing.destroyed) outgoing.end();
+  return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * The SSE frames of a streamed completion, written with `write` once per batch of the run's events: the role,
+ * the agent's work as `reasoning_content`, then the answer, the finish, the usage when asked for, and `[DONE]`
+ * (`last` is true for the write that holds them).
+ */
+async function sseFrames(head: ChunkHead, run: LiveRun, u: null | undefined, withUsage: boolean, write: (frames: string, last: boolean) => Promise<unknown> | void): Promise<void> {
+  let out = frame(chunk(head, { role: 'assistant', content: '' }, null, u));
+  for await (const batch of run.batches()) {
+    const text = batch.map((e) => (e.type === 'model_event' ? reasoningText(e.event) : '')).join('');
+    if (text) out += frame(chunk(head, { reasoning_content: text }, null, u));
+    const end = batch.at(-1);
+    if (end?.type === 'result') {
+      const r = end.result;
+      const finish = finishReason(r.stopReason);
+      // An OpenAI stream reports a failure as a chunk holding `error` (the SDK throws it as an APIError).
+      if (finish === 'error') out += frame(runFailed(r.stopReason, r.stopMessage, run.runId).body());
+      else {
+        if (r.finalResult) out += frame(chunk(head, { content: r.finalResult }, null, u));
+        out += frame(chunk(head, {}, finish, u));
+        if (withUsage) out += frame(usageChunk(head, r.usage));
+        out += 'data: [DONE]\n\n';
       }
     }
+    // the last frames end the response in the same write (one syscall less per request)
+    if (out) await write(out, end?.type === 'result');
+    out = '';
+  }
+}
+
+/** One SSE frame of a JSON value. */
+function frame(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The Node response under the app when it runs on @hono/node-server (undefined on another runtime). */
+function nodeResponse(c: Context): ServerResponse | undefined {
+  return (c.env as Partial<HttpBindings> | undefined)?.outgoing as ServerResponse | undefined;
+}
+
+/** Writes, and waits for the socket to drain when its buffer is full; a closed connection takes nothing more. */
+function writeOrDrain(res: ServerResponse, text: string): Promise<void> | void {
+  if (res.destroyed || res.writableEnded) return;
+  if (res.write(text)) return;
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
   });
+}
+
+/** Aborted when the client goes away before its response was sent (the Node connection closed), else the request's own signal. */
+function disconnectSignal(c: Context): AbortSignal {
+  const res = nodeResponse(c);
+  if (!res) return c.req.raw.signal;
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** The agent's work as it streams: model text and reasoning, each tool call it makes; the answer is `content`. */

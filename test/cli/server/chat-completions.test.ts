@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { serversClosedAfterEach, type TestServer } from './serve-fixtures.js';
+import { createServeApp } from '../../../src/cli/server/index.js';
+import { echo, scriptedEngine, serversClosedAfterEach, type TestServer } from './serve-fixtures.js';
 
 const server = serversClosedAfterEach();
 type Server = TestServer;
@@ -55,6 +57,23 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice(6)));
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && !('usage' in c))).toBe(true);
     expect(chunks.at(-1).choices[0]).toEqual({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' });
+  });
+
+  it('the app alone (app.fetch, no Node server under it) streams the same frames through web streams', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'qitos-serve-app-'));
+    try {
+      const { app } = createServeApp({ agents: [{ id: 'echo', engine: scriptedEngine(dir, echo) }], traceDir: dir });
+      const body = (n: number) => JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: `hi ${n}` }] });
+      const res = await app.request('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(1) });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const frames = (await res.text()).split('\n\n').filter(Boolean);
+      expect(frames.at(-1)).toBe('data: [DONE]');
+      const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice(6)));
+      expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe('echo: hi 1');
+      expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('turns earlier messages into the run\'s history and system messages into client instructions', async () => {
