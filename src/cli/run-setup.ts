@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ActionRunner, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Search, State } from '../core/index.js';
+import type { ActionRunner, Budget, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Search, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
@@ -136,10 +136,15 @@ export interface EngineSetup {
   handleSigint?: boolean;
 }
 
+/** The run budget the config's `engine:` section sets (only the limits it names). */
+export function configBudget(config: QitosConfig): Budget {
+  const e = config.engine ?? {};
+  return Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
+}
+
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};
-  const budget = { maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost };
   const env = buildEnv(s.config, s.cwd);
   // Said once per command (one engine each): commands of this run are not sandboxed, and why.
   if (env instanceof HostEnv && env.sandboxNote) s.warn?.(`warning: ${env.sandboxNote}\n`);
@@ -161,7 +166,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(search ? { search } : {}),
     policies: [...buildPolicies(s.config, s.agent), ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
     hooks: s.hooks ?? [],
-    budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),
+    budget: configBudget(s.config),
     ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
     tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
     ...(s.executor ? { executor: s.executor } : {}),

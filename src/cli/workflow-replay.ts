@@ -9,7 +9,7 @@ import { CliError } from './cli-error.js';
 import type { QitosConfig } from './config-schema.js';
 import type { CliIO } from './io.js';
 import { recordableConfig } from './mcp-setup.js';
-import { DEFAULT_TRACE_DIR, buildEnv } from './run-setup.js';
+import { DEFAULT_TRACE_DIR, buildEnv, configBudget } from './run-setup.js';
 import { workflowTools } from './commands/workflow-action.js';
 
 /** The ids of a WorkflowAgent's own tools: it registers them itself, so a rebuilt agent must not get them twice. */
@@ -96,8 +96,7 @@ export async function replayWorkflow(io: Pick<CliIO, 'cwd'>, s: WorkflowReplaySe
     if (err instanceof WorkflowError) throw new CliError(`cannot rebuild the workflow of trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`);
     throw err;
   }
-  const e = s.config.engine ?? {};
-  const budget = Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
+  const budget = configBudget(s.config);
   const engine = new Engine<WorkflowState>({
     agent,
     ...(env ? { env } : {}),

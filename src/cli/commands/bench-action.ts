@@ -14,7 +14,7 @@ import { effectiveConfig } from '../effective-config.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import { resolveModel } from '../model-resolver.js';
-import { buildAgent, buildPolicies } from '../run-setup.js';
+import { buildAgent, buildPolicies, configBudget } from '../run-setup.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
@@ -101,7 +101,7 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
     suite,
     agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
     ...(shared ? { model: shared } : {}),
-    budget: Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined)),
+    budget: configBudget(config),
     engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
     agentLabel: agent.module,
     ...(agent.export ? { agentExport: agent.export } : {}),

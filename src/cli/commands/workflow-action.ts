@@ -9,7 +9,7 @@ import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js'
 import type { CliIO } from '../io.js';
 import { recordableConfig } from '../mcp-setup.js';
 import { resolveModel } from '../model-resolver.js';
-import { DEFAULT_TRACE_DIR, buildEnv, configuredModel } from '../run-setup.js';
+import { DEFAULT_TRACE_DIR, buildEnv, configBudget, configuredModel } from '../run-setup.js';
 import { importUserModule } from '../user-module.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 
@@ -53,8 +53,7 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
   const nodeModels = await modelsOfNodes(def, io);
   const traceDir = resolve(io.cwd, config.trace?.dir ?? DEFAULT_TRACE_DIR);
   const signingKey = await loadTraceKey(io.env, { create: true });
-  const e = config.engine ?? {};
-  const budget = Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
+  const budget = configBudget(config);
   let result;
   try {
     const options = {
