@@ -39,6 +39,15 @@ describe('node configs', () => {
     );
   });
 
+  it('stores -0 as 0 (JSON has no -0), so the config comes back equal from its JSON text', () => {
+    // the counterexample fast-check found (seed -129733904), and the same inside a list and a nested object
+    const node = ToolNodeConfig.create({ id: '0', toolName: '_', parameters: { a: -0, list: [-0, 1], deep: { b: -0 } } });
+    expect(Object.is(node.parameters.a, 0)).toBe(true);
+    const back = nodeConfigFromJSON(JSON.parse(JSON.stringify(node.toJSON())));
+    expect(back.toJSON()).toEqual(node.toJSON());
+    expect(back.toJSON()).toEqual({ kind: 'tool', id: '0', toolName: '_', parameters: { a: 0, list: [0, 1], deep: { b: 0 } }, retries: 0, onError: 'fail' });
+  });
+
   it('equals is reflexive and symmetric', () => {
     fc.assert(
       fc.property(anyNode, anyNode, (a, b) => {

@@ -51,6 +51,20 @@ export function parseNodeFields<S extends z.ZodType>(kind: string, schema: S, in
 const BRAND = Symbol('qitos.workflow.node');
 
 /**
+ * A deep copy of a config's data with -0 stored as 0: a config is JSON data, and JSON has no -0, so a config
+ * holding one would not come back equal from its JSON text. Keys are defined, not assigned (a `__proto__` key
+ * stays data).
+ */
+function configCopy(v: unknown): unknown {
+  if (Object.is(v, -0)) return 0;
+  if (Array.isArray(v)) return v.map(configCopy);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: configCopy(x), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/**
  * Makes the value-object class of one node kind (the MarkerNode pattern of the design seed): instances hold only
  * configuration, are deeply frozen, compare by value, and change only by making a new one with `with`.
  */
@@ -59,7 +73,7 @@ export function defineNodeConfig<K extends string, S extends z.ZodObject>(kind: 
   type V = NodeConfigValue<K, T>;
   const strict = schema.strict();
   const make = (fields: T): V => {
-    const data = structuredClone(fields) as Record<string, unknown>;
+    const data = configCopy(fields) as Record<string, unknown>;
     const value = Object.create(proto) as V;
     Object.defineProperty(value, BRAND, { value: kind });
     Object.defineProperty(value, 'kind', { value: kind, enumerable: true });
