@@ -71,6 +71,8 @@ export class RunRecorder {
   private readonly startTexts: Array<{ type: string; data: unknown }> = [];
   /** True once the folder and a first manifest exist on disk. */
   wrote = false;
+  /** The manifest's hashes: what they hash is fixed once the run has its first system prompt, so they are computed once. */
+  private hashes: Manifest['hashes'] | undefined;
 
   constructor(
     readonly dir: string,
@@ -206,11 +208,11 @@ export class RunRecorder {
       budget: { ...d.budget, ...run.task.budget, maxSteps: run.state?.maxSteps },
       env: d.env,
       seed: d.seed,
-      hashes: {
+      hashes: (this.hashes ??= {
         ...(d.config ? { config: shortHash(canonicalJson(d.config)) } : {}),
         ...(system ? { systemPrompt: shortHash(system) } : {}),
         toolSchemas: shortHash(canonicalJson(d.toolSpecs)),
-      },
+      }),
       ...(d.config ? { config: d.config } : {}),
       parent: d.parent,
       initialState: this.initialState ?? null,
