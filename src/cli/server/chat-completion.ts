@@ -56,14 +56,29 @@ export interface ChunkHead {
   model: string;
 }
 
-/** One `chat.completion.chunk`; `usage` is present (null until the last chunk) only when the client asked for it. */
-export function chunk(head: ChunkHead, delta: Record<string, string>, finish: 'stop' | 'length' | null, usage?: null): Record<string, unknown> {
-  return { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(usage === null ? { usage: null } : {}) };
-}
+/**
+ * The SSE frames (`data: <chunk JSON>\n\n`) of one streamed completion. The fields every chunk shares are
+ * serialized once per response, so a frame costs one `JSON.stringify` of its delta; `usage` is present (null
+ * until the last chunk) only when the client asked for it.
+ */
+export class ChunkFrames {
+  private readonly head: string;
+  private readonly tail: string;
 
-/** The last chunk when `stream_options.include_usage` is set: no choices, the run's usage. */
-export function usageChunk(head: ChunkHead, usage: Usage): Record<string, unknown> {
-  return { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, system_fingerprint: null, choices: [], usage: openAIUsage(usage) };
+  constructor(head: ChunkHead, withUsage: boolean) {
+    this.head = `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"system_fingerprint":null,"choices":`;
+    this.tail = withUsage ? ',"usage":null}\n\n' : '}\n\n';
+  }
+
+  /** A chunk with one choice holding `delta` and its finish reason. */
+  delta(delta: Record<string, string>, finish: 'stop' | 'length' | null = null): string {
+    return `${this.head}[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${this.tail}`;
+  }
+
+  /** The last chunk when the client asked for usage: no choices, the run's usage. */
+  usage(usage: Usage): string {
+    return `${this.head}[],"usage":${JSON.stringify(openAIUsage(usage))}}\n\n`;
+  }
 }
 
 /** A whole `chat.completion` (non-streamed). */

@@ -2,16 +2,17 @@ import type { ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
+import { AbortedError } from '../../core/index.js';
 import { streamSSE } from 'hono/streaming';
 import { ChatCompletionRequest, ChatRequestError, chatTask } from './chat-request.js';
-import { chunk, completion, finishReason, usageChunk, type ChunkHead } from './chat-completion.js';
+import { ChunkFrames, completion, finishReason, type ChunkHead } from './chat-completion.js';
 import { LiveRuns, type LiveRun } from './live-runs.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { runsRoutes } from './runs-routes.js';
 import { skillsRoutes } from './skills-routes.js';
 import { startRun } from './start-run.js';
 import { bearer } from './bearer-auth.js';
-import { jsonBody, jsonLimit, parseBody } from './request-body.js';
+import { jsonBody, parseBody } from './request-body.js';
 import { SERVE_DEFAULTS, type RouteContext, type ServeAppOptions } from './serve-options.js';
 
 /** The app and the runs it has going (for shutdown). */
@@ -41,14 +42,14 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
   app.notFound((c) => c.json(new HttpError(404, `no route ${c.req.method} ${c.req.path}`, 'invalid_request_error', 'not_found').body(), 404));
   if (options.token !== undefined) app.use('*', bearer(options.token));
   app.get('/v1/models', (c) => c.json({ object: 'list', data: options.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: 'qitos' })) }));
-  app.post('/v1/chat/completions', jsonLimit(options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes), (c) => chat(c, ctx));
+  app.post('/v1/chat/completions', (c) => chat(c, ctx));
   runsRoutes(app, ctx);
   skillsRoutes(app, ctx);
   return { app, runs };
 }
 
 async function chat(c: Context, ctx: RouteContext): Promise<Response> {
-  const req = parseBody(ChatCompletionRequest, await jsonBody(c));
+  const req = parseBody(ChatCompletionRequest, await jsonBody(c, ctx.options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes));
   const served = ctx.options.agents.find((a) => a.id === req.model);
   if (!served) throw new HttpError(404, `The model "${req.model}" does not exist: this server offers ${ctx.options.agents.map((a) => `"${a.id}"`).join(', ')}`, 'invalid_request_error', 'model_not_found', 'model');
   let task;
@@ -60,7 +61,8 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   }
   const maxRuns = ctx.options.maxRuns ?? SERVE_DEFAULTS.maxRuns;
   if (!ctx.runs.reserve(maxRuns)) throw new HttpError(429, `the server is running ${maxRuns} runs, its limit; retry shortly`, 'rate_limit_exceeded', 'concurrency_limit', null, { 'retry-after': '1' });
-  const run = await startRun(served.engine, task, ctx.runs, disconnectSignal(c));
+  const run = await startRun(served.engine, task, ctx.runs);
+  abortOnDisconnect(c, run);
   const head: ChunkHead = { id: `chatcmpl-${run.runId}`, created: Math.floor(Date.now() / 1000), model: served.id };
   c.header('x-qitos-run-id', run.runId);
   if (!req.stream) {
@@ -77,12 +79,12 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
     }
   }
   const withUsage = req.stream_options?.include_usage === true;
-  const u = withUsage ? null : undefined;
+  const frames = new ChunkFrames(head, withUsage);
   const outgoing = nodeResponse(c);
-  if (!outgoing) return streamSSE(c, async (sse) => void (await sseFrames(head, run, u, withUsage, (frames) => sse.write(frames))));
+  if (!outgoing) return streamSSE(c, async (sse) => void (await sseFrames(frames, run, withUsage, (text) => sse.write(text))));
   // On Node, the frames go straight to the socket, one write per batch of events: no web stream between.
   outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-qitos-run-id': run.runId });
-  await sseFrames(head, run, u, withUsage, (frames, last) => (last ? void (outgoing.destroyed || outgoing.end(frames)) : writeOrDrain(outgoing, frames)));
+  await sseFrames(frames, run, withUsage, (text, last) => (last ? void (outgoing.destroyed || outgoing.end(text)) : writeOrDrain(outgoing, text)));
   if (!outgoing.writableEnded && !outgoing.destroyed) outgoing.end();
   return RESPONSE_ALREADY_SENT;
 }
@@ -92,11 +94,11 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
  * the agent's work as `reasoning_content`, then the answer, the finish, the usage when asked for, and `[DONE]`
  * (`last` is true for the write that holds them).
  */
-async function sseFrames(head: ChunkHead, run: LiveRun, u: null | undefined, withUsage: boolean, write: (frames: string, last: boolean) => Promise<unknown> | void): Promise<void> {
-  let out = frame(chunk(head, { role: 'assistant', content: '' }, null, u));
+async function sseFrames(frames: ChunkFrames, run: LiveRun, withUsage: boolean, write: (text: string, last: boolean) => Promise<unknown> | void): Promise<void> {
+  let out = frames.delta({ role: 'assistant', content: '' });
   for await (const batch of run.batches()) {
     const text = batch.map((e) => (e.type === 'model_event' ? reasoningText(e.event) : '')).join('');
-    if (text) out += frame(chunk(head, { reasoning_content: text }, null, u));
+    if (text) out += frames.delta({ reasoning_content: text });
     const end = batch.at(-1);
     if (end?.type === 'result') {
       const r = end.result;
@@ -104,9 +106,9 @@ async function sseFrames(head: ChunkHead, run: LiveRun, u: null | undefined, wit
       // An OpenAI stream reports a failure as a chunk holding `error` (the SDK throws it as an APIError).
       if (finish === 'error') out += frame(runFailed(r.stopReason, r.stopMessage, run.runId).body());
       else {
-        if (r.finalResult) out += frame(chunk(head, { content: r.finalResult }, null, u));
-        out += frame(chunk(head, {}, finish, u));
-        if (withUsage) out += frame(usageChunk(head, r.usage));
+        if (r.finalResult) out += frames.delta({ content: r.finalResult });
+        out += frames.delta({}, finish);
+        if (withUsage) out += frames.usage(r.usage);
         out += 'data: [DONE]\n\n';
       }
     }
@@ -141,15 +143,18 @@ function writeOrDrain(res: ServerResponse, text: string): Promise<void> | void {
   });
 }
 
-/** Aborted when the client goes away before its response was sent (the Node connection closed), else the request's own signal. */
-function disconnectSignal(c: Context): AbortSignal {
+/** Ends the run `interrupted` when the client goes away before its response was sent (also while the run was starting). */
+function abortOnDisconnect(c: Context, run: LiveRun): void {
+  const gone = () => run.abort(new AbortedError('the client disconnected'));
   const res = nodeResponse(c);
-  if (!res) return c.req.raw.signal;
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+  if (res) {
+    if (res.destroyed && !res.writableFinished) gone();
+    else res.once('close', () => res.writableFinished || gone());
+    return;
+  }
+  const signal = c.req.raw.signal;
+  if (signal.aborted) gone();
+  else signal.addEventListener('abort', gone, { once: true });
 }
 
 /** The agent's work as it streams: model text and reasoning, each tool call it makes; the answer is `content`. */

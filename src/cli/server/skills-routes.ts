@@ -51,9 +51,9 @@ export function skillsRoutes(app: Hono, { options }: RouteContext): void {
     return c.json(view(result), result.replaced ? 200 : 201);
   });
 
-  app.patch('/v1/skills/:name', jsonLimit(options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes), async (c: Context) => {
+  app.patch('/v1/skills/:name', async (c: Context) => {
     const name = c.req.param('name')!;
-    const body = parseBody(Patch, await jsonBody(c));
+    const body = parseBody(Patch, await jsonBody(c, options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes));
     await known(name);
     return c.json(view(await mutation(() => manager().update(name, { description: body.description }))));
   });

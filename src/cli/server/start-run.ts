@@ -1,29 +1,28 @@
-import { AbortedError, Task, newId, type HookEvent, type State } from '../../core/index.js';
+import { Task, newId, type HookEvent, type State } from '../../core/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { ChatTask } from './chat-request.js';
 import { LiveRun, type LiveRuns } from './live-runs.js';
 
 /**
  * Starts a run of `engine` on a chat task and resolves once it has a run id (its first event), with the run
- * registered in `runs` until it ends, when it gives back the slot the caller reserved (also when it fails to start). The run is read from the engine's stream at its own pace and its events are
- * kept on the LiveRun for any number of readers. `signal` (the client's) aborts it as `interrupted`.
+ * registered in `runs` until it ends, when it gives back the slot the caller reserved (also when it fails to start).
+ * The run is read from the engine's stream at its own pace and its events are kept on the LiveRun for any number
+ * of readers; `LiveRun.abort` ends it `interrupted` (a client that went away, shutdown).
  */
-export async function startRun(engine: Engine<State>, chat: ChatTask, runs: LiveRuns, signal: AbortSignal): Promise<LiveRun> {
+export async function startRun(engine: Engine<State>, chat: ChatTask, runs: LiveRuns): Promise<LiveRun> {
   try {
-    return await started(engine, chat, runs, signal);
+    return await started(engine, chat, runs);
   } catch (err) {
     runs.release();
     throw err;
   }
 }
 
-function started(engine: Engine<State>, chat: ChatTask, runs: LiveRuns, signal: AbortSignal): Promise<LiveRun> {
-  const task = Task.parse({ id: newId('task'), objective: chat.objective });
+function started(engine: Engine<State>, chat: ChatTask, runs: LiveRuns): Promise<LiveRun> {
+  const task = { id: newId('task'), objective: chat.objective };
   const controller = new AbortController();
-  const onAbort = () => controller.abort(new AbortedError('the client disconnected'));
-  if (signal.aborted) onAbort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const resumeFrom = chat.history.length ? { resumeFrom: { state: { ...engine.agent.initState(task), messages: chat.history }, step: 0 } } : {};
+  // The engine validates the task; only a conversation needs it parsed here, for the state it continues.
+  const resumeFrom = chat.history.length ? { resumeFrom: { state: { ...engine.agent.initState(Task.parse(task)), messages: chat.history }, step: 0 } } : {};
   const stream = engine.stream(task, { signal: controller.signal, ...resumeFrom });
   const abort = (reason: Error) => controller.abort(reason);
   return new Promise<LiveRun>((resolve, reject) => {
@@ -47,8 +46,6 @@ function started(engine: Engine<State>, chat: ChatTask, runs: LiveRuns, signal: 
         else if (event.type === 'run_start' || event.type === 'run_end') open(event.runId).push(event);
         else early.push(event);
       }
-    })()
-      .catch(reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
+    })().catch(reject);
   });
 }

@@ -76,6 +76,29 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     }
   });
 
+  it('the app alone caps the request body too: 413 past maxBodyBytes, streamed or not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'qitos-serve-app-'));
+    try {
+      const { app } = createServeApp({ agents: [{ id: 'echo', engine: scriptedEngine(dir, echo) }], traceDir: dir, maxBodyBytes: 200 });
+      const big = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'x'.repeat(500) }] });
+      const streamed = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < big.length; i += 100) c.enqueue(new TextEncoder().encode(big.slice(i, i + 100)));
+          c.close();
+        },
+      });
+      for (const body of [big, streamed]) {
+        const res = await app.request('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+        expect(res.status).toBe(413);
+        expect((await res.json()).error.code).toBe('request_too_large');
+      }
+      const ok = await app.request('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect((await ok.json()).choices[0].message.content).toBe('echo: hi');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('turns earlier messages into the run\'s history and system messages into client instructions', async () => {
     const s = await server();
     const { response } = await client(s).chat.completions.create({

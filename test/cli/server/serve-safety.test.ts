@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +49,30 @@ describe('malformed requests get OpenAI error JSON with the right status', () =>
     const res = await post(s, JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'x'.repeat(5000) }] }));
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe('request_too_large');
+  });
+
+  it('cuts a chunked body (no declared length) off at the cap with 413, and reads one under it', async () => {
+    const s = await server({ maxBodyBytes: 1000 });
+    /** POSTs `parts` as a chunked body (each part its own write) and returns the status and JSON answer. */
+    const chunked = (parts: string[]) =>
+      new Promise<{ status: number; body: { error?: { code: string | null }; choices?: Array<{ message: { content: string } }> } }>((resolve, reject) => {
+        const req = request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (t: string) => (text += t));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        for (const p of parts) req.write(p);
+        req.end();
+      });
+    const big = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'x'.repeat(5000) }] });
+    const over = await chunked([big.slice(0, 600), big.slice(600, 1200), big.slice(1200)]);
+    expect(over.status).toBe(413);
+    expect(over.body.error?.code).toBe('request_too_large');
+    const small = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: 'in parts' }] });
+    const under = await chunked([small.slice(0, 10), small.slice(10)]);
+    expect(under.status).toBe(200);
+    expect(under.body.choices?.[0].message.content).toBe('echo: in parts');
   });
 
   it('answers unknown routes 404 in the same shape', async () => {
