@@ -58,8 +58,8 @@ export class LiveRun {
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
       // Let the events of this turn of the event loop gather (a model's deltas come several per turn), so a
-      // reader writes them to its socket at once, not one syscall per delta.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // reader writes them to its socket at once, not one syscall per delta; after the result nothing more comes.
+      if (!this.result) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
