@@ -9,8 +9,8 @@ import { HttpError, invalidRequest } from './openai-error.js';
 /**
  * The request's JSON body, read up to `maxBytes` (413 past it, before reading the rest), or a 400 naming what is
  * wrong with it. On Node the body is read from the socket's request directly: going through the fetch `Request`
- * (as Hono's body-limit middleware does) builds a web stream and an abort signal per request, which cost the
- * server's one thread about a third of a run at load.
+ * (as Hono's body-limit middleware does) builds that `Request`, a web stream and an abort signal per request, the
+ * largest cost the chat route added to a run (docs/performance.md#server).
  */
 export async function jsonBody(c: Context, maxBytes: number): Promise<unknown> {
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
