@@ -216,8 +216,8 @@ of this bench measured after one warm-up round (the JIT still compiling), throug
 the disk, and gave 1.4x to 2.5x. Kept from before: the SSE frames of a batch of events go to the socket in one write, the
 last batch in the same write as the end of the response; events of one event-loop turn are batched; a client's
 disconnect is watched on the Node response. Tried and dropped: writing traces on libuv's thread pool instead of
-synchronously (the event loop was freed, but each run then waited for about ten thread-pool round trips, and at
-this concurrency p50 rose by a quarter, served and direct alike).
+synchronously (the event loop was freed, but each run then waited for about ten thread-pool round trips in a queue
+shared by fifty runs: p50 rose by a quarter directly and by a half served).
 
 Lost: ${lost}; wrong or mixed-up answers: ${wrong} (each request asked its own question and checked its answer and usage).
 Memory (heap used / RSS): ${mb(start.heapUsed)} / ${mb(start.rss)} MB after warm-up, ${mb(after.heapUsed)} / ${mb(after.rss)} MB after the
