@@ -201,8 +201,8 @@ model), so p50 follows the busy time per request. The floor row is what any HTTP
 the same exchange (parsing, two socket writes on loopback); \`qitos serve\` costs ${(busy.served - busy.floor).toFixed(2)} ms per request more than it,
 for routing, validation, the live event stream and the streamed deltas. The lean client is the figure for the
 goal because on this 2-core machine the client's work competes with the server's: the SDK row is the same server
-with the \`openai\` SDK as client (undici, web streams, its SSE decoder), whose work per request is larger than the
-server's; with the client on another machine, as in use, the lean row applies. Busy time counts time the thread
+with the \`openai\` SDK as client, whose own work per request (undici, web streams, its SSE decoder) runs on the
+same two cores; with the client on another machine, as in use, the lean row applies. Busy time counts time the thread
 was runnable but preempted, so on a loaded machine all figures are inflated.
 
 What was cut to get here: the chat route reads its JSON body from the Node request with its own cap (Hono's
@@ -213,7 +213,8 @@ hashes are computed once per run. This bench on the code before and after, alter
 per served request 1.22 and 1.45 ms before, 1.08 and 1.07 ms after; ratio 1.18x and 1.42x before, 1.16x and 1.13x
 after (five more runs after: 1.05x to 1.18x). The harness changed too, and that mattered as much: the first version
 of this bench measured after one warm-up round (the JIT still compiling), through the SDK only, with traces on
-the disk, and gave 1.4x to 2.5x. Kept from before: the SSE frames of a batch of events go to the socket in one write, the
+the disk, and gave 1.4x to 2.5x.
+Kept from before: the SSE frames of a batch of events go to the socket in one write, the
 last batch in the same write as the end of the response; events of one event-loop turn are batched; a client's
 disconnect is watched on the Node response. Tried and dropped: writing traces on libuv's thread pool instead of
 synchronously (the event loop was freed, but each run then waited for about ten thread-pool round trips in a queue
