@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { afterAll } from 'vitest';
 import { manifestSignature } from '../../src/trace/index.js';
 
 /** Fixture paths of the CLI tests. */
@@ -16,6 +17,8 @@ export const CALC_SCRIPT = join(FIXTURES, 'scripts/calc.json');
  * user's home, so runs recorded by a test replay and fork as this machine's own.
  */
 export const CONFIG_HOME = mkdtempSync(join(tmpdir(), 'qitos-config-'));
+// One per test file that uses the harness: removed when the file's tests are done.
+afterAll(() => rm(CONFIG_HOME, { recursive: true, force: true }));
 
 /** What one in-process CLI invocation printed and returned. */
 export interface CliRun {

@@ -58,17 +58,22 @@ describe('examples (online, on a configured model)', () => {
 
 describe('memory example', () => {
   it('the currency agent looks each rate up once, then answers every later task of the suite from its notes file', async () => {
-    const { mkdtemp, readFile } = await import('node:fs/promises');
+    const { mkdtemp, readFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { runSuite, SAMPLE_SUITE } = await import('../../../examples/memory-agent.js');
-    const notes = join(await mkdtemp(join(tmpdir(), 'qitos-memory-')), 'memory.md');
-    const first = await runSuite(notes);
-    expect(first.map((r) => r.lookups)).toEqual([1, 1, 0, 1, 1, 0, 0, 0]);
-    expect(first.map((r) => r.answer)).toEqual(['108.00', '25.40', '54.00', '6.70', '84.75', '12.70', '26.80', '5.65']);
-    const second = await runSuite(notes);
-    expect(second.map((r) => r.lookups)).toEqual(SAMPLE_SUITE.map(() => 0));
-    expect(second.map((r) => r.answer)).toEqual(first.map((r) => r.answer));
-    expect(await readFile(notes, 'utf8')).toContain('## lesson (step 1)\n1 JPY = 0.0067 USD\n');
+    const dir = await mkdtemp(join(tmpdir(), 'qitos-memory-'));
+    try {
+      const notes = join(dir, 'memory.md');
+      const first = await runSuite(notes);
+      expect(first.map((r) => r.lookups)).toEqual([1, 1, 0, 1, 1, 0, 0, 0]);
+      expect(first.map((r) => r.answer)).toEqual(['108.00', '25.40', '54.00', '6.70', '84.75', '12.70', '26.80', '5.65']);
+      const second = await runSuite(notes);
+      expect(second.map((r) => r.lookups)).toEqual(SAMPLE_SUITE.map(() => 0));
+      expect(second.map((r) => r.answer)).toEqual(first.map((r) => r.answer));
+      expect(await readFile(notes, 'utf8')).toContain('## lesson (step 1)\n1 JPY = 0.0067 USD\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
