@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { afterAll } from 'vitest';
 import { manifestSignature } from '../../src/trace/index.js';
 
 /** Fixture paths of the CLI tests. */

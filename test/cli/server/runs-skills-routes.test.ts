@@ -129,7 +129,7 @@ describe('the skills API', () => {
   });
 
   it('refuses bad uploads and unknown skills with the right status', async () => {
-    const s = await skillsServer({ maxUploadBytes: 4096 });
+    const s = await skillsServer({ maxUploadBytes: 4096, maxBodyBytes: 1000 });
     expect((await upload(s, zip('a-skill', 'One.'))).status).toBe(201);
     const again = await upload(s, zip('a-skill', 'Two.'));
     expect(again.status).toBe(409);
@@ -148,6 +148,9 @@ describe('the skills API', () => {
     const patch = await fetch(`${s.url}/v1/skills/a-skill`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description: '' }) });
     expect(patch.status).toBe(400);
     expect((await patch.json()).error.param).toBe('description');
+    const longPatch = await fetch(`${s.url}/v1/skills/a-skill`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description: 'x'.repeat(2000) }) });
+    expect(longPatch.status).toBe(413);
+    expect((await longPatch.json()).error.code).toBe('request_too_large');
     expect((await fetch(`${s.url}/v1/skills/search`)).status).toBe(400);
   });
 
