@@ -55,6 +55,17 @@ export class AbortedError extends QitosError {
   }
 }
 
+/**
+ * The run's time budget ran out while a step was in flight: the engine aborts the run with it, and the run ends
+ * `budget_time` (not `interrupted`).
+ */
+export class TimeBudgetError extends AbortedError {
+  constructor(readonly maxSeconds: number) {
+    super(`time budget of ${maxSeconds}s reached`);
+    this.name = 'TimeBudgetError';
+  }
+}
+
 /** Classifies anything thrown into an ErrorKind (unknown errors are internal bugs). */
 export function classifyError(err: unknown): ErrorKind {
   if (err instanceof QitosError) return err.kind;

@@ -6,6 +6,7 @@ export * from './tool-state.js';
 export * from './action.js';
 export * from './decision.js';
 export * from './task.js';
+export * from './budget-verdict.js';
 export * from './message.js';
 export * from './model-message.js';
 export * from './model.js';

@@ -26,22 +26,7 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const runId = options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
   const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
   const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
-  const run: RunStart<S> = {
-    runId,
-    task,
-    state: undefined,
-    step: 0,
-    phase: 'init',
-    startedAt: Date.now(),
-    usage: { tokens: emptyTokens(), cost: 0, modelCalls: 0 },
-    lastStepTokens: undefined,
-    recoveries: 0,
-    failures: [],
-    policyEvents: {},
-    criticRetries: {},
-    searchSnapshots: new Map(),
-    forced: undefined,
-  };
+  const run = newRunStart<S>(runId, task);
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
@@ -106,6 +91,26 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
   }
   return { run, services };
+}
+
+/** A run before its state: step 0, no usage, no failures. */
+function newRunStart<S extends State>(runId: string, task: Task): RunStart<S> {
+  return {
+    runId,
+    task,
+    state: undefined,
+    step: 0,
+    phase: 'init',
+    startedAt: Date.now(),
+    usage: { tokens: emptyTokens(), cost: 0, modelCalls: 0 },
+    lastStepTokens: undefined,
+    recoveries: 0,
+    failures: [],
+    policyEvents: {},
+    criticRetries: {},
+    searchSnapshots: new Map(),
+    forced: undefined,
+  };
 }
 
 /** What the manifest records about how a run is set up. */

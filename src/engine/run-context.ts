@@ -70,6 +70,15 @@ export interface RunServices<S extends State = State> {
   emit(event: HookEvent): void | Promise<void>;
 }
 
+/**
+ * One run as the phase helpers (critique, branch search, the model turn, policy contexts) see it: what changes and
+ * what it uses. The engine's `RunLoop` is one.
+ */
+export interface ActiveRun<S extends State = State> {
+  readonly run: RunState<S>;
+  readonly services: RunServices<S>;
+}
+
 /** Narrows a run that now has its state (same object: what closures hold sees the state too). */
 export function withState<S extends State>(run: RunStart<S>, state: S): RunState<S> {
   return Object.assign(run, { state });

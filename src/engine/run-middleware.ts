@@ -71,7 +71,7 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
     let rewritten = false;
     let appended: ModelMessage[] = [];
     for (const policy of before) {
-      const r = await policy.beforeModel!(messages, policyContext(run, services));
+      const r = await policy.beforeModel!(messages, policyContext({ run, services }));
       if (r?.state) {
         run.state = r.state;
         ({ messages, messagesHash } = services.input.build(system, run.state.messages));
@@ -94,7 +94,7 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
   /** Asks each policy's onModelError in turn; the first that returns a state (e.g. compacted) wins. */
   async function stateFromPolicy(run: RunState<S>, err: ModelError): Promise<boolean> {
     for (const policy of onError) {
-      const r = await policy.onModelError!(err, policyContext(run, services));
+      const r = await policy.onModelError!(err, policyContext({ run, services }));
       if (!r) continue;
       run.state = r.state;
       return true;
