@@ -11,6 +11,8 @@ export * from './message.js';
 export * from './model-message.js';
 export * from './model.js';
 export * from './model-call.js';
+export * from './model-call-log.js';
+export * from './model-chain.js';
 export * from './model-turn.js';
 export * from './run-link.js';
 export * from './action-runner.js';

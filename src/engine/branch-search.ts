@@ -16,14 +16,14 @@ export async function chooseCandidate<S extends State>(options: Pick<EngineOptio
     const found = await searchBranch(options.search, branch, run, services);
     run.state = found.state;
     const { record } = found;
-    services.emit({ type: 'search', step: run.step, search: record.search, scores: record.scores, chosen: record.chosen, frontier: record.frontier });
+    services.events.emit({ type: 'search', step: run.step, search: record.search, scores: record.scores, chosen: record.chosen, frontier: record.frontier });
     return { decision: found.decision, record };
   }
   const { candidates, scores } = branch;
   const chosen = await (options.selectBranch ? options.selectBranch(candidates, run.state) : candidates[0]);
   const index = candidates.indexOf(chosen);
   const record: BranchRecord = { search: options.selectBranch ? 'selectBranch' : 'first', candidates, scores: candidates.map((_, i) => scores?.[i] ?? 0), chosen: { from: 'step', index, fromStep: run.step }, frontier: 0 };
-  services.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: candidates.length, chosen: chosen.mode, index } });
+  services.events.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: candidates.length, chosen: chosen.mode, index } });
   return { decision: chosen, record };
 }
 

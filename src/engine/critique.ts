@@ -28,7 +28,7 @@ export async function critique<S extends State>(critics: readonly Critic<S>[], {
     const exhausted = verdict.action === 'retry' && retries >= (critic.maxRetries ?? 2);
     const record: CritiqueRecord = { critic: critic.name, verdict, ...(exhausted ? { exhausted } : {}) };
     records.push(record);
-    services.emit({ type: 'critic', step: run.step, critic: critic.name, verdict, ...(exhausted ? { exhausted } : {}) });
+    services.events.emit({ type: 'critic', step: run.step, critic: critic.name, verdict, ...(exhausted ? { exhausted } : {}) });
     if (verdict.action === 'stop') return { records, stop: { reason: 'critic_stop', message: `critic ${critic.name}: ${verdict.reason}` }, retry: false };
     if (verdict.action === 'continue' || exhausted) {
       run.criticRetries[critic.name] = 0;

@@ -32,7 +32,7 @@ export async function takeModelTurn<S extends State>({ run, services }: ActiveRu
   const listener = new ReplyListener(run, services);
   const created = Date.now();
   const call = newModelCall('decide', model, built, { signal: services.signal, onEvent: listener.onEvent, requestHashes: hashes });
-  const response = await chain(call);
+  const response = await chain.generate(call);
 
   // 3. The reply joins the history.
   const message = assistantMessage(services, response, created, listener);
@@ -66,7 +66,7 @@ class ReplyListener {
 
   constructor(
     private readonly run: RunState<State>,
-    private readonly services: Pick<RunServices<State>, 'emit'>,
+    private readonly services: Pick<RunServices<State>, 'events'>,
   ) {}
 
   readonly onEvent = (event: ModelStreamEvent): unknown => {
@@ -75,7 +75,7 @@ class ReplyListener {
     else if (event.type === 'retry') {
       this.retries.push({ id: newId('prt'), type: 'retry', attempt: event.attempt, error: event.error, errorKind: event.errorKind, delayMs: event.delayMs, time: { created: Date.now() } });
     }
-    return this.services.emit({ type: 'model_event', step: this.run.step, event });
+    return this.services.events.emit({ type: 'model_event', step: this.run.step, event });
   };
 }
 

@@ -1,19 +1,14 @@
 import { resolve } from 'node:path';
-import type { Budget, CallModel, Env, HookEvent, Model, ModelNext, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
-import { QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
+import type { Budget, CallModel, Env, Model, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
+import { ModelChain, QitosError, addCost, addTokens, emptyTokens, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
 import type { EngineOptions } from './engine-options.js';
-import { HookBus } from './hook-bus.js';
 import { ModelInputBuilder } from './model-input.js';
 import type { RunServices, RunStart } from './run-context.js';
+import { RunEvents, type EventSink } from './run-events.js';
 import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
-
-/** Where a run's events go besides hooks and the trace: an `Engine.stream` consumer. */
-export interface EventSink {
-  push(event: HookEvent): void | Promise<void>;
-}
 
 /**
  * Sets a run up: its state before `initState`, and its services: the trace recorder, the hook bus, this run's
@@ -31,34 +26,19 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
   const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), traceOpts) : undefined;
-  const hooks: HookBus = new HookBus(
-    options.hooks ?? [],
-    (event, err) => {
-      const ev: HookEvent = { type: 'hook_error', step: run.step, event: event.type, message: errorMessage(err) };
-      run.failures.push({ step: run.step, kind: 'hook', message: `hook failed on ${event.type}: ${errorMessage(err)}`, fatal: !!options.failOnHookError });
-      recorder?.event(run.step, run.phase, ev);
-      if (event.type !== 'hook_error') hooks.emit(ev);
-      void sink?.push(ev);
-    },
-    options.failOnHookError,
-  );
-  const emit = (event: HookEvent): void | Promise<void> => {
-    if (hooks.active) hooks.emit(event);
-    recorder?.event(run.step, run.phase, event);
-    return sink?.push(event);
-  };
-  let chain: ModelNext | undefined;
+  const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError);
+  let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
   const callModel: CallModel = (request, opts = {}) => {
-    const onEvent = opts.onEvent ?? (opts.stream ? (event: ModelStreamEvent) => emit({ type: 'model_event', step: run.step, event }) : undefined);
+    const onEvent = opts.onEvent ?? (opts.stream ? (event: ModelStreamEvent) => events.emit({ type: 'model_event', step: run.step, event }) : undefined);
     const callOptions = { signal: opts.signal ?? controller.signal, onEvent };
     if (opts.model) {
       // Composed per call (rare: summaries): the run's accounting and the user's middleware, then the model's own.
       const other = unwrapModel(opts.model);
-      return composeModelCall([accountingMiddleware(run, services), ...userMiddleware, ...other.middleware], other.base)(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
+      return new ModelChain([accountingMiddleware(run, services), ...userMiddleware, ...other.middleware], other.base).generate(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
     }
     if (!chain || !base) return Promise.reject(new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`));
-    return chain(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
+    return chain.generate(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
   };
   const memory = options.memory ? (typeof options.memory === 'function' ? options.memory() : options.memory) : undefined;
   const parser = agent.parser;
@@ -68,7 +48,7 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     model,
     env,
     policies,
-    hooks,
+    events,
     recorder,
     traceDir,
     parent: options.parent,
@@ -78,17 +58,15 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     abort: controller,
     chain: undefined,
     callModel,
-    memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), emit) : undefined,
+    memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events) : undefined,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
-    observed: hooks.active || sink !== undefined,
-    emit,
     childLink: () => childLink(run, services),
-    onToolState: (action, state) => emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
+    onToolState: (action, state) => events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
   const userMiddleware = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
   if (base) {
     const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
-    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
+    chain = services.chain = new ModelChain([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
   }
   return { run, services };
 }

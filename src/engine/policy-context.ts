@@ -18,7 +18,7 @@ export function policyContext<S extends State>({ run, services }: ActiveRun<S>, 
     callModel: services.callModel,
     emit: (event, data) => {
       run.policyEvents[event] = (run.policyEvents[event] ?? 0) + 1;
-      services.emit({ type: 'policy', step: run.step, policy: String(data.policy ?? event.split(':')[0]), event, data });
+      services.events.emit({ type: 'policy', step: run.step, policy: String(data.policy ?? event.split(':')[0]), event, data });
     },
   };
 }

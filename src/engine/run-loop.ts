@@ -69,7 +69,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     run.forced = opts.resumeFrom?.decision;
     this.ctx = this.agentContext();
     services.recorder?.start(run);
-    services.emit({ type: 'run_start', runId: run.runId, taskId: run.task.id, traceDir: services.traceDir });
+    services.events.emit({ type: 'run_start', runId: run.runId, taskId: run.task.id, traceDir: services.traceDir });
     await services.env.setup?.(run.task);
     const missing = agent.tools.missingCapabilities(services.env);
     if (!missing.length) return undefined;
@@ -137,7 +137,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       // A fork of a branch step acts on the candidate it was given.
       decision = run.forced;
       run.forced = undefined;
-      services.emit({ type: 'policy', step: run.step, policy: 'fork', event: 'forced_decision', data: { mode: decision.mode } });
+      services.events.emit({ type: 'policy', step: run.step, policy: 'fork', event: 'forced_decision', data: { mode: decision.mode } });
     } else decision = await services.agent.decide(run.state, observation, this.ctx);
     if (decision === undefined) {
       const turn = await takeModelTurn(this, observation, this.ctx);
@@ -240,11 +240,11 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       return this.abortVerdict();
     }
     const limit = this.options.maxRecoveries ?? 3;
-    const fatal = services.hooks.failure !== undefined || kind === 'internal' || kind === 'model_request' || kind === 'context_overflow' || run.recoveries >= limit;
+    const fatal = services.events.hooks.failure !== undefined || kind === 'internal' || kind === 'model_request' || kind === 'context_overflow' || run.recoveries >= limit;
     scratch.rec.error = { kind, message, recovered: !fatal };
     const where = whereThrown(err);
     run.failures.push({ step: run.step, kind, message, fatal, ...where });
-    services.emit({ type: 'recover', step: run.step, kind, message, recoveries: run.recoveries, fatal, ...where });
+    services.events.emit({ type: 'recover', step: run.step, kind, message, recoveries: run.recoveries, fatal, ...where });
     if (fatal) {
       if (kind === 'context_overflow') return { reason: 'context_overflow', message };
       const why = run.recoveries >= limit && kind !== 'internal' ? `gave up after ${limit} consecutive recoveries; last error (${kind}): ${message}` : `${kind} error in ${scratch.rec.decision ? 'step' : 'decide'} ${run.step}: ${message}`;
@@ -271,9 +271,9 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   private async phase<T>(phase: Phase, fn: () => T | Promise<T>): Promise<T> {
     const { run, services } = this;
     run.phase = phase;
-    const observed = services.observed;
+    const observed = services.events.observed;
     if (observed) {
-      const wait = services.emit({ type: 'phase_start', step: run.step, phase });
+      const wait = services.events.emit({ type: 'phase_start', step: run.step, phase });
       if (wait) await wait;
     }
     const t0 = performance.now();
@@ -281,9 +281,9 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     const ms = performance.now() - t0;
     this.scratch.rec.phases[phase] = round(ms);
     if (observed) {
-      const wait = services.emit({ type: 'phase_end', step: run.step, phase, durationMs: ms });
+      const wait = services.events.emit({ type: 'phase_end', step: run.step, phase, durationMs: ms });
       if (wait) await wait;
-      if (services.hooks.failure) throw services.hooks.failure;
+      if (services.events.hooks.failure) throw services.events.hooks.failure;
     }
     return out;
   }
@@ -304,7 +304,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       signal: services.signal,
       callModel: services.callModel,
       memory: services.memory,
-      emit: (event, data) => void services.emit({ type: 'agent', step: run.step, agent: services.agent.name, event, data }),
+      emit: (event, data) => void services.events.emit({ type: 'agent', step: run.step, agent: services.agent.name, event, data }),
     };
   }
 
@@ -352,7 +352,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       failures: run.failures,
       policyEvents: run.policyEvents,
     };
-    services.emit({ type: 'run_end', runId: run.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: run.step });
+    services.events.emit({ type: 'run_end', runId: run.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: run.step });
     try {
       services.recorder?.finish(run, verdict, summary, artifacts);
     } catch (err) {

@@ -83,7 +83,7 @@ export class AnthropicModel extends ProviderModel {
     return { ...body, ...request.providerOptions, stream: true } as MessageCreateParamsStreaming;
   }
 
-  protected async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
+  async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { Anthropic, client } = await this.loadSdk();
     const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };

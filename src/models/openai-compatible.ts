@@ -89,7 +89,7 @@ export class OpenAICompatibleModel extends ProviderModel {
     return { ...body, ...request.providerOptions, stream: true } as ChatCompletionCreateParamsStreaming;
   }
 
-  protected async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
+  async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { OpenAI, client } = await this.loadSdk();
     const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
