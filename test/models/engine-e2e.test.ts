@@ -177,7 +177,7 @@ describe('an endpoint that cannot be reached', () => {
       const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
       const model = createModel('openai:gpt-4o-mini', { apiKey: 'sk-test', baseURL, maxRetries: 1, retry: { baseDelayMs: 1 } });
       const agent = new Calculator({ model, parser: nativeParser, tools: [add] });
-      const result = await new Engine({ agent, traceDir: dir }).run('add 1 and 2');
+      const result = await new Engine({ agent, trace: { dir } }).run('add 1 and 2');
       expect(result.stopReason).toBe('unrecoverable_error');
       expect(result.state.step).toBe(1);
       const failure = result.failures.at(-1)!;
