@@ -61,7 +61,7 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
 }
 
 /** The config with another model id; another provider's options are dropped, sampling params stay. */
-function withModel(config: QitosConfig, id: string): QitosConfig {
+export function withModel(config: QitosConfig, id: string): QitosConfig {
   const sameProvider = config.model && provider(config.model.id) === provider(id);
   const out: QitosConfig = { ...config, model: { ...(sameProvider ? config.model : { params: config.model?.params }), id } };
   if (out.model && out.model.params === undefined) delete out.model.params;
