@@ -44,7 +44,11 @@ describe('qitos serve (subprocess)', () => {
     expect(s.out()).toMatch(/no token set: any local user can call this server \(it is bound to loopback 127\.0\.0\.1/);
     const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'calc', messages: [{ role: 'user', content: 'What is 17 * 23?' }] });
     expect(reply.choices[0].message.content).toBe('391');
-    expect((reply.choices[0].message as { reasoning_content?: string }).reasoning_content).toContain('17*23 is 391 per the tool.');
+    const reasoning = (reply.choices[0].message as { reasoning_content?: string }).reasoning_content!;
+    expect(reasoning).toMatch(/\[tool call\] calc\(\{"expr":"17 \* 23"\}\)\n\[tool result\] calc: 391\n/);
+    // The model's own reasoning stays; the final step's reply (the answer) does not come twice.
+    expect(reasoning).toContain('17*23 is 391 per the tool.');
+    expect(reasoning).not.toContain('final_answer');
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
     expect(s.out()).toMatch(/SIGTERM: finishing 0 run\(s\)[\s\S]*stopped; traces flushed/);
