@@ -97,7 +97,7 @@ function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOpt
   const parent = options.parent;
   return {
     agent: { name: agent.name, ...trace.agentSource, ...(agent.variant ? { variant: agent.variant } : {}), config: agent.config },
-    model: model ? { id: model.id, params: agent.modelParams } : null,
+    model: model ? { id: model.id, params: agent.modelParams, ...(model.info?.endpoint ? { endpoint: model.info.endpoint } : {}) } : null,
     parser: agent.parser?.name ?? null,
     tools: agent.tools.names,
     toolSpecs: agent.tools.specs(),

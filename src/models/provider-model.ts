@@ -24,6 +24,11 @@ export abstract class ProviderModel implements LayeredModel, WireProtocol {
     this.chain = new ModelChain(this.layers.middleware, base);
   }
 
+  /** Where requests go, as recorded (no credentials): named in connection errors. */
+  protected get endpoint(): string | undefined {
+    return this.info.endpoint;
+  }
+
   generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
     return this.chain.generate(newModelCall(options.purpose ?? 'direct', this.layers.base, request, options));
   }
