@@ -68,7 +68,7 @@ describe('qitos serve without a token: what a web page the user opens can do', (
   it('cannot call it from another origin, a sandboxed frame (Origin: null) or another site\'s fetch: 403, no run', async () => {
     const s = await server();
     const host = new URL(s.url).host;
-    for (const headers of [{ origin: 'https://attacker.example' }, { origin: 'null' }, { origin: 'http://localhost:3000' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }]) {
+    for (const headers of [{ origin: 'https://attacker.example' }, { origin: 'null' }, { origin: 'http://localhost:3000' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }] as Array<Record<string, string>>) {
       const res = await send(`${s.url}/v1/chat/completions`, 'POST', { host, 'content-type': 'application/json', ...headers }, chat);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.json.error?.code).toBe('forbidden_origin');
@@ -85,7 +85,7 @@ describe('qitos serve without a token: what a web page the user opens can do', (
     const s = await server({ skills: await SkillManager.open(root) });
     const host = new URL(s.url).host;
     const { body, type } = await skillForm('planted');
-    for (const headers of [{ origin: 'https://attacker.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }]) {
+    for (const headers of [{ origin: 'https://attacker.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }] as Array<Record<string, string>>) {
       const res = await send(`${s.url}/v1/skills?replace=true`, 'POST', { host, 'content-type': type, ...headers }, body);
       expect(res.status, JSON.stringify(headers)).toBe(403);
     }
