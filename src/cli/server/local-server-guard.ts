@@ -62,8 +62,8 @@ export type LocalRefusal = { code: 'forbidden_host' | 'forbidden_origin'; messag
 export interface LocalRequest {
   method: string;
   header(name: string): string | undefined;
-  /** The request URL's host, used when there is no Host header (a fetch handler outside Node). */
-  urlHost: string;
+  /** The request URL's host, read only when there is no Host header (a fetch handler outside Node). */
+  urlHost(): string;
 }
 
 /**
@@ -105,7 +105,7 @@ export class LocalServerGuard {
 
   /** Why `req` is refused, or undefined. */
   check(req: LocalRequest): LocalRefusal | undefined {
-    const rawHost = req.header('host') ?? req.urlHost;
+    const rawHost = req.header('host') ?? req.urlHost();
     const host = parseHost(rawHost);
     if (!host || !this.hostOk(host)) {
       return { code: 'forbidden_host', message: `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as (${this.accepted().join(', ')}); add it with --allowed-host if it is yours` };
@@ -126,7 +126,7 @@ export class LocalServerGuard {
   /** The Hono middleware: a refused request is a 403 with the JSON error of the app (thrown as an HttpError). */
   middleware() {
     return async (c: Context, next: () => Promise<void>) => {
-      const refusal = this.check({ method: c.req.method, header: (n) => c.req.header(n), urlHost: new URL(c.req.url).host });
+      const refusal = this.check({ method: c.req.method, header: (n) => c.req.header(n), urlHost: () => new URL(c.req.url).host });
       if (refusal) throw new HttpError(403, refusal.message, 'invalid_request_error', refusal.code);
       await next();
     };

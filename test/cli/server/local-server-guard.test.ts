@@ -13,7 +13,7 @@ const hostnameOf = (name: string): string => {
     return '';
   }
 };
-const req = (headers: Record<string, string>, method = 'POST'): LocalRequest => ({ method, header: (n) => headers[n.toLowerCase()], urlHost: 'localhost' });
+const req = (headers: Record<string, string>, method = 'POST'): LocalRequest => ({ method, header: (n) => headers[n.toLowerCase()], urlHost: () => 'localhost' });
 
 describe('LocalServerGuard: Host', () => {
   it('on loopback accepts 127.0.0.1, localhost and [::1] with the port, and nothing else', () => {
