@@ -97,6 +97,16 @@ export class LocalServerGuard {
     return [...this.names.map((n) => `${n}:${port ?? '*'}`), ...this.allowed.map((a) => `${a.name}:${a.port ?? '*'}`)];
   }
 
+  /** `name:port` of each listening name, as clients write them: the common case skips the URL parser. */
+  private exact: Set<string> | undefined;
+
+  private knownHost(value: string): boolean {
+    const port = this.options.port();
+    if (port === undefined) return false;
+    this.exact ??= new Set(this.names.map((n) => `${n}:${port}`));
+    return this.exact.has(value);
+  }
+
   private hostOk(h: { name: string; port: string }): boolean {
     const port = String(this.options.port() ?? '');
     if (this.names.includes(h.name) && h.port === port) return true;
@@ -106,9 +116,11 @@ export class LocalServerGuard {
   /** Why `req` is refused, or undefined. */
   check(req: LocalRequest): LocalRefusal | undefined {
     const rawHost = req.header('host') ?? req.urlHost();
-    const host = parseHost(rawHost);
-    if (!host || !this.hostOk(host)) {
-      return { code: 'forbidden_host', message: `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as (${this.accepted().join(', ')}); add it with --allowed-host if it is yours` };
+    if (!this.knownHost(rawHost)) {
+      const host = parseHost(rawHost);
+      if (!host || !this.hostOk(host)) {
+        return { code: 'forbidden_host', message: `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as (${this.accepted().join(', ')}); add it with --allowed-host if it is yours` };
+      }
     }
     const origin = req.header('origin');
     if (origin !== undefined) {
