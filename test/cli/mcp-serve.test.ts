@@ -153,6 +153,16 @@ describe('qitos mcp serve: cancellation and limits', () => {
     expect((await b.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } })).structuredContent).toMatchObject({ answer: '5' });
   }, 60_000);
 
+  it('over HTTP, sessions are capped (503 past maxSessions) and an idle one is closed; its id then gets 404', async () => {
+    const server = await httpServer(join(dir, 'traces'), { maxSessions: 1, sessionIdleMs: 300 });
+    const first = await httpClient(server);
+    expect(server.sessions).toBe(1);
+    await expect(httpClient(server)).rejects.toThrow(/503|session_limit|its limit/);
+    await until(() => server.sessions === 0, 5000);
+    await expect(first.listTools()).rejects.toThrow(/404|no session|Session not found/i);
+    expect((await (await httpClient(server)).listTools()).tools.map((t) => t.name)).toContain('run_adder');
+  }, 30_000);
+
   it('refuses DNS rebinding as the MCP conformance scenario dns-rebinding-protection checks: a foreign Host/Origin 4xx, its own 2xx', async () => {
     // What @modelcontextprotocol/conformance 0.1.16 sends: an initialize POST with Host and Origin set to the name.
     const server = await httpServer(join(dir, 'traces'));
