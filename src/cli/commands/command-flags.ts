@@ -127,6 +127,10 @@ export interface ServeFlags extends ConfigFlags {
   port: number;
   maxRuns?: number;
   skillsRoot?: string;
+  allowedHost: string[];
+  maxConnections?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
 }
 
 /** The flags of `qitos mcp serve`. */
@@ -138,6 +142,11 @@ export interface McpServeFlags extends ConfigFlags {
   http?: boolean;
   host: string;
   port: number;
+  maxRuns?: number;
+  allowedHost: string[];
+  maxConnections?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
 }
 
 /** The flags of `qitos workflow run`. */

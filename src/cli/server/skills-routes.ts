@@ -1,9 +1,13 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { SkillZipError, type InstallResult, type SkillManager } from '../../kit/skills/index.js';
+import { fromBrowser } from './local-server-guard.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { jsonBody, jsonLimit, parseBody } from './request-body.js';
 import { SERVE_DEFAULTS, type RouteContext } from './serve-options.js';
+
+/** The header a browser's skill upload carries (any value): a cross-site form cannot send it. */
+export const UPLOAD_HEADER = 'x-qitos-upload';
 
 const Patch = z.strictObject({ description: z.string().min(1, 'description must not be empty') });
 const Search = z.object({
@@ -40,6 +44,11 @@ export function skillsRoutes(app: Hono, { options }: RouteContext): void {
 
   app.post('/v1/skills', jsonLimit(options.maxUploadBytes ?? SERVE_DEFAULTS.maxUploadBytes), async (c) => {
     const m = manager();
+    // Multipart is a form a web page may post anywhere without a preflight: the Origin rule refuses other sites'
+    // pages, and a browser's upload must also carry a header no cross-site form can set (or the token).
+    if (options.token === undefined && fromBrowser((n) => c.req.header(n)) && c.req.header(UPLOAD_HEADER) === undefined) {
+      throw new HttpError(403, `an upload from a browser must carry the header ${UPLOAD_HEADER} (a page of another site cannot set it without a preflight, which this server does not answer)`, 'invalid_request_error', 'forbidden_origin');
+    }
     if (!(c.req.header('content-type') ?? '').startsWith('multipart/form-data')) throw invalidRequest('upload the skill ZIP as multipart/form-data, in a field named "file"', 'file');
     const form = await c.req.parseBody().catch((err: Error) => {
       throw invalidRequest(`the multipart body cannot be read: ${err.message}`, 'file');
