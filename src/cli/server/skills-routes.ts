@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { SkillZipError, type InstallResult, type SkillManager } from '../../kit/skills/index.js';
+import { DEFAULT_MIN_SKILL_SCORE, SkillZipError, type InstallResult, type SkillManager } from '../../kit/skills/index.js';
 import { fromBrowser } from './local-server-guard.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { jsonBody, jsonLimit, parseBody } from './request-body.js';
@@ -38,7 +38,7 @@ export function skillsRoutes(app: Hono, { options }: RouteContext): void {
 
   app.get('/v1/skills/search', async (c) => {
     const q = parseBody(Search, c.req.query());
-    const matches = await manager().search(q.q, { top: q.top, ...(q.threshold !== undefined ? { threshold: q.threshold } : {}) });
+    const matches = await manager().search(q.q, { top: q.top, threshold: q.threshold ?? DEFAULT_MIN_SKILL_SCORE });
     return c.json({ object: 'list', query: q.q, data: matches.map(({ path: _path, ...m }) => m) });
   });
 
@@ -82,7 +82,8 @@ async function mutation<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     const message = (err as Error).message;
     if (err instanceof SkillZipError) throw invalidRequest(message, 'file', 'invalid_skill_zip');
-    if (/already installed/.test(message)) throw new HttpError(409, message, 'invalid_request_error', 'skill_exists');
+    // The manager's words name the CLI's way (`update`); a REST client replaces with ?replace=true or PATCH.
+    if (/already installed/.test(message)) throw new HttpError(409, message.replace(/; use update to replace it$/, '; POST it with ?replace=true to replace it'), 'invalid_request_error', 'skill_exists');
     if (/SKILL\.md|description/.test(message)) throw invalidRequest(message, null, 'invalid_skill');
     throw err;
   }
