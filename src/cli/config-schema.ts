@@ -167,7 +167,19 @@ export const QitosConfig = z.strictObject({
   critics: CriticsConfig.optional(),
   search: SearchConfig.optional(),
   /** Skill folders (relative to the working folder): the agent gets the `skill` tool over the skills found there. */
-  skills: z.strictObject({ roots: z.array(z.string().min(1)).min(1, 'give at least one skills folder') }).optional(),
+  skills: z
+    .strictObject({
+      roots: z.array(z.string().min(1)).min(1, 'give at least one skills folder'),
+      /** `list` (default): the skill tool lists every skill; `retrieval`: it lists the pinned ones and find_skills searches the rest. */
+      disclosure: z.enum(['list', 'retrieval']).optional(),
+      /** Skills the retrieval disclosure always lists. */
+      pinned: z.array(z.string().min(1)).optional(),
+      /** Lowest score find_skills returns (default 0.1). */
+      threshold: z.number().optional(),
+      /** `sandbox`: run_skill_script runs skills' scripts in the sandbox; `off`: no scripts. Default: sandbox where bubblewrap works and the run has a workspace. */
+      scripts: z.enum(['sandbox', 'off']).optional(),
+    })
+    .optional(),
   /** MCP servers by name: their tools join the agent's, their resources and prompts become usable (docs/mcp.md). */
   mcp: McpConfig.optional(),
   /** The agent's own options, spread into its constructor options after `model`. */

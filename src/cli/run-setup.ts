@@ -5,11 +5,12 @@ import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
-import { hashingEmbedder, loadSkills, skillTool } from '../kit/skills/index.js';
+import { hashingEmbedder } from '../kit/skills/index.js';
 import { markdownMemory, summaryMemory, vectorMemory, windowMemory } from '../kit/memory/index.js';
 import { passThroughCritic, reactSelfReflectionCritic, selfReflectionCritic } from '../kit/critics/index.js';
 import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../kit/search/index.js';
 import { CliError } from './cli-error.js';
+import { addSkills } from './skills-setup.js';
 import type { LoadedAgent } from './agent-loader.js';
 import type { QitosConfig } from './config-schema.js';
 import { resolveModel } from './model-resolver.js';
@@ -103,15 +104,6 @@ export function buildSearch(config: QitosConfig): Search<State> | undefined {
   return treeSearch(s);
 }
 
-/** Gives the agent the `skill` tool over the config's skill folders (unless it already has a tool named `skill`). */
-export async function addSkills(agent: AgentModule<State, unknown>, config: QitosConfig, cwd: string): Promise<void> {
-  if (!config.skills || agent.tools.has('skill')) return;
-  const catalog = await loadSkills(config.skills.roots.map((r) => resolve(cwd, r))).catch((err: Error) => {
-    throw new CliError(`skills: ${err.message}`);
-  });
-  agent.tools.register(skillTool(catalog));
-}
-
 /** What one engine run of a command needs besides the config. */
 export interface EngineSetup {
   agent: AgentModule<State, unknown>;
@@ -154,7 +146,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const env = buildEnv(s.config, s.cwd);
   // Said once per command (one engine each): commands of this run are not sandboxed, and why.
   if (env instanceof HostEnv && env.sandboxNote) s.warn?.(`warning: ${env.sandboxNote}\n`);
-  await addSkills(s.agent, s.config, s.cwd);
+  const skillPolicies = await addSkills(s.agent, s.config, env, s.cwd, s.warn);
   s.mcp?.attach(s.agent.tools);
   const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
   // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
@@ -170,7 +162,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(memory ? { memory } : {}),
     critics: buildCritics(s.config),
     ...(search ? { search } : {}),
-    policies: [...buildPolicies(s.config, s.agent), ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
+    policies: [...buildPolicies(s.config, s.agent), ...skillPolicies, ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
     hooks: s.hooks ?? [],
     budget: configBudget(s.config),
     ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
