@@ -5,9 +5,8 @@ export { skillTool } from './skill-tool.js';
 export { extractSkillZip, entryNameProblem, SkillZipError, type SkillZipLimits, type ExtractedSkill } from './skill-zip.js';
 export { SkillManager, type SkillManagerOptions, type SkillStep, type InstalledSkill, type InstallResult } from './skill-manager.js';
 export { ToolRetrievalService, type SkillMatch, type SyncReport, type ToolRetrievalOptions } from './tool-retrieval-service.js';
-export { hashingEmbedder, hashText, type HashingEmbedderOptions } from './hashing-embedder.js';
-export { openAIEmbedder, type OpenAIEmbedderOptions } from './openai-embedder.js';
-export { transformersEmbedder, type TransformersEmbedderOptions } from './transformers-embedder.js';
+// Embedders are models (src/models/embedders, also in qitos-ts/models); kept here for code that imports them from skills.
+export { hashingEmbedder, hashText, openAIEmbedder, transformersEmbedder, type HashingEmbedderOptions, type OpenAIEmbedderOptions, type TransformersEmbedderOptions } from '../../models/embedders/index.js';
 export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from './skills-sandbox-executor.js';
 export { skillScriptTool, type SkillScriptToolOptions } from './skill-script-tool.js';
 export { findSkillsTool } from './find-skills-tool.js';
