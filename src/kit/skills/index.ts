@@ -7,7 +7,8 @@ export { SkillManager, type SkillManagerOptions, type SkillStep, type InstalledS
 export { ToolRetrievalService, type SkillMatch, type SyncReport, type ToolRetrievalOptions } from './tool-retrieval-service.js';
 // Embedders are models (src/models/embedders, also in qitos-ts/models); kept here for code that imports them from skills.
 export { hashingEmbedder, hashText, openAIEmbedder, transformersEmbedder, type HashingEmbedderOptions, type OpenAIEmbedderOptions, type TransformersEmbedderOptions } from '../../models/embedders/index.js';
-export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from './skills-sandbox-executor.js';
+// The sandbox is the envs' (src/envs/sandbox, with HostEnv's command sandbox); kept here for code that imports it from skills.
+export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from '../../envs/index.js';
 export { skillScriptTool, type SkillScriptToolOptions } from './skill-script-tool.js';
 export { findSkillsTool } from './find-skills-tool.js';
 export { discloseSkills, recordedSkillSelection, SkillSelection, SKILLS_DISCLOSED, type SkillDisclosure, type SkillDisclosureOptions } from './skill-disclosure.js';
