@@ -8,6 +8,7 @@ import { jsonParser } from '../../../src/kit/parsers/index.js';
 import { readTrace } from '../../../src/trace/index.js';
 import { SkillsSandboxExecutor, loadSkills, skillScriptTool } from '../../../src/kit/skills/index.js';
 import { ModelPathAgent, tempDir } from '../../helpers/kernel-fixtures.js';
+import { requires } from '../../helpers/requires.js';
 import { skillMd } from '../../helpers/zip-writer.js';
 
 async function skillWithScripts() {
@@ -31,7 +32,7 @@ console.log(JSON.stringify({ column, sum, rows: rows.length }));`,
 }
 
 describe('run_skill_script tool', () => {
-  it('an agent runs a skill script on a workspace file; failures and refusals come back to the model as errors', async () => {
+  it.runIf(requires('bwrap'))('an agent runs a skill script on a workspace file; failures and refusals come back to the model as errors', async () => {
     const catalog = await skillWithScripts();
     const ws = await tempDir();
     writeFileSync(join(ws, 'sales.csv'), 'region,amount\nnorth,10\nsouth,32\n');

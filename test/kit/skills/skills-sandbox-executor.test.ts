@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../../src/index.js';
-import { findBwrap } from '../../../src/envs/sandbox/index.js';
 import { SkillsSandboxExecutor, type SkillScriptResult } from '../../../src/kit/skills/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
+import { requires } from '../../helpers/requires.js';
 
-const BWRAP = findBwrap();
+const hasBwrap = requires('bwrap');
 const SECRET = 'hunter2-qitos-test-secret';
 
 /** A skill folder with the given scripts, a workspace, and things outside both an attacker would want. */
@@ -62,10 +62,7 @@ async function runScript(ex: SkillsSandboxExecutor, t: { skillDir: string; works
   return ex.run({ skillDir: t.skillDir, workspace: t.workspace, script: `scripts/${script}`, args });
 }
 
-describe('SkillsSandboxExecutor: the escape table', () => {
-  beforeAll(() => {
-    if (!BWRAP) throw new Error('these tests need bubblewrap: apt-get install bubblewrap (CI installs it in .ci/run)');
-  });
+describe.runIf(hasBwrap)('SkillsSandboxExecutor: the escape table', () => {
 
   describe('Node scripts (bubblewrap + Node permission model)', () => {
     async function attack(name: keyof ReturnType<typeof NODE_ATTACKS>) {
@@ -210,7 +207,7 @@ describe('SkillsSandboxExecutor: without bubblewrap', () => {
 });
 
 describe('SkillsSandboxExecutor: arguments, output and limits', () => {
-  it('passes JSON arguments on stdin and parses JSON output; other output stays text; the workspace is the cwd', async () => {
+  it.runIf(hasBwrap)('passes JSON arguments on stdin and parses JSON output; other output stays text; the workspace is the cwd', async () => {
     const t = await setup({
       'double.mjs': `import fs from 'node:fs'; const a = JSON.parse(fs.readFileSync(0, 'utf8')); console.log(JSON.stringify({ doubled: a.n * 2, cwd: process.cwd() }));`,
       'hello.py': `import json, sys; a = json.load(sys.stdin); print('hello ' + a['name'])`,
@@ -229,7 +226,7 @@ describe('SkillsSandboxExecutor: arguments, output and limits', () => {
     expect(r).toMatchObject({ ok: false, exitCode: 4, error: 'script scripts/fail.mjs failed (exit code 4).\nstderr:\nbad input: n is missing' });
   });
 
-  it('stops a script at its time limit and at its output cap', async () => {
+  it.runIf(hasBwrap)('stops a script at its time limit and at its output cap', async () => {
     const t = await setup({ 'hang.mjs': 'setInterval(() => {}, 1000);', 'spew.py': "import sys\nwhile True: sys.stdout.write('x' * 65536)" });
     const slow = await runScript(new SkillsSandboxExecutor({ timeoutMs: 1500 }), t, 'hang.mjs');
     expect(slow).toMatchObject({ ok: false, timedOut: true, error: 'script scripts/hang.mjs was stopped after 1.5 s (time limit).' });
