@@ -3,6 +3,7 @@ import { recordableMcpConfig } from '../kit/mcp/mcp-vars.js';
 import type { McpConfig } from '../kit/mcp/mcp-config.js';
 import type { CliIO } from './io.js';
 import type { QitosConfig } from './config-schema.js';
+import { terminalText } from './terminal-text.js';
 
 /**
  * Connects the MCP servers of a config (none: undefined) and prints one line per server that did not connect;
@@ -11,7 +12,7 @@ import type { QitosConfig } from './config-schema.js';
 export async function connectConfiguredMcp(servers: McpConfig | undefined, io: Pick<CliIO, 'err' | 'cwd' | 'env'>, opts: { quiet?: boolean } = {}): Promise<McpManager | undefined> {
   if (!servers || Object.keys(servers).length === 0) return undefined;
   const manager = await McpManager.connect(servers, { env: io.env, cwd: io.cwd });
-  if (!opts.quiet) for (const s of manager.statuses()) if (s.state === 'failed') io.err(`mcp: server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}\n`);
+  if (!opts.quiet) for (const s of manager.statuses()) if (s.state === 'failed') io.err(`mcp: ${terminalText(`server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}`)}\n`);
   return manager;
 }
 

@@ -3,6 +3,7 @@ import { effectiveConfig } from '../effective-config.js';
 import type { CliIO } from '../io.js';
 import { withMcp } from '../mcp-setup.js';
 import { table } from '../text-format.js';
+import { terminalText } from '../terminal-text.js';
 
 /** What `qitos mcp list` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function mcpListAction(io: CliIO, opts: { config: string; json?: boolean }): Promise<void> {
@@ -17,7 +18,7 @@ export async function mcpListAction(io: CliIO, opts: { config: string; json?: bo
   const state = (s: (typeof servers)[number]) => (s.state === 'failed' ? `failed: ${(s.reason ?? '').split('\n')[0]}` : s.state);
   io.out(table(['server', 'type', 'transport', 'tools', 'resources', 'prompts', 'status'], servers.map((s) => [s.name, s.type, s.transport ?? '-', String(s.tools.length), s.resources ? 'yes' : 'no', s.prompts ? 'yes' : 'no', state(s)])));
   for (const s of servers) {
-    if (s.tools.length) io.out(`\n${s.name}: ${s.tools.join(', ')}\n`);
-    for (const k of s.skipped) io.out(`  skipped ${k.tool}: ${k.reason}\n`);
+    if (s.tools.length) io.out(`\n${terminalText(`${s.name}: ${s.tools.join(', ')}`)}\n`);
+    for (const k of s.skipped) io.out(`  ${terminalText(`skipped ${k.tool}: ${k.reason}`)}\n`);
   }
 }
