@@ -135,6 +135,16 @@ describe.runIf(hasBwrap && requires('prlimit'))('limits', () => {
     expect(statSync(path.join(root, 'big.bin')).size).toBe(100_000);
   });
 
+  it('caps the memory a process allocates (2 GiB by default)', async () => {
+    const r = await env.processes!.run('perl -e \'my $x = "x" x (3 * 1024 ** 3); print length($x), "\\n"\' ; echo "exit $?"');
+    expect(r.stdout).not.toMatch(/^3221225472$/m);
+    expect(r.stdout + r.stderr).toMatch(/Out of memory|exit [1-9]/);
+    const small = new HostEnv({ root, sandbox: { limits: { memoryBytes: 64 * 1024 ** 2 } } });
+    const s = await small.processes!.run('perl -e \'my $x = "x" x (200 * 1024 ** 2); print "allocated\\n"\'; echo "exit $?"');
+    small.close();
+    expect(s.stdout).not.toContain('allocated');
+  });
+
   it('caps CPU time per process', async () => {
     const cpu = new HostEnv({ root, sandbox: { limits: { cpuSeconds: 1 } } });
     const t0 = Date.now();

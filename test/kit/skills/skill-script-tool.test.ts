@@ -49,7 +49,7 @@ describe('run_skill_script tool', () => {
     expect(t.steps[0].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('script scripts/execute.mjs failed (exit code 1).\nstderr:\nno column price') });
     expect(t.steps[1].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('The sandbox refused reading outside the skill folder and the workspace (/etc/passwd)') });
     expect(t.steps[2].results[0]).toMatchObject({ status: 'success', output: '{\n  "column": "amount",\n  "sum": 42,\n  "rows": 2\n}' });
-    expect(t.steps[2].results[0].state).toMatchObject({ metadata: { skill: 'csv-stats', exitCode: 0, sandbox: { layers: ['bwrap', 'node-permission'], missing: [] } } });
+    expect(t.steps[2].results[0].state).toMatchObject({ metadata: { skill: 'csv-stats', exitCode: 0, sandbox: { layers: ['bwrap', 'limits', 'node-permission'], missing: [] } } });
     expect(readFileSync(join(ws, 'sum.txt'), 'utf8')).toBe('42');
     expect(JSON.stringify(model.requests[1].messages)).toContain('no column price');
   });
