@@ -6,6 +6,7 @@ import { processIO, type CliIO } from './io.js';
 import { zodProblem } from './peer-dependencies.js';
 import { createProgram } from './program.js';
 import { terminalBlock, terminalText } from './terminal-text.js';
+import { commandRedactor, redactIO } from './run-redactor.js';
 
 /**
  * Runs the `qitos` command line with `argv` (the arguments after the command name) and returns the exit
@@ -15,6 +16,8 @@ import { terminalBlock, terminalText } from './terminal-text.js';
  * was given (usage errors from commander too); QITOS_DEBUG=1 adds the stack.
  */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  // No secret of the environment (API keys, tokens) nor an MCP server's expanded ${VAR} is printed or traced.
+  if (!io.redactor) redactIO(io, commandRedactor(io.env));
   const program = createProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -40,7 +40,7 @@ export function traceRoot(io: CliIO, config: QitosConfig): string {
 async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined): Promise<Engine<State>> {
   const agent = buildAgent(loaded, config, model);
   if (!agent.model) throw new CliError(`the agent has no model: give --model <provider:model> (or model.id in the config)`);
-  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, ...(mcp ? { mcp } : {}) });
+  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, redactor: io.redactor, ...(mcp ? { mcp } : {}) });
 }
 
 /** The built-in ReActAgent with the side-effect-free tools (calculate, datetime); skills and MCP tools join from the config. */

@@ -9,6 +9,7 @@ import { ModelInputBuilder } from './model-input.js';
 import type { RunServices, RunStart } from './run-context.js';
 import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
+import { eventRedaction } from './event-redaction.js';
 
 /** Where a run's events go besides hooks and the trace: an `Engine.stream` consumer. */
 export interface EventSink {
@@ -45,22 +46,30 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), traceOpts) : undefined;
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), { ...traceOpts, redactor: options.redactor }) : undefined;
+  // What the trace and the stream get: the run's secrets taken out, deltas included (hooks see events as they are).
+  const redacted = options.redactor ? eventRedaction(options.redactor) : (event: HookEvent) => [event];
   const hooks: HookBus = new HookBus(
     options.hooks ?? [],
     (event, err) => {
       const ev: HookEvent = { type: 'hook_error', step: run.step, event: event.type, message: errorMessage(err) };
       run.failures.push({ step: run.step, kind: 'hook', message: `hook failed on ${event.type}: ${errorMessage(err)}`, fatal: !!options.failOnHookError });
-      recorder?.event(run.step, run.phase, ev);
       if (event.type !== 'hook_error') hooks.emit(ev);
-      void sink?.push(ev);
+      for (const e of redacted(ev)) {
+        recorder?.event(run.step, run.phase, e);
+        void sink?.push(e);
+      }
     },
     options.failOnHookError,
   );
   const emit = (event: HookEvent): void | Promise<void> => {
     if (hooks.active) hooks.emit(event);
-    recorder?.event(run.step, run.phase, event);
-    return sink?.push(event);
+    let pushed: void | Promise<void> = undefined;
+    for (const e of redacted(event)) {
+      recorder?.event(run.step, run.phase, e);
+      pushed = sink?.push(e);
+    }
+    return pushed;
   };
   let chain: ModelNext | undefined;
   const base = model ? unwrapModel(model) : undefined;

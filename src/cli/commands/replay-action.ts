@@ -48,7 +48,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     const agent = buildAgent(loaded, runConfig, model);
     // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
     result = await withMcp(runConfig, io, async (mcp) => {
-      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey });
+      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor });
       return engine.run(m.task as Parameters<typeof engine.run>[0], resumeFrom ? { resumeFrom } : {});
     });
   }

@@ -30,6 +30,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
       traceDir: traceRoot(io, config),
       ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
       ...(skills ? { skills } : {}),
+      ...(io.redactor ? { redactor: io.redactor.add(token) } : {}),
     }).catch((err: Error) => {
       throw new CliError(err.message);
     });

@@ -1,4 +1,4 @@
-import type { State } from '../../core/index.js';
+import type { Redactor, State } from '../../core/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { SkillManager } from '../../kit/skills/index.js';
 import type { LiveRuns } from './live-runs.js';
@@ -25,6 +25,8 @@ export interface ServeAppOptions {
   traceDir: string;
   /** The skills root the skills API manages; without it those routes answer 404. */
   skills?: SkillManager;
+  /** Secrets (the token, API keys, expanded `${VAR}`s) that no answer may hold: every body passes through it. */
+  redactor?: Redactor;
 }
 
 /** What the route files share. */
