@@ -106,7 +106,7 @@ export const EnvConfig = z.discriminatedUnion('type', [
           network: z.boolean().optional(),
           /** More host folders commands may read. */
           readOnly: z.array(z.string().min(1)).optional(),
-          limits: z.strictObject({ processes: positiveInt.optional(), fileSizeBytes: positiveInt.optional(), cpuSeconds: positiveInt.optional() }).optional(),
+          limits: z.strictObject({ processes: positiveInt.optional(), fileSizeBytes: positiveInt.optional(), cpuSeconds: positiveInt.optional(), memoryBytes: positiveInt.optional() }).optional(),
           /** The bubblewrap program (default `bwrap` on PATH). */
           bwrap: z.string().min(1).optional(),
         }),

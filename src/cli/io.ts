@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Redactor } from '../core/index.js';
 
 /** Where a CLI invocation writes and which folder it resolves paths against. Tests pass their own. */
 export interface CliIO {
@@ -10,6 +11,11 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** Exit code a command sets when it finished but failed its check (e.g. replay decisions differ). */
   exitCode: number;
+  /**
+   * The secrets of this command's runs (`main` sets it; see commandRedactor): what `out` and `err` print, the
+   * traces and the server's answers pass through it. MCP servers add their expanded `${VAR}` values.
+   */
+  redactor?: Redactor;
 }
 
 /** The IO of the current process. */

@@ -5,6 +5,8 @@ import { EXIT_BAD_INPUT, EXIT_FAILED } from './exit-codes.js';
 import { processIO, type CliIO } from './io.js';
 import { zodProblem } from './peer-dependencies.js';
 import { createProgram } from './program.js';
+import { terminalBlock, terminalText } from './terminal-text.js';
+import { commandRedactor, redactIO } from './run-redactor.js';
 
 /**
  * Runs the `qitos` command line with `argv` (the arguments after the command name) and returns the exit
@@ -14,6 +16,8 @@ import { createProgram } from './program.js';
  * was given (usage errors from commander too); QITOS_DEBUG=1 adds the stack.
  */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  // No secret of the environment (API keys, tokens) nor an MCP server's expanded ${VAR} is printed or traced.
+  if (!io.redactor) redactIO(io, commandRedactor(io.env));
   const program = createProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -25,8 +29,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       return err.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
     }
     const failure = await describeFailure(err);
-    io.err(`qitos: ${failure.message}\n`);
-    if (err instanceof CliError && err.detail) io.err(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`);
+    // Messages quote what we did not write (entry names, server output, trace values): escaped for the terminal.
+    io.err(`qitos: ${terminalText(failure.message)}\n`);
+    if (err instanceof CliError && err.detail) io.err(terminalBlock(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`));
     if (io.env.QITOS_DEBUG) io.err(stackOf(err));
     if (argv.includes('--json')) io.out(JSON.stringify({ error: failure.message }) + '\n');
     return failure.exitCode;

@@ -4,6 +4,7 @@ import type { RunResult } from '../engine/engine.js';
 import type { CliIO } from './io.js';
 import { fmtCost, preview } from './text-format.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED } from './exit-codes.js';
+import { terminalBlock } from './terminal-text.js';
 
 /** What run, replay and fork print (or return as JSON) about a finished run. */
 export function runSummary(r: RunResult<State>) {
@@ -31,7 +32,7 @@ export function printRunEnd(io: CliIO, r: RunResult<State>): void {
       `final:  ${r.finalResult === null ? '-' : preview(r.finalResult, 400)}`,
       `usage:  ${r.steps} steps, ${totalTokens(r.usage.tokens)} tokens, ${r.usage.modelCalls} model calls, cost ${fmtCost(r.usage.cost)}`,
       `trace:  ${r.traceDir ?? '(not traced)'}`,
-    ].join('\n') + '\n',
+    ].map((l) => terminalBlock(l)).join('\n') + '\n',
   );
 }
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ActionRunner, Budget, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Search, State } from '../core/index.js';
+import type { ActionRunner, Budget, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Redactor, Search, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
@@ -124,6 +124,8 @@ export interface EngineSetup {
   mcp?: McpManager;
   /** This machine's trace key (loadTraceKey): the run's manifest is signed with it. */
   signingKey?: Uint8Array | undefined;
+  /** The command's secrets (`io.redactor`): kept out of the trace and the event stream. */
+  redactor?: Redactor | undefined;
   /** End runs on SIGINT/SIGTERM/SIGHUP (default true); a server handles the signals itself. */
   handleSigint?: boolean;
 }
@@ -169,6 +171,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
     ...(s.executor ? { executor: s.executor } : {}),
     handleSigint: s.handleSigint ?? true,
+    ...(s.redactor ? { redactor: s.redactor } : {}),
     ...(s.parent ? { parent: s.parent } : {}),
     trace: {
       dir: traceDir,

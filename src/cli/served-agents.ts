@@ -46,7 +46,7 @@ async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaite
   if (!agent.model && agent.decide === AgentModule.prototype.decide) {
     throw new CliError(`the agent takes the model path (it does not override decide) but has no model: give --model <provider:model> (or model.id in the config)`);
   }
-  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, ...(mcp ? { mcp } : {}) });
+  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, redactor: io.redactor, ...(mcp ? { mcp } : {}) });
 }
 
 /** The built-in ReActAgent with the side-effect-free tools (calculate, datetime); skills and MCP tools join from the config. */

@@ -1,12 +1,13 @@
 import type { SettingDifference, Tokens } from '../core/index.js';
 import { totalTokens } from '../core/token-total.js';
+import { terminalText } from './terminal-text.js';
 
 /** Text helpers for terminal output: tables, previews, numbers. */
 
-/** One line, at most `max` characters (newlines shown as ⏎). */
+/** One line, at most `max` characters (newlines shown as ⏎, other control characters escaped: see {@link terminalText}). */
 export function preview(value: unknown, max = 80): string {
   const text = typeof value === 'string' ? value : value === undefined ? '' : (JSON.stringify(value) ?? String(value));
-  const one = text.replace(/\r?\n/g, '⏎ ').replace(/\s+/g, ' ').trim();
+  const one = terminalText(text.replace(/\r?\n/g, '⏎ ').replace(/\s+/g, ' ').trim());
   return one.length > max ? `${one.slice(0, Math.max(0, max - 1))}…` : one;
 }
 
@@ -28,8 +29,9 @@ export function fmtMs(ms: number | undefined): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
-/** A left-aligned text table with a header row. */
-export function table(header: string[], rows: string[][]): string {
+/** A left-aligned text table with a header row; cells are printed as one line each ({@link terminalText}). */
+export function table(header: string[], cells: string[][]): string {
+  const rows = cells.map((r) => r.map((c) => terminalText(c)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';

@@ -3,6 +3,7 @@ import type { Trace } from '../trace/index.js';
 import { CliError } from './cli-error.js';
 import type { QitosConfig } from './config-schema.js';
 import type { CliIO } from './io.js';
+import { terminalText } from './terminal-text.js';
 
 /** The flags of replay and fork that decide what of a recorded run is used. */
 export interface TrustFlags {
@@ -94,8 +95,7 @@ export function checkTraceTrust(io: Pick<CliIO, 'err'>, dir: string, why: string
   io.err(`--trust-trace: trace ${dir} is used as it is (${why}); it names:\n${uses.map((u) => `  ${printable(u.field)}: ${printable(u.value)} (${u.does})\n`).join('')}`);
 }
 
-/** Text from a trace as the terminal shows it: control characters (newlines, escape sequences) escaped, so a value cannot end the line or hide itself. */
+/** Text from a trace as the terminal shows it: a value cannot end the line or hide itself. */
 function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return terminalText(text);
 }

@@ -37,3 +37,4 @@ export * from './to-model-messages.js';
 export * from './state-diff.js';
 export * from './base64-size.js';
 export * from './setting-differences.js';
+export * from './redactor.js';

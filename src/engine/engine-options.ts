@@ -1,5 +1,5 @@
 import type {
-  ActionRunner, Budget, Critic, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, Search, SimpleDecision, State, StopReason, Usage,
+  ActionRunner, Budget, Critic, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, Redactor, Search, SimpleDecision, State, StopReason, Usage,
 } from '../core/index.js';
 import type { TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -22,6 +22,11 @@ export interface EngineOptions<S extends State> {
   failOnHookError?: boolean;
   /** `false` turns tracing off. */
   trace?: TraceOptions | false;
+  /**
+   * The secret values of the run (its API keys, expanded `${VAR}`s, a server token): nothing the trace writer
+   * writes and nothing `Engine.stream` yields holds one of them (hooks, in-process code of the user's, see events as they are).
+   */
+  redactor?: Redactor;
   /** Engine-wide budget; the tightest of this, the task's and the parent's share applies. */
   budget?: Budget;
   /** The run this one descends from: a sub-run's parent (`ToolContext.childLink()`), or the run a replay or fork is of. */

@@ -48,7 +48,8 @@ export class Engine<S extends State = State> {
     });
     done = this.execute(input, { ...opts, signal: controller.signal }, stream).then((result) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      stream.close({ type: 'result', result });
+      // The stream is what a server answers from: the run's secrets stay out of it (the result of run() is the caller's own).
+      stream.close({ type: 'result', result: this.options.redactor ? this.options.redactor.redactValue(result) : result });
     });
     return stream;
   }

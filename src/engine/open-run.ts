@@ -25,8 +25,8 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), traceOpts) : undefined;
-  const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError);
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), { ...traceOpts, redactor: options.redactor }) : undefined;
+  const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
   let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
   const callModel: CallModel = (request, opts = {}) => {

@@ -1,4 +1,4 @@
-import type { Budget, EnvArtifact, HookEvent, Manifest, Phase, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
+import type { Budget, EnvArtifact, HookEvent, Manifest, Phase, Redactor, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
 import { ARTIFACT_NAME, TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
 import { shortHash } from './short-hash.js';
 import { StateDiffer } from './state-differ.js';
@@ -77,9 +77,9 @@ export class RunRecorder {
   constructor(
     readonly dir: string,
     private readonly description: RunDescription,
-    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey'> = {},
+    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey'> & { redactor?: Redactor } = {},
   ) {
-    this.writer = new TraceWriter(dir, options.signingKey);
+    this.writer = new TraceWriter(dir, options.signingKey, options.redactor);
   }
 
   /** Writes the first manifest (status running) and remembers the initial state that step diffs apply to. */

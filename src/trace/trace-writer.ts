@@ -1,13 +1,14 @@
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
+import type { EventRecord, Manifest, Redactor, StepRecord } from '../core/index.js';
 import { manifestSignature } from './manifest-signature.js';
 
 /**
  * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`, and `artifacts/` when an env leaves files.
  * Lines are buffered in memory and appended at step boundaries (`flush`); the manifest is
  * written at start and replaced atomically (temp file + rename) whenever it changes. With a signing key, every
- * manifest written carries its `signature` (docs/security.md: which traces the CLI trusts).
+ * manifest written carries its `signature` (docs/security.md: which traces the CLI trusts). With a redactor, no
+ * secret it holds reaches a file: each line, the manifest and text artifacts pass through it as they are written.
  */
 export class TraceWriter {
   private eventsFd: number | undefined;
@@ -20,6 +21,7 @@ export class TraceWriter {
   constructor(
     readonly dir: string,
     private readonly signingKey?: Uint8Array,
+    private readonly redactor?: Redactor,
   ) {}
 
   /** Creates the folder, writes the first manifest and opens the JSONL files. */
@@ -32,12 +34,12 @@ export class TraceWriter {
 
   /** Buffers one event line (seq is assigned here). */
   event(rec: Omit<EventRecord, 'seq'>): void {
-    this.eventBuf += JSON.stringify({ seq: this.seq++, ...rec }) + '\n';
+    this.eventBuf += this.line({ seq: this.seq++, ...rec });
   }
 
   /** Buffers one step line. */
   step(rec: StepRecord): void {
-    this.stepBuf += JSON.stringify(rec) + '\n';
+    this.stepBuf += this.line(rec);
     this.stepCount++;
   }
 
@@ -57,7 +59,7 @@ export class TraceWriter {
   artifact(name: string, content: string | Uint8Array): number {
     const dir = join(this.dir, 'artifacts');
     mkdirSync(dir, { recursive: true });
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const bytes = typeof content === 'string' ? Buffer.from(this.redactor ? this.redactor.redact(content) : content, 'utf8') : content;
     writeFileSync(join(dir, name), bytes);
     return bytes.length;
   }
@@ -70,7 +72,14 @@ export class TraceWriter {
     this.writeManifest(manifest);
   }
 
-  private writeManifest(manifest: Manifest): void {
+  /** One JSONL line; re-encoded from a redacted copy only when the line holds a secret (rare, so cheap). */
+  private line(rec: object): string {
+    const text = JSON.stringify(rec);
+    return (this.redactor?.finds(text) ? JSON.stringify(this.redactor.redactValue(rec)) : text) + '\n';
+  }
+
+  private writeManifest(original: Manifest): void {
+    const manifest = this.redactor ? this.redactor.redactValue(original) : original;
     const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
     const body = this.signingKey ? { ...manifest, signature: manifestSignature(manifest, this.signingKey) } : manifest;
     writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n');

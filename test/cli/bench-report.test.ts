@@ -1,17 +1,16 @@
 import fc from 'fast-check';
-import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
+import { CHROMIUM, requires } from '../helpers/requires.js';
 import { benchReportData } from '../../src/kit/bench/index.js';
 import { niceTicks } from '../../src/cli/bench-report/report-svg.js';
 import { fcSeed } from '../helpers/fc-seed.js';
 
 const REPO = resolve(__dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
 const EVIL_ID = '<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">';
 
 let dir: string;
@@ -89,7 +88,7 @@ describe('qitos bench report', () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('qitos bench report in headless Chromium', () => {
+describe.runIf(requires('chromium'))('qitos bench report in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });

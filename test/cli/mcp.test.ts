@@ -106,7 +106,9 @@ describe('qitos run / replay / fork with MCP servers', () => {
     expect((trace.manifest.config as { mcp: { fx: { env: unknown } } }).mcp.fx.env).toEqual({ API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: '<redacted>' });
     expect(trace.manifest.tools).toEqual(expect.arrayContaining(['calc', 'fx_add', 'read_mcp_resource']));
     expect(trace.manifest.policies).toEqual(['mcp']);
-    expect(trace.steps[0].results[0]).toMatchObject({ name: 'fx_env_value', status: 'success', output: 'tok-from-env-123' });
+    // The server got the expanded value (it echoes it back); the trace holds it redacted (docs/security.md).
+    expect(trace.steps[0].results[0]).toMatchObject({ name: 'fx_env_value', status: 'success', output: '[redacted]' });
+    expect(readFileSync(join(out.traceDir, 'steps.jsonl'), 'utf8')).not.toContain('tok-from-env-123');
     const firstUser = firstUserParts(trace);
     expect(firstUser.map((p) => p.type)).toEqual(['text', 'text', 'file']);
     expect(firstUser[1].text).toBe('[resource mcp://fx/fixture://notes.txt (notes, text/plain)]');

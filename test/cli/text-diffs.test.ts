@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { editManifest, qitos, tempDir } from '../helpers/cli-harness.js';
+import { CHROMIUM, requires } from '../helpers/requires.js';
 
 const REPO = resolve(__dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
 
 /** A model-path agent whose system prompt and tool description come from the config (`agent:` section). */
 const AGENT = `import { z } from 'zod';
@@ -103,7 +102,7 @@ describe('text diffs of prompts, tool specs and configs', () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('qitos view A B shows the prompt diff (headless Chromium)', () => {
+describe.runIf(requires('chromium'))('qitos view A B shows the prompt diff (headless Chromium)', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });

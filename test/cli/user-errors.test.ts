@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { qitos, qitosProcess, tempDir } from '../helpers/cli-harness.js';
+import { CHROMIUM, requires } from '../helpers/requires.js';
 import { firstUserFrame } from '../../src/trace/index.js';
 import { bugStack, QitosError } from '../../src/core/index.js';
 
 const REPO = resolve(__dirname, '../..');
 const SRC = join(REPO, 'src/index.ts');
-const CHROMIUM = '/usr/bin/chromium';
 
 /** An agent whose reduce reads a field of undefined on line 10 (column 14) of its file. */
 const BUGGY = `import { AgentModule, baseState, type State, type Task } from ${JSON.stringify(SRC)};
@@ -107,7 +106,7 @@ describe('firstUserFrame and bugStack', () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM) && process.env.CI !== 'true')('the viewer shows where the bug was thrown (headless Chromium)', () => {
+describe.runIf(requires('chromium'))('the viewer shows where the bug was thrown (headless Chromium)', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });

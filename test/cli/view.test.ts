@@ -7,11 +7,8 @@ import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { jsonForScript } from '../../src/cli/view/view-html.js';
 import { qitos, recordCalcRun, tempDir, CALC_AGENT, CALC_SCRIPT } from '../helpers/cli-harness.js';
+import { CHROMIUM, requires } from '../helpers/requires.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const inCI = process.env.CI === 'true' || process.env.CI === '1';
-if (!hasChromium && !inCI) console.warn(`[view.test] ${CHROMIUM} is missing: skipping the browser tests (apt-get install -y chromium)`);
 
 const EVIL = '</script><script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">';
 
@@ -155,10 +152,9 @@ describe('qitos view (file)', () => {
   });
 });
 
-describe.skipIf(!hasChromium && !inCI)('qitos view in headless Chromium', () => {
+describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but ${CHROMIUM} is missing: install the Debian package chromium`);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

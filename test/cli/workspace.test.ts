@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURES, qitos, tempDir } from '../helpers/cli-harness.js';
+import { requires } from '../helpers/requires.js';
 
 const FILE_AGENT = join(FIXTURES, 'agents/file-agent.ts');
 const SCRIPT = `scripted:${join(FIXTURES, 'scripts/read-file.json')}`;
@@ -19,7 +20,7 @@ async function workspace(): Promise<string> {
 }
 
 describe('qitos run --workspace', () => {
-  it('gives file and shell tools a jailed host workspace, recorded for replay', async () => {
+  it.runIf(requires('bwrap'))('gives file and shell tools a jailed host workspace, recorded for replay', async () => {
     await workspace();
     const r = await qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '--workspace', 'ws', '--json'], dir);
     expect(r.code, r.err).toBe(0);

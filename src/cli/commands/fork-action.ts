@@ -58,6 +58,7 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
       hooks: flags.json || flags.quiet ? [] : [view.hook],
       ...(mcp ? { mcp } : {}),
       signingKey: await loadTraceKey(io.env, { create: true }),
+      redactor: io.redactor,
     });
     return engine.run(task, { resumeFrom: { state, step: after, ...(candidate ? { decision: candidate } : {}) } });
   });

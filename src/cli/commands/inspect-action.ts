@@ -5,6 +5,7 @@ import { manifestSettings } from '../run-settings.js';
 import { loadTrace } from '../trace-loader.js';
 import { fmtCost, fmtMs, preview, variantText } from '../text-format.js';
 import type { CliIO } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 /** What `qitos inspect` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function inspectAction(io: CliIO, path: string, opts: { json?: boolean }): Promise<void> {
@@ -70,7 +71,7 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
   if (m.artifacts?.length) lines.push(`artifacts ${m.artifacts.map((a) => `artifacts/${a.name} (${a.bytes} bytes)`).join(', ')}`);
   lines.push(failures.length ? `failures  ${failures.length}` : 'failures  none');
   for (const f of failures) lines.push(`  step ${f.step}  ${f.kind}${f.fatal ? ' (fatal)' : ''}: ${preview(f.message, 120)}`);
-  io.out(lines.join('\n') + '\n');
+  io.out(lines.map((l) => terminalText(l)).join('\n') + '\n');
 }
 
 /**

@@ -7,6 +7,7 @@ import { errorMessage, newActionId, nullEnv } from '../../core/index.js';
 import { ActionExecutor } from '../../engine/action-executor.js';
 import { ToolRegistry } from '../../engine/tool-registry.js';
 import { mcpToolId } from '../../kit/mcp/index.js';
+import { terminalText } from '../terminal-text.js';
 
 /**
  * What `qitos mcp call` does: connects the config's servers, calls `server`'s `tool` through the same tool the
@@ -52,12 +53,14 @@ export async function mcpCallAction(io: CliIO, server: string, tool: string, opt
     io.out(JSON.stringify({ status: result.status, output, ...(result.error ? { error: result.error } : {}), attachments: files }, null, 2) + '\n');
     return;
   }
+  // What the server sent is untrusted: its control characters are shown, not obeyed by the terminal.
   if (result.status !== 'success') {
-    io.err(`error: ${result.error ?? 'the tool failed'}\n`);
+    io.err(`error: ${terminalText(result.error ?? 'the tool failed', { oneLine: false })}\n`);
     return;
   }
-  io.out(output.endsWith('\n') || !output ? output : `${output}\n`);
-  for (const a of files) io.out(`[file ${a.filename ?? ''}${a.filename ? ' ' : ''}(${a.mime})]\n`);
+  const shown = terminalText(output, { oneLine: false });
+  io.out(shown.endsWith('\n') || !shown ? shown : `${shown}\n`);
+  for (const a of files) io.out(`[file ${terminalText(a.filename ? `${a.filename} ` : '')}(${terminalText(a.mime)})]\n`);
 }
 
 /** What `qitos mcp list` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -73,7 +76,7 @@ export async function mcpListAction(io: CliIO, opts: { config: string; json?: bo
   const state = (s: (typeof servers)[number]) => (s.state === 'failed' ? `failed: ${(s.reason ?? '').split('\n')[0]}` : s.state);
   io.out(table(['server', 'type', 'transport', 'tools', 'resources', 'prompts', 'status'], servers.map((s) => [s.name, s.type, s.transport ?? '-', String(s.tools.length), s.resources ? 'yes' : 'no', s.prompts ? 'yes' : 'no', state(s)])));
   for (const s of servers) {
-    if (s.tools.length) io.out(`\n${s.name}: ${s.tools.join(', ')}\n`);
-    for (const k of s.skipped) io.out(`  skipped ${k.tool}: ${k.reason}\n`);
+    if (s.tools.length) io.out(`\n${terminalText(`${s.name}: ${s.tools.join(', ')}`)}\n`);
+    for (const k of s.skipped) io.out(`  ${terminalText(`skipped ${k.tool}: ${k.reason}`)}\n`);
   }
 }

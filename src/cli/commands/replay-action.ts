@@ -16,6 +16,7 @@ import { recordedWorkflow, replayWorkflow } from '../workflow-replay.js';
 import { withMcp } from '../mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ReplayFlags } from './command-flags.js';
+import { terminalText } from '../terminal-text.js';
 
 /** What `qitos replay` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function replayAction(io: CliIO, path: string, flags: ReplayFlags): Promise<void> {
@@ -47,7 +48,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     const agent = buildAgent(loaded, runConfig, model);
     // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
     result = await withMcp(runConfig, io, async (mcp) => {
-      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey });
+      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor });
       return engine.run(m.task as Parameters<typeof engine.run>[0], resumeFrom ? { resumeFrom } : {});
     });
   }
@@ -86,7 +87,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
       `stop:      ${result.stopReason} (recorded ${m.summary?.stopReason ?? '-'})${result.stopReason === 'unrecoverable_error' ? `: ${result.stopMessage}` : ''}`,
       `trace:     ${result.traceDir}`,
     );
-    io.out(lines.join('\n') + '\n');
+    io.out(lines.map((l) => terminalText(l)).join('\n') + '\n');
   }
   io.exitCode = matched ? 0 : Math.max(1, runExitCode(result));
 }

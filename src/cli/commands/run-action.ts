@@ -33,7 +33,7 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
   const result = await withMcp(config, io, async (mcp) => {
     const task = flags.mcpPrompt !== undefined ? await promptTask(mcp, flags.mcpPrompt, flags.arg) : flags.task!;
     const signingKey = await loadTraceKey(io.env, { create: true });
-    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}), signingKey });
+    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor });
     return engine.run(task);
   });
   if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');

@@ -41,6 +41,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
       ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
       ...(skills ? { skills } : {}),
       ...connectionFlags(flags),
+      ...(io.redactor ? { redactor: io.redactor.add(token) } : {}),
     }).catch((err: Error) => {
       throw new CliError(err.message);
     });

@@ -6,6 +6,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIO } from '../io.js';
 import { table } from '../text-format.js';
 import type { RootFlags } from './command-flags.js';
+import { terminalText } from '../terminal-text.js';
 
 
 /** `qitos skills install`. */
@@ -34,7 +35,7 @@ export async function uninstallAction(io: CliIO, name: string, flags: RootFlags)
 export async function searchAction(io: CliIO, query: string, flags: RootFlags & { top: number; threshold?: number }): Promise<void> {
   const manager = await open(io, flags);
   const matches = await attempt(() => manager.search(query, { top: flags.top, threshold: flags.threshold }));
-  for (const w of manager.retrieval.warnings) io.err(`warning: ${w}\n`);
+  for (const w of manager.retrieval.warnings) io.err(`warning: ${terminalText(w)}\n`);
   if (flags.json) return io.out(JSON.stringify({ query, embedder: manager.retrieval.embedder.id, matches }, null, 2) + '\n');
   io.out(matches.length ? table(['name', 'score', 'description'], matches.map((m) => [m.name, m.score.toFixed(3), short(m.description)])) : 'no skills found\n');
 }
@@ -54,7 +55,7 @@ export async function listAction(io: CliIO, roots: string[], flags: RootFlags): 
   }
   if (flags.json) return io.out(JSON.stringify({ skills: list, skipped }, null, 2) + '\n');
   io.out(list.length ? table(['name', 'description', 'path'], list.map((s) => [s.name, short(s.description), s.path])) : 'no skills found\n');
-  for (const s of skipped) io.err(`skipped ${s.path}: ${s.reason}\n`);
+  for (const s of skipped) io.err(`${terminalText(`skipped ${s.path}: ${s.reason}`)}\n`);
 }
 
 /** Opens the manager of `--root` (default ~/.qitos/skills) with the chosen embedder. */
@@ -97,7 +98,7 @@ function attemptSync<T>(fn: () => T): T {
 }
 
 function report(io: CliIO, flags: RootFlags, result: object, line: string): void {
-  io.out(flags.json ? JSON.stringify(result, null, 2) + '\n' : line + '\n');
+  io.out(flags.json ? JSON.stringify(result, null, 2) + '\n' : terminalText(line) + '\n');
 }
 
 function short(d: string): string {

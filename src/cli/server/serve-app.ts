@@ -13,6 +13,7 @@ import { skillsRoutes } from './skills-routes.js';
 import { startRun } from './start-run.js';
 import { AgentStepsText } from './agent-steps-text.js';
 import { bearer } from './bearer-auth.js';
+import { redactAnswers } from './redact-answers.js';
 import { jsonBody, parseBody } from './request-body.js';
 import { SERVE_DEFAULTS, type RouteContext, type ServeAppOptions } from './serve-options.js';
 
@@ -41,6 +42,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     return c.json(e.body(), e.status, e.headers);
   });
   app.notFound((c) => c.json(new HttpError(404, `no route ${c.req.method} ${c.req.path}`, 'invalid_request_error', 'not_found').body(), 404));
+  if (options.redactor) app.use('*', redactAnswers(options.redactor));
   if (options.guard) app.use('*', options.guard.middleware());
   if (options.token !== undefined) app.use('*', bearer(options.token));
   app.get('/v1/models', (c) => c.json({ object: 'list', data: options.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: 'qitos' })) }));

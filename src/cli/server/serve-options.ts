@@ -1,4 +1,4 @@
-import type { State } from '../../core/index.js';
+import type { Redactor, State } from '../../core/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { SkillManager } from '../../kit/skills/index.js';
 import type { LiveRuns } from './live-runs.js';
@@ -31,6 +31,8 @@ export interface ServeAppOptions {
    * other way checks neither unless given one.
    */
   guard?: LocalServerGuard;
+  /** Secrets (the token, API keys, expanded `${VAR}`s) that no answer may hold: every body passes through it. */
+  redactor?: Redactor;
 }
 
 /** How many connections a local server holds and how long a client may take to send a request. */

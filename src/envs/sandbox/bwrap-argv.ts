@@ -11,6 +11,11 @@ export interface SandboxLimits {
   fileSizeBytes: number;
   /** CPU time per process, seconds (RLIMIT_CPU). */
   cpuSeconds: number;
+  /**
+   * Memory a process may allocate, bytes (RLIMIT_DATA: its heap and private writable mappings). Not RLIMIT_AS:
+   * address space that runtimes only reserve (V8, WebAssembly guard regions) would count, and Node would not start.
+   */
+  memoryBytes: number;
 }
 
 /** What a bubblewrap sandbox lets one program see and do. */
@@ -77,6 +82,7 @@ export function limitArgv(limits: SandboxLimits, withProcesses: boolean): string
     ...(withProcesses ? [`--nproc=${limits.processes}`] : []),
     `--fsize=${limits.fileSizeBytes}`,
     `--cpu=${limits.cpuSeconds}`,
+    `--data=${limits.memoryBytes}`,
     '--',
   ];
 }

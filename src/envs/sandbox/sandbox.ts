@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { bwrapArgv, limitArgv, type SandboxLimits } from './bwrap-argv.js';
 import { probeBwrap, type BwrapProbe } from './bwrap-probe.js';
+import { hasPrlimit } from './prlimit-probe.js';
 
 /** `auto`: bubblewrap when it works here, else none (with a note); `bwrap`: bubblewrap or an error; `none`: no sandbox. */
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
@@ -13,7 +13,7 @@ export interface SandboxOptions {
   network?: boolean;
   /** More host folders commands may read (the system folders always are readable). */
   readOnly?: string[];
-  /** Kernel limits on each command (defaults: 512 processes, 1 GiB per file, 600 s of CPU per process). */
+  /** Kernel limits on each command (defaults: 512 processes, 1 GiB per file, 600 s of CPU and 2 GiB of memory per process). */
   limits?: Partial<SandboxLimits>;
   /** The bubblewrap program (default `bwrap`, looked up on PATH). */
   bwrap?: string;
@@ -25,7 +25,7 @@ export interface SandboxedCommand {
   args: string[];
 }
 
-export const DEFAULT_LIMITS: SandboxLimits = { processes: 512, fileSizeBytes: 1024 ** 3, cpuSeconds: 600 };
+export const DEFAULT_LIMITS: SandboxLimits = { processes: 512, fileSizeBytes: 1024 ** 3, cpuSeconds: 600, memoryBytes: 2 * 1024 ** 3 };
 
 /**
  * Turns a command line into one that runs inside a bubblewrap sandbox (see {@link bwrapArgv} for what the
@@ -49,10 +49,7 @@ export class Sandbox {
     if (!['auto', 'bwrap', 'none'].includes(this.mode)) throw new Error(`sandbox mode must be auto, bwrap or none, got ${JSON.stringify(options.mode)}`);
     this.network = options.network ?? false;
     this.readOnly = options.readOnly ?? [];
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    for (const [k, v] of Object.entries(this.limits)) {
-      if (!Number.isInteger(v) || v <= 0) throw new Error(`sandbox limit ${k} must be a positive integer, got ${v}`);
-    }
+    this.limits = checkedLimits(options.limits);
     this.bwrap = options.bwrap ?? 'bwrap';
   }
 
@@ -95,8 +92,17 @@ export class Sandbox {
   private probe(): { bwrap: BwrapProbe; prlimit: boolean } {
     this.probed ??= {
       bwrap: this.mode === 'none' ? { available: false, reason: 'the sandbox mode is "none"' } : probeBwrap(this.bwrap),
-      prlimit: !spawnSync('prlimit', ['--version'], { timeout: 5000 }).error,
+      prlimit: hasPrlimit(),
     };
     return this.probed;
   }
+}
+
+/** {@link DEFAULT_LIMITS} with `limits` over them, each checked to be a positive integer. */
+export function checkedLimits(limits: Partial<SandboxLimits> = {}): SandboxLimits {
+  const merged = { ...DEFAULT_LIMITS, ...limits };
+  for (const [k, v] of Object.entries(merged)) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`sandbox limit ${k} must be a positive integer, got ${v}`);
+  }
+  return merged;
 }

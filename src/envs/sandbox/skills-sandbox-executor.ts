@@ -2,8 +2,10 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type { ProcessResult } from '../../core/index.js';
 import { isInside } from '../path-jail.js';
-import { bwrapArgv } from './bwrap-argv.js';
+import { bwrapArgv, limitArgv, type SandboxLimits } from './bwrap-argv.js';
+import { checkedLimits } from './sandbox.js';
 import { findBwrap } from './bwrap-probe.js';
+import { hasPrlimit } from './prlimit-probe.js';
 import { runProcess } from './run-process.js';
 
 /** Options of a SkillsSandboxExecutor. Every field has a default. */
@@ -23,12 +25,25 @@ export interface SkillsSandboxOptions {
   shell?: string;
   /** More folders the sandbox may read (e.g. the prefix of an interpreter installed outside /usr). */
   readOnly?: string[];
+  /**
+   * Kernel limits on each script, the bash tool's (`DEFAULT_LIMITS`: 512 processes, 1 GiB per file, 600 s of CPU
+   * and 2 GiB of memory per process), applied with `prlimit`; give any of them to change it.
+   */
+  limits?: Partial<SandboxLimits>;
+  /**
+   * Run scripts as this user and group. The kernel does not apply the process limit to root, so a qitos running
+   * as root should name an unprivileged user (e.g. nobody, 65534) who can read the skill and write the workspace.
+   */
+  user?: { uid: number; gid: number };
 }
 
 /** How a script was isolated, and what isolation it lacked. */
 export interface SandboxInfo {
-  /** `bwrap` (own namespaces, no network, only the skill folder and workspace mounted), plus Node's permission model for Node scripts. */
-  layers: Array<'bwrap' | 'node-permission'>;
+  /**
+   * `bwrap` (own namespaces, no network, only the skill folder and workspace mounted), `limits` (kernel limits on
+   * processes, file size, CPU time and memory), plus Node's permission model for Node scripts.
+   */
+  layers: Array<'bwrap' | 'limits' | 'node-permission'>;
   /** Isolation that was not there, in words (empty when the full sandbox ran). */
   missing: string[];
 }
@@ -62,6 +77,7 @@ const DEFAULT_SCRIPTS = ['execute.mjs', 'execute.js', 'execute.cjs', 'execute.py
  *   workspace, LANG); cwd the workspace;
  * - Node scripts additionally under Node's permission model: reads only in the skill folder and the workspace,
  *   writes only in the workspace, no child processes, no worker threads, no native addons;
+ * - kernel limits per process (`limits`: processes, file size, CPU time, memory) when `prlimit` is here;
  * - 60 s timeout and a 10 MiB output cap, after which the whole process group is killed;
  * - the arguments go in as JSON on stdin; stdout comes back as JSON when it parses, else as text.
  * Without bubblewrap, Python and shell scripts are refused (there is no sandbox to run them in), and Node scripts
@@ -70,11 +86,14 @@ const DEFAULT_SCRIPTS = ['execute.mjs', 'execute.js', 'execute.cjs', 'execute.py
 export class SkillsSandboxExecutor {
   private readonly timeoutMs: number;
   private readonly maxOutputBytes: number;
+  private readonly limits: SandboxLimits;
   private bwrap: string | false | undefined;
+  private prlimit: boolean | undefined;
 
   constructor(private readonly options: SkillsSandboxOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxOutputBytes = options.maxOutputBytes ?? 10 * 1024 * 1024;
+    this.limits = checkedLimits(options.limits);
     this.bwrap = options.bwrap;
   }
 
@@ -108,16 +127,23 @@ export class SkillsSandboxExecutor {
       throw new Error(`cannot run ${relative(skillDir, script)}: ${kind === 'python' ? 'Python' : 'shell'} skill scripts run only inside the bubblewrap sandbox, and no working bwrap was found (install the Debian/Ubuntu package "bubblewrap")`);
     }
     const interpreter = await this.interpreter(kind);
-    const command = [...interpreter.argv, ...this.interpreterFlags(kind, skillDir, workspace), script];
+    const limited = (this.prlimit ??= hasPrlimit());
+    // Outside a user namespace RLIMIT_NPROC counts all of the user's processes, so the process limit needs bwrap.
+    const limits = limited ? ['prlimit', ...limitArgv(this.limits, Boolean(bwrap))] : [];
+    const command = [...limits, ...interpreter.argv, ...this.interpreterFlags(kind, skillDir, workspace), script];
     const env = { PATH: '/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8' };
     const argv = bwrap ? [bwrap, ...bwrapArgv({ readOnly: [skillDir, ...interpreter.binds, ...(this.options.readOnly ?? [])], writable: [workspace], cwd: workspace, env }), '--', ...command] : command;
     const sandbox: SandboxInfo = {
-      layers: [...(bwrap ? (['bwrap'] as const) : []), ...(kind === 'node' ? (['node-permission'] as const) : [])],
-      missing: bwrap ? [] : ['network isolation: bubblewrap is not available, so the script can open network connections', 'process namespaces (PID, IPC): bubblewrap is not available'],
+      layers: [...(bwrap ? (['bwrap'] as const) : []), ...(limited ? (['limits'] as const) : []), ...(kind === 'node' ? (['node-permission'] as const) : [])],
+      missing: [
+        ...(bwrap ? [] : ['network isolation: bubblewrap is not available, so the script can open network connections', 'process namespaces (PID, IPC): bubblewrap is not available']),
+        ...(limited ? [] : ['resource limits (memory, file size, processes, CPU time): prlimit (util-linux) is not available']),
+      ],
     };
     const stdin = JSON.stringify(request.args ?? {});
-    const r = await runProcess(argv[0]!, argv.slice(1), { cwd: workspace, env, stdin, timeoutMs: this.timeoutMs, maxOutputBytes: this.maxOutputBytes, signal: request.signal, label: relative(skillDir, script) });
-    return result(r, sandbox, relative(skillDir, script), this.timeoutMs, this.maxOutputBytes);
+    const user = this.options.user ? { uid: this.options.user.uid, gid: this.options.user.gid } : {};
+    const r = await runProcess(argv[0]!, argv.slice(1), { cwd: workspace, env, stdin, timeoutMs: this.timeoutMs, maxOutputBytes: this.maxOutputBytes, signal: request.signal, label: relative(skillDir, script), ...user });
+    return result(r, sandbox, relative(skillDir, script), this.timeoutMs, this.maxOutputBytes, limited ? this.limits : undefined);
   }
 
   /** The script's real path, checked: inside the skill's `scripts/` folder (links included), a known kind. */
@@ -162,7 +188,7 @@ export class SkillsSandboxExecutor {
 }
 
 /** Turns a process result into a script result with an explanation of any failure. */
-function result(r: ProcessResult, sandbox: SandboxInfo, script: string, timeoutMs: number, cap: number): SkillScriptResult {
+function result(r: ProcessResult, sandbox: SandboxInfo, script: string, timeoutMs: number, cap: number, limits?: SandboxLimits): SkillScriptResult {
   const stdout = r.stdout;
   const trimmed = stdout.trim();
   let output: unknown = stdout;
@@ -181,9 +207,19 @@ function result(r: ProcessResult, sandbox: SandboxInfo, script: string, timeoutM
     : r.truncated
       ? `was stopped: it printed more than ${cap} bytes (output limit)`
       : `failed (exit code ${r.exitCode ?? `signal ${r.signal}`})`;
-  const hint = sandboxHint(r.stderr);
+  const hint = (limits && limitHint(r, limits)) ?? sandboxHint(r.stderr);
   const tail = r.stderr.trim().split('\n').slice(-12).join('\n');
   return { ok, ...base, error: `script ${script} ${why}.${hint ? ` ${hint}` : ''}${tail ? `\nstderr:\n${tail}` : ''}` };
+}
+
+/** Which kernel limit stopped the script, read from its signal and error output. */
+function limitHint(r: ProcessResult, limits: SandboxLimits): string | undefined {
+  const mib = (n: number) => `${Math.round(n / 1024 ** 2)} MiB`;
+  if (r.signal === 'SIGXFSZ' || /File too large|EFBIG/.test(r.stderr)) return `It passed the file size limit (${mib(limits.fileSizeBytes)} per file).`;
+  if (r.signal === 'SIGXCPU') return `It passed the CPU time limit (${limits.cpuSeconds} s per process).`;
+  if (/MemoryError|Cannot allocate memory|ENOMEM|Array buffer allocation failed|heap out of memory|Out of memory/.test(r.stderr)) return `It passed the memory limit (${mib(limits.memoryBytes)} per process).`;
+  if (/Resource temporarily unavailable|EAGAIN|fork: retry/.test(r.stderr)) return `It passed the process limit (${limits.processes} processes).`;
+  return undefined;
 }
 
 /** What the sandbox refused, read from the script's error output. */

@@ -1,5 +1,5 @@
 import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, type AnyTool, type Policy, type State } from '../../core/index.js';
+import { errorMessage, type AnyTool, type Policy, type Redactor, type State } from '../../core/index.js';
 import type { ToolRegistry } from '../../engine/tool-registry.js';
 import { convertMcpTool } from './convert-mcp-tool.js';
 import { MCP_DEFAULT_SAMPLING_MAX_TOKENS, parseMcpConfig, type McpServerConfig } from './mcp-config.js';
@@ -11,7 +11,7 @@ import { samplingRequest, samplingResult } from './mcp-sampling.js';
 import { McpSession, type McpCallOptions, type McpSessionHooks } from './mcp-session.js';
 import { toolAllowed } from './mcp-tool-filter.js';
 import type { McpResourceRef } from './mcp-uri.js';
-import { expandServerConfig } from './mcp-vars.js';
+import { expandServerConfig, referencedVarValues } from './mcp-vars.js';
 import type { McpEvent, McpRunBinding, McpServers, McpServerState, McpServerStatus } from './mcp-servers.js';
 
 export type { McpEvent, McpRunBinding, McpServerState, McpServerStatus } from './mcp-servers.js';
@@ -20,6 +20,8 @@ export type { McpEvent, McpRunBinding, McpServerState, McpServerStatus } from '.
 export interface McpManagerOptions {
   /** Where `${VAR}` values come from, and PATH/HOME/LANG of stdio servers (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** The run's redactor: every `${VAR}` value a server's config expands is added to it before the server starts. */
+  redactor?: Redactor;
   /** What relative `cwd`s of stdio servers are relative to (default `process.cwd()`). */
   cwd?: string;
   /**
@@ -233,6 +235,7 @@ export class McpManager implements McpServers {
     const env = this.options.env ?? process.env;
     try {
       const cfg = expandServerConfig(e.name, e.cfg, env);
+      this.options.redactor?.add(...referencedVarValues(e.cfg, env));
       const session = await McpSession.open(e.label, cfg, this.hooks(e), { cwd: this.options.cwd ?? process.cwd(), env, signal: this.abort.signal });
       if (this.closed) return void (await session.close());
       e.session = session;

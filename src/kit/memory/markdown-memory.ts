@@ -5,6 +5,7 @@ import type { Memory, MemoryRecord } from '../../core/index.js';
 import { errorMessage } from '../../core/index.js';
 import { VectorMatrix, hashText } from '../../models/embedders/index.js';
 import { NOTES_TITLE, formatNote, parseNotes } from './markdown-notes.js';
+import { withFileLock } from './file-lock.js';
 import { recordText } from './record-text.js';
 
 /** Options of {@link markdownMemory}. */
@@ -32,7 +33,9 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
   let matrix = new VectorMatrix([], DIMS);
   /** The file is known to exist with its title (checked once per memory). */
   let titled = false;
-  // Appends of concurrent runs sharing the file are chained, so blocks never interleave.
+  // Writes of this memory are chained, and every write holds the file's lock (<path>.lock), so appends and
+  // evictions of other memories on the same file, in this process or another, never interleave or undo each other:
+  // an eviction rereads, rewrites and renames the file while no append can land in between.
   let writing: Promise<unknown> = Promise.resolve();
 
   const load = async () => {
@@ -44,7 +47,10 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
     matrix = new VectorMatrix(records.map((r) => hashText(`${r.role} ${r.content}`, DIMS)), DIMS);
   };
   const write = (fn: () => Promise<void>) => {
-    const next = writing.then(fn);
+    const next = writing.then(async () => {
+      await mkdir(dirname(options.path), { recursive: true });
+      await withFileLock(options.path, fn);
+    });
     writing = next.catch(() => undefined);
     return next;
   };
@@ -55,7 +61,6 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
       records.push(record);
       matrix.add(hashText(`${record.role} ${record.content}`, DIMS));
       return write(async () => {
-        await mkdir(dirname(options.path), { recursive: true });
         if (!titled) await createWithTitle(options.path);
         titled = true;
         await appendFile(options.path, formatNote(record));
@@ -73,16 +78,19 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
     },
     /** Keeps the newest `maxRecords` notes: the file is rewritten (atomically) without the older ones. */
     async evict() {
-      const over = Math.max(0, records.length - maxRecords);
-      if (!over) return 0;
+      let over = 0;
       await write(async () => {
+        // Counted on the file as it is now, under the lock: other memories may have appended to it.
         await load();
+        over = Math.max(0, records.length - maxRecords);
+        if (!over) return;
         const keep = records.slice(-maxRecords);
-        const tmp = `${options.path}.${process.pid}.tmp`;
+        const tmp = `${options.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
         await writeFile(tmp, `${NOTES_TITLE}\n\n` + keep.map(formatNote).join(''));
         await rename(tmp, options.path);
+        records = keep;
+        matrix = new VectorMatrix(records.map((r) => hashText(`${r.role} ${r.content}`, DIMS)), DIMS);
       });
-      await load();
       return over;
     },
     async reset() {

@@ -3,7 +3,8 @@ import type { MemoryRecord } from '../../core/index.js';
 /**
  * The notes file of {@link markdownMemory}: one `## role (step N)` heading per record, its content below, a blank
  * line after. Content lines that would read as a heading (or start with the escape) get a `\` in front, so any
- * text round-trips. A heading written by hand in another shape (`## Deployment`) starts a record whose role is
+ * text round-trips, carriage returns included (records are written with LF line ends, so a CR in the file is the
+ * content's own; a file saved with CRLF line ends, whose title or first line ends in CR, is read as CRLF). A heading written by hand in another shape (`## Deployment`) starts a record whose role is
  * the heading's text, at step 0; text before the first heading is a record of role `note`.
  */
 export const NOTES_TITLE = '# Agent memory';
@@ -32,7 +33,8 @@ export function parseNotes(text: string): MemoryRecord[] {
     const content = lines.join('\n');
     if (content.trim() || current.role !== 'note') records.push({ step: current.step, role: current.role, content });
   };
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  let lines = text.split('\n');
+  if (lines[0].endsWith('\r')) lines = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   // The file's final newline ends its last line; it does not start another.
   if (lines[lines.length - 1] === '') lines.pop();
   for (const raw of lines) {

@@ -172,6 +172,8 @@ function entryType(entry: yauzl.Entry): string | undefined {
   // Only Unix (3) and macOS (19) archivers put Unix mode bits in the high half.
   if ((madeBy !== 3 && madeBy !== 19) || mode === 0) return undefined;
   const kind = mode & S_IFMT;
+  // No type bits (Python's zipfile.writestr writes 0600 alone): a regular file, as every extractor reads it.
+  if (kind === 0) return undefined;
   if (kind in UNIX_TYPES) return UNIX_TYPES[kind];
   return `of an unknown file type (mode ${mode.toString(8)})`;
 }

@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bwrapArgv, findBwrap, runProcess } from '../../../src/envs/sandbox/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
+import { requires } from '../../helpers/requires.js';
 
 const BWRAP = findBwrap();
 
@@ -39,10 +40,7 @@ describe('bwrapArgv', () => {
   });
 });
 
-describe('a bwrap sandbox (real bubblewrap)', () => {
-  beforeAll(() => {
-    if (!BWRAP) throw new Error('these tests need bubblewrap: apt-get install bubblewrap (CI installs it in .ci/run)');
-  });
+describe.runIf(requires('bwrap'))('a bwrap sandbox (real bubblewrap)', () => {
   const run = (args: string[], command: string, env: Record<string, string> = {}) =>
     runProcess(BWRAP!, [...args, '--', '/bin/sh', '-c', command], { cwd: '/', env, timeoutMs: 20_000, maxOutputBytes: 1e6 });
 

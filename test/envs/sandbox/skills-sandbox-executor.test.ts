@@ -1,14 +1,15 @@
-import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../../src/index.js';
-import { SkillsSandboxExecutor, findBwrap, type SkillScriptResult } from '../../../src/envs/sandbox/index.js';
+import { SkillsSandboxExecutor, type SkillScriptResult } from '../../../src/envs/sandbox/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
+import { requires } from '../../helpers/requires.js';
 
-const BWRAP = findBwrap();
+const hasBwrap = requires('bwrap');
 const SECRET = 'hunter2-qitos-test-secret';
 
 /** A skill folder with the given scripts, a workspace, and things outside both an attacker would want. */
@@ -61,10 +62,7 @@ async function runScript(ex: SkillsSandboxExecutor, t: { skillDir: string; works
   return ex.run({ skillDir: t.skillDir, workspace: t.workspace, script: `scripts/${script}`, args });
 }
 
-describe('SkillsSandboxExecutor: the escape table', () => {
-  beforeAll(() => {
-    if (!BWRAP) throw new Error('these tests need bubblewrap: apt-get install bubblewrap (CI installs it in .ci/run)');
-  });
+describe.runIf(hasBwrap)('SkillsSandboxExecutor: the escape table', () => {
 
   describe('Node scripts (bubblewrap + Node permission model)', () => {
     async function attack(name: keyof ReturnType<typeof NODE_ATTACKS>) {
@@ -123,7 +121,7 @@ describe('SkillsSandboxExecutor: the escape table', () => {
       const { r, connected } = await attack('socket.mjs');
       expect(r.error).toMatch(/failed \(exit code 2\)\. The sandbox has no network\./);
       expect(connected).toBe(0);
-      expect(r.sandbox).toEqual({ layers: ['bwrap', 'node-permission'], missing: [] });
+      expect(r.sandbox).toEqual({ layers: ['bwrap', 'limits', 'node-permission'], missing: [] });
     });
   });
 
@@ -156,7 +154,7 @@ describe('SkillsSandboxExecutor: the escape table', () => {
       expect(r.stdout).not.toMatch(/root:|connected/);
       expect(connections - before).toBe(0);
       expect(existsSync(join(t.outside, 'pwned'))).toBe(false);
-      expect(r.sandbox.layers).toEqual(['bwrap']);
+      expect(r.sandbox.layers).toEqual(['bwrap', 'limits']);
     });
 
     it('a shell script sees only the system, the skill folder and the workspace, and writes only the workspace', async () => {
@@ -197,7 +195,7 @@ describe('SkillsSandboxExecutor: without bubblewrap', () => {
     const sock = await runScript(ex, t, 'socket.mjs');
     expect(sock.ok).toBe(true);
     expect(connections - before).toBe(1);
-    expect(sock.sandbox).toEqual({ layers: ['node-permission'], missing: [expect.stringMatching(/^network isolation: bubblewrap is not available/), expect.stringMatching(/^process namespaces/)] });
+    expect(sock.sandbox).toEqual({ layers: ['limits', 'node-permission'], missing: [expect.stringMatching(/^network isolation: bubblewrap is not available/), expect.stringMatching(/^process namespaces/)] });
   });
 
   it('Python and shell scripts are refused: there is no sandbox to run them in', async () => {
@@ -209,7 +207,7 @@ describe('SkillsSandboxExecutor: without bubblewrap', () => {
 });
 
 describe('SkillsSandboxExecutor: arguments, output and limits', () => {
-  it('passes JSON arguments on stdin and parses JSON output; other output stays text; the workspace is the cwd', async () => {
+  it.runIf(hasBwrap)('passes JSON arguments on stdin and parses JSON output; other output stays text; the workspace is the cwd', async () => {
     const t = await setup({
       'double.mjs': `import fs from 'node:fs'; const a = JSON.parse(fs.readFileSync(0, 'utf8')); console.log(JSON.stringify({ doubled: a.n * 2, cwd: process.cwd() }));`,
       'hello.py': `import json, sys; a = json.load(sys.stdin); print('hello ' + a['name'])`,
@@ -228,7 +226,7 @@ describe('SkillsSandboxExecutor: arguments, output and limits', () => {
     expect(r).toMatchObject({ ok: false, exitCode: 4, error: 'script scripts/fail.mjs failed (exit code 4).\nstderr:\nbad input: n is missing' });
   });
 
-  it('stops a script at its time limit and at its output cap', async () => {
+  it.runIf(hasBwrap)('stops a script at its time limit and at its output cap', async () => {
     const t = await setup({ 'hang.mjs': 'setInterval(() => {}, 1000);', 'spew.py': "import sys\nwhile True: sys.stdout.write('x' * 65536)" });
     const slow = await runScript(new SkillsSandboxExecutor({ timeoutMs: 1500 }), t, 'hang.mjs');
     expect(slow).toMatchObject({ ok: false, timedOut: true, error: 'script scripts/hang.mjs was stopped after 1.5 s (time limit).' });
@@ -262,5 +260,47 @@ describe('SkillsSandboxExecutor: arguments, output and limits', () => {
     await expect(run('scripts/nope.mjs')).rejects.toThrow('the skill has no script "scripts/nope.mjs"; its scripts: scripts/ok.mjs');
     await expect(ex.run({ skillDir: t.skillDir, workspace: t.workspace })).rejects.toThrow('this skill has no scripts/execute.* to run by default; name one of its scripts: scripts/ok.mjs');
     await expect(ex.run({ skillDir: t.skillDir, workspace: join(t.outside, 'nope'), script: 'scripts/ok.mjs' })).rejects.toThrow(`workspace ${join(t.outside, 'nope')} does not exist`);
+  });
+});
+
+describe.runIf(hasBwrap && requires('prlimit'))('SkillsSandboxExecutor: resource limits (the bash tool\'s, with prlimit)', () => {
+  it('a script that allocates 3 GiB fails at the memory limit (Python and Node)', async () => {
+    const t = await setup({ 'hog.py': 'b = bytearray(3 * 1024 ** 3)\nprint(len(b))', 'hog.mjs': 'const b = Buffer.alloc(3 * 1024 ** 3, 1); console.log(b.length);' });
+    const ex = new SkillsSandboxExecutor();
+    for (const script of ['hog.py', 'hog.mjs']) {
+      const r = await runScript(ex, t, script);
+      expect(r.ok, script).toBe(false);
+      expect(r.stdout, script).toBe('');
+      expect(r.error, script).toContain('It passed the memory limit (2048 MiB per process).');
+    }
+    expect((await runScript(ex, t, 'hog.py')).sandbox).toEqual({ layers: ['bwrap', 'limits'], missing: [] });
+  });
+
+  it('a file write over the cap fails; the cap is configurable', async () => {
+    const t = await setup({ 'big.py': 'with open("big.bin", "wb") as f:\n    f.write(b"x" * (3 * 1024 * 1024))\nprint("wrote")' });
+    const r = await runScript(new SkillsSandboxExecutor({ limits: { fileSizeBytes: 1024 * 1024 } }), t, 'big.py');
+    expect(r).toMatchObject({ ok: false, stdout: '' });
+    expect(r.error).toContain('It passed the file size limit (1 MiB per file).');
+    expect(statSync(join(t.workspace, 'big.bin')).size).toBeLessThanOrEqual(1024 * 1024);
+    expect(await runScript(new SkillsSandboxExecutor(), t, 'big.py')).toMatchObject({ ok: true, output: 'wrote\n' });
+  });
+
+  it('a fork bomb is capped at the process limit', async () => {
+    // The kernel never applies RLIMIT_NPROC to root: as root the scripts run as nobody, who must reach the folders.
+    const t = await setup({ 'bomb.sh': 'ok=0; fail=0; for i in $(seq 50); do if sleep 3 2>/dev/null & then ok=$((ok+1)); else fail=$((fail+1)); fi; done; echo "$ok $fail"; wait' });
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      for (const d of [dirname(t.skillDir), t.skillDir, join(t.skillDir, 'scripts')]) chmodSync(d, 0o755);
+      chownSync(t.workspace, 65534, 65534);
+    }
+    const ex = new SkillsSandboxExecutor({ limits: { processes: 20 }, ...(asRoot ? { user: { uid: 65534, gid: 65534 } } : {}) });
+    const r = await runScript(ex, t, 'bomb.sh');
+    const [ok] = r.stdout.trim().split(' ').map(Number);
+    expect(ok).toBeLessThan(20);
+    expect(r.stderr + (r.error ?? '')).toMatch(/Resource temporarily unavailable|fork|Cannot fork/i);
+  });
+
+  it('limits are checked: a limit that is not a positive integer is an error naming it', () => {
+    expect(() => new SkillsSandboxExecutor({ limits: { memoryBytes: 0 } })).toThrow('sandbox limit memoryBytes must be a positive integer, got 0');
   });
 });

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { formatNote, markdownMemory, parseNotes } from '../../../src/kit/memory/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
@@ -48,9 +50,39 @@ describe('markdownMemory', () => {
     for (const n of notes) expect(n.content).toMatch(/^line a (\d+)\nline b \1$/);
   });
 
+  it('two memories in two processes on one file, appending and evicting at once, lose no note', async () => {
+    const path = join(await tempDir(), 'memory.md');
+    const repo = resolve(__dirname, '../../..');
+    const writer = (name: string) =>
+      promisify(execFile)(process.execPath, ['--import', join(repo, 'node_modules/tsx/dist/loader.mjs'), join(repo, 'test/fixtures/memory-writer.ts'), path, name, '200', '150'], { timeout: 60_000 });
+    await Promise.all([writer('a'), writer('b')]);
+    const notes = parseNotes(await readFile(path, 'utf8'));
+    expect(notes).toHaveLength(150); // the last thing each writer did was an eviction
+    // Every eviction keeps the newest notes of the file as it is at that moment, so what each writer has left
+    // there is an unbroken run of its notes ending with its last one: a gap is an append an eviction undid.
+    for (const name of ['a', 'b']) {
+      const mine = notes.filter((n) => n.role === name).map((n) => Number(n.content.split(' ')[1]));
+      expect(mine, name).toEqual(Array.from({ length: mine.length }, (_, i) => 200 - mine.length + i));
+    }
+    for (const n of notes) expect(n.content).toBe(`${n.role} ${n.step}`);
+  }, 90_000);
+
+  it('carriage returns round-trip exactly through the file; a file saved with CRLF line ends is read as lines', async () => {
+    const path = join(await tempDir(), 'memory.md');
+    const ctx = memoryContext();
+    const m = markdownMemory({ path });
+    const content = 'line one\r\nline two\r\n\r\n# heading\r\nlast\r';
+    await m.append({ step: 1, role: 'note', content }, ctx);
+    const again = markdownMemory({ path });
+    await again.reset(ctx);
+    expect(await again.retrieve('line one', 1, ctx)).toMatchObject([{ content }]);
+    await writeFile(path, '# Agent memory\r\n\r\n## lesson (step 2)\r\nWritten on Windows.\r\nTwo lines.\r\n\r\n');
+    expect(parseNotes(await readFile(path, 'utf8'))).toEqual([{ step: 2, role: 'lesson', content: 'Written on Windows.\nTwo lines.' }]);
+  });
+
   it('property: any records written to the notes file parse back as the same records', () => {
     const role = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => /\S/.test(s) && s === s.replace(/\s+/g, ' ').trim() && !/ \(step \d+\)$/.test(s));
-    const content = fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('# h', '## lesson (step 3)', '\\x', '', '  ')), { minLength: 1, maxLength: 5 }).map((l) => l.join('\n').replace(/\r/g, ''));
+    const content = fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('# h', '## lesson (step 3)', '\\x', '', '  ', '\r', 'a\r', '\r\r# h\r')), { minLength: 1, maxLength: 5 }).map((l) => l.join('\n'));
     const record = fc.record({ step: fc.nat({ max: 999 }), role, content });
     fc.assert(
       fc.property(fc.array(record, { maxLength: 8 }), (recs) => {

@@ -8,6 +8,7 @@ import { jsonParser } from '../../../src/kit/parsers/index.js';
 import { readTrace } from '../../../src/trace/index.js';
 import { SkillsSandboxExecutor, loadSkills, skillScriptTool } from '../../../src/kit/skills/index.js';
 import { ModelPathAgent, tempDir } from '../../helpers/kernel-fixtures.js';
+import { requires } from '../../helpers/requires.js';
 import { skillMd } from '../../helpers/zip-writer.js';
 
 async function skillWithScripts() {
@@ -31,7 +32,7 @@ console.log(JSON.stringify({ column, sum, rows: rows.length }));`,
 }
 
 describe('run_skill_script tool', () => {
-  it('an agent runs a skill script on a workspace file; failures and refusals come back to the model as errors', async () => {
+  it.runIf(requires('bwrap'))('an agent runs a skill script on a workspace file; failures and refusals come back to the model as errors', async () => {
     const catalog = await skillWithScripts();
     const ws = await tempDir();
     writeFileSync(join(ws, 'sales.csv'), 'region,amount\nnorth,10\nsouth,32\n');
@@ -48,7 +49,7 @@ describe('run_skill_script tool', () => {
     expect(t.steps[0].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('script scripts/execute.mjs failed (exit code 1).\nstderr:\nno column price') });
     expect(t.steps[1].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('The sandbox refused reading outside the skill folder and the workspace (/etc/passwd)') });
     expect(t.steps[2].results[0]).toMatchObject({ status: 'success', output: '{\n  "column": "amount",\n  "sum": 42,\n  "rows": 2\n}' });
-    expect(t.steps[2].results[0].state).toMatchObject({ metadata: { skill: 'csv-stats', exitCode: 0, sandbox: { layers: ['bwrap', 'node-permission'], missing: [] } } });
+    expect(t.steps[2].results[0].state).toMatchObject({ metadata: { skill: 'csv-stats', exitCode: 0, sandbox: { layers: ['bwrap', 'limits', 'node-permission'], missing: [] } } });
     expect(readFileSync(join(ws, 'sum.txt'), 'utf8')).toBe('42');
     expect(JSON.stringify(model.requests[1].messages)).toContain('no column price');
   });

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
@@ -38,6 +38,24 @@ describe('extractSkillZip: real skills', () => {
     const { dest, ok } = await unpack(zip);
     expect(ok).toEqual({ skillDir: dest, files: 2, bytes: Buffer.byteLength(SKILL.data) + 1 });
     expect(Object.keys(fileTree(dest)).sort()).toEqual(['SKILL.md', 'notes/a.md']);
+  });
+});
+
+describe('extractSkillZip: ZIPs from other archivers', () => {
+  it('unpacks a ZIP from Python zipfile.writestr (mode 0600, no file-type bits) as regular files', async () => {
+    // Made by Python 3's zipfile (test/fixtures/skill-zips/README.md): every extractor reads "no type bits" as a file.
+    const { dest, ok, err } = await unpack(readFileSync(join(FIXTURES, '../skill-zips/python-writestr.zip')));
+    expect(err).toBeUndefined();
+    expect(ok).toMatchObject({ skillDir: join(dest, 'py-skill'), files: 2 });
+    expect(fileTree(join(dest, 'py-skill'))).toEqual({ 'SKILL.md': expect.stringContaining('name: py-skill'), 'scripts/hello.py': 'print("hello")\n' });
+  });
+
+  it('a Unix entry with permission bits only is a file; with a type bit set that no file system has, it is refused', async () => {
+    const plain = await unpack(makeZip([SKILL, { name: 'a.txt', data: 'A', mode: 0o600 }]));
+    expect(plain.err).toBeUndefined();
+    expect(readFileSync(join(plain.dest, 'a.txt'), 'utf8')).toBe('A');
+    const odd = await unpack(makeZip([SKILL, { name: 'b', data: 'B', mode: 0o170644 }]));
+    expect(odd.err?.message).toMatch(/entry "b" is of an unknown file type \(mode 170644\)/);
   });
 });
 
