@@ -34,3 +34,5 @@ export * from './to-model-messages.js';
 export * from './state-diff.js';
 export * from './base64-size.js';
 export * from './setting-differences.js';
+export * from './permission.js';
+export * from './permission-rules.js';

@@ -1,5 +1,5 @@
 import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Failure, Manifest, ModelTurn, Phase, SimpleDecision, State, StepRecord, StopReason, StopVerdict, Task, TaskInput } from '../core/index.js';
-import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, bugStack, classifyError, errorMessage, formatZodIssue, newActionId, newId, totalTokens } from '../core/index.js';
+import { AbortedError, BaseState, ParseError, QitosError, Task as TaskSchema, parsePermissionConfig, bugStack, classifyError, errorMessage, formatZodIssue, newActionId, newId, totalTokens } from '../core/index.js';
 import type { AgentContext, AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
 import { applyResults } from './apply-results.js';
@@ -31,6 +31,7 @@ export class Engine<S extends State = State> {
 
   constructor(readonly options: EngineOptions<S>) {
     this.agent = options.agent;
+    if (options.permission !== undefined) parsePermissionConfig(options.permission, 'EngineOptions.permission');
     this.executor = options.executor ?? new ActionExecutor(this.agent.tools, options.tools);
   }
 
@@ -201,6 +202,7 @@ export class Engine<S extends State = State> {
       callModel: s.callModel,
       childLink: s.childLink,
       onState: s.onToolState,
+      ...(s.permission ? { permit: s.permission.permit.bind(s.permission), judge: s.permission.judge.bind(s.permission) } : {}),
     };
     const results = await this.executor.run(actions, ctx);
     scratch.rec.results = results;
@@ -229,7 +231,8 @@ export class Engine<S extends State = State> {
     for (const p of s.policies) {
       if (!p.checkStop) continue;
       const v = await p.checkStop(policyContext(run, s, { decision, results }));
-      if (v) return v;
+      // `doom_loop: ask | allow` in the permission rules may let the run go on (docs/permissions.md).
+      if (v && !(v.reason === 'doom_loop' && (await s.permission?.continueDoomLoop(v.message)))) return v;
     }
     return this.checkBudgets(run, s);
   }

@@ -1,6 +1,7 @@
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Budget, CallModel, Env, HookEvent, Model, ModelNext, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
-import { QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
+import { PermissionRules, QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
 import type { EngineOptions } from './engine-options.js';
@@ -9,6 +10,7 @@ import { ModelInputBuilder } from './model-input.js';
 import type { RunServices, RunStart } from './run-context.js';
 import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './permission-gate.js';
 
 /** Where a run's events go besides hooks and the trace: an `Engine.stream` consumer. */
 export interface EventSink {
@@ -45,7 +47,8 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), traceOpts) : undefined;
+  const rules = options.permission === undefined ? undefined : new PermissionRules(options.permission, { home: options.home ?? homedir() });
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) }, traceOpts) : undefined;
   const hooks: HookBus = new HookBus(
     options.hooks ?? [],
     (event, err) => {
@@ -95,6 +98,16 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     callModel,
     memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), emit) : undefined,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
+    permission: rules && new PermissionGate({
+      runId,
+      rules,
+      approver: options.onApproval,
+      timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      root: () => workspaceRoot(env),
+      signal: controller.signal,
+      step: () => run.step,
+      emit: (e) => emit(e),
+    }),
     observed: hooks.active || sink !== undefined,
     emit,
     childLink: () => childLink(run, services),
