@@ -1,5 +1,5 @@
 import { formatZodIssue } from './format-zod-issue.js';
-import { DOOM_LOOP, PermissionConfig, type PermissionAction, type PermissionRule } from './permission.js';
+import { DOOM_LOOP, EXTERNAL_DIRECTORY, PermissionConfig, type PermissionAction, type PermissionRule } from './permission.js';
 
 const KEY = /^[A-Za-z0-9_*?-]+$/;
 const RANK: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -128,7 +128,9 @@ export class PermissionRules {
   private forKey(key: string): CompiledRule[] {
     let rules = this.byKey.get(key);
     if (!rules) {
-      rules = this.compiled.filter((r) => r.key.test(key));
+      // `*` and other wildcards stand for tools: the two special keys apply only where they are written out.
+      const special = key === EXTERNAL_DIRECTORY || key === DOOM_LOOP;
+      rules = this.compiled.filter((r) => (special ? r.rule.key === key : r.key.test(key)));
       // Bounded by the tool ids a run can name (a registry's), so the cache stays small.
       if (this.byKey.size < 1024) this.byKey.set(key, rules);
     }
