@@ -10,6 +10,8 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** Exit code a command sets when it finished but failed its check (e.g. replay decisions differ). */
   exitCode: number;
+  /** The terminal's input when there is one (`qitos run` asks permission questions there); absent in tests and pipes. */
+  tty?: NodeJS.ReadableStream;
 }
 
 /** The IO of the current process. */
@@ -20,6 +22,7 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     env: process.env,
     exitCode: 0,
+    ...(process.stdin.isTTY ? { tty: process.stdin } : {}),
   };
 }
 

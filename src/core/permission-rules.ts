@@ -1,4 +1,3 @@
-import { formatZodIssue } from './format-zod-issue.js';
 import { DOOM_LOOP, EXTERNAL_DIRECTORY, PermissionConfig, type PermissionAction, type PermissionRule } from './permission.js';
 
 const KEY = /^[A-Za-z0-9_*?-]+$/;
@@ -24,35 +23,44 @@ export function expandHome(pattern: string, home: string): string {
   return m ? home.replace(/\/+$/, '') + pattern.slice(m[0].length) : pattern;
 }
 
+/** A permission config that is not valid: `path` is the key (and pattern) at fault, `reason` what is wrong there. */
+export class PermissionConfigError extends Error {
+  constructor(
+    readonly path: string[],
+    readonly reason: string,
+    where: string,
+  ) {
+    super(`${[where, ...path.map((p, i) => (i === 1 ? JSON.stringify(p) : p))].filter(Boolean).join('.')}: ${reason}`);
+    this.name = 'PermissionConfigError';
+  }
+}
+
+const ACTIONS = 'expected "allow", "ask" or "deny"';
+
 /**
  * Validates a permission config (from YAML, JSON or code); the error names the key that is wrong, e.g.
- * `permission.bash."rm *": expected "allow" | "ask" | "deny"`.
+ * `permission.bash."rm *": expected "allow", "ask" or "deny", got "never"` (a {@link PermissionConfigError}).
  */
 export function parsePermissionConfig(value: unknown, where = 'permission'): PermissionConfig {
-  const parsed = PermissionConfig.safeParse(value);
-  if (!parsed.success) {
-    // The union hides the failing key: check key by key for a message that names it.
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [key, rule] of Object.entries(value)) {
-        if (typeof rule === 'string') {
-          if (!['allow', 'ask', 'deny'].includes(rule)) throw new Error(`${where}.${key}: expected "allow", "ask" or "deny", got ${JSON.stringify(rule)}`);
-        } else if (rule && typeof rule === 'object' && !Array.isArray(rule)) {
-          for (const [pattern, action] of Object.entries(rule)) {
-            if (!pattern) throw new Error(`${where}.${key}: a pattern may not be empty`);
-            if (typeof action !== 'string' || !['allow', 'ask', 'deny'].includes(action)) throw new Error(`${where}.${key}.${JSON.stringify(pattern)}: expected "allow", "ask" or "deny", got ${JSON.stringify(action)}`);
-          }
-        } else throw new Error(`${where}.${key}: expected "allow", "ask", "deny" or an object of patterns, got ${JSON.stringify(rule)}`);
+  const isAction = (v: unknown) => v === 'allow' || v === 'ask' || v === 'deny';
+  if (typeof value === 'string' || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    if (isAction(value)) return value as PermissionConfig;
+    throw new PermissionConfigError([], `${ACTIONS} or an object of rules by tool id, got ${JSON.stringify(value)}`, where);
+  }
+  for (const [key, rule] of Object.entries(value)) {
+    if (!KEY.test(key)) throw new PermissionConfigError([key], 'a key is a tool id (wildcards * and ? allowed), "external_directory" or "doom_loop"', where);
+    if (typeof rule === 'string') {
+      if (!isAction(rule)) throw new PermissionConfigError([key], `${ACTIONS}, got ${JSON.stringify(rule)}`, where);
+    } else if (rule && typeof rule === 'object' && !Array.isArray(rule)) {
+      if (key === DOOM_LOOP) throw new PermissionConfigError([key], `${ACTIONS} (it has no patterns)`, where);
+      for (const [pattern, action] of Object.entries(rule)) {
+        if (!pattern) throw new PermissionConfigError([key, pattern], 'a pattern may not be empty', where);
+        if (!isAction(action)) throw new PermissionConfigError([key, pattern], `${ACTIONS}, got ${JSON.stringify(action)}`, where);
       }
-    }
-    throw new Error(formatZodIssue(parsed.error.issues[0], where));
+    } else throw new PermissionConfigError([key], `${ACTIONS} or an object of patterns, got ${JSON.stringify(rule)}`, where);
   }
-  if (typeof parsed.data === 'object') {
-    for (const [key, rule] of Object.entries(parsed.data)) {
-      if (!KEY.test(key)) throw new Error(`${where}.${key}: a key is a tool id (wildcards * and ? allowed), "external_directory" or "doom_loop"`);
-      if (key === DOOM_LOOP && typeof rule !== 'string') throw new Error(`${where}.${DOOM_LOOP}: expected "allow", "ask" or "deny" (it has no patterns)`);
-    }
-  }
-  return parsed.data;
+  // The checks above cover the schema; parsing once more keeps the schema the source of truth for the type.
+  return PermissionConfig.parse(value);
 }
 
 /** A compiled rule: the flat rule and its matchers; `absolute` patterns match a path's absolute form. */

@@ -105,10 +105,11 @@ describe('permission config validation', () => {
   it('names the key and the pattern that are wrong', () => {
     expect(() => parsePermissionConfig({ bash: { 'rm *': 'never' } })).toThrow('permission.bash."rm *": expected "allow", "ask" or "deny", got "never"');
     expect(() => parsePermissionConfig({ edit: 'yes' })).toThrow('permission.edit: expected "allow", "ask" or "deny", got "yes"');
-    expect(() => parsePermissionConfig({ edit: ['a'] })).toThrow('permission.edit: expected "allow", "ask", "deny" or an object of patterns');
+    expect(() => parsePermissionConfig({ edit: ['a'] })).toThrow('permission.edit: expected "allow", "ask" or "deny" or an object of patterns, got ["a"]');
     expect(() => parsePermissionConfig({ 'bad key!': 'ask' })).toThrow('permission.bad key!: a key is a tool id');
     expect(() => parsePermissionConfig({ doom_loop: { x: 'ask' } })).toThrow('permission.doom_loop: expected "allow", "ask" or "deny" (it has no patterns)');
-    expect(() => parsePermissionConfig(3)).toThrow(/permission/);
+    expect(() => parsePermissionConfig(3)).toThrow('permission: expected "allow", "ask" or "deny" or an object of rules by tool id, got 3');
+    expect(() => parsePermissionConfig({ read: { '': 'deny' } })).toThrow('permission.read."": a pattern may not be empty');
     expect(parsePermissionConfig({ bash: { 'git *': 'allow', '*': 'ask' }, external_directory: 'deny', doom_loop: 'ask' })).toBeTruthy();
   });
 });

@@ -8,6 +8,8 @@ export interface RunFlags extends ConfigFlags {
   arg: Record<string, string>;
   export?: string;
   json?: boolean;
+  /** Approve every permission ask (deny rules still refuse). */
+  auto?: boolean;
 }
 
 /** What replay and fork may take from a trace instead of the recording (docs/security.md). */
@@ -56,6 +58,8 @@ export interface BenchSettingsFlags {
   maxSteps?: number;
   /** `--set key=value`s (see ConfigFlags.set). */
   set?: string[];
+  /** Approve every permission ask; without it a bench run refuses them (no one is there to answer). */
+  auto?: boolean;
 }
 
 /** The flags of `qitos bench run`. */

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_HOME, FIXTURES, QITOS_BIN, qitos, tempDir } from '../helpers/cli-harness.js';
+
+const FILE_AGENT = join(FIXTURES, 'agents/file-agent.ts');
+const SCRIPT = `scripted:${join(FIXTURES, 'scripts/read-file.json')}`;
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+  await mkdir(join(dir, 'ws'));
+  await writeFile(join(dir, 'ws', 'notes.txt'), 'alpha\nbeta\ngamma\n');
+});
+afterEach(() => cleanup());
+
+async function steps(traceDir: string): Promise<any[]> {
+  return (await readFile(join(traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+}
+
+const run = (extra: string[]) => qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '--workspace', 'ws', '--json', ...extra], dir);
+
+describe('qitos run with permission rules', () => {
+  it('qitos.yaml permission: read runs, bash asks, and with no terminal the ask is refused by default', async () => {
+    await writeFile(join(dir, 'qitos.yaml'), 'permission:\n  read: allow\n  bash:\n    "*": ask\n');
+    const r = await run(['--config', 'qitos.yaml']);
+    expect(r.code, r.err).toBe(0);
+    const s = await steps(JSON.parse(r.out).traceDir);
+    expect(s[0].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'rule', rule: { key: 'read', pattern: '*' } });
+    expect(s[1].results[0]).toMatchObject({ status: 'error', permission: { outcome: 'deny', decidedBy: 'default', subjects: ['wc -l < notes.txt'] } });
+    expect(s[1].results[0].error).toMatch(/needed approval \(rule bash "\*": ask\) and was refused: no one could answer here/);
+    const m = JSON.parse(await readFile(join(JSON.parse(r.out).traceDir, 'manifest.json'), 'utf8'));
+    expect(m.config.permission).toEqual({ read: 'allow', bash: { '*': 'ask' } });
+    expect(m.permission).toEqual([{ key: 'read', pattern: '*', action: 'allow' }, { key: 'bash', pattern: '*', action: 'ask' }]);
+  });
+
+  it('--auto approves what would ask; a deny rule still refuses', async () => {
+    const ok = await run(['--set', 'permission={"bash":"ask"}', '--auto']);
+    expect(ok.code, ok.err).toBe(0);
+    expect((await steps(JSON.parse(ok.out).traceDir))[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'auto', outcome: 'allow' } });
+    const no = await run(['--set', 'permission={"bash":{"*":"ask","wc *":"deny"}}', '--auto']);
+    expect((await steps(JSON.parse(no.out).traceDir))[1].results[0]).toMatchObject({ status: 'error', permission: { decidedBy: 'rule', outcome: 'deny' } });
+  });
+
+  it('--permission <file> replaces the config\'s rules; a bad rule is named with its file and key', async () => {
+    await writeFile(join(dir, 'qitos.yaml'), 'permission:\n  "*": deny\n');
+    await writeFile(join(dir, 'rules.yaml'), 'read: deny\nbash: allow\n');
+    const r = await run(['--config', 'qitos.yaml', '--permission', 'rules.yaml']);
+    const s = await steps(JSON.parse(r.out).traceDir);
+    expect(s[0].results[0].permission).toMatchObject({ outcome: 'deny', rule: { key: 'read' } });
+    expect(s[1].results[0].status).toBe('success');
+    await writeFile(join(dir, 'bad.json'), '{"permission": {"bash": {"rm *": "never"}}}');
+    const bad = await run(['--permission', 'bad.json']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('bad.json: permission.bash."rm *": expected "allow", "ask" or "deny", got "never"');
+    await writeFile(join(dir, 'qitos.yaml'), 'model:\n  id: openai:x\npermission:\n  bash:\n    "git *": maybe\n');
+    const inFile = await run(['--config', 'qitos.yaml']);
+    expect(inFile.err).toContain('qitos.yaml:5: permission.bash.git *: expected "allow", "ask" or "deny", got "maybe"');
+  });
+});
+
+/** Runs `qitos run` under a pseudo-terminal (util-linux `script`), answering each permission prompt with the next line of `answers`. */
+function runOnTerminal(args: string[], answers: string[]): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, QITOS_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, TERM: 'dumb' } });
+  let output = '';
+  let prompts = 0;
+  const pending = [...answers];
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+    // Answer each prompt once it shows (a reject asks a second question for its message).
+    const seen = (output.match(/\[r\]eject|message for the agent/g) ?? []).length;
+    while (prompts < seen && pending.length) {
+      prompts++;
+      child.stdin.write(pending.shift() + '\n');
+    }
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
+
+describe('qitos run on a terminal', () => {
+  it('prompts for an ask: reject with a message the model sees', async () => {
+    const r = await runOnTerminal(['run', FILE_AGENT, '-t', 'count', '-m', SCRIPT, '--workspace', 'ws', '--set', 'permission={"bash":"ask"}', '--trace-dir', 'traces'], ['r', 'use read instead']);
+    expect(r.output).toContain('? permission (rule bash "*": ask): bash wc -l < notes.txt');
+    expect(r.code, r.output).toBe(0);
+    const run = (await readFile(join(dir, 'traces', readdirSync(join(dir, 'traces'))[0], 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(run[1].results[0]).toMatchObject({ status: 'error', permission: { decidedBy: 'user', approver: 'tty', outcome: 'deny', message: 'use read instead' } });
+    expect(run[1].results[0].error).toContain('Message: use read instead');
+  }, 60_000);
+
+  it('prompts for an ask: once runs the call', async () => {
+    const r = await runOnTerminal(['run', FILE_AGENT, '-t', 'count', '-m', SCRIPT, '--workspace', 'ws', '--set', 'permission={"bash":"ask"}', '--trace-dir', 'traces'], ['o']);
+    expect(r.code, r.output).toBe(0);
+    const run = (await readFile(join(dir, 'traces', readdirSync(join(dir, 'traces'))[0], 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(run[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'user', approver: 'tty', outcome: 'allow' } });
+  }, 60_000);
+});
