@@ -1,6 +1,7 @@
 import { basename, extname, resolve } from 'node:path';
 import type { State } from '../core/index.js';
 import type { Engine } from '../engine/engine.js';
+import type { ApprovalQueue } from '../engine/approval-queue.js';
 import { ReActAgent } from '../kit/agents/index.js';
 import type { McpManager } from '../kit/mcp/mcp-manager.js';
 import { calculateTool, datetimeTool } from '../kit/tools/index.js';
@@ -20,13 +21,13 @@ export async function servedAgentClass(io: CliIO, agent: string, exportName: str
 }
 
 /** The agent on the config's model as `name`, and on each of `extraModels` as `<name>@<provider:model>`. */
-export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string, config: QitosConfig, extraModels: string[], mcp: McpManager | undefined): Promise<ServedAgent[]> {
+export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string, config: QitosConfig, extraModels: string[], mcp: McpManager | undefined, approvals?: ApprovalQueue): Promise<ServedAgent[]> {
   // The server's runs are this machine's: signed, so `qitos replay` of them needs no flag.
   const signingKey = await loadTraceKey(io.env, { create: true });
-  const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey) }];
+  const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey, approvals) }];
   for (const id of extraModels) {
     const model = await resolveModel({ id }, io.cwd, io.env);
-    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, { ...config, model: { ...config.model, id } }, model, io, mcp, signingKey) });
+    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, { ...config, model: { ...config.model, id } }, model, io, mcp, signingKey, approvals) });
   }
   return agents;
 }
@@ -37,10 +38,10 @@ export function traceRoot(io: CliIO, config: QitosConfig): string {
 }
 
 /** One agent and its engine; the server handles stop signals itself, so the engine does not. */
-async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined): Promise<Engine<State>> {
+async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined, approvals: ApprovalQueue | undefined): Promise<Engine<State>> {
   const agent = buildAgent(loaded, config, model);
   if (!agent.model) throw new CliError(`the agent has no model: give --model <provider:model> (or model.id in the config)`);
-  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, ...(mcp ? { mcp } : {}) });
+  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, ...(mcp ? { mcp } : {}), ...(approvals ? { onApproval: approvals.approver } : {}) });
 }
 
 /** The built-in ReActAgent with the side-effect-free tools (calculate, datetime); skills and MCP tools join from the config. */

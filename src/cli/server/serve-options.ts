@@ -2,6 +2,7 @@ import type { State } from '../../core/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { SkillManager } from '../../kit/skills/index.js';
 import type { LiveRuns } from './live-runs.js';
+import type { ApprovalQueue } from '../../engine/approval-queue.js';
 
 /** One agent the server offers: `id` is what a request's `model` names (and GET /v1/models lists). */
 export interface ServedAgent {
@@ -25,6 +26,10 @@ export interface ServeAppOptions {
   traceDir: string;
   /** The skills root the skills API manages; without it those routes answer 404. */
   skills?: SkillManager;
+  /** The served engines' approver (`onApproval`): their permission asks wait here for /v1/runs/:id/approvals. */
+  approvals?: ApprovalQueue;
+  /** How often a streamed completion whose run waits for an approval sends a keep-alive comment (default 15 000 ms). */
+  heartbeatMs?: number;
 }
 
 /** What the route files share. */
