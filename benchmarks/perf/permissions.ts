@@ -3,7 +3,7 @@
  * the rules alone (`PermissionRules.evaluate` on a prepared subject), the gate's whole decision before a tool runs
  * (`PermissionGate.judge`: the tool's main input, the command split into segments or the path placed against the
  * workspace, the external-directory check, the rules), and one tool call through the ActionExecutor with and without
- * rules (what a run pays per call). Rule sets: a repository's safe default (12 rules) and a large one (400 rules).
+ * rules (what a run pays per call). Rule sets: a repository's safe default (13 rules) and a large one (423 rules).
  * Run: npm run bench:permissions [-- --calls 200000 --no-write] ; writes docs/performance.md `## Permissions`.
  */
 import { z } from 'zod';
@@ -31,7 +31,7 @@ const REPO: PermissionConfig = {
   external_directory: 'deny',
 };
 
-/** 400 rules: 40 tools x 10 patterns, then the repository set (so the hot keys are matched last-to-first through all of them). */
+/** 423 rules: 40 tools x 10 patterns, 10 wildcard keys, then the repository set (so the hot keys are matched last-to-first through all of them). */
 function large(): PermissionConfig {
   const out: Record<string, Record<string, 'allow' | 'ask' | 'deny'> | 'allow' | 'ask' | 'deny'> = {};
   for (let t = 0; t < 40; t++) out[`tool_${t}`] = Object.fromEntries(Array.from({ length: 10 }, (_, p) => [`cmd${p} --flag-${t} *`, (['allow', 'ask', 'deny'] as const)[(t + p) % 3]]));
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const paths = ['src/engine/engine.ts', '../outside/secret.txt', 'README.md'];
   for (const [name, config] of [['repository default', REPO], ['large', large()]] as const) {
     const rules = new PermissionRules(config, { home: '/home/user' });
-    const gate = new PermissionGate({ runId: 'bench', rules, approver: undefined, timeoutMs: 1000, root: () => '/work/repo', signal: new AbortController().signal, step: () => 1, emit: () => undefined });
+    const gate = new PermissionGate({ runId: 'bench', rules, approver: undefined, timeoutMs: 1000, root: () => '/work/repo', signal: new AbortController().signal, step: () => 1, emit: () => undefined, tool: () => undefined });
     const subject = [{ text: 'git status --short' }];
     const e = time(`${name} (${rules.rules.length} rules): evaluate`, CALLS, () => rules.evaluate('bash', subject));
     const jb = time(`${name}: judge a bash call (segments + rules)`, CALLS, (i) => gate.judge({ id: 'c', name: 'bash', args: {} }, bash, { command: commands[i % 3] }));
@@ -67,9 +67,9 @@ async function main(): Promise<void> {
   // One tool call through the executor, with and without rules (the allow path: no one is asked).
   const noop = defineTool({ id: 'noop', description: '', parameters: z.object({ n: z.number() }), permission: (a) => ({ kind: 'text', value: String(a.n) }), execute: () => 'ok' });
   const executor = new ActionExecutor(new ToolRegistry([noop]));
-  const gate = new PermissionGate({ runId: 'bench', rules: new PermissionRules(REPO), approver: undefined, timeoutMs: 1000, root: () => undefined, signal: new AbortController().signal, step: () => 1, emit: () => undefined });
+  const gate = new PermissionGate({ runId: 'bench', rules: new PermissionRules(REPO), approver: undefined, timeoutMs: 1000, root: () => undefined, signal: new AbortController().signal, step: () => 1, emit: () => undefined, tool: () => undefined });
   const base: ActContext = { runId: 'bench', traceDir: null, step: 1, env: { name: 'none', ops: (() => undefined) as never }, state: {}, signal: new AbortController().signal, services: {}, depth: 0, callModel: () => Promise.reject(new Error('none')), childLink: () => ({ runId: 'bench', path: null, kind: 'subtask' }), onState: () => undefined };
-  const withRules: ActContext = { ...base, permit: (a, t, x) => gate.permit(a, t, x), judge: (a, t, x) => gate.judge(a, t, x) };
+  const withRules: ActContext = { ...base, ...gate.actHooks() };
   const actions: Action[] = Array.from({ length: 64 }, (_, i) => ({ ...decide.call('noop', { n: i }).actions[0], id: `c${i}` }));
   const N = Math.max(1, Math.floor(CALLS / 10));
   const measureCall = async (ctx: ActContext) => {

@@ -202,7 +202,7 @@ export class Engine<S extends State = State> {
       callModel: s.callModel,
       childLink: s.childLink,
       onState: s.onToolState,
-      ...(s.permission ? { permit: s.permission.permit.bind(s.permission), judge: s.permission.judge.bind(s.permission) } : {}),
+      ...s.permission?.actHooks(),
     };
     const results = await this.executor.run(actions, ctx);
     scratch.rec.results = results;

@@ -1,5 +1,5 @@
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
-import type { Action, AnyTool, ApprovalReply, ApprovalRequest, Approver, FileOps, HookEvent, MatchSubject, PermissionAction, PermissionRecord, PermissionRule, PermissionSubject } from '../core/index.js';
+import type { ActContext, Action, AnyTool, ApprovalReply, ApprovalRequest, Approver, FileOps, HookEvent, MatchSubject, PermissionAction, PermissionRecord, PermissionRule, PermissionSubject } from '../core/index.js';
 import { ApprovalReply as ApprovalReplySchema, DOOM_LOOP, EXTERNAL_DIRECTORY, PermissionRules, commandSegments, errorMessage, newId } from '../core/index.js';
 
 /** Default wait for an answer to an ask (5 minutes); then the call is refused. */
@@ -18,6 +18,8 @@ export interface PermissionGateOptions {
   signal: AbortSignal;
   step(): number;
   emit(event: HookEvent): void | Promise<void>;
+  /** The run's tools by id (for `judge` of a call the executor did not resolve: a replay's). */
+  tool(name: string): AnyTool | undefined;
 }
 
 /** What the rules say about a call, and what they were matched against. */
@@ -66,6 +68,11 @@ export class PermissionGate {
       if (RANK[ext.action] > RANK[own.action]) return { key: EXTERNAL_DIRECTORY, subjects: external.map((e) => e.text), ...ext };
     }
     return { key, subjects, ...own };
+  }
+
+  /** What the ACT phase's context gets: `permit` for the executor, `judge` for a replay's comparison. */
+  actHooks(): Pick<ActContext, 'permit' | 'judge'> {
+    return { permit: (action, tool, args) => this.permit(action, tool, args), judge: (action) => this.judge(action, this.o.tool(action.name), action.args) };
   }
 
   /** Decides a tool call: by rule, by an earlier "always", or by asking. */
@@ -118,7 +125,7 @@ export class PermissionGate {
     if (outcome !== 'reply') record = { ...base, outcome: 'deny', decidedBy: outcome, ...(reply?.message ? { message: reply.message } : {}) };
     else {
       const by = reply!.by ?? 'onApproval';
-      record = { ...base, outcome: reply!.decision === 'reject' ? 'deny' : 'allow', decidedBy: by === 'auto' ? 'auto' : 'user', approver: by, ...(reply!.message ? { message: reply!.message } : {}) };
+      record = { ...base, outcome: reply!.decision === 'reject' ? 'deny' : 'allow', decidedBy: by === 'auto' ? 'auto' : by === 'replay' ? 'replay' : 'user', approver: by, ...(reply!.message ? { message: reply!.message } : {}) };
       if (reply!.decision === 'always') for (const subject of j.subjects.length ? j.subjects : ['']) this.grants.push({ key: j.key, subject });
     }
     void this.o.emit({ type: 'approval', step: request.step, status: 'answered', request, reply: reply ?? { decision: 'reject', by: outcome === 'reply' ? 'onApproval' : outcome } });

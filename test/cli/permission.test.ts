@@ -98,3 +98,32 @@ describe('qitos run on a terminal', () => {
     expect(run[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'user', approver: 'tty', outcome: 'allow' } });
   }, 60_000);
 });
+
+describe('qitos replay of a run with permission decisions', () => {
+  it('serves the recorded decisions and matches; under changed rules it reports drift', async () => {
+    const rec = await run(['--set', 'permission={"read":"allow","bash":"ask"}', '--auto']);
+    expect(rec.code, rec.err).toBe(0);
+    const traceDir = JSON.parse(rec.out).traceDir;
+    const same = await qitos(['replay', traceDir, '--json'], dir);
+    expect(same.code, same.err + same.out).toBe(0);
+    expect(JSON.parse(same.out)).toMatchObject({ matched: true, drifts: [] });
+    // live tools: the ask happens again and the recorded answer is served, no one is asked
+    const live = await qitos(['replay', traceDir, '--live-tools', '--json'], dir);
+    expect(live.code, live.err + live.out).toBe(0);
+    const liveSteps = await steps(JSON.parse(live.out).replay.traceDir);
+    expect(liveSteps[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'replay', approver: 'replay', outcome: 'allow' } });
+    // a changed rule set: drift, and the replay stops where a call is judged otherwise (unless --allow-drift)
+    await writeFile(join(dir, 'stricter.yaml'), 'read: allow\nbash:\n  "*": ask\n  "wc *": deny\n');
+    const changed = await qitos(['replay', traceDir, '--permission', 'stricter.yaml', '--json'], dir);
+    expect(changed.code).not.toBe(0);
+    const out = JSON.parse(changed.out);
+    expect(out.drifts.map((d: { step: number; parts: string[] }) => [d.step, d.parts])).toEqual([[0, ['permission']], [2, ['permission']]]);
+    expect(out.drifts[0].message).toBe('the permission rules differ from the recorded run\'s: + bash "wc *": deny');
+    expect(out.drifts[1].message).toBe('replay drift at step 2: call 1 (bash) was ask (rule bash "*") when recorded; the current rules say deny (rule bash "wc *")');
+    const allowed = await qitos(['replay', traceDir, '--permission', 'stricter.yaml', '--allow-drift', '--json'], dir);
+    expect(JSON.parse(allowed.out)).toMatchObject({ matched: true });
+    expect(JSON.parse(allowed.out).drifts).toHaveLength(2);
+    const text = await qitos(['replay', traceDir, '--permission', 'stricter.yaml', '--allow-drift'], dir);
+    expect(text.out).toContain('drift: the permission rules differ from the recorded run\'s: + bash "wc *": deny');
+  }, 60_000);
+});

@@ -36,6 +36,8 @@ export interface ReplayFlags extends RecordedRunFlags {
   tools?: string;
   workspace?: string;
   allowDrift?: boolean;
+  /** Permission rules to replay under instead of the recorded config's. */
+  permission?: string;
   traceDir?: string;
   json?: boolean;
   quiet?: boolean;
