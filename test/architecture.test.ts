@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(__dirname, '../src');
@@ -70,6 +71,26 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/** Longest function (declaration, method, accessor, constructor, arrow or expression) a file in src/engine may hold, in lines. */
+const MAX_ENGINE_FUNCTION_LINES = 80;
+
+/** The functions of a TypeScript source longer than `max` lines, as `name (n lines, line l)`. */
+function longFunctions(fileName: string, text: string, max: number): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
+      const name = node.name && ts.isIdentifier(node.name) ? node.name.text : ts.isConstructorDeclaration(node) ? 'constructor' : '(anonymous)';
+      if (last - first + 1 > max) out.push(`${name} (${last - first + 1} lines, line ${first})`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
 describe('architecture', () => {
   const all = files(SRC).filter((f) => relative(SRC, f).includes('/'));
 
@@ -111,6 +132,17 @@ describe('architecture', () => {
   it('the cycle finder finds a cycle where there is one (so the test above can fail)', () => {
     const g = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']], ['e', ['a']]]);
     expect(cycles(g)).toEqual([['a', 'b', 'c'], ['d']]);
+  });
+
+  it(`every function in src/engine is at most ${MAX_ENGINE_FUNCTION_LINES} lines (a phase's detail goes into a function of its own)`, () => {
+    const long = all.filter((f) => layerOf(f) === 'engine').flatMap((f) => longFunctions(f, readFileSync(f, 'utf8'), MAX_ENGINE_FUNCTION_LINES).map((l) => `${relative(SRC, f)}: ${l}`));
+    expect(long).toEqual([]);
+  });
+
+  it('the function-length count sees methods, arrows and nested functions (so the test above can fail)', () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `  x(${i});`).join('\n');
+    const text = `class A {\n  m() {\n${body(4)}\n  }\n}\nconst f = () => {\n${body(2)}\n};\nfunction g() {\n  function h() {\n${body(5)}\n  }\n}\n`;
+    expect(longFunctions('a.ts', text, 5)).toEqual(['m (6 lines, line 2)', 'g (9 lines, line 13)', 'h (7 lines, line 14)']);
   });
 
   it('knows every layer it finds', () => {

@@ -20,6 +20,8 @@ export interface ConfigFlags {
   permission?: string;
   /** `--set key=value` (repeatable): dotted config paths, applied over the file and the other flags. `model=<id>` is `--model <id>`. */
   set?: string[];
+  /** `--mcp <file.yaml>`: the MCP servers of another config file join this run's (a server of the same name is replaced). */
+  mcp?: string;
 }
 
 /**
@@ -31,6 +33,11 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   let config: QitosConfig = base;
   const sets = (flags.set ?? []).map(parseSetting);
   if (flags.config) config = mergeConfig(config, await loadConfigFile(flags.config, cwd));
+  if (flags.mcp) {
+    const servers = (await loadConfigFile(flags.mcp, cwd)).mcp;
+    if (!servers || Object.keys(servers).length === 0) throw new CliError(`--mcp ${flags.mcp}: the file has no MCP servers (write them under an mcp: section, as in qitos.yaml)`);
+    config = { ...config, mcp: { ...config.mcp, ...servers } };
+  }
   if (flags.model) config = withModel(config, flags.model);
   if (flags.traceDir) config = mergeConfig(config, { trace: { dir: flags.traceDir } });
   if (flags.maxSteps !== undefined) config = mergeConfig(config, { engine: { maxSteps: flags.maxSteps } });
@@ -60,7 +67,7 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
 }
 
 /** The config with another model id; another provider's options are dropped, sampling params stay. */
-function withModel(config: QitosConfig, id: string): QitosConfig {
+export function withModel(config: QitosConfig, id: string): QitosConfig {
   const sameProvider = config.model && provider(config.model.id) === provider(id);
   const out: QitosConfig = { ...config, model: { ...(sameProvider ? config.model : { params: config.model?.params }), id } };
   if (out.model && out.model.params === undefined) delete out.model.params;

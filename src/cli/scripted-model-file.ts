@@ -17,7 +17,7 @@ const Reply = z.union([
     finishReason: z.enum(['stop', 'length', 'tool-calls', 'content-filter', 'error', 'other']).optional(),
     delayMs: z.number().int().nonnegative().optional(),
     /** A model error to throw instead of replying (tests RECOVER offline). */
-    error: z.strictObject({ kind: z.enum(['transport', 'rate_limit', 'server', 'timeout', 'bad_request', 'auth', 'context_overflow']), message: z.string() }).optional(),
+    error: z.strictObject({ kind: z.enum(['transport', 'unreachable', 'rate_limit', 'server', 'timeout', 'bad_request', 'auth', 'context_overflow']), message: z.string() }).optional(),
   }),
 ]);
 

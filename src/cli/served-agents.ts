@@ -1,5 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import type { State } from '../core/index.js';
+import { AgentModule } from '../engine/agent-module.js';
 import type { Engine } from '../engine/engine.js';
 import type { ApprovalQueue } from '../engine/approval-queue.js';
 import { ReActAgent } from '../kit/agents/index.js';
@@ -9,8 +10,8 @@ import { loadTraceKey } from '../trace/trace-key.js';
 import { loadAgent, type LoadedAgent } from './agent-loader.js';
 import { CliError } from './cli-error.js';
 import type { QitosConfig } from './config-schema.js';
+import { withModel } from './effective-config.js';
 import type { CliIO } from './io.js';
-import { resolveModel } from './model-resolver.js';
 import { buildAgent, buildEngine, configuredModel } from './run-setup.js';
 import type { ServedAgent } from './server/serve-options.js';
 
@@ -26,8 +27,9 @@ export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string,
   const signingKey = await loadTraceKey(io.env, { create: true });
   const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey, approvals) }];
   for (const id of extraModels) {
-    const model = await resolveModel({ id }, io.cwd, io.env);
-    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, { ...config, model: { ...config.model, id } }, model, io, mcp, signingKey, approvals) });
+    // As with --model and --set model=: the config's provider options (base URL, apiKeyEnv) stay for the same provider.
+    const served = withModel(config, id);
+    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, served, await configuredModel(served, io.cwd, io.env), io, mcp, signingKey, approvals) });
   }
   return agents;
 }
@@ -40,7 +42,11 @@ export function traceRoot(io: CliIO, config: QitosConfig): string {
 /** One agent and its engine; the server handles stop signals itself, so the engine does not. */
 async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined, approvals: ApprovalQueue | undefined): Promise<Engine<State>> {
   const agent = buildAgent(loaded, config, model);
-  if (!agent.model) throw new CliError(`the agent has no model: give --model <provider:model> (or model.id in the config)`);
+  // An agent whose decide() returns its Decisions in code needs no model (qitos run runs it too); one that leaves
+  // DECIDE to the model path would fail at its first request, so that is said at start.
+  if (!agent.model && agent.decide === AgentModule.prototype.decide) {
+    throw new CliError(`the agent takes the model path (it does not override decide) but has no model: give --model <provider:model> (or model.id in the config)`);
+  }
   return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, ...(mcp ? { mcp } : {}), ...(approvals ? { onApproval: approvals.approver } : {}) });
 }
 

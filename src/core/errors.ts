@@ -1,7 +1,7 @@
 /**
  * Error kinds RECOVER tells apart. `parse`, `model_transport`, `tool` and `env` errors are recoverable
- * (fed back to the model); `model_request` (a bad request the same call would repeat), `context_overflow`
- * and `internal` are not, unless a policy handles them.
+ * (fed back to the model); `model_request` (a bad request the same call would repeat, or an endpoint that cannot
+ * be reached), `context_overflow` and `internal` are not, unless a policy handles them.
  */
 export type ErrorKind = 'parse' | 'model_transport' | 'model_request' | 'context_overflow' | 'tool' | 'env' | 'aborted' | 'internal';
 
@@ -22,20 +22,28 @@ export class ParseError extends QitosError {
 }
 
 /** Sub-kinds of model errors, from providers. */
-export type ModelErrorKind = 'transport' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'auth' | 'context_overflow' | 'aborted';
+export type ModelErrorKind = 'transport' | 'unreachable' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'auth' | 'context_overflow' | 'aborted';
+
+/**
+ * Model error kinds that end a run once the model's own retries are spent. An endpoint that cannot be reached
+ * (connection refused, unknown host, a TLS failure) stays so from one step to the next: feeding the failure back to
+ * the model as RECOVER does would only spend the step budget on calls that cannot succeed.
+ */
+const ENDS_RUN: readonly ModelErrorKind[] = ['bad_request', 'auth', 'unreachable'];
 
 /** A failed model call, classified. `retryable` tells whether the same call may succeed later. */
 export class ModelError extends QitosError {
   constructor(readonly modelKind: ModelErrorKind, message: string, readonly status?: number, options?: { cause?: unknown }) {
     super(
-      modelKind === 'context_overflow' ? 'context_overflow' : modelKind === 'aborted' ? 'aborted' : ['bad_request', 'auth'].includes(modelKind) ? 'model_request' : 'model_transport',
+      modelKind === 'context_overflow' ? 'context_overflow' : modelKind === 'aborted' ? 'aborted' : ENDS_RUN.includes(modelKind) ? 'model_request' : 'model_transport',
       message,
       options,
     );
     this.name = 'ModelError';
   }
   get retryable(): boolean {
-    return ['transport', 'rate_limit', 'server', 'timeout'].includes(this.modelKind);
+    // An unreachable endpoint is retried with backoff (a local server may still be starting), then ends the run.
+    return ['transport', 'unreachable', 'rate_limit', 'server', 'timeout'].includes(this.modelKind);
   }
 }
 
@@ -52,6 +60,17 @@ export class AbortedError extends QitosError {
   constructor(message = 'run aborted') {
     super('aborted', message);
     this.name = 'AbortedError';
+  }
+}
+
+/**
+ * The run's time budget ran out while a step was in flight: the engine aborts the run with it, and the run ends
+ * `budget_time` (not `interrupted`).
+ */
+export class TimeBudgetError extends AbortedError {
+  constructor(readonly maxSeconds: number) {
+    super(`time budget of ${maxSeconds}s reached`);
+    this.name = 'TimeBudgetError';
   }
 }
 

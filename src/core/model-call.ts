@@ -1,19 +1,10 @@
+import { ModelCallLog } from './model-call-log.js';
 import type { GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, RequestHashes, StreamListener } from './model.js';
-
-/** What every copy of one call shares: what the model finally received, and how many attempts it took. */
-export interface ModelCallLog {
-  /** The request as the model received it (after every middleware), set by the innermost layer. */
-  request?: ModelRequest;
-  requestHashes?: RequestHashes;
-  /** Attempts made (1 without retries); set by the innermost layer on each attempt. */
-  attempts: number;
-  /** Wall time of the call in ms, retries included (set by the run's accounting middleware). */
-  latencyMs?: number;
-}
 
 /**
  * One model call on its way through middleware to a model. A middleware passes a changed copy on
- * (`next({ ...call, request })`); `log` is shared by every copy, so the caller sees what was finally sent.
+ * (`next({ ...call, request })`); `log` is shared by every copy, so the caller sees what was finally sent (its
+ * writers are named in `ModelCallLog`).
  */
 export interface ModelCall {
   /** Why the call is made: `decide` (the model path), or what its caller names (`mcp-sampling`, `direct`, ...). */
@@ -80,43 +71,5 @@ export function unwrapModel(model: Model): { middleware: ModelMiddleware[]; base
 
 /** A fresh call of `purpose` for `request`, with the options of a `generate` call. */
 export function newModelCall(purpose: string, model: { id: string; info?: ModelInfo }, request: ModelRequest, options: GenerateOptions = {}): ModelCall {
-  return { purpose, request, signal: options.signal, onEvent: options.onEvent, requestHashes: options.requestHashes, model, log: { attempts: 0 } };
-}
-
-/**
- * Composes middleware (outermost first) around a base model into one function. Built once (per run, per
- * wrapped model); each call then runs through the same chain.
- */
-export function composeModelCall(middleware: readonly ModelMiddleware[], base: Model): ModelNext {
-  const last: ModelNext = (call) => {
-    call.log.request = call.request;
-    call.log.requestHashes = call.requestHashes;
-    call.log.attempts++;
-    return base.generate(call.request, { signal: call.signal, onEvent: call.onEvent, requestHashes: call.requestHashes, purpose: call.purpose });
-  };
-  let next = last;
-  for (let i = middleware.length - 1; i >= 0; i--) {
-    const mw = middleware[i];
-    const inner = next;
-    next = (call) => mw(call, inner);
-  }
-  return next;
-}
-
-/**
- * A model that runs every `generate` through `middleware` (outermost first) before `model`. Like the AI SDK's
- * `wrapLanguageModel`: the result is a plain Model for a direct caller, and the engine composes its layers into
- * the run's own chain, so run middleware and the model's see the same call.
- */
-export function wrapModel(model: Model, middleware: readonly ModelMiddleware[]): LayeredModel {
-  const layers = { middleware: [...middleware], base: model };
-  const inner = unwrapModel(model);
-  const base = inner.base;
-  const chain = composeModelCall([...middleware, ...inner.middleware], base);
-  return {
-    id: model.id,
-    ...(model.info ? { info: model.info } : {}),
-    layers,
-    generate: (request, options) => chain(newModelCall(options?.purpose ?? 'direct', base, request, options)),
-  };
+  return { purpose, request, signal: options.signal, onEvent: options.onEvent, requestHashes: options.requestHashes, model, log: new ModelCallLog() };
 }

@@ -71,6 +71,8 @@ export const ModelInfo = z.object({
   model: z.string(),
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
+  /** The URL the model's requests go to (credentials and query removed), recorded so a fork can tell it moved. */
+  endpoint: z.string().optional(),
 });
 export type ModelInfo = z.infer<typeof ModelInfo>;
 

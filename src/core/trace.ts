@@ -34,7 +34,8 @@ export const Manifest = z.object({
   /** `sha256`: of the agent module file's content when the run started (absent in traces written before it was recorded). */
   agent: z.object({ name: z.string(), module: z.string().optional(), export: z.string().optional(), sha256: z.string().optional(), variant: z.string().optional(), config: z.record(z.string(), z.unknown()).optional() }),
   task: z.record(z.string(), z.unknown()),
-  model: z.object({ id: z.string(), params: z.record(z.string(), z.unknown()).optional() }).nullable(),
+  /** `endpoint`: where the model's requests went (a provider's effective base URL, without credentials or query). */
+  model: z.object({ id: z.string(), params: z.record(z.string(), z.unknown()).optional(), endpoint: z.string().optional() }).nullable(),
   parser: z.string().nullable(),
   tools: z.array(z.string()),
   policies: z.array(z.string()),

@@ -1,11 +1,34 @@
 import type { BranchRecord, Decision, FrontierEntry, ScoredCandidate, Search, SearchContext, SearchState, SimpleDecision, State } from '../core/index.js';
 import { QitosError, decisionSignature, emptySearchState } from '../core/index.js';
-import type { RunServices, RunState } from './run-context.js';
+import type { EngineOptions } from './engine-options.js';
+import type { ActiveRun, RunServices, RunState } from './run-context.js';
 
 type Branch = Extract<Decision, { mode: 'branch' }>;
 
+/**
+ * Narrows a branch decision to the candidate the step acts on: the engine's `search` when it has one (which may
+ * backtrack: the run's state is then an earlier step's), else `selectBranch` (default: the first candidate).
+ * Either way the choice is recorded like a search's, so `qitos fork --branch` can take another candidate of any
+ * branch step, and reported as an event.
+ */
+export async function chooseCandidate<S extends State>(options: Pick<EngineOptions<S>, 'search' | 'selectBranch'>, branch: Branch, { run, services }: ActiveRun<S>): Promise<{ decision: SimpleDecision; record: BranchRecord }> {
+  if (options.search) {
+    const found = await searchBranch(options.search, branch, run, services);
+    run.state = found.state;
+    const { record } = found;
+    services.events.emit({ type: 'search', step: run.step, search: record.search, scores: record.scores, chosen: record.chosen, frontier: record.frontier });
+    return { decision: found.decision, record };
+  }
+  const { candidates, scores } = branch;
+  const chosen = await (options.selectBranch ? options.selectBranch(candidates, run.state) : candidates[0]);
+  const index = candidates.indexOf(chosen);
+  const record: BranchRecord = { search: options.selectBranch ? 'selectBranch' : 'first', candidates, scores: candidates.map((_, i) => scores?.[i] ?? 0), chosen: { from: 'step', index, fromStep: run.step }, frontier: 0 };
+  services.events.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: candidates.length, chosen: chosen.mode, index } });
+  return { decision: chosen, record };
+}
+
 /** What the search of a branch step decided: the decision to act on, its record, and the state to act from. */
-export interface SearchOutcome<S extends State> {
+interface SearchOutcome<S extends State> {
   decision: SimpleDecision;
   record: BranchRecord;
   /** The state the run continues from (a backtrack restores an earlier step's, with the new frontier). */
@@ -17,7 +40,7 @@ export interface SearchOutcome<S extends State> {
  * The frontier is kept in `state.metadata.search`; the states it may return to are kept by the run (never in the
  * trace's state diffs), so an entry whose state is gone (a forked run) is left out before the search sees it.
  */
-export async function searchBranch<S extends State>(search: Search<S>, branch: Branch, run: RunState<S>, s: RunServices<S>): Promise<SearchOutcome<S>> {
+async function searchBranch<S extends State>(search: Search<S>, branch: Branch, run: RunState<S>, services: RunServices<S>): Promise<SearchOutcome<S>> {
   const previous = searchStateOf(run.state);
   const restorable = previous.frontier.filter((e) => run.searchSnapshots.has(e.step));
   const ctx: SearchContext<S> = {
@@ -26,8 +49,8 @@ export async function searchBranch<S extends State>(search: Search<S>, branch: B
     state: run.state,
     priors: branch.scores,
     search: { ...previous, frontier: restorable },
-    signal: s.signal,
-    callModel: s.callModel,
+    signal: services.signal,
+    callModel: services.callModel,
   };
   const candidates = search.expand ? await search.expand(branch.candidates, ctx) : branch.candidates;
   if (!Array.isArray(candidates) || candidates.length === 0) throw new QitosError('internal', `search ${search.name}: expand returned no candidates`);

@@ -3,7 +3,7 @@ import type {
 } from '../core/index.js';
 import { MAX_JSON_DEPTH, ParseError, QitosError, nestsDeeperThan, newId, newModelCall } from '../core/index.js';
 import type { AgentContext } from './agent-module.js';
-import type { RunServices, RunState } from './run-context.js';
+import type { ActiveRun, RunServices, RunState } from './run-context.js';
 
 /**
  * DECIDE on the model path, as one turn: the request is built (system prompt + history + the user message of
@@ -12,7 +12,7 @@ import type { RunServices, RunState } from './run-context.js';
  * turns it into a Decision or a ParseError. The reply stays in the history either way; the caller records the
  * turn and throws a ParseError into RECOVER.
  */
-export async function takeModelTurn<S extends State>(run: RunState<S>, services: RunServices<S>, observation: unknown, ctx: AgentContext): Promise<ModelTurn> {
+export async function takeModelTurn<S extends State>({ run, services }: ActiveRun<S>, observation: unknown, ctx: AgentContext): Promise<ModelTurn> {
   const { agent, chain, model } = services;
   if (!chain || !model) throw new QitosError('internal', `agent "${agent.name}" returned no decision and has no model: pass a model, or return a Decision from decide()`);
   const parser = agent.parser;
@@ -32,7 +32,7 @@ export async function takeModelTurn<S extends State>(run: RunState<S>, services:
   const listener = new ReplyListener(run, services);
   const created = Date.now();
   const call = newModelCall('decide', model, built, { signal: services.signal, onEvent: listener.onEvent, requestHashes: hashes });
-  const response = await chain(call);
+  const response = await chain.generate(call);
 
   // 3. The reply joins the history.
   const message = assistantMessage(services, response, created, listener);
@@ -66,7 +66,7 @@ class ReplyListener {
 
   constructor(
     private readonly run: RunState<State>,
-    private readonly services: Pick<RunServices<State>, 'emit'>,
+    private readonly services: Pick<RunServices<State>, 'events'>,
   ) {}
 
   readonly onEvent = (event: ModelStreamEvent): unknown => {
@@ -75,7 +75,7 @@ class ReplyListener {
     else if (event.type === 'retry') {
       this.retries.push({ id: newId('prt'), type: 'retry', attempt: event.attempt, error: event.error, errorKind: event.errorKind, delayMs: event.delayMs, time: { created: Date.now() } });
     }
-    return this.services.emit({ type: 'model_event', step: this.run.step, event });
+    return this.services.events.emit({ type: 'model_event', step: this.run.step, event });
   };
 }
 

@@ -1,21 +1,16 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { Budget, CallModel, Env, HookEvent, Model, ModelNext, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
-import { PermissionRules, QitosError, addCost, addTokens, composeModelCall, emptyTokens, errorMessage, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
+import type { Budget, CallModel, Env, Model, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
+import { ModelChain, PermissionRules, QitosError, addCost, addTokens, emptyTokens, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
 import type { EngineOptions } from './engine-options.js';
-import { HookBus } from './hook-bus.js';
 import { ModelInputBuilder } from './model-input.js';
 import type { RunServices, RunStart } from './run-context.js';
+import { RunEvents, type EventSink } from './run-events.js';
 import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './permission-gate.js';
-
-/** Where a run's events go besides hooks and the trace: an `Engine.stream` consumer. */
-export interface EventSink {
-  push(event: HookEvent): void | Promise<void>;
-}
 
 /**
  * Sets a run up: its state before `initState`, and its services: the trace recorder, the hook bus, this run's
@@ -28,7 +23,81 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const runId = options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
   const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
   const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
-  const run: RunStart<S> = {
+  const run = newRunStart<S>(runId, task);
+  const model = options.model ?? agent.model;
+  const env = options.env ?? nullEnv;
+  const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
+  const rules = permissionRules(options);
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) }, traceOpts) : undefined;
+  const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError);
+  let chain: ModelChain | undefined;
+  const base = model ? unwrapModel(model) : undefined;
+  const callModel: CallModel = (request, opts = {}) => {
+    const onEvent = opts.onEvent ?? (opts.stream ? (event: ModelStreamEvent) => events.emit({ type: 'model_event', step: run.step, event }) : undefined);
+    const callOptions = { signal: opts.signal ?? controller.signal, onEvent };
+    if (opts.model) {
+      // Composed per call (rare: summaries): the run's accounting and the user's middleware, then the model's own.
+      const other = unwrapModel(opts.model);
+      return new ModelChain([accountingMiddleware(run, services), ...userMiddleware, ...other.middleware], other.base).generate(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
+    }
+    if (!chain || !base) return Promise.reject(new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`));
+    return chain.generate(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
+  };
+  const memory = options.memory ? (typeof options.memory === 'function' ? options.memory() : options.memory) : undefined;
+  const parser = agent.parser;
+  const services: RunServices<S> = {
+    runId,
+    agent,
+    model,
+    env,
+    policies,
+    events,
+    recorder,
+    traceDir,
+    parent: options.parent,
+    depth: options.parent?.depth ?? 0,
+    input: new ModelInputBuilder(parser?.formatResults ? (results) => parser.formatResults!(results) : undefined),
+    signal: controller.signal,
+    abort: controller,
+    chain: undefined,
+    callModel,
+    memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events) : undefined,
+    budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
+    permission: rules && permissionGate(options, rules, run, env, events, controller.signal),
+    childLink: () => childLink(run, services),
+    onToolState: (action, state) => events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
+  };
+  const userMiddleware = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
+  if (base) {
+    const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
+    chain = services.chain = new ModelChain([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
+  }
+  return { run, services };
+}
+
+/** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */
+function permissionRules<S extends State>(options: EngineOptions<S>): PermissionRules | undefined {
+  return options.permission === undefined ? undefined : new PermissionRules(options.permission, { home: options.home ?? homedir() });
+}
+
+/** The run's permission gate: its rules, approver and timeout, the env's workspace for external paths. */
+function permissionGate<S extends State>(options: EngineOptions<S>, rules: PermissionRules, run: RunStart<S>, env: Env, events: RunEvents, signal: AbortSignal): PermissionGate {
+  return new PermissionGate({
+    runId: run.runId,
+    rules,
+    approver: options.onApproval,
+    timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    root: () => workspaceRoot(env),
+    signal,
+    step: () => run.step,
+    emit: (e) => events.emit(e),
+    tool: (name) => options.agent.tools.get(name),
+  });
+}
+
+/** A run before its state: step 0, no usage, no failures. */
+function newRunStart<S extends State>(runId: string, task: Task): RunStart<S> {
+  return {
     runId,
     task,
     state: undefined,
@@ -44,82 +113,6 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     searchSnapshots: new Map(),
     forced: undefined,
   };
-  const model = options.model ?? agent.model;
-  const env = options.env ?? nullEnv;
-  const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
-  const rules = options.permission === undefined ? undefined : new PermissionRules(options.permission, { home: options.home ?? homedir() });
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) }, traceOpts) : undefined;
-  const hooks: HookBus = new HookBus(
-    options.hooks ?? [],
-    (event, err) => {
-      const ev: HookEvent = { type: 'hook_error', step: run.step, event: event.type, message: errorMessage(err) };
-      run.failures.push({ step: run.step, kind: 'hook', message: `hook failed on ${event.type}: ${errorMessage(err)}`, fatal: !!options.failOnHookError });
-      recorder?.event(run.step, run.phase, ev);
-      if (event.type !== 'hook_error') hooks.emit(ev);
-      void sink?.push(ev);
-    },
-    options.failOnHookError,
-  );
-  const emit = (event: HookEvent): void | Promise<void> => {
-    if (hooks.active) hooks.emit(event);
-    recorder?.event(run.step, run.phase, event);
-    return sink?.push(event);
-  };
-  let chain: ModelNext | undefined;
-  const base = model ? unwrapModel(model) : undefined;
-  const callModel: CallModel = (request, opts = {}) => {
-    const onEvent = opts.onEvent ?? (opts.stream ? (event: ModelStreamEvent) => emit({ type: 'model_event', step: run.step, event }) : undefined);
-    const callOptions = { signal: opts.signal ?? controller.signal, onEvent };
-    if (opts.model) {
-      // Composed per call (rare: summaries): the run's accounting and the user's middleware, then the model's own.
-      const other = unwrapModel(opts.model);
-      return composeModelCall([accountingMiddleware(run, services), ...userMiddleware, ...other.middleware], other.base)(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
-    }
-    if (!chain || !base) return Promise.reject(new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`));
-    return chain(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
-  };
-  const memory = options.memory ? (typeof options.memory === 'function' ? options.memory() : options.memory) : undefined;
-  const parser = agent.parser;
-  const services: RunServices<S> = {
-    runId,
-    agent,
-    model,
-    env,
-    policies,
-    hooks,
-    recorder,
-    traceDir,
-    parent: options.parent,
-    depth: options.parent?.depth ?? 0,
-    input: new ModelInputBuilder(parser?.formatResults ? (results) => parser.formatResults!(results) : undefined),
-    signal: controller.signal,
-    abort: controller,
-    chain: undefined,
-    callModel,
-    memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), emit) : undefined,
-    budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
-    permission: rules && new PermissionGate({
-      runId,
-      rules,
-      approver: options.onApproval,
-      timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-      root: () => workspaceRoot(env),
-      signal: controller.signal,
-      step: () => run.step,
-      emit: (e) => emit(e),
-      tool: (name) => agent.tools.get(name),
-    }),
-    observed: hooks.active || sink !== undefined,
-    emit,
-    childLink: () => childLink(run, services),
-    onToolState: (action, state) => emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
-  };
-  const userMiddleware = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
-  if (base) {
-    const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
-    chain = services.chain = composeModelCall([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
-  }
-  return { run, services };
 }
 
 /** What the manifest records about how a run is set up. */
@@ -128,7 +121,7 @@ function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOpt
   const parent = options.parent;
   return {
     agent: { name: agent.name, ...trace.agentSource, ...(agent.variant ? { variant: agent.variant } : {}), config: agent.config },
-    model: model ? { id: model.id, params: agent.modelParams } : null,
+    model: model ? { id: model.id, params: agent.modelParams, ...(model.info?.endpoint ? { endpoint: model.info.endpoint } : {}) } : null,
     parser: agent.parser?.name ?? null,
     tools: agent.tools.names,
     toolSpecs: agent.tools.specs(),

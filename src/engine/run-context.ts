@@ -1,10 +1,10 @@
 import type {
-  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, HookEvent, Model, ModelNext, ParentLink, Phase, Policy, SimpleDecision, State, StepRecord, Task, Tokens, ToolSpec, Usage,
+  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, Model, ModelChain, ParentLink, Phase, Policy, SimpleDecision, State, StepRecord, Task, Tokens, ToolSpec, Usage,
 } from '../core/index.js';
 import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
-import type { HookBus } from './hook-bus.js';
 import type { ModelInputBuilder } from './model-input.js';
+import type { RunEvents } from './run-events.js';
 import type { RunMemoryAccess } from './run-memory-access.js';
 import type { PermissionGate } from './permission-gate.js';
 
@@ -43,7 +43,8 @@ export interface RunServices<S extends State = State> {
   readonly env: Env;
   /** This run's own policy instances (`Policy.forRun`). */
   readonly policies: readonly Policy<S>[];
-  readonly hooks: HookBus;
+  /** Where its events go (hooks, the trace, a stream consumer): `events.emit`. */
+  readonly events: RunEvents;
   /** Writes the trace (undefined when tracing is off). */
   readonly recorder: RunRecorder | undefined;
   readonly traceDir: string | null;
@@ -55,7 +56,7 @@ export interface RunServices<S extends State = State> {
   /** Aborts the run (external signal, SIGINT, time budget, a stream consumer that left). */
   readonly abort: AbortController;
   /** The run's model chain (middleware composed once, around the model), undefined without a model. */
-  chain: ModelNext | undefined;
+  chain: ModelChain | undefined;
   /** A call through `chain` that is not the step's own (tools, policies, agents, memories). */
   readonly callModel: CallModel;
   readonly memory: RunMemoryAccess | undefined;
@@ -67,10 +68,15 @@ export interface RunServices<S extends State = State> {
   onToolState: ActContext['onState'];
   /** The tightest of the task's, the engine's and the parent's share of budget (the state's `maxSteps` aside). */
   readonly budget: Budget;
-  /** True when someone watches phases (hooks or a stream consumer): phase events are made only then. */
-  readonly observed: boolean;
-  /** Tells hooks, the trace and a stream consumer; a promise means a slow consumer wants the run to wait. */
-  emit(event: HookEvent): void | Promise<void>;
+}
+
+/**
+ * One run as the phase helpers (critique, branch search, the model turn, policy contexts) see it: what changes and
+ * what it uses. The engine's `RunLoop` is one.
+ */
+export interface ActiveRun<S extends State = State> {
+  readonly run: RunState<S>;
+  readonly services: RunServices<S>;
 }
 
 /** Narrows a run that now has its state (same object: what closures hold sees the state too). */

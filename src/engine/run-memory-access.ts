@@ -8,7 +8,7 @@ export class RunMemoryAccess implements MemoryAccess {
   constructor(
     private readonly memory: Memory,
     private readonly context: () => MemoryContext,
-    private readonly emit: (event: HookEvent) => unknown,
+    private readonly events: { emit(event: HookEvent): unknown },
   ) {}
 
   get name(): string {
@@ -16,7 +16,7 @@ export class RunMemoryAccess implements MemoryAccess {
   }
 
   private note(op: Extract<HookEvent, { type: 'memory' }>['op'], ctx: MemoryContext, data: Record<string, unknown>): void {
-    this.emit({ type: 'memory', step: ctx.step, memory: this.memory.name, op, data });
+    this.events.emit({ type: 'memory', step: ctx.step, memory: this.memory.name, op, data });
   }
 
   async reset(): Promise<void> {

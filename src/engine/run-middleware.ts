@@ -10,22 +10,22 @@ import { withState, type RunServices, type RunStart, type RunState } from './run
  * the step's own (`callModel`) is reported as a `model_call` event with its response, so the trace holds it and
  * a replay can serve it again.
  */
-export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'lastStepTokens'>, services: Pick<RunServices, 'parent' | 'emit'>): ModelMiddleware {
+export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'lastStepTokens'>, services: Pick<RunServices, 'parent' | 'events'>): ModelMiddleware {
   return async (call, next) => {
     const t0 = performance.now();
     let response;
     try {
       response = await next(call);
     } catch (err) {
-      if (call.purpose !== 'decide') services.emit(callEvent(run.step, call, performance.now() - t0, { error: errorMessage(err) }));
+      if (call.purpose !== 'decide') services.events.emit(callEvent(run.step, call, performance.now() - t0, { error: errorMessage(err) }));
       throw err;
     }
     const latencyMs = Math.round((performance.now() - t0) * 1000) / 1000;
-    call.log.latencyMs = latencyMs;
+    call.log.timed(latencyMs);
     run.usage = { tokens: addTokens(run.usage.tokens, response.usage), cost: addCost(run.usage.cost, response.cost), modelCalls: run.usage.modelCalls + 1 };
     services.parent?.spend?.(response.usage, response.cost, 1);
     if (call.purpose === 'decide') run.lastStepTokens = response.usage;
-    else services.emit(callEvent(run.step, call, latencyMs, { response }));
+    else services.events.emit(callEvent(run.step, call, latencyMs, { response }));
     return response;
   };
 }
@@ -71,7 +71,7 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
     let rewritten = false;
     let appended: ModelMessage[] = [];
     for (const policy of before) {
-      const r = await policy.beforeModel!(messages, policyContext(run, services));
+      const r = await policy.beforeModel!(messages, policyContext({ run, services }));
       if (r?.state) {
         run.state = r.state;
         ({ messages, messagesHash } = services.input.build(system, run.state.messages));
@@ -94,7 +94,7 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
   /** Asks each policy's onModelError in turn; the first that returns a state (e.g. compacted) wins. */
   async function stateFromPolicy(run: RunState<S>, err: ModelError): Promise<boolean> {
     for (const policy of onError) {
-      const r = await policy.onModelError!(err, policyContext(run, services));
+      const r = await policy.onModelError!(err, policyContext({ run, services }));
       if (!r) continue;
       run.state = r.state;
       return true;

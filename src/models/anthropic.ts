@@ -41,7 +41,7 @@ export class AnthropicModel extends ProviderModel {
     const id = `anthropic:${options.model}`;
     if (!options.apiKey && !options.authToken) throw new ModelConfigError('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
     checkProviderOptions(id, options);
-    super(id, providerModelInfo('anthropic', options.model, options), options);
+    super(id, providerModelInfo('anthropic', options.model, options, options.baseURL ?? 'https://api.anthropic.com'), options);
     if (options.defaultMaxTokens !== undefined && !(Number.isInteger(options.defaultMaxTokens) && options.defaultMaxTokens > 0)) {
       throw new ModelConfigError(`${this.id}: invalid option: defaultMaxTokens must be an integer >= 1, got ${String(options.defaultMaxTokens)}`);
     }
@@ -83,7 +83,7 @@ export class AnthropicModel extends ProviderModel {
     return { ...body, ...request.providerOptions, stream: true } as MessageCreateParamsStreaming;
   }
 
-  protected async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
+  async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { Anthropic, client } = await this.loadSdk();
     const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
@@ -96,7 +96,7 @@ export class AnthropicModel extends ProviderModel {
         if (!state.stopped) throw new ProviderError('transport', `${this.id}: the stream ended before message_stop`);
         return builder.finish(mapStopReason(state.stop), state.usage, computeCost(state.usage, this.price), this.id);
       },
-      classify: (err) => classifyProviderError(err, this.id, Anthropic),
+      classify: (err) => classifyProviderError(err, this.id, Anthropic, this.endpoint),
       failure: `${this.id}: failed to handle a stream event`,
     });
   }

@@ -41,12 +41,16 @@ export function isContextOverflowText(text: string): boolean {
  * take the HTTP status their body names (`code: 400`, as vLLM and others send it), else are classified by
  * their type; anything else thrown while reading (a cut socket, bad JSON) is transport.
  */
-export function classifyProviderError(err: unknown, provider: string, sdk: SdkErrorClasses): ModelError {
+export function classifyProviderError(err: unknown, provider: string, sdk: SdkErrorClasses, endpoint?: string): ModelError {
   if (err instanceof ModelError) return err;
   const where = `${provider}: `;
   if (err instanceof sdk.APIUserAbortError) return new ModelError('aborted', `${where}request aborted`, undefined, { cause: err });
   if (err instanceof sdk.APIConnectionTimeoutError) return new ProviderError('timeout', `${where}request timed out`, { cause: err });
-  if (err instanceof sdk.APIConnectionError) return new ProviderError('transport', `${where}connection failed: ${causeText(err)}`, { cause: err });
+  if (err instanceof sdk.APIConnectionError) {
+    const unreachable = unreachableCause(err);
+    if (unreachable) return new ProviderError('unreachable', `${where}cannot reach ${endpoint ?? 'the endpoint'}: ${unreachable}`, { cause: err });
+    return new ProviderError('transport', `${where}connection failed${endpoint ? ` (${endpoint})` : ''}: ${causeText(err)}`, { cause: err });
+  }
   if (err instanceof sdk.APIError) {
     const body = bodyInfo(err.error);
     const status = typeof err.status === 'number' ? err.status : body.status;
@@ -74,6 +78,31 @@ export function classifyProviderError(err: unknown, provider: string, sdk: SdkEr
     return new ProviderError('bad_request', msg, common);
   }
   return new ProviderError('transport', `${where}stream failed: ${causeText(err)}`, { cause: err });
+}
+
+/** What the system error codes of an unreachable endpoint mean, in words a user acts on. */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: is the server running on that host and port?',
+  ENOTFOUND: 'the host name does not resolve (DNS)',
+  EAI_AGAIN: 'the host name could not be resolved now (DNS)',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'the network is unreachable',
+};
+
+/**
+ * Why an endpoint cannot be reached, from the codes in an error's cause chain (the SDKs wrap fetch's
+ * `TypeError: fetch failed`, whose cause holds the system error), or undefined when the chain names none.
+ * A TLS failure (an untrusted or expired certificate, a name mismatch) is unreachable too: retrying does not fix it.
+ */
+export function unreachableCause(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    const words = Object.hasOwn(UNREACHABLE, code) ? UNREACHABLE[code] : undefined;
+    if (words) return `${words} (${code})`;
+    if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS failed: ${errorMessage(e)} (${code})`;
+  }
+  return undefined;
 }
 
 function causeText(err: unknown): string {

@@ -68,6 +68,11 @@ export function createModel(spec: string, options: CreateModelOptions = {}): Mod
 
   const keyEnv = options.apiKeyEnv ?? preset.apiKeyEnv;
   const apiKey = options.apiKey || (keyEnv ? env[keyEnv] : undefined);
+  // A variable the user named must hold the key, even where the provider would run without one: otherwise the
+  // request goes out with a placeholder and fails later with a 401 that no longer says which variable was empty.
+  if (!options.apiKey && options.apiKeyEnv && !env[options.apiKeyEnv]) {
+    throw new ModelConfigError(`provider "${provider}": apiKeyEnv names the environment variable ${options.apiKeyEnv}, which is not set (or empty): set it, or remove apiKeyEnv`);
+  }
 
   if (preset.protocol === 'anthropic') {
     const authToken = apiKey ? undefined : env.ANTHROPIC_AUTH_TOKEN;

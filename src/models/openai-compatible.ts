@@ -47,7 +47,7 @@ export class OpenAICompatibleModel extends ProviderModel {
     const provider = options.provider ?? 'openai';
     const id = `${provider}:${options.model}`;
     checkProviderOptions(id, options);
-    super(id, providerModelInfo(provider, options.model, options), options);
+    super(id, providerModelInfo(provider, options.model, options, options.baseURL), options);
     const found = configuredPrice(provider, options.model, options);
     this.price = found ?? (options.local && options.price !== null ? { input: 0, output: 0 } : undefined);
   }
@@ -89,7 +89,7 @@ export class OpenAICompatibleModel extends ProviderModel {
     return { ...body, ...request.providerOptions, stream: true } as ChatCompletionCreateParamsStreaming;
   }
 
-  protected async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
+  async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { OpenAI, client } = await this.loadSdk();
     const state: StreamState = { calls: [], byIndex: new Map(), finish: undefined, usage: undefined, nextId: 0 };
@@ -114,7 +114,7 @@ export class OpenAICompatibleModel extends ProviderModel {
         const cost = state.usage || this.options.local ? computeCost(usage, this.price) : null;
         return builder.finish(mapFinishReason(state.finish, state.calls.length > 0), usage, cost, this.id);
       },
-      classify: (err) => classifyProviderError(err, this.id, OpenAI),
+      classify: (err) => classifyProviderError(err, this.id, OpenAI, this.endpoint),
       failure: `${this.id}: failed to handle a stream chunk`,
     });
   }

@@ -1,6 +1,7 @@
-import type { GenerateOptions, LayeredModel, Model, ModelInfo, ModelNext, ModelRequest, ModelResponse } from '../core/index.js';
-import { composeModelCall, newModelCall } from '../core/index.js';
+import type { GenerateOptions, LayeredModel, Model, ModelInfo, ModelRequest, ModelResponse } from '../core/index.js';
+import { ModelChain, newModelCall } from '../core/index.js';
 import { attemptLimits, type ProviderOptions } from './provider-options.js';
+import { ProviderWire, type WireProtocol } from './provider-wire.js';
 import { retryMiddleware } from './retry-middleware.js';
 
 /**
@@ -9,22 +10,27 @@ import { retryMiddleware } from './retry-middleware.js';
  * per-attempt timeout from its options. Called directly it retries; in a run the engine composes the same
  * layers into the run's chain.
  */
-export abstract class ProviderModel implements LayeredModel {
+export abstract class ProviderModel implements LayeredModel, WireProtocol {
   readonly layers: { readonly middleware: LayeredModel['layers']['middleware']; readonly base: Model };
-  private readonly chain: ModelNext;
+  private readonly chain: ModelChain;
 
   protected constructor(
     readonly id: string,
     readonly info: ModelInfo,
     options: ProviderOptions,
   ) {
-    const base: Model = { id, info, generate: (request, o) => this.attempt(request, o ?? {}) };
+    const base = new ProviderWire(id, info, this);
     this.layers = { middleware: [retryMiddleware(attemptLimits(options))], base };
-    this.chain = composeModelCall(this.layers.middleware, base);
+    this.chain = new ModelChain(this.layers.middleware, base);
+  }
+
+  /** Where requests go, as recorded (no credentials): named in connection errors. */
+  protected get endpoint(): string | undefined {
+    return this.info.endpoint;
   }
 
   generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
-    return this.chain(newModelCall(options.purpose ?? 'direct', this.layers.base, request, options));
+    return this.chain.generate(newModelCall(options.purpose ?? 'direct', this.layers.base, request, options));
   }
 
   /**
@@ -35,6 +41,6 @@ export abstract class ProviderModel implements LayeredModel {
     return { maxRetries: 0, timeout: attemptLimits(options).timeoutMs + 60_000, ...(options.headers ? { defaultHeaders: options.headers } : {}) };
   }
 
-  /** One attempt in the provider's wire protocol: no retries, no timer of its own (the signal carries both). */
-  protected abstract attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse>;
+  /** One attempt in the provider's wire protocol: no retries, no timer of its own (the signal carries both). Its caller is the `ProviderWire` at the base of the chain. */
+  abstract attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse>;
 }

@@ -36,13 +36,31 @@ export function attemptLimits(options: ProviderOptions): { retry: RetryOptions; 
 }
 
 /** The ModelInfo of `provider`'s `model`: the limits are included only when the options set them. */
-export function providerModelInfo(provider: string, model: string, options: ProviderOptions): ModelInfo {
+export function providerModelInfo(provider: string, model: string, options: ProviderOptions, baseURL?: string): ModelInfo {
   return {
     provider,
     model,
+    ...(baseURL ? { endpoint: publicEndpoint(baseURL) } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
   };
+}
+
+/**
+ * A base URL as it may be recorded and printed: user name, password, query and fragment removed (a key can
+ * hide in any of them), so the endpoint names where requests went and nothing that opens it.
+ */
+export function publicEndpoint(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '(an invalid URL)';
+  }
 }
 
 /**
@@ -97,6 +115,10 @@ export function baseURLProblem(url: string): string | undefined {
   } catch {
     return `${JSON.stringify(url)} is not a URL: write it with its scheme, e.g. http://localhost:11434/v1`;
   }
+  // Credentials in the URL are never echoed: fetch refuses to send them, and the URL ends up in traces.
+  if (parsed.username || parsed.password) return `holds a user name or password (${parsed.protocol}//…@${parsed.host}), which requests cannot carry: pass the key as apiKey or through its environment variable`;
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${JSON.stringify(url)} is not an http(s) URL: write it with http:// or https://, e.g. http://localhost:11434/v1`;
+  // The client appends its paths (/chat/completions) to the base URL: after a query they would land inside it.
+  if (parsed.search) return `${parsed.origin}${parsed.pathname} has a query (?…), which the request paths would be appended to: remove it (headers or provider options carry extra parameters)`;
   return undefined;
 }

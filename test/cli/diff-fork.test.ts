@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTrace } from '../../src/trace/index.js';
 import { stateAtStep } from '../../src/trace/index.js';
 import { stableJson } from '../../src/trace/index.js';
-import { FIXTURES, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, FIXTURES, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -129,5 +130,28 @@ describe('qitos fork', () => {
     const fromFork = JSON.parse((await qitos(['fork', traceDir, '--at', '1', '--model', `scripted:${join(FIXTURES, 'scripts/calc.json')}`, '--json'], dir)).out).traceDir;
     const before = await qitos(['fork', fromFork, '--at', '0'], dir);
     expect(before.err).toMatch(/^qitos: step 0 is before this trace's first state \(step 1\); fork its parent instead\n$/);
+  });
+});
+
+describe('qitos fork: the model endpoint', () => {
+  it('the manifest records the endpoint (from OPENAI_COMPATIBLE_BASE_URL too), and a fork whose requests go elsewhere says so', async () => {
+    const reply = { text: '{"final_answer": "391"}' };
+    const a = await startFakeOpenAI([reply, reply]);
+    const b = await startFakeOpenAI([reply]);
+    try {
+      const run = await qitos(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', 'openai-compatible:m', '--json'], dir, { OPENAI_COMPATIBLE_BASE_URL: a.url });
+      expect(run.code, run.err).toBe(0);
+      const traceDir = JSON.parse(run.out).traceDir as string;
+      expect((await readTrace(traceDir)).manifest.model?.endpoint).toBe(a.url.replace(/\/$/, ''));
+      const same = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, { OPENAI_COMPATIBLE_BASE_URL: a.url });
+      expect(same.code, same.err).toBe(0);
+      expect(same.err).not.toMatch(/warning: the fork's model requests go to/);
+      const moved = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, { OPENAI_COMPATIBLE_BASE_URL: b.url });
+      expect(moved.code, moved.err).toBe(0);
+      expect(moved.err).toContain(`warning: the fork's model requests go to ${b.url.replace(/\/$/, '')}, the parent's went to ${a.url.replace(/\/$/, '')}`);
+      expect(b.requests).toHaveLength(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 });

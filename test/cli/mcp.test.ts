@@ -32,6 +32,38 @@ function firstUserParts(trace: Awaited<ReturnType<typeof readTrace>>): Array<{ t
 const act = (name: string, args: Record<string, unknown>) => ({ text: JSON.stringify({ thought: 'use it', action: { name, args } }) });
 const final = (answer: string) => ({ text: JSON.stringify({ thought: 'done', final_answer: answer }) });
 
+describe('qitos mcp call', () => {
+  it('calls one tool of a configured server: its output, --json, exit 1 on a tool error, clear errors for a wrong name or --args', async () => {
+    const cfg = writeConfig({ fx: fixture() });
+    const sum = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": 17, "b": 25}', '-c', cfg], dir);
+    expect(sum.code, sum.err).toBe(0);
+    expect(sum.out).toBe('42\n');
+    const json = await qitos(['mcp', 'call', 'fx', 'dotted.name', '-c', cfg, '--json'], dir);
+    expect(JSON.parse(json.out)).toEqual({ status: 'success', output: 'dotted ok', attachments: [] });
+    const failed = await qitos(['mcp', 'call', 'fx', 'fail', '--args', '{"message": "no luck"}', '-c', cfg], dir);
+    expect(failed.code).toBe(1);
+    expect(failed.err).toMatch(/^error: .*no luck/m);
+    const badArgs = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": "x", "b": 1}', '-c', cfg], dir);
+    expect(badArgs.code).toBe(1);
+    expect(badArgs.err).toMatch(/^error: Invalid arguments for tool "fx_add"[\s\S]*\ba: Invalid input: expected number/m);
+    expect((await qitos(['mcp', 'call', 'fx', 'nope', '-c', cfg], dir)).err).toMatch(/MCP server "fx" has no tool "nope" \(its tools: fx_add, /);
+    expect((await qitos(['mcp', 'call', 'other', 'add', '-c', cfg], dir)).err).toMatch(/has no MCP server "other" \(its servers: fx\)/);
+    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '[1]', '-c', cfg], dir)).err).toMatch(/--args: expected a JSON object, got an array/);
+    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '{a:1}', '-c', cfg], dir)).err).toMatch(/--args: not JSON/);
+  }, 180_000);
+
+  it('qitos run --mcp <file> adds that file\'s servers to the run', async () => {
+    const servers = writeConfig({ fx: fixture() }, 'servers.yaml');
+    const model = writeScript([act('fx_add', { a: 2, b: 3 }), final('5')]);
+    const r = await qitos(['run', CALC_AGENT, '--mcp', servers, '--model', model, '--task', 'Add 2 and 3', '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    const trace = await readTrace(JSON.parse(r.out).traceDir);
+    expect(trace.steps[0].results[0]).toMatchObject({ name: 'fx_add', status: 'success', output: '5' });
+    writeFileSync(join(dir, 'empty.yaml'), 'engine:\n  maxSteps: 3\n');
+    expect((await qitos(['run', CALC_AGENT, '--mcp', 'empty.yaml', '--model', model, '--task', 'x'], dir)).err).toMatch(/--mcp empty.yaml: the file has no MCP servers/);
+  }, 180_000);
+});
+
 describe('qitos mcp list', () => {
   it('shows each server\'s status, transport and tools; exit 1 when one failed; --json for scripts', async () => {
     const cfg = writeConfig({ fx: fixture({ tools: { include: ['add', 'echo'] } }), off: fixture({ enabled: false }), ghost: { type: 'stdio', command: '/nonexistent/mcp-server' } });
@@ -76,8 +108,9 @@ describe('qitos run / replay / fork with MCP servers', () => {
     expect(trace.manifest.policies).toEqual(['mcp']);
     expect(trace.steps[0].results[0]).toMatchObject({ name: 'fx_env_value', status: 'success', output: 'tok-from-env-123' });
     const firstUser = firstUserParts(trace);
-    expect(firstUser.map((p) => p.type)).toEqual(['text', 'file']);
-    expect(firstUser[1].source).toEqual({ type: 'mcp', server: 'fx', uri: 'fixture://notes.txt' });
+    expect(firstUser.map((p) => p.type)).toEqual(['text', 'text', 'file']);
+    expect(firstUser[1].text).toBe('[resource mcp://fx/fixture://notes.txt (notes, text/plain)]');
+    expect(firstUser[2].source).toEqual({ type: 'mcp', server: 'fx', uri: 'fixture://notes.txt' });
 
     // replay: the literal was not recorded, so that server cannot start from the trace alone, and the replay says so
     const broken = await qitos(['replay', out.traceDir, '--json'], dir, env);
@@ -105,7 +138,7 @@ describe('qitos run / replay / fork with MCP servers', () => {
     const look = await qitos(['run', CALC_AGENT, '-c', cfg, '--model', writeScript([final('transparent')], 'look.json'), '--mcp-prompt', 'fx/look', '--json'], dir);
     expect(look.code, look.err).toBe(0);
     const lookTrace = await readTrace(JSON.parse(look.out).traceDir);
-    expect(firstUserParts(lookTrace).map((p) => (p.type === 'file' ? p.mime : p.text))).toEqual(['What colour is this pixel?\n\n[resource] mcp://fx/fixture://notes.txt (notes)', 'image/png', 'text/plain']);
+    expect(firstUserParts(lookTrace).map((p) => (p.type === 'file' ? p.mime : p.text))).toEqual(['What colour is this pixel?\n\n[resource] mcp://fx/fixture://notes.txt (notes)', 'image/png', '[resource mcp://fx/fixture://notes.txt (notes, text/plain)]', 'text/plain']);
 
     const errors = await Promise.all([
       qitos(['run', CALC_AGENT, '-c', cfg, '--mcp-prompt', 'fx/greet'], dir),

@@ -3,7 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, qitos, tempDir } from '../helpers/cli-harness.js';
+import { writeFile } from 'node:fs/promises';
+import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, qitos, tempDir } from '../helpers/cli-harness.js';
+import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
 
 const BIN = resolve(__dirname, '../../bin/qitos.js');
 
@@ -42,7 +44,11 @@ describe('qitos serve (subprocess)', () => {
     expect(s.out()).toMatch(/no token set: any local user can call this server \(it is bound to loopback 127\.0\.0\.1/);
     const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'calc', messages: [{ role: 'user', content: 'What is 17 * 23?' }] });
     expect(reply.choices[0].message.content).toBe('391');
-    expect((reply.choices[0].message as { reasoning_content?: string }).reasoning_content).toContain('17*23 is 391 per the tool.');
+    const reasoning = (reply.choices[0].message as { reasoning_content?: string }).reasoning_content!;
+    expect(reasoning).toMatch(/\[tool call\] calc\(\{"expr":"17 \* 23"\}\)\n\[tool result\] calc: 391\n/);
+    // The model's own reasoning stays; the final step's reply (the answer) does not come twice.
+    expect(reasoning).toContain('17*23 is 391 per the tool.');
+    expect(reasoning).not.toContain('final_answer');
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
     expect(s.out()).toMatch(/SIGTERM: finishing 0 run\(s\)[\s\S]*stopped; traces flushed/);
@@ -65,5 +71,35 @@ describe('qitos serve (subprocess)', () => {
     expect(models.data.map((m: { id: string }) => m.id)).toEqual(['react']);
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
+  }, 60_000);
+});
+
+describe('qitos serve: which model', () => {
+  it('an agent that decides in code is served without --model; one that takes the model path is refused at start', async () => {
+    const s = await serve(['--agent', join(FIXTURES, 'agents/echo-agent.ts'), '--port', '0', '--name', 'echo'], { XDG_CONFIG_HOME: CONFIG_HOME });
+    const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] });
+    expect(reply.choices[0].message.content).toBe('echo: hi');
+    s.child.kill('SIGTERM');
+    expect(await s.exit).toBe(0);
+    const refused = await qitos(['serve', '--agent', CALC_AGENT, '--port', '0'], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/takes the model path \(it does not override decide\) but has no model: give --model/);
+  }, 60_000);
+
+  it('--serve-model of the config\'s provider keeps its options (base URL, apiKeyEnv), as --model does', async () => {
+    const fake = await startFakeOpenAI([{ text: '{"final_answer": "391"}' }]);
+    try {
+      await writeFile(join(dir, 'qitos.yaml'), `model:\n  id: openai-compatible:main\n  options:\n    baseURL: ${fake.url}\n    apiKeyEnv: MY_KEY\n`);
+      const s = await serve(['--agent', CALC_AGENT, '-c', 'qitos.yaml', '--serve-model', 'openai-compatible:other', '--port', '0', '--name', 'calc'], { XDG_CONFIG_HOME: CONFIG_HOME, MY_KEY: 'sk-mine' });
+      const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'calc@openai-compatible:other', messages: [{ role: 'user', content: 'What is 17 * 23?' }] });
+      expect(reply.choices[0].message.content).toBe('391');
+      expect(fake.requests).toHaveLength(1);
+      expect(fake.requests[0]!.body.model).toBe('other');
+      expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-mine');
+      s.child.kill('SIGTERM');
+      expect(await s.exit).toBe(0);
+    } finally {
+      await fake.close();
+    }
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AgentModule, Engine, ModelError, baseState, decide, defineTool, type ActionResult, type Decision, type Env, type HookEvent, type State, type Task } from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
+import { costBudget } from '../../src/kit/policies/index.js';
 import { readTrace } from '../../src/trace/index.js';
 import { ModelPathAgent, ScriptAgent, addTool, noopTool, tempDir } from '../helpers/kernel-fixtures.js';
 
@@ -172,12 +173,18 @@ describe('Engine stop reasons', () => {
     const c = await new Engine({ agent, trace: false }).run({ id: 'x', objective: 't', budget: { maxCost: 0.5 } });
     expect([c.stopReason, c.steps]).toEqual(['budget_cost', 2]);
     expect(c.usage.cost).toBeCloseTo(0.6);
+    // One wording for budget stops, the engine's and the budgets() policy's (budgetVerdict).
+    expect(t.stopMessage).toBe('token budget of 1000 reached (1220 used)');
+    expect(c.stopMessage).toBe('cost budget of $0.5 reached ($0.6000 spent)');
+    const p = await new Engine({ agent, policies: [costBudget(0.5)], trace: false }).run('t');
+    expect([p.stopReason, p.stopMessage]).toEqual(['budget_cost', c.stopMessage]);
   });
 
   it('budget_time cuts a step that hangs', async () => {
     const hang = defineTool({ id: 'hang', description: 'never ends', parameters: z.object({}), execute: () => new Promise<string>(() => {}) });
     const r = await new Engine({ agent: new ScriptAgent([decide.call('hang')], { tools: [hang] }), trace: false }).run({ id: 'x', objective: 't', budget: { maxSeconds: 0.2 } });
     expect(r.stopReason).toBe('budget_time');
+    expect(r.stopMessage).toBe('time budget of 0.2s reached');
   });
 
   it('task_invalid names the field, and still writes a valid trace', async () => {

@@ -38,6 +38,18 @@ describe('classifyProviderError', () => {
     expect(kind(new OpenAI.APIUserAbortError())).toBe('aborted');
   });
 
+  it('an endpoint that cannot be reached is its own kind, named with the URL and the system error', () => {
+    const sys = (code: string) => new OpenAI.APIConnectionError({ message: 'Connection error.', cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(`connect ${code}`), { code }) }) });
+    const at = (code: string) => classifyProviderError(sys(code), 'vllm:x', OpenAI, 'http://127.0.0.1:9/v1');
+    expect(at('ECONNREFUSED')).toMatchObject({ modelKind: 'unreachable', kind: 'model_request', retryable: true });
+    expect(at('ECONNREFUSED').message).toBe('vllm:x: cannot reach http://127.0.0.1:9/v1: connection refused: is the server running on that host and port? (ECONNREFUSED)');
+    expect(at('ENOTFOUND').message).toMatch(/does not resolve \(DNS\) \(ENOTFOUND\)/);
+    expect(at('UNABLE_TO_VERIFY_LEAF_SIGNATURE').message).toMatch(/TLS failed: .*\(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/);
+    // A connection cut after it was made stays transport: the next step may well get through.
+    expect(at('ECONNRESET')).toMatchObject({ modelKind: 'transport', kind: 'model_transport' });
+    expect(at('ECONNRESET').message).toMatch(/connection failed \(http:\/\/127\.0\.0\.1:9\/v1\)/);
+  });
+
   it('classifies error frames without a status by their type', () => {
     // What the SDK throws for an `error` frame inside a stream.
     const frame = (body: Record<string, unknown>) => new OpenAI.APIError(undefined, body, undefined, undefined);

@@ -29,7 +29,7 @@ describe('createModel', () => {
     const m = createModel('ollama:qwen2.5:7b', { env: {} });
     expect(m).toBeInstanceOf(OpenAICompatibleModel);
     expect(m.id).toBe('ollama:qwen2.5:7b');
-    expect(m.info).toEqual({ provider: 'ollama', model: 'qwen2.5:7b' });
+    expect(m.info).toEqual({ provider: 'ollama', model: 'qwen2.5:7b', endpoint: 'http://localhost:11434/v1' });
   });
 
   it('fills context window and output limit from the preset, unless overridden', () => {
@@ -64,6 +64,27 @@ describe('createModel', () => {
     expect(() => createModel('ollama:qwen2.5', { env: { OLLAMA_BASE_URL: 'localhost:11434/v1' } })).toThrow(/from the environment variable OLLAMA_BASE_URL, "localhost:11434\/v1" is not an http\(s\) URL/);
     expect(() => createModel('vllm:llama', { env: {}, baseURL: 'not a url' })).toThrow(/from the baseURL option, "not a url" is not a URL/);
     expect(() => new AnthropicModel({ model: 'claude-x', apiKey: 'k', baseURL: 'ftp://host' })).toThrow(/baseURL "ftp:\/\/host" is not an http\(s\) URL/);
+  });
+
+  it('a base URL with credentials or a query fails at once, and the error does not echo the credentials', () => {
+    const creds = () => createModel('vllm:llama', { env: {}, baseURL: 'http://me:hunter22@127.0.0.1:8000/v1' });
+    expect(creds).toThrow(/holds a user name or password .*pass the key as apiKey/);
+    expect(creds).not.toThrow(/hunter22/);
+    expect(() => createModel('vllm:llama', { env: {}, baseURL: 'http://127.0.0.1:8000/v1?key=abc' })).toThrow(/has a query/);
+  });
+
+  it('records the endpoint its requests go to', () => {
+    expect(createModel('vllm:llama', { env: {}, baseURL: 'http://127.0.0.1:8000/v1/' }).info?.endpoint).toBe('http://127.0.0.1:8000/v1');
+    expect(createModel('openai:gpt-4o', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://10.0.0.1:9/v1' } }).info?.endpoint).toBe('http://10.0.0.1:9/v1');
+    expect(new AnthropicModel({ model: 'claude-x', apiKey: 'k' }).info?.endpoint).toBe('https://api.anthropic.com');
+  });
+
+  it('an apiKeyEnv naming an unset variable is an error before any request, also where a key is optional', () => {
+    expect(() => createModel('ollama:qwen2.5', { env: {}, apiKeyEnv: 'MY_OLLAMA_KEY' })).toThrow(/apiKeyEnv names the environment variable MY_OLLAMA_KEY, which is not set/);
+    expect(() => createModel('vllm:llama', { env: { MY_KEY: '' }, apiKeyEnv: 'MY_KEY' })).toThrow(/MY_KEY, which is not set \(or empty\)/);
+    expect(createModel('vllm:llama', { env: { MY_KEY: 'k' }, apiKeyEnv: 'MY_KEY' }).id).toBe('vllm:llama');
+    // Without apiKeyEnv a local server still needs no key.
+    expect(createModel('ollama:qwen2.5', { env: {} }).id).toBe('ollama:qwen2.5');
   });
 
   it('rejects option values that would misbehave later, naming each (a NaN maxRetries would retry forever)', () => {

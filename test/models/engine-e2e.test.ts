@@ -159,3 +159,35 @@ describe('Engine + AnthropicModel against a fake server', () => {
     expect(result.usage.cost).not.toBeNull();
   });
 });
+
+describe('an endpoint that cannot be reached', () => {
+  /** A port on 127.0.0.1 that nothing listens on: bound once, then closed. */
+  async function closedPort(): Promise<number> {
+    const { createServer } = await import('node:net');
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((r) => server.close(() => r()));
+    return port;
+  }
+
+  it('ends the run after the model retries, naming the URL and the cause, instead of spending a step per failed call', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'qitos-unreachable-'));
+    try {
+      const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+      const model = createModel('openai:gpt-4o-mini', { apiKey: 'sk-test', baseURL, maxRetries: 1, retry: { baseDelayMs: 1 } });
+      const agent = new Calculator({ model, parser: nativeParser, tools: [add] });
+      const result = await new Engine({ agent, trace: { dir } }).run('add 1 and 2');
+      expect(result.stopReason).toBe('unrecoverable_error');
+      expect(result.state.step).toBe(1);
+      const failure = result.failures.at(-1)!;
+      expect(failure.kind).toBe('model_request');
+      expect(failure.message).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/v1: connection refused.*\(ECONNREFUSED\).*gave up after 2 attempts/);
+      // The manifest records where the requests went, so a later fork can tell when its endpoint moved.
+      const trace = await readTrace(result.traceDir!);
+      expect(trace.manifest.model?.endpoint).toBe(baseURL);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

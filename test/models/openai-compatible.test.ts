@@ -430,13 +430,15 @@ describe('OpenAICompatibleModel: reliability', () => {
     expect(events.filter((e) => e.type === 'tool-call' || e.type === 'tool-input-start')).toEqual([]);
   });
 
-  it('reports a connection refused as a transport error', async () => {
+  it('reports a connection refused as an unreachable endpoint, naming the URL: retried, then it ends a run', async () => {
     const srv = await serve([]);
     const url = srv.url;
     await srv.close();
     servers.length = 0;
     const m = new OpenAICompatibleModel({ model: 'm', baseURL: url, apiKey: 'k', maxRetries: 1, retry: fast });
-    await expect(m.generate(ask())).rejects.toMatchObject({ modelKind: 'transport', retryable: true });
+    const err = await m.generate(ask()).catch((e: unknown) => e);
+    expect(err).toMatchObject({ modelKind: 'unreachable', kind: 'model_request', retryable: true });
+    expect((err as Error).message).toContain(`cannot reach ${url.replace(/\/$/, '')}: connection refused`);
   });
 });
 

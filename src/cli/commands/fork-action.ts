@@ -40,6 +40,11 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   if (!model && !agent.model && m.model?.id) {
     throw new CliError(`trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`);
   }
+  const endpoint = (model ?? agent.model)?.info?.endpoint;
+  if (m.model?.endpoint && endpoint && endpoint !== m.model.endpoint) {
+    // The same model id at another address may be another server (a proxy, a local copy): say so before it runs.
+    io.err(`warning: the fork's model requests go to ${endpoint}, the parent's went to ${m.model.endpoint}\n`);
+  }
   const view = new LiveView((line) => io.out(line));
   const result = await withMcp(config, io, async (mcp) => {
     const engine = await buildEngine({

@@ -20,6 +20,20 @@ export function registerMcpCommand(program: Command): void {
       await mcpListAction(ioOf(this), opts);
     });
   mcp
+    .command('call')
+    .description('call one tool of a configured MCP server and print its result (exit 1 when the tool reports an error)')
+    .argument('<server>', 'server name, as in the mcp: section')
+    .argument('<tool>', 'the tool\'s name on that server (as the server lists it)')
+    .requiredOption('-c, --config <file.yaml>', 'config file with an mcp: section')
+    .option('--args <json>', 'the arguments, a JSON object', '{}')
+    .option('--timeout <ms>', 'time limit of the call', positiveInt, 60_000)
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  $ qitos mcp call fs read_text_file --args \'{"path": "README.md"}\' --config qitos.yaml\n')
+    .action(async function (this: Command, server: string, tool: string, opts: { config: string; args: string; timeout: number; json?: boolean }) {
+      const { mcpCallAction } = await import('./mcp-action.js');
+      await mcpCallAction(ioOf(this), server, tool, opts);
+    });
+  mcp
     .command('serve')
     .description('serve an agent as an MCP server with one tool, run_<name> (task in; answer and trace id out; progress per step), over stdio or streamable HTTP')
     .requiredOption('-a, --agent <module|react>', '.ts or .js file exporting an AgentModule subclass, or "react" for the built-in ReActAgent')

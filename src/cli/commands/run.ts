@@ -14,6 +14,7 @@ export function registerRunCommand(program: Command): void {
     .option('--arg <key=value>', 'an argument of the --mcp-prompt prompt (repeatable)', promptArg, {})
     .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
+    .option('--mcp <file.yaml>', 'MCP servers for this run: the mcp: section of this file joins the config\'s')
     .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('--max-steps <n>', 'step budget', positiveInt)

@@ -12,6 +12,7 @@ import { runsRoutes } from './runs-routes.js';
 import { skillsRoutes } from './skills-routes.js';
 import { approvalHeartbeat, approvalsRoutes } from './approvals-routes.js';
 import { startRun } from './start-run.js';
+import { AgentStepsText } from './agent-steps-text.js';
 import { bearer } from './bearer-auth.js';
 import { jsonBody, parseBody } from './request-body.js';
 import { SERVE_DEFAULTS, type RouteContext, type ServeAppOptions } from './serve-options.js';
@@ -68,15 +69,16 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   const head: ChunkHead = { id: `chatcmpl-${run.runId}`, created: Math.floor(Date.now() / 1000), model: served.id };
   c.header('x-qitos-run-id', run.runId);
   if (!req.stream) {
+    const steps = new AgentStepsText();
     let reasoning = '';
     for await (const e of run.follow()) {
-      if (e.type === 'model_event') reasoning += reasoningText(e.event);
-      else if (e.type === 'result') {
+      if (e.type !== 'result') reasoning += steps.add(e);
+      else {
         const r = e.result;
         c.header('x-qitos-stop-reason', r.stopReason);
         const finish = finishReason(r.stopReason);
         if (finish === 'error') throw runFailed(r.stopReason, r.stopMessage, run.runId);
-        return c.json(completion(head, r.finalResult ?? '', reasoning, finish, r.usage));
+        return c.json(completion(head, r.finalResult ?? '', reasoning.trim(), finish, r.usage));
       }
     }
   }
@@ -105,8 +107,9 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
  */
 async function sseFrames(frames: ChunkFrames, run: LiveRun, withUsage: boolean, write: (text: string, last: boolean) => Promise<unknown> | void): Promise<void> {
   let out = frames.delta({ role: 'assistant', content: '' });
+  const steps = new AgentStepsText();
   for await (const batch of run.batches()) {
-    const text = batch.map((e) => (e.type === 'model_event' ? reasoningText(e.event) : e.type === 'approval' ? approvalText(e, run.runId) : '')).join('');
+    const text = batch.map((e) => (e.type === 'approval' ? approvalText(e, run.runId) : steps.add(e))).join('');
     if (text) out += frames.delta({ reasoning_content: text });
     const end = batch.at(-1);
     if (end?.type === 'result') {
@@ -170,14 +173,6 @@ function abortOnDisconnect(c: Context, run: LiveRun): void {
   const signal = c.req.raw.signal;
   if (signal.aborted) gone();
   else signal.addEventListener('abort', gone, { once: true });
-}
-
-/** The agent's work as it streams: model text and reasoning, each tool call it makes; the answer is `content`. */
-function reasoningText(event: { type: string; delta?: string; name?: string; input?: string }): string {
-  if (event.type === 'text-delta' || event.type === 'reasoning-delta') return event.delta ?? '';
-  if (event.type === 'tool-call') return `\n[tool call] ${event.name}(${event.input})\n`;
-  if (event.type === 'step-finish') return '\n';
-  return '';
 }
 
 function runFailed(stopReason: string, message: string, runId: string): HttpError {

@@ -37,6 +37,7 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
   private readonly seen = new WeakSet<Message>();
   private scannedArray: Message[] | undefined;
   private scanned = 0;
+  private readonly names = new Map<string, Promise<Map<string, string>>>();
 
   constructor(
     private readonly manager: McpServers,
@@ -91,6 +92,25 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
     return files.map((f) => ({ id: newId('prt'), type: 'file', mime: f.mime, url: f.url, ...(f.filename ? { filename: f.filename } : {}), source: { type: 'mcp-prompt' } }));
   }
 
+  /**
+   * The names a server gives its resources (listed once per run and server). A listing that fails leaves the
+   * labels without names (the reference itself was read, which is what the run needs) and is traced.
+   */
+  private resourceNames(server: string, ctx: PolicyContext<S>): Promise<Map<string, string>> {
+    let names = this.names.get(server);
+    if (!names) {
+      names = this.manager.resources(server).then(
+        ({ resources }) => new Map(resources.map((r) => [r.uri, r.title ?? r.name])),
+        (error: unknown) => {
+          ctx.emit('mcp:resource', { server, listError: errorMessage(error) });
+          return new Map<string, string>();
+        },
+      );
+      this.names.set(server, names);
+    }
+    return names;
+  }
+
   private async resolve(m: Message, ctx: PolicyContext<S>): Promise<Part[]> {
     const text = m.parts.flatMap((p) => (p.type === 'text' && !p.synthetic ? [p.text] : [])).join('\n');
     const servers = new Set(this.manager.serverNames);
@@ -101,6 +121,12 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
       try {
         const r = await this.manager.readResource(ref, { signal: ctx.signal });
         const { files, notes } = mcpResourceParts(ref.server, r.contents);
+        // A file reaches the model as its bare content: a label before it says which reference it answers.
+        if (files.length) {
+          const name = (await this.resourceNames(ref.server, ctx)).get(ref.uri);
+          const what = [name, ...new Set(files.map((f) => f.mime))].filter(Boolean).join(', ');
+          parts.push({ id: newId('prt'), type: 'text', synthetic: true, text: `[resource ${where} (${what})]`, metadata: { mcpResource: where } });
+        }
         for (const f of files) parts.push({ id: newId('prt'), type: 'file', ...f, source: { type: 'mcp', server: ref.server, uri: ref.uri } });
         for (const n of notes) parts.push({ id: newId('prt'), type: 'text', synthetic: true, text: `[${n}]`, metadata: { mcpResource: where } });
         ctx.emit('mcp:resource', { server: ref.server, uri: ref.uri, files: files.length, notes: notes.length });

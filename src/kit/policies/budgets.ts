@@ -1,5 +1,5 @@
-import type { Policy, PolicyContext, State, StopVerdict } from '../../core/index.js';
-import { totalTokens } from '../../core/index.js';
+import type { Policy, State, StopVerdict } from '../../core/index.js';
+import { budgetVerdict } from '../../core/index.js';
 
 /** Limits of `budgets()`; each is optional and an absent one is no limit. */
 export interface BudgetLimits {
@@ -37,33 +37,17 @@ export function budgets<S extends State = State>(limits: BudgetLimits): Policy<S
 /** The budgets of one run (it remembers whether it already said the cost is unknown). */
 function budgetRun<S extends State>(name: string, limits: BudgetLimits): Policy<S> {
   let costUnknownNoted = false;
-  const stop = (ctx: PolicyContext<S>, reason: StopVerdict['reason'], kind: string, limit: number, used: number, message: string): StopVerdict => {
-    ctx.emit('budget:stop', { policy: 'budget', kind, limit, used, step: ctx.step, message });
-    return { reason, message };
-  };
   return {
     name,
     checkStop(ctx): StopVerdict | void {
-      const { maxSteps, maxSeconds, maxTokens, maxCost } = limits;
-      if (maxSteps !== undefined && ctx.step >= maxSteps) return stop(ctx, 'budget_steps', 'steps', maxSteps, ctx.step, `step budget of ${maxSteps} reached`);
-      if (maxSeconds !== undefined && ctx.elapsedMs >= maxSeconds * 1000) {
-        const s = ctx.elapsedMs / 1000;
-        return stop(ctx, 'budget_time', 'time', maxSeconds, s, `time budget of ${maxSeconds}s reached (${s.toFixed(1)}s)`);
+      const v = budgetVerdict(limits, { step: ctx.step, elapsedMs: ctx.elapsedMs, usage: ctx.usage });
+      if (v) {
+        ctx.emit('budget:stop', { policy: 'budget', kind: v.kind, limit: v.limit, used: v.used, step: ctx.step, message: v.message });
+        return { reason: v.reason, message: v.message };
       }
-      if (maxTokens !== undefined) {
-        const used = totalTokens(ctx.usage.tokens);
-        if (used >= maxTokens) return stop(ctx, 'budget_tokens', 'tokens', maxTokens, used, `token budget of ${maxTokens} reached (${used} used)`);
-      }
-      if (maxCost !== undefined) {
-        const cost = ctx.usage.cost;
-        if (cost === null) {
-          if (!costUnknownNoted) {
-            costUnknownNoted = true;
-            ctx.emit('budget:cost_unknown', { policy: 'budget', limit: maxCost, step: ctx.step, message: 'the cost of a model call is unknown (no price), so the cost budget cannot be enforced' });
-          }
-        } else if (cost >= maxCost) {
-          return stop(ctx, 'budget_cost', 'cost', maxCost, cost, `cost budget of $${maxCost} reached ($${cost.toFixed(4)} spent)`);
-        }
+      if (limits.maxCost !== undefined && ctx.usage.cost === null && !costUnknownNoted) {
+        costUnknownNoted = true;
+        ctx.emit('budget:cost_unknown', { policy: 'budget', limit: limits.maxCost, step: ctx.step, message: 'the cost of a model call is unknown (no price), so the cost budget cannot be enforced' });
       }
     },
   };

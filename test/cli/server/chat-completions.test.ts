@@ -32,8 +32,10 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     for await (const c of stream) chunks.push(c);
     expect(chunks[0].choices[0].delta.role).toBe('assistant');
     const reasoning = chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '').join('');
+    // The steps: what the model wrote for the step that acted, the tool call and its result; the answer once, as content.
     expect(reasoning).toContain('Action: add(a=2, b=3)');
-    expect(reasoning).toContain('Final Answer: 5');
+    expect(reasoning).toContain('[tool call] add({"a":2,"b":3})\n[tool result] add: 5\n');
+    expect(reasoning).not.toContain('Final Answer');
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('5');
     const finish = chunks.filter((c) => c.choices[0]?.finish_reason);
     expect(finish.map((c) => c.choices[0].finish_reason)).toEqual(['stop']);

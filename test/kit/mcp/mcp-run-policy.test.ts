@@ -50,12 +50,14 @@ describe('an Engine run with MCP servers (McpRunPolicy)', () => {
     const first = userContent(model.requests[0], 0);
     expect(first[0]).toEqual({ type: 'text', text: task });
     expect(first.slice(1).map((p) => (p.type === 'file' ? `file ${p.mime}` : p.text))).toEqual([
+      '[resource mcp://fx/fixture://notes.txt (notes, text/plain)]',
       'file text/plain',
+      expect.stringMatching(/^\[resource mcp:\/\/fx\/fixture:\/\/pixel.png \((\w+, )?image\/png\)\]$/),
       'file image/png',
       '[mcp://fx/fixture://data.gz is application/gzip (20 bytes), which cannot be shown to the model]',
       expect.stringMatching(/^\[mcp:\/\/fx\/fixture:\/\/missing.txt could not be read: MCP server "fx" .*: resource "fixture:\/\/missing.txt" failed: .*not found/),
     ]);
-    expect(Buffer.from((first[1] as { url: string }).url.split(',')[1], 'base64').toString()).toBe('the notes say hello');
+    expect(Buffer.from((first[2] as { url: string }).url.split(',')[1], 'base64').toString()).toBe('the notes say hello');
 
     // the JSON parser's tool results come back as a user message: the text, then the tool's files (best effort)
     const observation = userContent(model.requests[1], 1);
