@@ -127,3 +127,41 @@ describe('qitos replay of a run with permission decisions', () => {
     expect(text.out).toContain('drift: the permission rules differ from the recorded run\'s: + bash "wc *": deny');
   }, 60_000);
 });
+
+describe('qitos workflow: an ask in a tool node waits like an interrupt; resume answers it', () => {
+  const FLOW = `name: approve
+nodes:
+  - { id: s, kind: start }
+  - { id: plan, kind: tool, toolName: calculate, parameters: { expression: "6 * 7" }, extract: metadata.value }
+  - { id: ask, kind: interrupt, prompt: "Approve {{plan}}?", variable: approved }
+  - { id: e, kind: end, result: "{{plan}} approved={{approved}}" }
+edges:
+  - { from: s, to: plan }
+  - { from: plan, to: ask }
+  - { from: ask, to: e }
+`;
+
+  it('waits on the asking node; --approve runs it, the interrupt then waits, --var finishes; --reject refuses the call', async () => {
+    await writeFile(join(dir, 'approve.yaml'), FLOW);
+    await writeFile(join(dir, 'qitos.yaml'), 'permission:\n  calculate: ask\n');
+    const first = await qitos(['workflow', 'run', 'approve.yaml', '--config', 'qitos.yaml', '--json'], dir);
+    expect(first.code).toBe(1);
+    const w = JSON.parse(first.out);
+    expect(w).toMatchObject({ status: 'waiting', reason: 'node "plan" needs approval for calculate (no input) (resume with --approve or --reject)' });
+    const approved = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--approve', '--json'], dir);
+    const a = JSON.parse(approved.out);
+    expect(a).toMatchObject({ status: 'waiting', reason: 'node "ask" asks: Approve 42? (set the variable "approved" and resume)' });
+    const s = await steps(a.traceDir);
+    expect(s[0].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'user', approver: 'workflow resume' });
+    const done = await qitos(['workflow', 'resume', a.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--var', 'approved=yes', '--json'], dir);
+    expect(JSON.parse(done.out)).toMatchObject({ status: 'completed', output: '42 approved=yes' });
+    const rejected = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--reject', 'too costly', '--json'], dir);
+    const r = JSON.parse(rejected.out);
+    expect(r.status).toBe('failed');
+    expect(r.reason).toContain('Message: too costly');
+    const both = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--approve', '--reject'], dir);
+    expect(both.err).toContain('give either --approve or --reject, not both');
+    const onRun = await qitos(['workflow', 'run', 'approve.yaml', '--approve'], dir);
+    expect(onRun.err).toMatch(/unknown option '--approve'|use them with qitos workflow resume/);
+  }, 60_000);
+});

@@ -154,6 +154,10 @@ export interface WorkflowRunFlags extends ConfigFlags {
   json?: boolean;
   /** resume: go on with a workflow file that differs from the one the run recorded. */
   allowChanged?: boolean;
+  /** resume: run the call whose permission ask the thread waits on. */
+  approve?: boolean;
+  /** resume: refuse that call, with this message for the agent (true: no message). */
+  reject?: string | boolean;
 }
 
 /** The flags of `qitos workflow check`. */
