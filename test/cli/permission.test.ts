@@ -165,3 +165,34 @@ edges:
     expect(onRun.err).toMatch(/unknown option '--approve'|use them with qitos workflow resume/);
   }, 60_000);
 });
+
+describe('qitos bench run and permission asks', () => {
+  it('no one answers a bench run: asks are refused by default; --auto approves them', async () => {
+    const s = join(dir, 'suite');
+    await mkdir(s);
+    await writeFile(join(s, 'package.json'), '{"type": "module"}\n');
+    await writeFile(join(s, 'suite.yaml'), 'name: asks\ntasks: tasks.jsonl\nscorer: exact_match\nagent: ./agent.ts\n');
+    await writeFile(join(s, 'tasks.jsonl'), ['7', '8'].map((n) => JSON.stringify({ id: `t${n}`, objective: n, expected: n })).join('\n') + '\n');
+    const src = join(__dirname, '../../src/index.ts');
+    await writeFile(
+      join(s, 'agent.ts'),
+      `import { z } from 'zod';
+import { AgentModule, baseState, decide, defineTool } from ${JSON.stringify(src)};
+const echo = defineTool({ id: 'echo', description: 'echo', parameters: z.object({ n: z.string() }), execute: ({ n }) => n });
+export default class EchoAgent extends AgentModule {
+  constructor(o = {}) { super({ ...o, tools: [echo] }); }
+  initState(task) { return baseState(task, 3); }
+  decide(state) { return state.step === 1 ? decide.call('echo', { n: state.task }) : decide.final(String(state.metadata.last)); }
+  reduce(state, _o, _d, results) { return results.length ? { ...state, metadata: { ...state.metadata, last: results[0].status === 'success' ? results[0].output : 'refused' } } : state; }
+}
+`,
+    );
+    const refused = await qitos(['bench', 'run', s, '--set', 'permission={"echo":"ask"}', '--no-progress', '--json', '--out', join(dir, 'b1')], dir);
+    expect(refused.code, refused.err).not.toBe(2);
+    const answers = async (out: string) => (await readFile(join(dir, out, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.answer, r.pass]).sort();
+    expect(await answers('b1')).toEqual([['refused', false], ['refused', false]]);
+    const auto = await qitos(['bench', 'run', s, '--set', 'permission={"echo":"ask"}', '--auto', '--no-progress', '--json', '--out', join(dir, 'b2')], dir);
+    expect(auto.code, auto.err).toBe(0);
+    expect(await answers('b2')).toEqual([['7', true], ['8', true]]);
+  }, 60_000);
+});
