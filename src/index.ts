@@ -13,4 +13,4 @@ export { AgentModule, type AgentModuleOptions, type AgentContext } from './engin
 export { Engine, type EngineOptions, type RunResult, type RunOptions, type StreamOptions, type RunEvent, type TraceOptions } from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
 export { ApprovalQueue } from './engine/approval-queue.js';
-export { PermissionGate, autoApprove, DEFAULT_APPROVAL_TIMEOUT_MS } from './engine/permission-gate.js';
+export { autoApprove, DEFAULT_APPROVAL_TIMEOUT_MS } from './engine/permission-gate.js';
