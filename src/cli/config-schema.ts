@@ -171,6 +171,11 @@ export const SearchConfig = z.discriminatedUnion('type', [
 export const QitosConfig = z.strictObject({
   model: ModelConfig.optional(),
   engine: EngineConfig.optional(),
+  /**
+   * The budget of `qitos workflow run|resume|fork`. A workflow's budget is its own: every LLM turn of a workflow is a
+   * step, so the `engine:` budget a shared file sets for agents does not apply to workflows.
+   */
+  workflow: z.strictObject({ maxSteps: positiveInt.optional(), maxSeconds: z.number().positive().optional(), maxTokens: positiveInt.optional(), maxCost: z.number().positive().optional() }).optional(),
   policies: PoliciesConfig.optional(),
   trace: TraceConfig.optional(),
   env: EnvConfig.optional(),

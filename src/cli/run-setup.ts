@@ -144,6 +144,12 @@ export function configBudget(config: QitosConfig): Budget {
   return Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
 }
 
+/** The budget of a workflow run: the config's `workflow:` section (the `engine:` budget is for agents). */
+export function workflowBudget(config: QitosConfig): Budget {
+  const w = config.workflow ?? {};
+  return Object.fromEntries(Object.entries({ maxSteps: w.maxSteps, maxSeconds: w.maxSeconds, maxTokens: w.maxTokens, maxCost: w.maxCost }).filter(([, v]) => v !== undefined));
+}
+
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const e = s.config.engine ?? {};

@@ -9,7 +9,7 @@ import { CliError } from './cli-error.js';
 import type { QitosConfig } from './config-schema.js';
 import type { CliIO } from './io.js';
 import { recordableConfig } from './mcp-setup.js';
-import { DEFAULT_TRACE_DIR, buildEnv, configBudget } from './run-setup.js';
+import { DEFAULT_TRACE_DIR, buildEnv, configBudget, workflowBudget } from './run-setup.js';
 import { workflowTools } from './commands/workflow-action.js';
 
 /** The ids of a WorkflowAgent's own tools: it registers them itself, so a rebuilt agent must not get them twice. */
@@ -96,7 +96,8 @@ export async function replayWorkflow(io: Pick<CliIO, 'cwd'>, s: WorkflowReplaySe
     if (err instanceof WorkflowError) throw new CliError(`cannot rebuild the workflow of trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`);
     throw err;
   }
-  const budget = configBudget(s.config);
+  // Runs record a workflow: section (empty when none was given); runs recorded before it existed took engine:'s budget.
+  const budget = s.config.workflow ? workflowBudget(s.config) : configBudget(s.config);
   const engine = new Engine<WorkflowState>({
     agent,
     ...(env ? { env } : {}),

@@ -109,8 +109,8 @@ interface StreamState {
   stopped: boolean;
   usage: Tokens;
   model: string | undefined;
-  /** A message_start was seen (a second one means two streams were spliced together). */
-  started?: boolean;
+  /** The id of the message_start seen (another id means two streams were spliced together). */
+  messageId?: string;
 }
 
 type UsageLike = {
@@ -123,14 +123,16 @@ type UsageLike = {
 
 /**
  * Feeds one stream event into the builder. What breaks the protocol in a way that could pass cut or mixed tool
- * input off as a call (a second message_start, a tool block the message stops without closing) is a transport
+ * input off as a call (a message_start for another message, a tool block the message stops without closing) is a transport
  * error: the attempt is void (and retried like a cut stream).
  */
 function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState, id: string): void {
   switch (ev.type) {
     case 'message_start':
-      if (s.started) throw new ProviderError('transport', `${id}: protocol error: a second message_start in one stream (${ev.message.id})`);
-      s.started = true;
+      // A repeat of the open message's start (some proxies resend it) adds nothing: ignored, as vercel/ai does.
+      if (s.messageId === ev.message.id) return;
+      if (s.messageId !== undefined) throw new ProviderError('transport', `${id}: protocol error: a second message_start in one stream (${ev.message.id}, while ${s.messageId} is open)`);
+      s.messageId = ev.message.id;
       s.model = ev.message.model;
       applyUsage(s.usage, ev.message.usage as UsageLike);
       return;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
+import { get } from 'node:http';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -64,8 +65,12 @@ describe('qitos serve (subprocess)', () => {
     const refused = await qitos(['serve', '--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--host', '0.0.0.0', '--port', '0'], dir);
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/token is required to listen on 0\.0\.0\.0.*QITOS_SERVE_TOKEN/);
-    const s = await serve(['--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--port', '0'], { QITOS_SERVE_TOKEN: 'tok' });
+    const s = await serve(['--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--port', '0', '--allowed-host', 'qitos.lan'], { QITOS_SERVE_TOKEN: 'tok' });
     expect(s.out()).toMatch(/a bearer token is required/);
+    // --allowed-host adds a Host name; others are refused before the token is looked at
+    const status = (host: string) => new Promise<number>((res, rej) => get(`${s.url}/v1/models`, { headers: { host, authorization: 'Bearer tok' } }, (r) => (r.resume(), res(r.statusCode!))).on('error', rej));
+    expect(await status('qitos.lan:8080')).toBe(200);
+    expect(await status('attacker.example')).toBe(403);
     expect((await fetch(`${s.url}/v1/models`)).status).toBe(401);
     const models = await (await fetch(`${s.url}/v1/models`, { headers: { authorization: 'Bearer tok' } })).json();
     expect(models.data.map((m: { id: string }) => m.id)).toEqual(['react']);

@@ -81,7 +81,11 @@ describe('qitos skills install | update | uninstall | list | search (a skills ro
 
     const search = await qitos(['skills', 'search', 'write the company newsletter', '--root', root, '--top', '2'], dir);
     expect(search.out.split('\n')[2]).toMatch(/^internal-comms\s+0\.\d{3}\s+A set of resources/);
-    expect(search.out.trim().split('\n')).toHaveLength(4);
+    // --top 2, but the other skills score below the default threshold: one row under the header
+    expect(search.out.trim().split('\n')).toHaveLength(3);
+    // Skills unrelated to the query are left out by default (they score near 0 or below); --threshold -1 lists them.
+    expect((await qitos(['skills', 'search', 'quantum chromodynamics lattice', '--root', root, '--json'], dir)).out).toMatch(/"matches": \[\]/);
+    expect(JSON.parse((await qitos(['skills', 'search', 'quantum chromodynamics lattice', '--root', root, '--json', '--threshold', '-1'], dir)).out).matches).toHaveLength(3);
     const json = JSON.parse((await qitos(['skills', 'search', 'slides with a theme', '--root', root, '--json', '--top', '1'], dir)).out);
     expect(json).toMatchObject({ query: 'slides with a theme', embedder: 'hashing:v1-512', matches: [{ name: 'theme-factory', score: expect.any(Number) }] });
 

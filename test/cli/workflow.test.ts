@@ -44,6 +44,20 @@ describe('qitos workflow', () => {
     expect(text.out).toMatch(/^ok  judge \(condition\)\nok  huge \(end\)\ncompleted\nresult: 300 doubled past 500: 600\ntrace: /m);
   });
 
+  it('the engine: budget of a shared config does not cap a workflow; its own workflow: section does, and replay keeps it', async () => {
+    await writeFile(join(dir, 'shared.yaml'), 'engine:\n  maxSteps: 2\n');
+    const shared = await qitos(['workflow', 'run', EXAMPLE, '-c', 'shared.yaml', '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    expect(shared.code, shared.err).toBe(0);
+    expect(JSON.parse(shared.out)).toMatchObject({ status: 'completed', vars: { value: 112 } });
+    await writeFile(join(dir, 'own.yaml'), 'engine:\n  maxSteps: 100\nworkflow:\n  maxSteps: 2\n');
+    const own = await qitos(['workflow', 'run', EXAMPLE, '-c', 'own.yaml', '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir);
+    const capped = JSON.parse(own.out);
+    expect(capped).toMatchObject({ status: 'stopped', reason: 'budget_steps: step budget of 2 reached' });
+    // replay runs under the budget the run had, so it stops where the run stopped
+    const replay = await qitos(['replay', capped.traceDir, '--json'], dir);
+    expect(JSON.parse(replay.out)).toMatchObject({ matched: true });
+  });
+
   it('run refuses a workflow with LLM nodes and no model, and reports a failed node with exit 1', async () => {
     const noModel = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7'], dir);
     expect([noModel.code, noModel.err]).toEqual([2, 'qitos: --model is required: the workflow has LLM nodes (describe)\n']);

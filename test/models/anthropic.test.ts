@@ -251,6 +251,26 @@ describe('AnthropicModel: reliability', () => {
     }
   });
 
+  it('ignores a repeated message_start of the open message (same id), as vercel/ai does; another id stays an error', async () => {
+    const start = (id: string, input: number) => ({ event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: 'x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: input, output_tokens: 1 } } } });
+    const text = (index: number, t: string) => [
+      { event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: t } } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index } },
+    ];
+    const end = [
+      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } } },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ];
+    const repeated = [start('msg_1', 5), ...text(0, 'Hello, '), start('msg_1', 5), ...text(1, 'world.'), ...end];
+    const srv = await serve([{ frames: repeated }, { frames: [start('msg_1', 5), ...text(0, 'Hello, '), start('msg_2', 5), ...text(1, 'world.'), ...end] }]);
+    const r = await model(srv, { maxRetries: 0 }).generate(ask());
+    expect(r.parts).toEqual([{ type: 'text', text: 'Hello, world.' }]);
+    expect(r.finishReason).toBe('stop');
+    expect(r.usage.input).toBe(5); // the repeat's usage is not counted twice
+    await expect(model(srv, { maxRetries: 0 }).generate(ask())).rejects.toMatchObject({ modelKind: 'transport', message: expect.stringMatching(/second message_start in one stream \(msg_2, while msg_1 is open\)/) });
+  });
+
   it('aborts mid-stream', async () => {
     const srv = await serve([{ text: 'a very long reply', hangAfter: 4 }]);
     const ctl = new AbortController();

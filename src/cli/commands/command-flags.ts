@@ -133,6 +133,10 @@ export interface ServeFlags extends ConfigFlags {
   port: number;
   maxRuns?: number;
   skillsRoot?: string;
+  allowedHost: string[];
+  maxConnections?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
 }
 
 /** The flags of `qitos mcp serve`. */
@@ -144,6 +148,11 @@ export interface McpServeFlags extends ConfigFlags {
   http?: boolean;
   host: string;
   port: number;
+  maxRuns?: number;
+  allowedHost: string[];
+  maxConnections?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
 }
 
 /** The flags of `qitos workflow run`. */

@@ -7,7 +7,9 @@ import { servedAgentClass, servedAgents } from '../served-agents.js';
 import { agentMcpServer, runToolName } from '../server/agent-mcp-server.js';
 import { startMcpHttpServer } from '../server/mcp-http-server.js';
 import type { McpServeFlags } from './command-flags.js';
-import { TOKEN_ENV } from './serve-action.js';
+import { LiveRuns } from '../server/live-runs.js';
+import { SERVE_DEFAULTS } from '../server/serve-options.js';
+import { connectionFlags, TOKEN_ENV } from './serve-action.js';
 import { stopSignal } from '../stop-signal.js';
 
 /**
@@ -24,14 +26,16 @@ export async function mcpServeAction(io: CliIO, flags: McpServeFlags): Promise<v
     let close: () => Promise<void>;
     if (flags.http) {
       const token = io.env[TOKEN_ENV] || undefined;
-      const server = await startMcpHttpServer({ agents, ...(token ? { token } : {}), host: flags.host, port: flags.port }).catch((err: Error) => {
+      const server = await startMcpHttpServer({ agents, ...(token ? { token } : {}), host: flags.host, port: flags.port, ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}), ...connectionFlags(flags) }).catch((err: Error) => {
         throw new CliError(err.message);
       });
       io.err(`qitos mcp serve: streamable HTTP at ${server.url}/mcp  tools: ${tools}\nqitos mcp serve: ${server.authNote}\n`);
       stopped = stopSignal();
       close = server.close;
     } else {
-      const server = agentMcpServer(agents, { name: `qitos-${name}`, version: '1' });
+      const runs = new LiveRuns();
+      const max = flags.maxRuns ?? SERVE_DEFAULTS.maxRuns;
+      const server = agentMcpServer(agents, { name: `qitos-${name}`, version: '1' }, { max, reserve: () => runs.reserve(max), release: () => runs.release() });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       process.stdin.once('end', () => void transport.close());

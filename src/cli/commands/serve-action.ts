@@ -13,6 +13,16 @@ import { stopSignal } from '../stop-signal.js';
 /** The environment variable holding the bearer token (a flag would show in `ps`). */
 export const TOKEN_ENV = 'QITOS_SERVE_TOKEN';
 
+/** The Host names and connection limits of `qitos serve` and `qitos mcp serve --http`, as server options. */
+export function connectionFlags(flags: Pick<ServeFlags, 'allowedHost' | 'maxConnections' | 'headersTimeout' | 'requestTimeout'>) {
+  return {
+    ...(flags.allowedHost?.length ? { allowedHosts: flags.allowedHost } : {}),
+    ...(flags.maxConnections ? { maxConnections: flags.maxConnections } : {}),
+    ...(flags.headersTimeout ? { headersTimeoutMs: flags.headersTimeout } : {}),
+    ...(flags.requestTimeout ? { requestTimeoutMs: flags.requestTimeout } : {}),
+  };
+}
+
 /** What `qitos serve` does: builds the agents, listens, and on SIGTERM or SIGINT shuts down gracefully. */
 export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
   let config = await effectiveConfig({}, flags, io.cwd);
@@ -34,6 +44,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
       ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
       ...(skills ? { skills } : {}),
       approvals,
+      ...connectionFlags(flags),
     }).catch((err: Error) => {
       throw new CliError(err.message);
     });

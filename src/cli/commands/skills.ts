@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ioOf } from '../io.js';
+import { DEFAULT_MIN_SKILL_SCORE } from '../../kit/skills/default-min-skill-score.js';
 import { positiveInt } from '../option-parsers.js';
 import type { RootFlags } from './command-flags.js';
 
@@ -45,9 +46,9 @@ export function registerSkillsCommand(program: Command): void {
 
   withRoot(skills.command('search').description('find installed skills by meaning').argument('<query>', 'what the skill should do'))
     .option('--top <n>', 'how many skills (default 5)', positiveInt, 5)
-    .option('--threshold <score>', 'leave out skills scoring below this', finiteNumber)
+    .option('--threshold <score>', 'leave out skills scoring below this (default 0.1: unrelated skills score near 0 or below; -1 lists all)', finiteNumber, DEFAULT_MIN_SKILL_SCORE)
     .addHelpText('after', '\nExample:\n  $ qitos skills search "style slides with a theme" --top 3\n')
-    .action(async function (this: Command, query: string, flags: RootFlags & { top: number; threshold?: number }) {
+    .action(async function (this: Command, query: string, flags: RootFlags & { top: number; threshold: number }) {
       const { searchAction } = await import('./skills-action.js');
       await searchAction(ioOf(this), query, flags);
     });

@@ -10,7 +10,7 @@ import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js'
 import type { CliIO } from '../io.js';
 import { recordableConfig } from '../mcp-setup.js';
 import { resolveModel } from '../model-resolver.js';
-import { DEFAULT_TRACE_DIR, buildEnv, configBudget, configuredModel } from '../run-setup.js';
+import { DEFAULT_TRACE_DIR, buildEnv, configuredModel, workflowBudget } from '../run-setup.js';
 import { importUserModule } from '../user-module.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 
@@ -45,7 +45,8 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
   const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
     throw err instanceof WorkflowError ? new CliError(err.message.split('\n').join(' ')) : err;
   });
-  const config = await effectiveConfig({}, flags, io.cwd);
+  // `workflow:` is recorded even when empty: it tells a replay that the engine: budget did not apply (runs before it did).
+  const config = await effectiveConfig({}, flags, io.cwd).then((c) => ({ ...c, workflow: c.workflow ?? {} }));
   const model = await configuredModel(config, io.cwd, io.env);
   const llm = [...def.nodes.values()].filter((n) => n.kind === 'llm');
   if (!model && llm.length) throw new CliError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
@@ -54,7 +55,7 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
   const nodeModels = await modelsOfNodes(def, io);
   const traceDir = resolve(io.cwd, config.trace?.dir ?? DEFAULT_TRACE_DIR);
   const signingKey = await loadTraceKey(io.env, { create: true });
-  const budget = configBudget(config);
+  const budget = workflowBudget(config);
   let result;
   try {
     const options = {

@@ -9,12 +9,23 @@ export function runToolName(id: string): string {
   return `run_${id.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
 }
 
+/** The cap on runs at once an MCP face shares across its sessions: a slot is taken before a run starts. */
+export interface RunSlots {
+  /** Runs at once; one more is refused. */
+  max: number;
+  /** Takes a slot; false when all `max` are taken. */
+  reserve(): boolean;
+  /** Gives a slot back. */
+  release(): void;
+}
+
 /**
  * An MCP server with one tool per agent, `run_<id>`: the task in; the final answer, the run id of its trace and
  * the stop reason out. When the caller sends a progress token, every step the run finishes is a progress
- * notification (`progress` = the step, `message` what it did). A cancelled request interrupts the run.
+ * notification (`progress` = the step, `message` what it did). A cancelled request interrupts the run. With
+ * `slots`, a call past the cap is a tool error (`isError`) telling the caller to retry, and no run starts.
  */
-export function agentMcpServer(agents: ServedAgent[], info: { name: string; version: string }): McpServer {
+export function agentMcpServer(agents: ServedAgent[], info: { name: string; version: string }, slots?: RunSlots): McpServer {
   const server = new McpServer(info);
   for (const { id, engine } of agents) {
     server.registerTool(
@@ -25,6 +36,9 @@ export function agentMcpServer(agents: ServedAgent[], info: { name: string; vers
         outputSchema: { answer: z.string().nullable(), runId: z.string(), stopReason: z.string(), steps: z.number() },
       },
       async ({ task }, extra) => {
+        if (slots && !slots.reserve()) {
+          return { content: [{ type: 'text' as const, text: `the server is running ${slots.max} runs, its limit (--max-runs); retry shortly` }], isError: true };
+        }
         const token = extra._meta?.progressToken;
         const controller = new AbortController();
         const onAbort = () => controller.abort(new AbortedError('the MCP client cancelled the call'));
@@ -48,6 +62,7 @@ export function agentMcpServer(agents: ServedAgent[], info: { name: string; vers
           throw new Error('the run ended without a result');
         } finally {
           extra.signal.removeEventListener('abort', onAbort);
+          slots?.release();
         }
       },
     );

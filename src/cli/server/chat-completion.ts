@@ -59,14 +59,15 @@ export interface ChunkHead {
 /**
  * The SSE frames (`data: <chunk JSON>\n\n`) of one streamed completion. The fields every chunk shares are
  * serialized once per response, so a frame costs one `JSON.stringify` of its delta; `usage` is present (null
- * until the last chunk) only when the client asked for it.
+ * until the last chunk) only when the client asked for it. `system_fingerprint` is left out: OpenAI's spec types
+ * it as a string, and there is no backend configuration to name.
  */
 export class ChunkFrames {
   private readonly head: string;
   private readonly tail: string;
 
   constructor(head: ChunkHead, withUsage: boolean) {
-    this.head = `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"system_fingerprint":null,"choices":`;
+    this.head = `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"choices":`;
     this.tail = withUsage ? ',"usage":null}\n\n' : '}\n\n';
   }
 
@@ -84,5 +85,5 @@ export class ChunkFrames {
 /** A whole `chat.completion` (non-streamed). */
 export function completion(head: ChunkHead, content: string, reasoning: string, finish: 'stop' | 'length', usage: Usage): Record<string, unknown> {
   const message = { role: 'assistant', content, refusal: null, ...(reasoning ? { reasoning_content: reasoning } : {}) };
-  return { id: head.id, object: 'chat.completion', created: head.created, model: head.model, system_fingerprint: null, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: openAIUsage(usage) };
+  return { id: head.id, object: 'chat.completion', created: head.created, model: head.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: openAIUsage(usage) };
 }

@@ -6,7 +6,7 @@ export interface OpenAIErrorBody {
 /** An error a route answers with: HTTP status plus the OpenAI-style body, and extra headers (`retry-after`). */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503,
     message: string,
     readonly type: string,
     readonly code: string | null = null,

@@ -13,6 +13,7 @@ import { HttpError, invalidRequest } from './openai-error.js';
  * largest cost the chat route added to a run (docs/performance.md#server).
  */
 export async function jsonBody(c: Context, maxBytes: number): Promise<unknown> {
+  requireJson(c.req.header('content-type'));
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
   const text = incoming ? await nodeBodyText(incoming, maxBytes) : await webBodyText(c.req.raw, maxBytes);
   if (!text.trim()) throw invalidRequest('the request body is empty; expected a JSON object');
@@ -20,6 +21,18 @@ export async function jsonBody(c: Context, maxBytes: number): Promise<unknown> {
     return JSON.parse(text) as unknown;
   } catch (err) {
     throw invalidRequest(`the request body is not valid JSON: ${(err as Error).message}`, null, 'invalid_json');
+  }
+}
+
+/**
+ * A JSON route takes `application/json` only (415 otherwise): a web page can send `text/plain`, form or multipart
+ * bodies to any address without a CORS preflight, but not JSON, so this keeps such "simple" requests away from the
+ * routes that act.
+ */
+export function requireJson(contentType: string | undefined): void {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new HttpError(415, `the request body must be sent as content-type application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ' (no content-type was sent)'}`, 'invalid_request_error', 'unsupported_media_type');
   }
 }
 

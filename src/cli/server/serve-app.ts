@@ -42,6 +42,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
     return c.json(e.body(), e.status, e.headers);
   });
   app.notFound((c) => c.json(new HttpError(404, `no route ${c.req.method} ${c.req.path}`, 'invalid_request_error', 'not_found').body(), 404));
+  if (options.guard) app.use('*', options.guard.middleware());
   if (options.token !== undefined) app.use('*', bearer(options.token));
   app.get('/v1/models', (c) => c.json({ object: 'list', data: options.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: 'qitos' })) }));
   app.post('/v1/chat/completions', (c) => chat(c, ctx));

@@ -3,6 +3,7 @@ import type { Engine } from '../../engine/engine.js';
 import type { SkillManager } from '../../kit/skills/index.js';
 import type { LiveRuns } from './live-runs.js';
 import type { ApprovalQueue } from '../../engine/approval-queue.js';
+import type { LocalServerGuard } from './local-server-guard.js';
 
 /** One agent the server offers: `id` is what a request's `model` names (and GET /v1/models lists). */
 export interface ServedAgent {
@@ -30,6 +31,21 @@ export interface ServeAppOptions {
   approvals?: ApprovalQueue;
   /** How often a streamed completion whose run waits for an approval sends a keep-alive comment (default 15 000 ms). */
   heartbeatMs?: number;
+  /**
+   * The Host/Origin rule every route applies (403 otherwise). `startServer` always sets one; an app served some
+   * other way checks neither unless given one.
+   */
+  guard?: LocalServerGuard;
+}
+
+/** How many connections a local server holds and how long a client may take to send a request. */
+export interface ConnectionLimits {
+  /** Open connections at once; past it a new one is closed at once (default 128). */
+  maxConnections?: number;
+  /** Time to receive a request's headers, in ms (Node's `headersTimeout`; default 10 s). */
+  headersTimeoutMs?: number;
+  /** Time to receive a whole request, headers and body, in ms (Node's `requestTimeout`; default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 /** What the route files share. */
@@ -39,5 +55,12 @@ export interface RouteContext {
 }
 
 /** The default caps. */
-export const SERVE_DEFAULTS = { maxRuns: 8, maxBodyBytes: 1024 * 1024, maxUploadBytes: 20 * 1024 * 1024 } as const;
+export const SERVE_DEFAULTS = {
+  maxRuns: 8,
+  maxBodyBytes: 1024 * 1024,
+  maxUploadBytes: 20 * 1024 * 1024,
+  maxConnections: 128,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+} as const;
 

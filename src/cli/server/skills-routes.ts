@@ -1,9 +1,13 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { SkillZipError, type InstallResult, type SkillManager } from '../../kit/skills/index.js';
+import { DEFAULT_MIN_SKILL_SCORE, SkillZipError, type InstallResult, type SkillManager } from '../../kit/skills/index.js';
+import { fromBrowser } from './local-server-guard.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { jsonBody, jsonLimit, parseBody } from './request-body.js';
 import { SERVE_DEFAULTS, type RouteContext } from './serve-options.js';
+
+/** The header a browser's skill upload carries (any value): a cross-site form cannot send it. */
+export const UPLOAD_HEADER = 'x-qitos-upload';
 
 const Patch = z.strictObject({ description: z.string().min(1, 'description must not be empty') });
 const Search = z.object({
@@ -34,12 +38,17 @@ export function skillsRoutes(app: Hono, { options }: RouteContext): void {
 
   app.get('/v1/skills/search', async (c) => {
     const q = parseBody(Search, c.req.query());
-    const matches = await manager().search(q.q, { top: q.top, ...(q.threshold !== undefined ? { threshold: q.threshold } : {}) });
+    const matches = await manager().search(q.q, { top: q.top, threshold: q.threshold ?? DEFAULT_MIN_SKILL_SCORE });
     return c.json({ object: 'list', query: q.q, data: matches.map(({ path: _path, ...m }) => m) });
   });
 
   app.post('/v1/skills', jsonLimit(options.maxUploadBytes ?? SERVE_DEFAULTS.maxUploadBytes), async (c) => {
     const m = manager();
+    // Multipart is a form a web page may post anywhere without a preflight: the Origin rule refuses other sites'
+    // pages, and a browser's upload must also carry a header no cross-site form can set (or the token).
+    if (options.token === undefined && fromBrowser((n) => c.req.header(n)) && c.req.header(UPLOAD_HEADER) === undefined) {
+      throw new HttpError(403, `an upload from a browser must carry the header ${UPLOAD_HEADER} (a page of another site cannot set it without a preflight, which this server does not answer)`, 'invalid_request_error', 'forbidden_origin');
+    }
     if (!(c.req.header('content-type') ?? '').startsWith('multipart/form-data')) throw invalidRequest('upload the skill ZIP as multipart/form-data, in a field named "file"', 'file');
     const form = await c.req.parseBody().catch((err: Error) => {
       throw invalidRequest(`the multipart body cannot be read: ${err.message}`, 'file');
@@ -73,7 +82,8 @@ async function mutation<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     const message = (err as Error).message;
     if (err instanceof SkillZipError) throw invalidRequest(message, 'file', 'invalid_skill_zip');
-    if (/already installed/.test(message)) throw new HttpError(409, message, 'invalid_request_error', 'skill_exists');
+    // The manager's words name the CLI's way (`update`); a REST client replaces with ?replace=true or PATCH.
+    if (/already installed/.test(message)) throw new HttpError(409, message.replace(/; use update to replace it$/, '; POST it with ?replace=true to replace it'), 'invalid_request_error', 'skill_exists');
     if (/SKILL\.md|description/.test(message)) throw invalidRequest(message, null, 'invalid_skill');
     throw err;
   }

@@ -3,15 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { AbortedError } from '../../core/index.js';
+import { LocalServerGuard } from './local-server-guard.js';
 import { createServeApp, type ServeApp } from './serve-app.js';
-import type { ServeAppOptions } from './serve-options.js';
+import { SERVE_DEFAULTS, type ConnectionLimits, type ServeAppOptions } from './serve-options.js';
 
 /** Where and how `startServer` listens. */
-export interface StartServerOptions extends ServeAppOptions {
+export interface StartServerOptions extends Omit<ServeAppOptions, 'guard'>, ConnectionLimits {
   /** Default 127.0.0.1. A host that is not loopback requires a token. */
   host?: string;
   /** Default 8787; 0 picks a free port. */
   port?: number;
+  /** Host names accepted besides the ones the server listens as (`name` or `name:port`; see LocalServerGuard). */
+  allowedHosts?: string[];
 }
 
 /** A listening server. */
@@ -43,8 +46,11 @@ export function isLoopback(host: string): boolean {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const authNote = bindingNote(host, options.token);
-  const served = createServeApp(options);
-  const { server, url } = await listen(served.app.fetch, host, options.port ?? 8787);
+  let port: number | undefined;
+  const guard = new LocalServerGuard({ host, port: () => port, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
+  const served = createServeApp({ ...options, guard });
+  const { server, url } = await listen(served.app.fetch, host, options.port ?? 8787, options);
+  port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   const close = (o: { graceMs?: number } = {}) =>
     (closing ??= (async () => {
@@ -73,9 +79,17 @@ export function bindingNote(host: string, token: string | undefined): string {
     : `no token set: any local user can call this server (it is bound to loopback ${host}; set QITOS_SERVE_TOKEN to require one)`;
 }
 
-/** A Node HTTP server for a Web `fetch` handler, listening on host:port; resolves once it listens, with its URL. */
-export async function listen(fetch: (req: Request) => Response | Promise<Response>, host: string, port: number): Promise<{ server: Server; url: string }> {
-  const server = createAdaptorServer({ fetch }) as Server;
+/**
+ * A Node HTTP server for a Web `fetch` handler, listening on host:port; resolves once it listens, with its URL.
+ * A slow client (slowloris: headers or a body sent a byte at a time) holds a connection at most `headersTimeoutMs`
+ * / `requestTimeoutMs` (checked every second rather than Node's 30 s), and no more than `maxConnections` are open.
+ */
+export async function listen(fetch: (req: Request) => Response | Promise<Response>, host: string, port: number, limits: ConnectionLimits = {}): Promise<{ server: Server; url: string }> {
+  const headersTimeout = limits.headersTimeoutMs ?? SERVE_DEFAULTS.headersTimeoutMs;
+  const requestTimeout = Math.max(limits.requestTimeoutMs ?? SERVE_DEFAULTS.requestTimeoutMs, headersTimeout);
+  const serverOptions = { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) };
+  const server = createAdaptorServer({ fetch, serverOptions }) as Server;
+  server.maxConnections = limits.maxConnections ?? SERVE_DEFAULTS.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../core/index.js';
+import { DEFAULT_MIN_SKILL_SCORE } from './default-min-skill-score.js';
 import type { ToolRetrievalService } from './tool-retrieval-service.js';
 
 const parameters = z.object({
@@ -21,7 +22,7 @@ export function findSkillsTool(retrieval: ToolRetrievalService, options: { thres
       'then load a skill it finds with the skill tool.',
     parameters,
     async execute({ query, top }) {
-      const matches = await retrieval.search(query, { top: top ?? 5, threshold: options.threshold ?? 0.1 });
+      const matches = await retrieval.search(query, { top: top ?? 5, threshold: options.threshold ?? DEFAULT_MIN_SKILL_SCORE });
       const output = matches.length
         ? `Skills for "${query}" (score: higher is closer):\n${matches.map((m) => `- ${m.name} (${m.score.toFixed(3)}): ${m.description}`).join('\n')}\nLoad one with the skill tool: skill(name="<name>").`
         : `No installed skill matches "${query}".`;

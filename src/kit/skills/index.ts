@@ -4,6 +4,7 @@ export { loadSkills, skillFiles, catalogOf, unknownSkillMessage, similarNames, t
 export { skillTool } from './skill-tool.js';
 export { extractSkillZip, entryNameProblem, SkillZipError, type SkillZipLimits, type ExtractedSkill } from './skill-zip.js';
 export { SkillManager, type SkillManagerOptions, type SkillStep, type InstalledSkill, type InstallResult } from './skill-manager.js';
+export { DEFAULT_MIN_SKILL_SCORE } from './default-min-skill-score.js';
 export { ToolRetrievalService, type SkillMatch, type SyncReport, type ToolRetrievalOptions } from './tool-retrieval-service.js';
 export { hashingEmbedder, hashText, type HashingEmbedderOptions } from './hashing-embedder.js';
 export { openAIEmbedder, type OpenAIEmbedderOptions } from './openai-embedder.js';

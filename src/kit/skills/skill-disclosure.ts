@@ -4,6 +4,7 @@ import { findSkillsTool } from './find-skills-tool.js';
 import { loadSkills, unknownSkillMessage, type Skill, type SkillCatalog } from './skill-catalog.js';
 import { skillScriptTool, type SkillScriptToolOptions } from './skill-script-tool.js';
 import { skillTool } from './skill-tool.js';
+import { DEFAULT_MIN_SKILL_SCORE } from './default-min-skill-score.js';
 import type { ToolRetrievalService } from './tool-retrieval-service.js';
 
 /** The trace event (a policy event of the `skills` policy) that records which skills a run was shown. */
@@ -87,7 +88,7 @@ export function recordedSkillSelection(events: readonly EventRecord[]): SkillSel
 
 async function select(options: SkillDisclosureOptions, installed: SkillCatalog): Promise<SkillSelection> {
   const top = options.top ?? 5;
-  const threshold = options.threshold ?? 0.1;
+  const threshold = options.threshold ?? DEFAULT_MIN_SKILL_SCORE;
   const pinned = (options.pinned ?? []).map((name) => {
     const skill = installed.get(name);
     if (!skill) throw new Error(`pinned skill: ${unknownSkillMessage(installed, name)}`);

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { EmbeddingModel } from '../../core/index.js';
@@ -128,7 +128,7 @@ export class SkillManager {
       await writeFile(tmp, text, { flag: 'wx' });
       await rename(tmp, path);
       await this.step('described', skill.name);
-      return { skill: installed(await this.reindex(skill.name)), files: 0, bytes: 0, replaced: false };
+      return { skill: installed(await this.reindex(skill.name)), ...(await folderSize(skill.dir)), replaced: false };
     });
   }
 
@@ -225,4 +225,16 @@ function installed(s: Skill): InstalledSkill {
     ...(fm.metadata !== undefined ? { metadata: fm.metadata } : {}),
     hash: s.hash,
   };
+}
+
+/** The files of an installed skill folder and their total size (what an install reports), its links not followed. */
+async function folderSize(dir: string): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    files++;
+    bytes += (await stat(join(e.parentPath, e.name))).size;
+  }
+  return { files, bytes };
 }

@@ -7,7 +7,7 @@ import { SkillsSandboxExecutor } from './skills-sandbox-executor.js';
 
 const parameters = z.object({
   name: z.string().describe('The skill whose script to run.'),
-  script: z.string().optional().describe('The script, as a path in the skill folder such as "scripts/convert.py" (default: scripts/execute.*).'),
+  script: z.string().optional().describe('The script, as a path in the skill folder such as "scripts/convert.py", or its file name in scripts/ (default: scripts/execute.*).'),
   args: z.record(z.string(), z.unknown()).optional().describe('Arguments for the script; it reads them as JSON from its standard input.'),
 });
 

@@ -126,6 +126,8 @@ export class SkillsSandboxExecutor {
       if (!found) throw new Error(`this skill has no scripts/execute.* to run by default; name one of its scripts: ${available.join(', ') || '(none)'}`);
       script = found;
     }
+    // A bare file name ("stats.mjs") is one of scripts/: what a model writes after reading the skill's listing.
+    if (!/[\\/]/.test(script)) script = `scripts/${script}`;
     const scriptsDir = join(skillDir, 'scripts');
     const wanted = resolve(skillDir, script);
     if (!isInside(scriptsDir, wanted) || wanted === scriptsDir) throw new Error(`"${script}" is not in the skill's scripts/ folder; only scripts there can be run`);

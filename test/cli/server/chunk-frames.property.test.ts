@@ -31,7 +31,6 @@ describe('ChunkFrames', () => {
           object: 'chat.completion.chunk',
           created: h.created,
           model: h.model,
-          system_fingerprint: null,
           choices: [{ index: 0, delta: { ...delta }, logprobs: null, finish_reason: finish }],
           ...(withUsage ? { usage: null } : {}),
         });
@@ -44,7 +43,7 @@ describe('ChunkFrames', () => {
     fc.assert(
       fc.property(head, usage, (h, tokens) => {
         const u = { tokens, cost: null, modelCalls: 1 };
-        expect(data(new ChunkFrames(h, true).usage(u))).toStrictEqual({ id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, system_fingerprint: null, choices: [], usage: openAIUsage(u) });
+        expect(data(new ChunkFrames(h, true).usage(u))).toStrictEqual({ id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, choices: [], usage: openAIUsage(u) });
       }),
       { seed: fcSeed },
     );

@@ -112,7 +112,8 @@ describe('the skills API', () => {
     const s = await skillsServer();
     const res = await upload(s, zip('pdf-tools', 'Extract text and tables from PDF files.'));
     expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ skill: { name: 'pdf-tools', description: 'Extract text and tables from PDF files.' }, replaced: false });
+    const installed = await res.json();
+    expect(installed).toMatchObject({ skill: { name: 'pdf-tools', description: 'Extract text and tables from PDF files.' }, replaced: false });
     expect((await upload(s, zip('csv-tools', 'Clean and join CSV spreadsheets.'))).status).toBe(201);
     const list = await (await fetch(`${s.url}/v1/skills`)).json();
     expect(list.data.map((x: { name: string }) => x.name).sort()).toEqual(['csv-tools', 'pdf-tools']);
@@ -120,9 +121,16 @@ describe('the skills API', () => {
     const found = await (await fetch(`${s.url}/v1/skills/search?q=${encodeURIComponent('tables in a PDF')}&top=2`)).json();
     expect(found.data[0].name).toBe('pdf-tools');
     expect(found.data[0].score).toBeGreaterThan(found.data[1]?.score ?? -1);
+    // By default a skill that shares nothing with the query is left out; threshold=-1 lists it with its score.
+    expect((await (await fetch(`${s.url}/v1/skills/search?q=${encodeURIComponent('bake sourdough bread')}`)).json()).data).toEqual([]);
+    expect((await (await fetch(`${s.url}/v1/skills/search?q=${encodeURIComponent('bake sourdough bread')}&threshold=-1`)).json()).data).toHaveLength(2);
     const patched = await fetch(`${s.url}/v1/skills/pdf-tools`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description: 'Read PDF forms.' }) });
     expect(patched.status).toBe(200);
-    expect((await patched.json()).skill.description).toBe('Read PDF forms.');
+    const patchedBody = await patched.json();
+    expect(patchedBody.skill.description).toBe('Read PDF forms.');
+    // The skill's files as they are now (the SKILL.md grew by the new description's length difference).
+    expect(patchedBody.files).toBe(installed.files);
+    expect(patchedBody.bytes).toBe(installed.bytes + 'Read PDF forms.'.length - 'Extract text and tables from PDF files.'.length);
     const del = await fetch(`${s.url}/v1/skills/csv-tools`, { method: 'DELETE' });
     expect(await del.json()).toMatchObject({ deleted: true, skill: { name: 'csv-tools' } });
     expect((await (await fetch(`${s.url}/v1/skills`)).json()).data.map((x: { name: string }) => x.name)).toEqual(['pdf-tools']);
@@ -133,7 +141,9 @@ describe('the skills API', () => {
     expect((await upload(s, zip('a-skill', 'One.'))).status).toBe(201);
     const again = await upload(s, zip('a-skill', 'Two.'));
     expect(again.status).toBe(409);
-    expect((await again.json()).error.code).toBe('skill_exists');
+    const exists = (await again.json()).error;
+    expect(exists.code).toBe('skill_exists');
+    expect(exists.message).toMatch(/already installed .*; POST it with \?replace=true to replace it$/);
     expect((await upload(s, zip('a-skill', 'Two.'), '?replace=true')).status).toBe(200);
     const evil = await upload(s, new Blob([new Uint8Array(makeZip([{ name: 'SKILL.md', data: skillMd('evil', 'Evil.') }, { name: '../escape.txt', data: 'x' }]))]));
     expect(evil.status).toBe(400);

@@ -252,7 +252,10 @@ describe('SkillsSandboxExecutor: arguments, output and limits', () => {
     symlinkSync(join(t.outside, 'evil.mjs'), join(t.skillDir, 'scripts/link.mjs'));
     const ex = new SkillsSandboxExecutor();
     const run = (script: string) => ex.run({ skillDir: t.skillDir, workspace: t.workspace, script });
-    await expect(run('SKILL.md')).rejects.toThrow('"SKILL.md" is not in the skill\'s scripts/ folder; only scripts there can be run');
+    // A bare name is a file of scripts/ (what a model writes after reading the listing), never the skill's other files.
+    await expect(run('SKILL.md')).rejects.toThrow('the skill has no script "scripts/SKILL.md"; its scripts: scripts/ok.mjs');
+    await expect(run('ok.mjs')).resolves.toMatchObject({ ok: true });
+    await expect(run('./SKILL.md')).rejects.toThrow('"./SKILL.md" is not in the skill\'s scripts/ folder; only scripts there can be run');
     await expect(run('scripts/../SKILL.md')).rejects.toThrow(/is not in the skill's scripts\/ folder/);
     await expect(run(join(t.outside, 'evil.mjs'))).rejects.toThrow(/is not in the skill's scripts\/ folder/);
     await expect(run('scripts/link.mjs')).rejects.toThrow('"scripts/link.mjs" links outside the skill\'s scripts/ folder');
