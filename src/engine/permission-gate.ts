@@ -50,8 +50,9 @@ export class PermissionGate {
     let declared: PermissionSubject | readonly PermissionSubject[] | undefined;
     try {
       declared = tool?.permission?.(args as never);
-    } catch {
-      declared = undefined; // a subject function that throws on odd input leaves the call matched as having none
+    } catch (err) {
+      // A tool whose main input cannot be worked out is refused (fail closed), saying why.
+      return { key, subjects: [`(the permission input of ${key} failed: ${errorMessage(err)})`], action: 'deny', rule: null };
     }
     for (const s of declared === undefined ? [] : Array.isArray(declared) ? declared : [declared as PermissionSubject]) {
       if (s.kind === 'command') for (const seg of commandSegments(s.value)) match.push({ text: seg });

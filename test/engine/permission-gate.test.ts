@@ -192,3 +192,15 @@ describe('asking', () => {
     expect(() => engine('/tmp', [], { bash: { 'rm *': 'nope' } } as never)).toThrow('EngineOptions.permission.bash."rm *": expected "allow", "ask" or "deny", got "nope"');
   });
 });
+
+describe('a tool whose permission input fails', () => {
+  it('is refused (fail closed), the record saying why', async () => {
+    const { z } = await import('zod');
+    const { defineTool } = await import('../../src/index.js');
+    const odd = defineTool({ id: 'odd', description: '', parameters: z.object({}), permission: () => { throw new Error('no target'); }, execute: () => 'ran' });
+    const agent = new ScriptAgent([decide.call('odd'), decide.final('done')], { tools: [odd] });
+    const seen: unknown[] = [];
+    await new Engine({ agent, permission: { '*': 'allow' }, trace: false, hooks: [(e) => void (e.type === 'permission' && seen.push(e.record))] }).run('t');
+    expect(seen[0]).toMatchObject({ outcome: 'deny', subjects: ['(the permission input of odd failed: no target)'], rule: null });
+  });
+});
