@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve, dirname } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,27 @@ const ALLOWED: Record<string, string[]> = {
   envs: ['core', 'trace', 'engine'],
   kit: ['core', 'trace', 'engine', 'models', 'envs'],
   cli: ['core', 'trace', 'engine', 'models', 'envs', 'kit'],
+};
+/**
+ * Which src/kit folders each kit folder may use (besides itself), always through the used folder's index.ts: each
+ * folder is a room with one door. A new kit folder needs a row here.
+ */
+const KIT_ALLOWED: Record<string, string[]> = {
+  agents: ['parsers', 'prompts'],
+  bench: ['expr', 'mcp'],
+  critics: [],
+  expr: ['parsers'],
+  mcp: ['tools'],
+  memory: [],
+  parsers: [],
+  policies: [],
+  prompts: [],
+  search: [],
+  skills: ['tools'],
+  testing: [],
+  tools: ['expr'],
+  web: ['tools'],
+  workflow: ['expr'],
 };
 const NODE_IO = /^(node:)?(fs|fs\/promises|net|http|https|child_process|dgram|tls|worker_threads|process)$/;
 
@@ -29,6 +51,41 @@ function imports(file: string): string[] {
 }
 
 const layerOf = (file: string) => relative(SRC, file).split('/')[0];
+/**
+ * What breaks the kit's rooms: an import of another kit folder that its row does not allow, or one that goes past
+ * that folder's index.ts; a kit folder without a row is named with the row to add. `root` is the src folder.
+ */
+function kitViolations(files: string[], allowed: Record<string, string[]>, root = SRC): string[] {
+  const kitFolderOf = (file: string) => {
+    const [layer, folder] = relative(root, file).split('/');
+    return layer === 'kit' ? folder : undefined;
+  };
+  const bad: string[] = [];
+  const unknown = new Map<string, Set<string>>();
+  for (const file of files) {
+    const from = kitFolderOf(file);
+    if (!from) continue;
+    for (const spec of imports(file)) {
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+      const to = kitFolderOf(target);
+      if (!to || to === from) continue;
+      if (!(from in allowed)) {
+        unknown.set(from, (unknown.get(from) ?? new Set()).add(to));
+        continue;
+      }
+      const via = relative(root, target);
+      if (!allowed[from].includes(to)) bad.push(`${relative(root, file)} imports ${via}: kit/${from} may not use kit/${to} (its row in KIT_ALLOWED: [${allowed[from].join(', ')}])`);
+      else if (via !== `kit/${to}/index.ts`) bad.push(`${relative(root, file)} imports ${via}: use kit/${to} through kit/${to}/index.ts`);
+    }
+  }
+  const folders = new Set(files.map(kitFolderOf).filter((f): f is string => f !== undefined && !(f in allowed)));
+  for (const folder of folders) {
+    const uses = [...(unknown.get(folder) ?? [])].sort();
+    bad.push(`kit/${folder} has no row in KIT_ALLOWED (test/architecture.test.ts): add  '${folder}': [${uses.map((u) => `'${u}'`).join(', ')}],  (the kit folders it uses now)`);
+  }
+  return bad;
+}
 
 /** The src files a file imports (relative imports, type-only ones included: they tie the files together just the same). */
 function localImports(file: string): string[] {
@@ -143,6 +200,34 @@ describe('architecture', () => {
     const body = (n: number) => Array.from({ length: n }, (_, i) => `  x(${i});`).join('\n');
     const text = `class A {\n  m() {\n${body(4)}\n  }\n}\nconst f = () => {\n${body(2)}\n};\nfunction g() {\n  function h() {\n${body(5)}\n  }\n}\n`;
     expect(longFunctions('a.ts', text, 5)).toEqual(['m (6 lines, line 2)', 'g (9 lines, line 13)', 'h (7 lines, line 14)']);
+  });
+
+  it('each src/kit folder uses only the kit folders its KIT_ALLOWED row names, through their index.ts', () => {
+    expect(kitViolations(all, KIT_ALLOWED)).toEqual([]);
+  });
+
+  it('the kit rule names a deep import, a forbidden one and the row a new folder needs (so the test above can fail)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qitos-arch-'));
+    try {
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      };
+      write('src/kit/a/index.ts', "export { x } from './x.js';\n");
+      write('src/kit/a/x.ts', "import { y } from '../b/y.js';\nimport { z } from '../c/index.js';\nexport const x = y + z;\n");
+      write('src/kit/b/y.ts', 'export const y = 1;\n');
+      write('src/kit/c/index.ts', 'export const z = 1;\n');
+      write('src/kit/d/index.ts', "import { x } from '../a/index.js';\nimport { y } from '../b/y.js';\nexport const w = x + y;\n");
+      const fake = ['src/kit/a/index.ts', 'src/kit/a/x.ts', 'src/kit/b/y.ts', 'src/kit/c/index.ts', 'src/kit/d/index.ts'].map((f) => join(dir, f));
+      const out = kitViolations(fake, { a: ['b'], b: [], c: [] }, join(dir, 'src'));
+      expect(out).toEqual([
+        'kit/a/x.ts imports kit/b/y.ts: use kit/b through kit/b/index.ts',
+        'kit/a/x.ts imports kit/c/index.ts: kit/a may not use kit/c (its row in KIT_ALLOWED: [b])',
+        "kit/d has no row in KIT_ALLOWED (test/architecture.test.ts): add  'd': ['a', 'b'],  (the kit folders it uses now)",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('knows every layer it finds', () => {

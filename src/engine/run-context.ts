@@ -1,5 +1,5 @@
 import type {
-  ActContext, AssistantMessage, Budget, CallModel, Env, Failure, Model, ModelChain, ParentLink, Phase, Policy, SimpleDecision, State, StepRecord, Task, Tokens, ToolSpec, Usage,
+  ActContext, Budget, CallModel, Env, Failure, Model, ModelChain, ParentLink, Phase, Policy, SimpleDecision, State, Task, Tokens, Usage,
 } from '../core/index.js';
 import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -82,15 +82,4 @@ export interface ActiveRun<S extends State = State> {
 /** Narrows a run that now has its state (same object: what closures hold sees the state too). */
 export function withState<S extends State>(run: RunStart<S>, state: S): RunState<S> {
   return Object.assign(run, { state });
-}
-
-/** The scratch of the step being run: its trace record, and the reply and system prompt of its model turn. */
-export interface StepScratch {
-  rec: StepRecord;
-  /** The reply of this step's model call, whose tool parts the step's results complete. */
-  reply: AssistantMessage | undefined;
-  /** The system prompt of this step's model call (the trace writes it when it changed). */
-  system: string | undefined;
-  /** The tool specs this step's model call sent (the trace writes them the first time their hash is seen). */
-  tools?: readonly ToolSpec[];
 }

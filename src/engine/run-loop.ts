@@ -1,4 +1,4 @@
-import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Failure, Manifest, ModelTurn, Phase, StepRecord, StopVerdict } from '../core/index.js';
+import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Failure, Manifest, Phase, State, StopVerdict } from '../core/index.js';
 import { AbortedError, BaseState, ParseError, QitosError, TimeBudgetError, budgetVerdict, bugStack, classifyError, errorMessage, formatZodIssue, newActionId, newId } from '../core/index.js';
 import { firstUserFrame } from '../trace/first-user-frame.js';
 import type { AgentContext } from './agent-module.js';
@@ -8,12 +8,9 @@ import { critique, type CritiqueOutcome } from './critique.js';
 import type { EngineOptions, RunOptions, RunResult } from './engine-options.js';
 import { takeModelTurn } from './model-turn.js';
 import { policyContext } from './policy-context.js';
-import { withState, type ActiveRun, type RunServices, type RunStart, type RunState, type StepScratch } from './run-context.js';
+import { withState, type ActiveRun, type RunServices, type RunStart, type RunState } from './run-context.js';
 import { watchStopSignals } from './signal-watcher.js';
-import type { State } from '../core/index.js';
-
-/** Milliseconds rounded to the microsecond (trace size). */
-const round = (x: number) => Math.round(x * 1000) / 1000;
+import { StepRecordBuilder } from './step-record-builder.js';
 
 /**
  * One run of an agent, the loop of docs/architecture.md as methods, in the order they run: `run` -> `begin`
@@ -26,8 +23,8 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   run!: RunState<S>;
   /** What agent methods are told about the run (one object per run; `step` follows the loop). */
   private ctx!: AgentContext;
-  /** The step being run: its trace record and its model turn's reply. */
-  private scratch!: StepScratch;
+  /** The record of the step being run (its one writer; the trace recorder reads it). */
+  private rec!: StepRecordBuilder;
 
   constructor(
     private readonly options: EngineOptions<S>,
@@ -97,7 +94,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     const run = this.run;
     run.step++;
     run.state.step = run.step;
-    const scratch: StepScratch = (this.scratch = { rec: newStepRecord(run.step), reply: undefined, system: undefined });
+    const rec = (this.rec = new StepRecordBuilder(run.step));
     const t0 = performance.now();
     let verdict: StopVerdict | undefined;
     try {
@@ -113,25 +110,22 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     } catch (err) {
       verdict = this.recover(err) ?? this.checkBudgets();
     }
-    scratch.rec.durationMs = round(performance.now() - t0);
-    if (verdict) {
-      scratch.rec.stop = verdict;
-      run.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
-    }
-    this.services.recorder?.step(scratch.rec, run.state, scratch.system, scratch.tools);
+    rec.finished(performance.now() - t0, verdict);
+    if (verdict) run.state.stopReason = verdict.reason; // before the diff, so the trace rebuilds the final state
+    this.services.recorder?.step(rec.record, run.state, rec.system, rec.tools);
     return verdict;
   }
 
   /** OBSERVE: the agent's view of the env. */
   private async observe(): Promise<unknown> {
     const observation = await this.services.agent.observe(this.run.state, this.services.env.observe?.(), this.ctx);
-    this.scratch.rec.observation = observation ?? null;
+    this.rec.observed(observation);
     return observation;
   }
 
   /** DECIDE: the forced decision of a fork, the agent's own, or a model turn; a branch is narrowed to one candidate. */
   private async decide(observation: unknown): Promise<Decision> {
-    const { run, services, scratch } = this;
+    const { run, services, rec } = this;
     let decision: Decision | undefined;
     if (run.forced) {
       // A fork of a branch step acts on the candidate it was given.
@@ -141,25 +135,23 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     } else decision = await services.agent.decide(run.state, observation, this.ctx);
     if (decision === undefined) {
       const turn = await takeModelTurn(this, observation, this.ctx);
-      scratch.reply = turn.message;
-      scratch.system = turn.system;
-      scratch.tools = turn.sent.request.tools;
-      recordTurn(scratch.rec, turn);
+      rec.modelTurn(turn);
       if (turn.outcome instanceof ParseError) throw turn.outcome;
       decision = turn.outcome;
     }
     if (decision.mode === 'branch') {
       const chosen = await chooseCandidate(this.options, decision, this);
-      scratch.rec.branch = chosen.record;
+      rec.branched(chosen.record);
       decision = chosen.decision;
     }
-    scratch.rec.decision = checkDecision(decision, services.agent.name);
-    return scratch.rec.decision;
+    const checked = checkDecision(decision, services.agent.name);
+    rec.decided(checked);
+    return checked;
   }
 
   /** ACT: the executor runs the actions; their results complete the reply's tool parts (the one way into the history). */
   private async act(actions: Action[]): Promise<ActionResult[]> {
-    const { run, services, scratch } = this;
+    const { run, services, rec } = this;
     const ctx: ActContext = {
       runId: run.runId,
       traceDir: services.traceDir,
@@ -175,8 +167,8 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       ...services.permission?.actHooks(),
     };
     const results = await this.executor.run(actions, ctx);
-    scratch.rec.results = results;
-    if (scratch.reply) applyResults(scratch.reply, results);
+    rec.acted(results);
+    if (rec.reply) applyResults(rec.reply, results);
     return results;
   }
 
@@ -194,7 +186,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   /** CRITIQUE (only with critics): each critic judges the step; its verdicts go into the step record. */
   private async critique(decision: Decision, results: ActionResult[]): Promise<CritiqueOutcome> {
     const outcome = await critique(this.options.critics ?? [], this, decision, results);
-    this.scratch.rec.critiques = outcome.records;
+    this.rec.critiqued(outcome.records);
     return outcome;
   }
 
@@ -233,23 +225,23 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
    * overflow end at once.
    */
   private recover(err: unknown): StopVerdict | undefined {
-    const { run, services, scratch } = this;
+    const { run, services, rec } = this;
     run.phase = 'recover';
     const kind = classifyError(err);
     const message = errorMessage(err);
     if (services.signal.aborted || kind === 'aborted') {
-      scratch.rec.error = { kind: 'aborted', message, recovered: false };
+      rec.failed({ kind: 'aborted', message, recovered: false });
       return this.abortVerdict();
     }
     const limit = this.options.maxRecoveries ?? 3;
     const fatal = services.events.hooks.failure !== undefined || kind === 'internal' || kind === 'model_request' || kind === 'context_overflow' || run.recoveries >= limit;
-    scratch.rec.error = { kind, message, recovered: !fatal };
+    rec.failed({ kind, message, recovered: !fatal });
     const where = whereThrown(err);
     run.failures.push({ step: run.step, kind, message, fatal, ...where });
     services.events.emit({ type: 'recover', step: run.step, kind, message, recoveries: run.recoveries, fatal, ...where });
     if (fatal) {
       if (kind === 'context_overflow') return { reason: 'context_overflow', message };
-      const why = run.recoveries >= limit && kind !== 'internal' ? `gave up after ${limit} consecutive recoveries; last error (${kind}): ${message}` : `${kind} error in ${scratch.rec.decision ? 'step' : 'decide'} ${run.step}: ${message}`;
+      const why = run.recoveries >= limit && kind !== 'internal' ? `gave up after ${limit} consecutive recoveries; last error (${kind}): ${message}` : `${kind} error in ${rec.hasDecision ? 'step' : 'decide'} ${run.step}: ${message}`;
       return { reason: 'unrecoverable_error', message: why };
     }
     run.recoveries++;
@@ -281,7 +273,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     const t0 = performance.now();
     const out = await fn();
     const ms = performance.now() - t0;
-    this.scratch.rec.phases[phase] = round(ms);
+    this.rec.phaseTimed(phase, ms);
     if (observed) {
       const wait = services.events.emit({ type: 'phase_end', step: run.step, phase, durationMs: ms });
       if (wait) await wait;
@@ -394,24 +386,12 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   }
 }
 
-/** A step's record before its phases fill it. */
-function newStepRecord(step: number): StepRecord {
-  return { step, startedAt: Date.now(), durationMs: 0, phases: {}, observation: null, decision: null, results: [], stateDiff: {} };
-}
-
 /** Where a bug was thrown (its stack and first frame in the user's code), for its failure record; empty for classified errors. */
 function whereThrown(err: unknown): Pick<Failure, 'at' | 'stack'> {
   const stack = bugStack(err);
   if (!stack) return {};
   const at = firstUserFrame(stack);
   return at ? { at, stack } : { stack };
-}
-
-/** The step's model record: what was sent (hashes), the response, latency, tokens and cost (the trace adds the system prompt when it changed). */
-function recordTurn(rec: StepRecord, turn: ModelTurn): void {
-  rec.model = { hashes: turn.sent.hashes, messageCount: turn.sent.request.messages.length, response: turn.response, latencyMs: turn.latencyMs };
-  rec.tokens = turn.response.usage;
-  rec.cost = turn.response.cost;
 }
 
 /** Light shape check of a decision returned by agent code (the hot path avoids a full zod parse). */

@@ -19,3 +19,5 @@ export { ProviderError } from './provider-error.js';
 export { classifyProviderError, isContextOverflowText, type SdkErrorClasses } from './classify-provider-error.js';
 export { ResponseBuilder, parseArgs } from './response-builder.js';
 export { modelIdCandidates } from './model-id-candidates.js';
+export { ProviderWire, type WireProtocol } from './provider-wire.js';
+export { hashingEmbedder, hashText, openAIEmbedder, transformersEmbedder, type HashingEmbedderOptions, type OpenAIEmbedderOptions, type TransformersEmbedderOptions } from './embedders/index.js';

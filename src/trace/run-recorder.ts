@@ -119,19 +119,20 @@ export class RunRecorder {
    * Records the step just finished, with what changed in the state, and flushes to disk. `system` is the system
    * prompt of the step's model call: it is written into the model record only when it differs from the last one
    * written (so always on the first). `tools` are the tool specs the model call sent: a `tool_specs` event holds
-   * them the first time their hash is seen.
+   * them the first time their hash is seen. `rec` is read, never written: the line is a copy with the state diff.
    */
-  step(rec: StepRecord, state: State, system?: string, tools?: readonly ToolSpec[]): void {
+  step(rec: Readonly<StepRecord>, state: State, system?: string, tools?: readonly ToolSpec[]): void {
     if (!this.differ) return;
     const m = rec.model;
     this.writeStartTexts();
     if (m) this.toolSpecs(rec.step, 'decide', m.hashes.tools, tools);
+    // A copy keeps the record's field order (the line reads as the engine recorded it).
+    const line: StepRecord = { ...rec, stateDiff: this.differ.diff(state as unknown as Record<string, unknown>) };
     if (m && m.hashes.system !== this.systemHash) {
       this.systemHash = m.hashes.system;
-      rec.model = { hashes: m.hashes, system: system ?? '', messageCount: m.messageCount, response: m.response, latencyMs: m.latencyMs };
+      line.model = { hashes: m.hashes, system: system ?? '', messageCount: m.messageCount, response: m.response, latencyMs: m.latencyMs };
     }
-    rec.stateDiff = this.differ.diff(state as unknown as Record<string, unknown>);
-    this.writer.step(rec);
+    this.writer.step(line);
     this.writer.flush();
   }
 

@@ -2,4 +2,5 @@
 export { Sandbox, DEFAULT_LIMITS, type SandboxMode, type SandboxOptions, type SandboxedCommand } from './sandbox.js';
 export { bwrapArgv, limitArgv, SYSTEM_DIRS, type BwrapSpec, type SandboxLimits } from './bwrap-argv.js';
 export { probeBwrap, findBwrap, type BwrapProbe } from './bwrap-probe.js';
+export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from './skills-sandbox-executor.js';
 export { runProcess, runProcessBytes, killGroup, LINGER_NOTE, type RunProcessOptions, type ProcessBytes } from './run-process.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ActionResult, Decision, Model, State, Task } from '../../core/index.js';
 import { baseState, decide, defineTool, responseText, totalTokens } from '../../core/index.js';
 import { AgentModule, type AgentContext, type AgentModuleOptions } from '../../engine/agent-module.js';
-import { reactParser } from '../parsers/react-parser.js';
+import { reactParser } from '../parsers/index.js';
 
 /** One step of the plan: its text, where it stands, and what it produced or why it failed. */
 export const PlanItem = z.object({ text: z.string().min(1), status: z.enum(['pending', 'done', 'failed']), result: z.string().optional() });

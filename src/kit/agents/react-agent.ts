@@ -1,8 +1,8 @@
 import type { ActionResult, Decision, Parser, State, Task, ToolSpec } from '../../core/index.js';
 import { baseState } from '../../core/index.js';
 import { AgentModule, type AgentModuleOptions } from '../../engine/agent-module.js';
-import { reactParser } from '../parsers/react-parser.js';
-import type { VariableContext, VariableEngine } from '../prompts/variable-engine.js';
+import { reactParser } from '../parsers/index.js';
+import type { VariableContext, VariableEngine } from '../prompts/index.js';
 
 /** Options of a ReActAgent: those of every AgentModule, plus the prompt and step limit. */
 export interface ReActAgentOptions extends AgentModuleOptions {

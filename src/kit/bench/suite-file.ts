@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Node } from 'yaml';
 import { Budget, zodIssueField } from '../../core/index.js';
-import { McpConfig } from '../mcp/mcp-config.js';
+import { McpConfig } from '../mcp/index.js';
 import { ScorerSpec } from './scorer-spec.js';
 import { TaskFormat } from './task-file.js';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Budget } from '../../core/index.js';
-import type { McpConfig } from '../mcp/mcp-config.js';
+import type { McpConfig } from '../mcp/index.js';
 import { BenchTask, type BenchTaskInput } from './bench-task.js';
 import type { Scorer } from './scorer.js';
 import { issueText } from './task-file.js';

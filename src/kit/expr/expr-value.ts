@@ -1,4 +1,4 @@
-import { setKey } from '../parsers/literal-reader.js';
+import { setKey } from '../parsers/index.js';
 import { ExprError } from './expr-error.js';
 
 /** How deep data may nest for the operations that walk it (equality, formatting). */

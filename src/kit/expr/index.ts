@@ -5,7 +5,8 @@
  */
 import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { ExprError } from './expr-error.js';
-export { parseExpr, FORBIDDEN_FIELDS, type Expr, type ParseExprOptions } from './parse-expr.js';
+export { parseExpr, parseTokens, FORBIDDEN_FIELDS, type Expr, type ParseExprOptions } from './parse-expr.js';
+export { tokenizeExpr, type Token } from './tokenize-expr.js';
 export { evaluateExpr, evaluateCondition, type EvaluateExprOptions, type ExprScope } from './evaluate-expr.js';
 export { EXPR_FUNCTIONS, EXPR_MATH_FUNCTIONS, type ExprFunction } from './expr-functions.js';
 export { MATH_FUNCTIONS, type MathFunction } from './math-functions.js';

@@ -1,4 +1,4 @@
-import { LiteralError, readLiteral } from '../parsers/literal-reader.js';
+import { LiteralError, readLiteral } from '../parsers/index.js';
 import { ExprError } from './expr-error.js';
 
 /** A token of the expression language; `pos` is the 0-based offset of its first character. */

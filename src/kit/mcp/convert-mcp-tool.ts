@@ -1,6 +1,6 @@
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, type AnyTool } from '../../core/index.js';
-import { truncateOutput, type OutputLimits } from '../tools/truncate-output.js';
+import { truncateOutput, type OutputLimits } from '../tools/index.js';
 import { mcpParameters } from './mcp-parameters.js';
 import { mcpErrorText, mcpToolOutput, type McpContent } from './mcp-result.js';
 import type { McpSession } from './mcp-session.js';

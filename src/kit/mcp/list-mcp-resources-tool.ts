@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, errorMessage, type AnyTool } from '../../core/index.js';
-import { truncateOutput } from '../tools/truncate-output.js';
+import { truncateOutput } from '../tools/index.js';
 import type { McpServers } from './mcp-servers.js';
 import { formatMcpUri } from './mcp-uri.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type AnyTool, type Attachment } from '../../core/index.js';
-import { truncateOutput } from '../tools/truncate-output.js';
+import { truncateOutput } from '../tools/index.js';
 import type { McpServers } from './mcp-servers.js';
 import { fileName } from './mcp-result.js';
 import { parseMcpUri } from './mcp-uri.js';

@@ -3,8 +3,7 @@ import { appendFile, link, mkdir, readFile, rename, rm, stat, writeFile } from '
 import { dirname } from 'node:path';
 import type { Memory, MemoryRecord } from '../../core/index.js';
 import { errorMessage } from '../../core/index.js';
-import { hashText } from '../skills/hashing-embedder.js';
-import { VectorMatrix } from '../skills/vector-matrix.js';
+import { VectorMatrix, hashText } from '../../models/embedders/index.js';
 import { NOTES_TITLE, formatNote, parseNotes } from './markdown-notes.js';
 import { recordText } from './record-text.js';
 

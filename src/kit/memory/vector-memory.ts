@@ -2,8 +2,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EmbeddingModel, Memory, MemoryRecord } from '../../core/index.js';
 import { MemoryRecord as MemoryRecordSchema, checkEmbeddings, errorMessage } from '../../core/index.js';
-import { hashingEmbedder } from '../skills/hashing-embedder.js';
-import { VectorMatrix } from '../skills/vector-matrix.js';
+import { VectorMatrix, hashingEmbedder } from '../../models/embedders/index.js';
 import { recordText } from './record-text.js';
 
 /** Options of {@link vectorMemory}. */

@@ -3,4 +3,4 @@ export { jsonParser, balancedObjects } from './json-parser.js';
 export { reactParser, type ReactParserOptions } from './react-parser.js';
 export { xmlParser, type XmlParserOptions } from './xml-parser.js';
 export { nativeParser, type NativeParserOptions } from './native-parser.js';
-export { readLiteral, readCallArgs, LiteralError, type ReadResult } from './literal-reader.js';
+export { readLiteral, readCallArgs, setKey, LiteralError, type ReadResult } from './literal-reader.js';

@@ -6,10 +6,10 @@ export { extractSkillZip, entryNameProblem, SkillZipError, type SkillZipLimits, 
 export { SkillManager, type SkillManagerOptions, type SkillStep, type InstalledSkill, type InstallResult } from './skill-manager.js';
 export { DEFAULT_MIN_SKILL_SCORE } from './default-min-skill-score.js';
 export { ToolRetrievalService, type SkillMatch, type SyncReport, type ToolRetrievalOptions } from './tool-retrieval-service.js';
-export { hashingEmbedder, hashText, type HashingEmbedderOptions } from './hashing-embedder.js';
-export { openAIEmbedder, type OpenAIEmbedderOptions } from './openai-embedder.js';
-export { transformersEmbedder, type TransformersEmbedderOptions } from './transformers-embedder.js';
-export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from './skills-sandbox-executor.js';
+// Embedders are models (src/models/embedders, also in qitos-ts/models); kept here for code that imports them from skills.
+export { hashingEmbedder, hashText, openAIEmbedder, transformersEmbedder, type HashingEmbedderOptions, type OpenAIEmbedderOptions, type TransformersEmbedderOptions } from '../../models/embedders/index.js';
+// The sandbox is the envs' (src/envs/sandbox, with HostEnv's command sandbox); kept here for code that imports it from skills.
+export { SkillsSandboxExecutor, sandboxHint, type SkillsSandboxOptions, type SkillScriptResult, type SandboxInfo } from '../../envs/index.js';
 export { skillScriptTool, type SkillScriptToolOptions } from './skill-script-tool.js';
 export { findSkillsTool } from './find-skills-tool.js';
 export { discloseSkills, recordedSkillSelection, SkillSelection, SKILLS_DISCLOSED, type SkillDisclosure, type SkillDisclosureOptions } from './skill-disclosure.js';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../core/index.js';
-import { HostEnv } from '../../envs/index.js';
+import { HostEnv, SkillsSandboxExecutor } from '../../envs/index.js';
 import { truncateOutput } from '../tools/index.js';
 import { unknownSkillMessage, type SkillCatalog } from './skill-catalog.js';
-import { SkillsSandboxExecutor } from './skills-sandbox-executor.js';
 
 const parameters = z.object({
   name: z.string().describe('The skill whose script to run.'),

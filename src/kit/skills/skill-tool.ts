@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type FileOps, type Tool, type ToolContext } from '../../core/index.js';
 import { looksBinary, truncateOutput } from '../tools/index.js';
-import { toolError } from '../tools/tool-env.js';
+import { toolError } from '../tools/index.js';
 import { skillFiles, unknownSkillMessage, type SkillCatalog } from './skill-catalog.js';
 
 const parameters = z.object({

@@ -4,10 +4,9 @@ import { join, resolve } from 'node:path';
 import type { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import type { EmbeddingModel } from '../../core/index.js';
 import { checkEmbeddings, errorMessage } from '../../core/index.js';
-import { hashingEmbedder } from './hashing-embedder.js';
+import { VectorMatrix, hashingEmbedder } from '../../models/embedders/index.js';
 import { loadSkills, type Skill, type SkillCatalog } from './skill-catalog.js';
 import { needsSettling, stateDir, withRootLock, type RootLockOptions } from './skills-root-state.js';
-import { VectorMatrix } from './vector-matrix.js';
 
 /** A skill found for a query, with its cosine similarity to the query. */
 export interface SkillMatch {

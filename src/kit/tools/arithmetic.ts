@@ -14,8 +14,7 @@
  * case-insensitive (`PI`, `Sqrt`).
  */
 import { EXPR_MATH_FUNCTIONS, ExprError, MATH_FUNCTIONS, evaluateExpr } from '../expr/index.js';
-import { parseTokens } from '../expr/parse-expr.js';
-import { tokenizeExpr, type Token } from '../expr/tokenize-expr.js';
+import { parseTokens, tokenizeExpr, type Token } from '../expr/index.js';
 
 /** An expression that cannot be evaluated; the message names the problem and its column. */
 export class ArithmeticError extends ExprError {

@@ -12,7 +12,7 @@ export { todoReadTool } from './todo-read-tool.js';
 export { webFetchTool, fetchAllowed, fetchSettings, type WebFetchToolOptions, type FetchSettings, type FetchedPage } from './web-fetch-tool.js';
 export { hostAllowed, parseAllowedHost, type AllowedHost } from './web-fetch-hosts.js';
 export { pinnedLookup, addressRange, systemResolver, type Resolver, type ResolvedAddress } from './web-fetch-address.js';
-export { htmlToText, htmlTitle, decodeEntities } from './html-to-text.js';
+export { htmlToText, htmlTitle, decodeEntities, stripNonContent } from './html-to-text.js';
 export { taskTool, type TaskToolOptions, type SubAgentRequest, type SubAgentSpec } from './task-tool.js';
 export { calculateTool } from './calculate-tool.js';
 export { repoDiffTool } from './repo-diff-tool.js';
@@ -25,3 +25,4 @@ export type { WebSearchBackend, WebSearchHit, CodeSearchBackend, CodeSearchHit }
 export { builtinTools, type BuiltinToolsOptions } from './builtin-tools.js';
 export { truncateOutput, cutToBytes, formatBytes, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type OutputLimits, type Truncated } from './truncate-output.js';
 export { looksBinary } from './binary-content.js';
+export { toolError } from './tool-env.js';

@@ -1,5 +1,5 @@
 import type { ToolContext } from '../../core/index.js';
-import { toolError } from '../tools/tool-env.js';
+import { toolError } from '../tools/index.js';
 import { renderView, type TextBrowser, type WebView } from './text-browser.js';
 
 /** The env's `web` op group (a TextBrowser), or a tool error naming the tool and the missing group. */

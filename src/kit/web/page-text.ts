@@ -1,4 +1,4 @@
-import { decodeEntities, htmlTitle, htmlToText, stripNonContent } from '../tools/html-to-text.js';
+import { decodeEntities, htmlTitle, htmlToText, stripNonContent } from '../tools/index.js';
 
 /** A link of a page, numbered in reading order. */
 export interface PageLink {

@@ -1,5 +1,4 @@
-import { fetchAllowed, fetchSettings, type FetchSettings, type WebFetchToolOptions } from '../tools/web-fetch-tool.js';
-import { toolError } from '../tools/tool-env.js';
+import { fetchAllowed, fetchSettings, toolError, type FetchSettings, type WebFetchToolOptions } from '../tools/index.js';
 import { pageText, type PageLink } from './page-text.js';
 
 /** An open page: where it came from, its lines and links, and where the reader is. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../core/index.js';
-import { toolError } from '../tools/tool-env.js';
+import { toolError } from '../tools/index.js';
 import { browserOf, viewResult } from './browser-of.js';
 
 /** `web_scroll`: moves the view of the open page down or up, or to a line. */

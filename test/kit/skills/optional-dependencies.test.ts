@@ -29,7 +29,7 @@ export async function resolve(specifier, context, next) {
 describe('heavy optional dependencies load only when used', () => {
   it('importing qitos-ts/skills loads neither transformers.js (nor its ONNX runtime) nor vectra', async () => {
     const urls = await loadedModules(`await import(${JSON.stringify(pathToFileURL(join(REPO, 'src/kit/skills/index.ts')).href)});`);
-    expect(urls.some((u) => u.includes('/src/kit/skills/transformers-embedder.ts'))).toBe(true); // the test would see them
+    expect(urls.some((u) => u.includes('/src/models/embedders/transformers-embedder.ts'))).toBe(true); // the test would see them
     expect(urls.filter((u) => /@huggingface\/transformers|onnxruntime|\/vectra\//.test(u))).toEqual([]);
   });
 

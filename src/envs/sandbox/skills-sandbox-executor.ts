@@ -1,8 +1,10 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type { ProcessResult } from '../../core/index.js';
-import { isInside } from '../../envs/index.js';
-import { bwrapArgv, findBwrap, runProcess } from '../../envs/sandbox/index.js';
+import { isInside } from '../path-jail.js';
+import { bwrapArgv } from './bwrap-argv.js';
+import { findBwrap } from './bwrap-probe.js';
+import { runProcess } from './run-process.js';
 
 /** Options of a SkillsSandboxExecutor. Every field has a default. */
 export interface SkillsSandboxOptions {

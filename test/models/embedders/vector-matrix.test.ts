@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VectorMatrix } from '../../../src/kit/skills/vector-matrix.js';
+import { VectorMatrix } from '../../../src/models/embedders/index.js';
 
 const cosine = (a: number[], b: number[]) => {
   const dot = a.reduce((s, x, i) => s + x * b[i], 0);

@@ -2,7 +2,8 @@ import { cpSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../src/index.js';
-import { ToolRetrievalService, hashText, openAIEmbedder } from '../../../src/kit/skills/index.js';
+import { ToolRetrievalService } from '../../../src/kit/skills/index.js';
+import { hashText, openAIEmbedder } from '../../../src/models/index.js';
 import { startFakeEmbeddings, type FakeServer } from '../../helpers/fake-llm-servers.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 

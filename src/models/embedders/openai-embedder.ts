@@ -1,8 +1,9 @@
 import type OpenAI from 'openai';
 import type { EmbeddingModel } from '../../core/index.js';
 import { checkEmbeddings } from '../../core/index.js';
-import { callWithRetry, classifyProviderError } from '../../models/index.js';
-import { attemptLimits, checkProviderOptions, type ProviderOptions } from '../../models/provider-options.js';
+import { classifyProviderError } from '../classify-provider-error.js';
+import { callWithRetry } from '../retry.js';
+import { attemptLimits, checkProviderOptions, type ProviderOptions } from '../provider-options.js';
 
 /** Options of an OpenAI-compatible embedder. */
 export interface OpenAIEmbedderOptions extends Pick<ProviderOptions, 'timeoutMs' | 'maxRetries' | 'retry' | 'headers'> {

@@ -1,7 +1,8 @@
 import { cpSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolRetrievalService, loadSkills, transformersEmbedder } from '../../../src/kit/skills/index.js';
+import { ToolRetrievalService, loadSkills } from '../../../src/kit/skills/index.js';
+import { transformersEmbedder } from '../../../src/models/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 import { writeTinyBert } from '../../helpers/tiny-bert.js';
 

@@ -5,8 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../../src/index.js';
-import { findBwrap } from '../../../src/envs/sandbox/index.js';
-import { SkillsSandboxExecutor, type SkillScriptResult } from '../../../src/kit/skills/index.js';
+import { SkillsSandboxExecutor, findBwrap, type SkillScriptResult } from '../../../src/envs/sandbox/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 
 const BWRAP = findBwrap();
