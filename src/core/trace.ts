@@ -5,6 +5,7 @@ import { StopReason } from './stop-reason.js';
 import { Usage, Tokens } from './usage.js';
 import { Decision } from './decision.js';
 import { ActionResult } from './action.js';
+import { PermissionRule } from './permission.js';
 import { ModelResponse, RequestHashes } from './model.js';
 import { RunParent } from './run-link.js';
 import { CritiqueRecord } from './critic.js';
@@ -46,6 +47,8 @@ export const Manifest = z.object({
   /** The effective config the run was started with (CLI: config file + flags), so replay and fork can rebuild it. */
   config: z.record(z.string(), z.unknown()).optional(),
   parent: RunParent.nullable(),
+  /** The run's permission rules, flattened in order (docs/permissions.md); absent when it had none. */
+  permission: z.array(PermissionRule).optional(),
   /** The state after `initState`, so a run can be rebuilt step by step (fork). */
   initialState: z.unknown(),
   /** Files the env left in `artifacts/` when the run ended (e.g. `repo.diff`), with their sizes in bytes. */

@@ -6,6 +6,7 @@ import type { AgentModule } from './agent-module.js';
 import type { ModelInputBuilder } from './model-input.js';
 import type { RunEvents } from './run-events.js';
 import type { RunMemoryAccess } from './run-memory-access.js';
+import type { PermissionGate } from './permission-gate.js';
 
 /** What changes as a run goes: its state, step, phase, usage and failures. One per run, never shared. */
 export interface RunState<S extends State = State> {
@@ -59,6 +60,8 @@ export interface RunServices<S extends State = State> {
   /** A call through `chain` that is not the step's own (tools, policies, agents, memories). */
   readonly callModel: CallModel;
   readonly memory: RunMemoryAccess | undefined;
+  /** The run's permission gate, when the engine has permission rules. */
+  readonly permission: PermissionGate | undefined;
   /** The link a sub-run of this run gets (`ToolContext.childLink`). */
   childLink(): ParentLink;
   /** Tells hooks, the trace and a stream consumer a tool call's state moved (what the executor reports). */

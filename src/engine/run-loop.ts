@@ -164,6 +164,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       callModel: services.callModel,
       childLink: services.childLink,
       onState: services.onToolState,
+      ...services.permission?.actHooks(),
     };
     const results = await this.executor.run(actions, ctx);
     rec.acted(results);
@@ -202,7 +203,8 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     for (const p of services.policies) {
       if (!p.checkStop) continue;
       const v = await p.checkStop(policyContext(this, { decision, results }));
-      if (v) return v;
+      // `doom_loop: ask | allow` in the permission rules may let the run go on (docs/permissions.md).
+      if (v && !(v.reason === 'doom_loop' && (await services.permission?.continueDoomLoop(v.message)))) return v;
     }
     return this.checkBudgets();
   }

@@ -19,6 +19,7 @@ import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
 import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags, BenchSettingsFlags } from './command-flags.js';
+import { autoApprove } from '../../engine/permission-gate.js';
 import { moduleSha256 } from '../module-hash.js';
 import { runSettings } from '../run-settings.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
@@ -102,7 +103,14 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
     agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
     ...(shared ? { model: shared } : {}),
     budget: configBudget(config),
-    engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
+    engine: {
+      ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
+      tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+      // No one answers a bench run's asks: they are refused (the documented default) unless --auto approves them.
+      ...(config.permission !== undefined ? { permission: config.permission } : {}),
+      ...(flags.auto ? { onApproval: autoApprove } : {}),
+      ...(e.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: e.approvalTimeoutMs } : {}),
+    },
     agentLabel: agent.module,
     ...(agent.export ? { agentExport: agent.export } : {}),
     agentSha256: agent.sha256,

@@ -24,6 +24,7 @@ export function registerBenchCommand(program: Command): void {
     .option('--force-resume', 'with --resume: continue even when the recorded settings differ (mixes two variants; run.json records it)')
     .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
     .option('--max-steps <n>', 'step budget of every task', positiveInt)
+    .option('--auto', 'approve every call a permission rule would ask about (deny rules still refuse); without it asks are refused')
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--json', 'print summary.json instead of the text summary')
     .addHelpText(

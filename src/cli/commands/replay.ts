@@ -14,6 +14,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--export <name>', 'export of --agent to use')
     .option('-w, --workspace <dir>', 'workspace folder instead of the recorded env (a jailed host env)')
     .option('--trust-trace', 'use what a trace from elsewhere names (agent module, model options, MCP servers, workspace; --live-tools), after printing it')
+    .option('--permission <file>', 'permission rules to replay under instead of the recorded ones (a changed rule set shows as drift)')
     .option('--allow-drift', 'go on when a request differs from the recording (the differences are still reported)')
     .option('--trace-dir <dir>', 'folder for the replay trace (default: the recorded config, else traces)')
     .option('-q, --quiet', 'no live view of the steps')

@@ -93,7 +93,7 @@ export interface RunSuiteOptions {
   /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
   signingKey?: Uint8Array | undefined;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
-  engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError'>;
+  engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError' | 'permission' | 'onApproval' | 'approvalTimeoutMs'>;
 }
 
 /** What `runSuite` returns. */

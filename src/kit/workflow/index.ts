@@ -19,6 +19,7 @@ export { LoopEndNodeConfig, LoopEndNodeFields } from './nodes/loop-end-node-conf
 export { ConditionNodeConfig, ConditionNodeFields } from './nodes/condition-node-config.js';
 export { SubworkflowNodeConfig, SubworkflowNodeFields } from './nodes/subworkflow-node-config.js';
 export { InterruptNodeConfig, InterruptNodeFields } from './nodes/interrupt-node-config.js';
+export { waitingAskAnswer } from './waiting-ask-answer.js';
 export { NODE_CONFIGS, nodeConfigFromJSON, isNodeConfig, type NodeConfig, type NodeKind } from './nodes/node-config.js';
 export { WorkflowEdge, WorkflowFile } from './workflow-file.js';
 export { WorkflowDefinition, type WorkflowInput, type WorkflowSource, type SourcePosition } from './workflow-definition.js';

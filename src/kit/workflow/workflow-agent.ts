@@ -242,6 +242,14 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       return;
     }
     const error = r?.error ?? 'no result';
+    const ask = r?.permission;
+    if (ask?.decidedBy === 'default' && ask.action === 'ask') {
+      // A permission ask no one could answer: the thread waits on this node, as for an interrupt, until
+      // `qitos workflow resume --approve` (or --reject) answers it; the node then runs again.
+      t.status = 'waiting';
+      t.reason = `node "${node.id}" needs approval for ${ask.key} ${ask.subjects.join(' ; ') || '(no input)'} (resume with --approve or --reject)`;
+      return;
+    }
     if (node.kind === 'tool' && t.attempts < node.retries) {
       t.attempts++; // the same node runs again next step; this attempt's result stays in the step record
       return;
