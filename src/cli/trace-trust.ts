@@ -12,6 +12,8 @@ export interface TrustFlags {
   model?: string;
   /** Use what an unsigned trace names (printed first). */
   trustTrace?: boolean;
+  /** Import the recorded agent module even though its content changed since the run (its sha-256 differs). */
+  allowChangedAgent?: boolean;
   /** Replay only: run the recorded tool calls again. */
   liveTools?: boolean;
   /** Fork only: act on a recorded candidate decision (its tool calls run here). */

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { chmod, cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
 
 let dir: string;
@@ -92,8 +93,36 @@ describe('signed manifests', () => {
     await tamper(foreign, (m) => (m.agent.module = module));
     const trusted = await qitos(['replay', foreign, '--trust-trace', '--json'], dir);
     expect(trusted.code, trusted.err).toBe(0);
-    expect(trusted.err).toBe(`--trust-trace: trace ${foreign} is used as it is (its manifest signature does not match this machine's trace key (written elsewhere, or edited)); it names:\n  agent.module: ${module} (code to import and run)\n`);
+    expect(trusted.err.split('\n').slice(0, 2).join('\n')).toBe(`--trust-trace: trace ${foreign} is used as it is (its manifest signature does not match this machine's trace key (written elsewhere, or edited)); it names:\n  agent.module: ${module} (code to import and run)`);
+    // The module named is not the one the run imported: that is said too.
+    expect(trusted.err).toMatch(/\n--trust-trace: agent module .* changed since trace .* was recorded: sha-256 [0-9a-f]{64}, the run imported [0-9a-f]{64}; running it as it is now\n$/);
     expect(await exists(marker)).toBe(true);
+  });
+
+  it('a signed trace whose agent module file changed since the run is refused before the module is imported, naming both hashes', async () => {
+    const module = join(dir, 'my-agent.ts');
+    await writeFile(module, `export { default } from ${JSON.stringify(CALC_AGENT)};\n`);
+    const run = await qitos(['run', module, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`, '--json'], dir);
+    expect(run.code, run.err).toBe(0);
+    const traceDir = JSON.parse(run.out).traceDir as string;
+    const recorded = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')).agent.sha256 as string;
+    // Another file at the recorded path (the trace's signature is intact: it is this machine's own run).
+    const marker = join(dir, 'agent-was-imported');
+    await writeFile(module, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport { default } from ${JSON.stringify(CALC_AGENT)};\n`);
+    const now = createHash('sha256').update(await readFile(module)).digest('hex');
+    for (const args of [['replay', traceDir], ['fork', traceDir, '--at', '1']]) {
+      const r = await qitos(args, dir);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`qitos: agent module my-agent.ts changed since trace ${traceDir} was recorded: sha-256 ${now}, the run imported ${recorded}; pass --allow-changed-agent to run it as it is now, or --agent to name a module\n`);
+      expect(await exists(marker)).toBe(false);
+    }
+    const allowed = await qitos(['replay', traceDir, '--allow-changed-agent', '--json'], dir);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.err).toBe(`--allow-changed-agent: agent module my-agent.ts changed since trace ${traceDir} was recorded: sha-256 ${now}, the run imported ${recorded}; running it as it is now\n`);
+    // A manifest without the hash (re-signed, as an old trace would be) cannot be checked: refused the same way.
+    await editManifest(traceDir, (m) => delete m.agent.sha256);
+    expect((await qitos(['replay', traceDir], dir)).err).toMatch(/does not record the sha-256 of its agent module my-agent\.ts, so it cannot be told apart from another file at that path .*; pass --allow-changed-agent/);
+    expect(await exists(marker)).toBe(false);
   });
 
   it('a base URL, headers or key variable from elsewhere never receive the API key unless the user says so', async () => {
