@@ -20,6 +20,9 @@ export type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } fr
 /** Milliseconds rounded to the microsecond (trace size). */
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** The loop lets the event loop run (signals, timers, aborts, other runs) once this many ms passed since it last did. */
+const YIELD_EVERY_MS = 10;
+
 /**
  * Runs an AgentModule through the loop OBSERVE -> DECIDE -> ACT -> REDUCE -> CHECK_STOP, with RECOVER on errors.
  * One Engine may run many tasks, one after another or concurrently: each run has its own state, services and
@@ -93,9 +96,16 @@ export class Engine<S extends State = State> {
         await services.memory?.reset();
         for (const p of services.policies) p.start?.(policyContext(run, services));
         const ctx = agentContext(run, services);
+        let yielded = performance.now();
         for (;;) {
           const verdict = await this.step(run, services, ctx);
           if (verdict) return await this.end(run, services, verdict);
+          // A step that awaits no I/O never leaves the microtask queue: without this, signals, timers, aborts and
+          // other runs would wait for the whole run. Yielding by elapsed time keeps it off the per-step cost.
+          if (performance.now() - yielded >= YIELD_EVERY_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            yielded = performance.now();
+          }
         }
       } finally {
         if (budgetTimer) clearTimeout(budgetTimer);
