@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
+import { manifestSignature } from '../../src/trace/index.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -97,6 +99,31 @@ describe('signed manifests', () => {
     // The module named is not the one the run imported: that is said too.
     expect(trusted.err).toMatch(/\n--trust-trace: agent module .* changed since trace .* was recorded: sha-256 [0-9a-f]{64}, the run imported [0-9a-f]{64}; running it as it is now\n$/);
     expect(await exists(marker)).toBe(true);
+  });
+
+  it('a signed trace whose steps or events were edited since is from elsewhere: --live-tools is refused naming the file', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    // The recorded model reply decides which tool call --live-tools runs: an edit there injects a call.
+    const stepsPath = join(traceDir, 'steps.jsonl');
+    await writeFile(stepsPath, (await readFile(stepsPath, 'utf8')).replace('17 * 23', '6 * 7'));
+    const r = await qitos(['replay', traceDir, '--live-tools'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`qitos: refusing to use what trace ${traceDir} names, because its files do not match what its signature covers: steps.jsonl changed after it was signed: agent.module (${CALC_AGENT}: code to import and run; or pass --agent), --live-tools (the recorded tool calls: run again on this machine); pass --trust-trace to use them\n`);
+    const { traceDir: other } = await recordCalcRun(dir);
+    await writeFile(join(other, 'events.jsonl'), (await readFile(join(other, 'events.jsonl'), 'utf8')) + '{"seq":99,"ts":0,"step":0,"phase":"init","type":"x","data":null}\n');
+    expect((await qitos(['fork', other, '--at', '1'], dir)).err).toMatch(/because its files do not match what its signature covers: events\.jsonl changed after it was signed: agent\.module/);
+    // A trace signed before traces were signed whole: its manifest alone is vouched for.
+    const { traceDir: old } = await recordCalcRun(dir);
+    await editManifest(old);
+    await tamper(old, (m) => {
+      delete m.files;
+      m.signature = manifestSignature(m, Buffer.from((readFileSync(KEY, 'utf8')).trim(), 'hex'));
+    });
+    expect((await qitos(['replay', old], dir)).err).toMatch(/because its signature covers only its manifest \(it was written before qitos signed traces whole\), so nothing vouches for its steps and events: agent\.module/);
+    // Without --live-tools, an edited trace replays (its recorded outputs are data; its module is named by the user).
+    const served = await qitos(['replay', traceDir, '--agent', CALC_AGENT, '--allow-drift', '--json'], dir);
+    expect(served.err).toBe('');
+    expect(JSON.parse(served.out).replay.stopReason).toBe('final');
   });
 
   it('a signed trace whose agent module file changed since the run is refused before the module is imported, naming both hashes', async () => {

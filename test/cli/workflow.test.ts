@@ -168,6 +168,18 @@ describe('qitos replay of a workflow run', () => {
     }
   });
 
+  it('a signed workflow trace covers its branch threads: an edit in threads/ makes it from elsewhere, naming the file', async () => {
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    const j = JSON.parse(r.out);
+    expect((await qitos(['replay', j.traceDir, '--live-tools', '--json'], dir)).err).not.toMatch(/refusing/);
+    const thread = `${j.runId}.s3.sides.pros`;
+    const stepsPath = join(j.traceDir, 'threads', thread, 'steps.jsonl');
+    await writeFile(stepsPath, (await readFile(stepsPath, 'utf8')).replace('steady output', 'steady outputs'));
+    const live = await qitos(['replay', j.traceDir, '--live-tools'], dir);
+    expect(live.code).toBe(2);
+    expect(live.err).toMatch(new RegExp(`^qitos: refusing to use what trace .* names, because its files do not match what its signature covers: threads/${thread.replace(/\./g, '\\.')}/steps\\.jsonl changed after it was signed: --live-tools`));
+  });
+
   it('--live-tools runs the tool nodes again (built-in tools; --tools for a module of them); --agent does not apply', async () => {
     const plan = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
     const planReplies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
