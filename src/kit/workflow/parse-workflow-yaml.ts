@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { YamlError, parseYaml, type ParsedYaml } from '../yaml/parse-yaml.js';
 import { WorkflowDefinition, type SourcePosition } from './workflow-definition.js';
 import { WorkflowError } from './workflow-error.js';
 
@@ -10,14 +11,14 @@ import { WorkflowError } from './workflow-error.js';
  * checker refuses.
  */
 export function parseWorkflowYaml(text: string, name: string, options: { baseDir?: string } = {}): WorkflowDefinition {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
-    throw new WorkflowError(`${name}:${pos.line}:${pos.col}: YAML syntax error: ${e.message.split('\n')[0]}`, { line: pos.line, column: pos.col });
+  let parsed: ParsedYaml;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    throw new WorkflowError(`${name}:${err.line}:${err.column}: ${err.message}`, { line: err.line, column: err.column });
   }
-  const raw = doc.toJS() as unknown;
+  const { doc, lines, value: raw } = parsed;
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new WorkflowError(`${name}:1:1: a workflow file is a mapping with nodes and edges`, { line: 1, column: 1 });
   const at = (path: readonly (string | number)[]): SourcePosition => position(doc, lines, path);
   const file = raw as { nodes?: unknown; edges?: unknown };
