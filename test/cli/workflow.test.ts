@@ -26,6 +26,16 @@ describe('qitos workflow', () => {
     expect([missing.code, missing.err]).toEqual([2, 'qitos: workflow file not found: nope.yaml\n']);
   });
 
+  it('check refuses a subworkflow that includes itself through another file, naming the chain (exit 2)', async () => {
+    const flow = (name: string, path: string) => `name: ${name}\nnodes:\n  - { kind: start, id: s }\n  - { kind: subworkflow, id: into-${path.split('.')[0]}, path: ${path} }\n  - { kind: end, id: e }\nedges:\n  - { from: s, to: into-${path.split('.')[0]} }\n  - { from: into-${path.split('.')[0]}, to: e }\n`;
+    await writeFile(join(dir, 'a.yaml'), flow('a', 'b.yaml'));
+    await writeFile(join(dir, 'b.yaml'), flow('b', 'a.yaml'));
+    const r = await qitos(['workflow', 'check', 'a.yaml', '--json'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('qitos: a.yaml:4:5: subworkflow "into-b" includes itself: a.yaml (node "into-b") -> b.yaml (node "into-a") -> a.yaml; a workflow that includes itself never ends\n');
+    expect(JSON.parse(r.out)).toMatchObject({ ok: false, line: 4, column: 5, node: 'into-b' });
+  });
+
   it('run executes the example offline (loop, condition, LLM node on a scripted model) and writes a trace', async () => {
     const r = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir);
     expect(r.code).toBe(0);

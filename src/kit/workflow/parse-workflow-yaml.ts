@@ -4,6 +4,7 @@ import type { Document, LineCounter } from 'yaml';
 import { YamlError, parseYaml, type ParsedYaml } from '../yaml/parse-yaml.js';
 import { WorkflowDefinition, type SourcePosition } from './workflow-definition.js';
 import { WorkflowError } from './workflow-error.js';
+import { subworkflowCycle } from './subworkflow-cycle.js';
 
 /**
  * Parses and checks a workflow written in YAML (or JSON, which is YAML). Every error names `name`, the line and
@@ -40,13 +41,22 @@ export function parseWorkflowYaml(text: string, name: string, options: { baseDir
   }
 }
 
-/** Reads, parses and checks a workflow file; relative subworkflow paths resolve against its folder. */
+/**
+ * Reads, parses and checks a workflow file; relative subworkflow paths resolve against its folder. A subworkflow
+ * file that leads back to a file on its way (itself, directly or through others) is refused, naming the chain.
+ */
 export async function loadWorkflowFile(path: string, cwd = process.cwd()): Promise<WorkflowDefinition> {
   const abs = resolve(cwd, path);
   const text = await readFile(abs, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new WorkflowError(err.code === 'ENOENT' ? `workflow file not found: ${path}` : `cannot read workflow file ${path}: ${err.message}`);
   });
-  return parseWorkflowYaml(text, path, { baseDir: dirname(abs) });
+  const def = parseWorkflowYaml(text, path, { baseDir: dirname(abs) });
+  const cycle = await subworkflowCycle(abs, def.toJSON().nodes, cwd);
+  if (cycle) {
+    const pos = def.source?.nodes?.get(cycle.node.split('/')[0]) ?? { line: 1, column: 1 };
+    throw new WorkflowError(`${path}:${pos.line}:${pos.column}: subworkflow "${cycle.node}" includes itself: ${cycle.chain}; a workflow that includes itself never ends`, { nodeId: cycle.node.split('/')[0], ...pos });
+  }
+  return def;
 }
 
 /** The line and column of the closest node the document has on `path` (a missing field points at its parent). */
