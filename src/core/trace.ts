@@ -65,6 +65,12 @@ export const Manifest = z.object({
       policyEvents: z.record(z.string(), z.number()).optional(),
     })
     .nullable(),
+  /**
+   * The sha-256 (hex) of every other file of the trace folder when the manifest was written, by path (`events.jsonl`,
+   * `steps.jsonl`, `artifacts/<name>`; a child trace by its `manifest.json`, whose own `files` cover the rest of it).
+   * The signature covers it, so it signs the whole trace. Absent in traces written before it was recorded.
+   */
+  files: z.record(z.string(), z.string()).optional(),
   /** HMAC-SHA256 (hex) of the rest of the manifest under the writing machine's trace key, when it had one. */
   signature: z.string().optional(),
 });

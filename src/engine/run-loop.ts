@@ -12,6 +12,9 @@ import { withState, type ActiveRun, type RunServices, type RunStart, type RunSta
 import { watchStopSignals } from './signal-watcher.js';
 import { StepRecordBuilder } from './step-record-builder.js';
 
+/** The loop lets the event loop run (signals, timers, aborts, other runs) once this many ms passed since it last did. */
+const YIELD_EVERY_MS = 10;
+
 /**
  * One run of an agent, the loop of docs/architecture.md as methods, in the order they run: `run` -> `begin`
  * -> `loop` -> `step` (OBSERVE, DECIDE, ACT, REDUCE, CRITIQUE, CHECK_STOP; RECOVER on an error) -> `end`.
@@ -80,9 +83,16 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     try {
       await this.services.memory?.reset();
       for (const p of this.services.policies) p.start?.(policyContext(this));
+      let yielded = performance.now();
       for (;;) {
         const verdict = await this.step();
         if (verdict) return verdict;
+        // A step that awaits no I/O never leaves the microtask queue: without this, signals, timers, aborts and
+        // other runs would wait for the whole run. Yielding by elapsed time keeps it off the per-step cost.
+        if (performance.now() - yielded >= YIELD_EVERY_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+        }
       }
     } finally {
       if (budgetTimer) clearTimeout(budgetTimer);

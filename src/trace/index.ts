@@ -7,7 +7,7 @@ import '../core/zod-version.js'; // first: a zod older than 4 stops here with th
 export { TraceWriter } from './trace-writer.js';
 export { manifestSignature, checkManifestSignature } from './manifest-signature.js';
 export { loadTraceKey, traceKeyPath } from './trace-key.js';
-export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './trace-reader.js';
+export { readTrace, readManifest, parseJsonl, TraceError, type Trace, type TraceSignature } from './trace-reader.js';
 export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot } from './run-recorder.js';
 export { StateDiffer } from './state-differ.js';
 export { stateAtStep } from './state-at-step.js';

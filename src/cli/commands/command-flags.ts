@@ -17,6 +17,8 @@ interface RecordedRunFlags {
   agent?: string;
   export?: string;
   trustTrace?: boolean;
+  /** Import the recorded agent module although it changed since the run. */
+  allowChangedAgent?: boolean;
 }
 
 /** The flags of `qitos fork`. */

@@ -13,6 +13,7 @@ export function registerReplayCommand(program: Command): void {
     .option('-a, --agent <module>', 'your agent module instead of the one the trace records')
     .option('--export <name>', 'export of --agent to use')
     .option('-w, --workspace <dir>', 'workspace folder instead of the recorded env (a jailed host env)')
+    .option('--allow-changed-agent', 'import the recorded agent module although it changed since the run (its sha-256 differs from the recorded one)')
     .option('--trust-trace', 'use what a trace from elsewhere names (agent module, model options, MCP servers, workspace; --live-tools), after printing it')
     .option('--permission <file>', 'permission rules to replay under instead of the recorded ones (a changed rule set shows as drift)')
     .option('--allow-drift', 'go on when a request differs from the recording (the differences are still reported)')

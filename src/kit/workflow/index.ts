@@ -29,7 +29,7 @@ export { ThreadState, NodeRecord, ActiveLLM, BranchOutcome, type WorkflowState }
 export { renderTemplate, renderParameters } from './render-template.js';
 export { BUILTIN_CONTEXT_PROCESSORS, summariseProcessor, trimProcessor, truncateToolOutputsProcessor, estimateTokens, type ContextProcessor, type ContextProcessorContext } from './context-processor.js';
 export type { JoinReducer } from './join-reducer.js';
-export { WorkflowAgent, type WorkflowAgentOptions } from './workflow-agent.js';
+export { WorkflowAgent, DEFAULT_MAX_SUBWORKFLOW_DEPTH, type WorkflowAgentOptions } from './workflow-agent.js';
 export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';
