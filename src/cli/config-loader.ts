@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { isMap, type Document, type LineCounter } from 'yaml';
-import { YamlError, parseYaml, type ParsedYaml } from '../kit/yaml/parse-yaml.js';
+import { YamlError, parseYaml, type ParsedYaml } from '../kit/yaml/index.js';
 import type { z } from 'zod';
 import { formatZodIssue } from '../core/index.js';
 import { CliError } from './cli-error.js';

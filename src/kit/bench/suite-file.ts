@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isMap, isPair, isScalar, type LineCounter, type Node } from 'yaml';
-import { YamlError, parseYaml, type ParsedYaml } from '../yaml/parse-yaml.js';
+import { YamlError, parseYaml, type ParsedYaml } from '../yaml/index.js';
 import { Budget, zodIssueField } from '../../core/index.js';
 import { McpConfig } from '../mcp/index.js';
 import { ScorerSpec } from './scorer-spec.js';

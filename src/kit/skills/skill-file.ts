@@ -1,5 +1,5 @@
 import { isMap, parseDocument } from 'yaml';
-import { YamlError, parseYaml } from '../yaml/parse-yaml.js';
+import { YamlError, parseYaml } from '../yaml/index.js';
 import { z } from 'zod';
 
 /** Longest `description` a skill may have: every listed description costs context in every run. */

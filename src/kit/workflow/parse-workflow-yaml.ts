@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Document, LineCounter } from 'yaml';
-import { YamlError, parseYaml, type ParsedYaml } from '../yaml/parse-yaml.js';
+import { YamlError, parseYaml, type ParsedYaml } from '../yaml/index.js';
 import { WorkflowDefinition, type SourcePosition } from './workflow-definition.js';
 import { WorkflowError } from './workflow-error.js';
 import { subworkflowCycle } from './subworkflow-cycle.js';

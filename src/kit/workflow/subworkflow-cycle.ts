@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import { YamlError, parseYaml } from '../yaml/parse-yaml.js';
+import { YamlError, parseYaml } from '../yaml/index.js';
 
 /** A subworkflow node that names a file: its node id (with the inline subworkflows it sits in) and the file's absolute path. */
 interface FileRef {
