@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { PyException, pyDeepCopy, type PyDict, type PyValue } from './py/py-value.js';
 import { pyHashableRepr, pyRepr, pyStrCompare, pyStrRepr } from './py/py-repr.js';
 
@@ -15,8 +15,10 @@ export class TauBaseDatabase {
   private readonly index = new Map<string, { sorted: string[]; pos: Map<string, number>; buf: Buffer; start: Uint32Array; end: Uint32Array }>();
   /** `sha256(str(to_hashable(data)))` of the untouched database. */
   readonly hash: string;
+  private readonly checkpoints: { t: number; i: number; h: Hash }[];
 
-  constructor(tables: [string, PyDict][]) {
+  /** `checkpointBytes`: how often the unchanged stream's sha256 state is saved (tests use small values). */
+  constructor(tables: [string, PyDict][], checkpointBytes = 64 * 1024) {
     this.tableNames = tables.map(([n]) => n);
     this.tables = new Map(tables);
     for (const [name, table] of tables) {
@@ -36,41 +38,60 @@ export class TauBaseDatabase {
       parts.forEach((p, i) => { if (i) chunks.push(Buffer.from(', ')); chunks.push(p); });
       this.index.set(name, { sorted, pos, buf: Buffer.concat(chunks), start, end });
     }
+    this.checkpoints = this.buildCheckpoints(checkpointBytes);
     this.hash = this.hashWith(new Map());
   }
 
   /**
    * The hash of this database with some records replaced or added (`changes`: table -> key -> record). Unchanged
-   * stretches of each table are fed to sha256 straight from the precomputed buffer.
+   * stretches of each table are fed to sha256 straight from the precomputed buffer, and the stream up to the first
+   * changed record resumes from a saved sha256 state (a checkpoint every ~64 KB), so it is never hashed again.
    */
   hashWith(changes: Map<string, Map<string, PyValue>>): string {
-    const h = createHash('sha256');
-    const names = [...this.tableNames].sort(pyStrCompare);
-    h.update(names.length === 1 ? '(' : '(');
+    const names = this.sortedNames;
+    // where the first change is: [table index, record position]
+    let firstT = names.length;
+    let firstP = 0;
     names.forEach((name, ti) => {
-      if (ti) h.update(', ');
-      h.update(`(${pyStrRepr(name)}, `);
+      const changed = changes.get(name);
+      if (!changed || changed.size === 0 || ti > firstT) return;
       const idx = this.index.get(name)!;
+      let p = Infinity;
+      for (const k of changed.keys()) p = Math.min(p, idx.pos.get(k) ?? lowerBound(idx.sorted, k));
+      if (ti < firstT) { firstT = ti; firstP = p; }
+    });
+    let resume: { t: number; i: number; h: Hash } | undefined;
+    for (const c of this.checkpoints) {
+      if (c.t < firstT || (c.t === firstT && c.i <= firstP)) resume = c;
+      else break;
+    }
+    const h = resume ? resume.h.copy() : createHash('sha256');
+    if (!resume) h.update('(');
+    for (let ti = resume ? resume.t : 0; ti < names.length; ti++) {
+      const name = names[ti];
+      const idx = this.index.get(name)!;
+      const resumedHere = resume !== undefined && ti === resume.t;
+      if (!resumedHere) {
+        if (ti) h.update(', ');
+        h.update(`(${pyStrRepr(name)}, (`);
+      }
       const changed = changes.get(name);
       const items = idx.sorted.length + (changed ? [...changed.keys()].filter((k) => !idx.pos.has(k)).length : 0);
-      h.update('(');
-      if (!changed || changed.size === 0) {
-        h.update(idx.buf);
-      } else {
-        // changes in sorted order: [position in the base order, key, replaces a base record]
+      let cursor = resumedHere ? resume!.i : 0;
+      let first = cursor === 0;
+      const emitBase = (to: number): void => {
+        if (to <= cursor) return;
+        if (!first) h.update(', ');
+        h.update(idx.buf.subarray(idx.start[cursor], idx.end[to - 1]));
+        first = false;
+        cursor = to;
+      };
+      if (changed && changed.size) {
+        // changes in sorted order: position in the base order, key, whether it replaces a base record
         const list = [...changed.keys()].map((k) => {
           const p = idx.pos.get(k);
           return { k, p: p ?? lowerBound(idx.sorted, k), replaces: p !== undefined };
         }).sort((a, b) => a.p - b.p || pyStrCompare(a.k, b.k));
-        let cursor = 0;
-        let first = true;
-        const emitBase = (to: number): void => {
-          if (to <= cursor) return;
-          if (!first) h.update(', ');
-          h.update(idx.buf.subarray(idx.start[cursor], idx.end[to - 1]));
-          first = false;
-          cursor = to;
-        };
         for (const c of list) {
           emitBase(c.p);
           if (!first) h.update(', ');
@@ -78,12 +99,42 @@ export class TauBaseDatabase {
           first = false;
           if (c.replaces) cursor = c.p + 1;
         }
-        emitBase(idx.sorted.length);
       }
+      emitBase(idx.sorted.length);
       h.update(items === 1 ? ',))' : '))');
-    });
+    }
     h.update(names.length === 1 ? ',)' : ')');
     return h.digest('hex');
+  }
+
+  private get sortedNames(): string[] {
+    return [...this.tableNames].sort(pyStrCompare);
+  }
+
+  /** sha256 states at record boundaries of the unchanged stream: after everything before record `i` of table `t`. */
+  private buildCheckpoints(every: number): { t: number; i: number; h: Hash }[] {
+    const out: { t: number; i: number; h: Hash }[] = [];
+    const h = createHash('sha256');
+    h.update('(');
+    this.sortedNames.forEach((name, t) => {
+      if (t) h.update(', ');
+      h.update(`(${pyStrRepr(name)}, (`);
+      const idx = this.index.get(name)!;
+      let fed = 0; // records of this table fed so far
+      let since = every; // a checkpoint at the start of every table
+      for (let i = 0; i < idx.sorted.length; i++) {
+        if (since >= every) {
+          if (i > fed) h.update(idx.buf.subarray(fed ? idx.end[fed - 1] : 0, idx.end[i - 1]));
+          fed = i;
+          out.push({ t, i, h: h.copy() });
+          since = 0;
+        }
+        since += idx.end[i] - idx.start[i];
+      }
+      if (idx.sorted.length > fed) h.update(idx.buf.subarray(fed ? idx.end[fed - 1] : 0, idx.end[idx.sorted.length - 1]));
+      h.update(idx.sorted.length === 1 ? ',))' : '))');
+    });
+    return out;
   }
 }
 

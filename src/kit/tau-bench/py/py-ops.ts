@@ -122,6 +122,7 @@ export function pyCompare(op: '<' | '<=' | '>' | '>=', a: PyValue, b: PyValue): 
 
 /** `a == b`. */
 export function pyEq(a: PyValue, b: PyValue): boolean {
+  if (typeof a === 'string') return a === b;
   const c = numCmp(a, b);
   if (c !== undefined) return c === 0;
   if (typeof a === 'string' || typeof b === 'string' || a === null || b === null) return a === b;

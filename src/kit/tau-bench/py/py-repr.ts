@@ -52,20 +52,26 @@ export function pyStrRepr(s: string): string {
   return out + quote;
 }
 
-/** Orders strings as Python does (by code point; JS `<` compares UTF-16 units, which differs above U+FFFF). */
+/** Orders strings as Python does: by code point (a surrogate pair is one code point, a lone surrogate its own). */
 export function pyStrCompare(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(j)!;
+    if (x !== y) return x - y;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
   }
-  return a.length - b.length;
+  return (a.length - i) - (b.length - j);
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** A dict's keys in Python's sorted order (JS's default sort agrees when no key has a character above U+FFFF). */
+export function pySortedKeys(d: Map<string, unknown>): string[] {
+  const keys = [...d.keys()];
+  return keys.some((k) => SURROGATE.test(k)) ? keys.sort(pyStrCompare) : keys.sort();
 }
 
 /** Python's `repr` (== `str`) of a scalar: ints, floats, strings, True/False/None. */
@@ -94,7 +100,7 @@ function pyTupleRepr(parts: string[]): string {
 export function pyHashableRepr(v: PyValue): string {
   if (Array.isArray(v)) return pyTupleRepr(v.map(pyHashableRepr));
   if (v instanceof Map) {
-    const keys = [...v.keys()].sort(pyStrCompare);
+    const keys = pySortedKeys(v);
     return pyTupleRepr(keys.map((k) => `(${pyStrRepr(k)}, ${pyHashableRepr(v.get(k)!)})`));
   }
   return pyScalarRepr(v);
