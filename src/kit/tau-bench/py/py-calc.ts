@@ -177,7 +177,10 @@ function floatFloorDiv(vx: number, wx: number): number {
   if (div) {
     floordiv = Math.floor(div);
     if (div - floordiv > 0.5) floordiv += 1.0;
-  } else floordiv = Math.sign(vx / wx) * 0 || (vx / wx < 0 ? -0 : 0);
+  } else {
+    const q = vx / wx; // copysign(0.0, vx / wx)
+    floordiv = q < 0 || Object.is(q, -0) ? -0 : 0;
+  }
   return floordiv;
 }
 
