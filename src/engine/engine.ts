@@ -364,6 +364,7 @@ export class Engine<S extends State = State> {
       finalResult: run.state?.finalResult ?? null,
       steps: run.step,
       usage: run.usage,
+      ...(Object.keys(run.usageByPurpose).length ? { usageByPurpose: run.usageByPurpose } : {}),
       durationMs: Date.now() - run.startedAt,
       failures: run.failures,
       policyEvents: run.policyEvents,
@@ -383,6 +384,7 @@ export class Engine<S extends State = State> {
       finalResult: summary.finalResult,
       steps: run.step,
       usage: run.usage,
+      usageByPurpose: run.usageByPurpose,
       runId: run.runId,
       // null when the trace folder could not even be created: never point callers at a folder that does not exist
       traceDir: s.recorder?.wrote ? s.traceDir : null,
