@@ -1,5 +1,5 @@
 import { STOP_TOKEN } from './user-prompts.js';
-import type { UserSimulator, UserTurn } from './user-simulator.js';
+import type { AskUserModel, UserSimulator, UserTurn } from './user-simulator.js';
 
 /**
  * A customer that says fixed lines in order and never calls a model (tests, and the ground-truth agent's sanity
@@ -13,13 +13,13 @@ export class ScriptedUser implements UserSimulator {
 
   constructor(private readonly lines?: readonly string[]) {}
 
-  async reset(instruction: string): Promise<string> {
+  async reset(instruction: string, _ask?: AskUserModel): Promise<string> {
     this.next = 0;
     this.messages = [{ role: 'user', content: 'Hi! How can I help you today?' }];
     return this.say(this.lines ? this.lines[this.next++] : instruction);
   }
 
-  async step(content: string): Promise<string> {
+  async step(content: string, _ask?: AskUserModel): Promise<string> {
     this.messages.push({ role: 'user', content });
     return this.say(this.lines ? this.lines[this.next++] : undefined);
   }
