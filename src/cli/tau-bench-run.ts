@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { Model } from '../core/index.js';
 import { resolveSuite, type AgentFactoryContext, type Suite } from '../kit/bench/index.js';
-import { isTauAgentKind, isUserStrategy, loadTauDomain, tauAgentFactory, tauSuite, USER_STRATEGIES, type TauAgentBuilder, type TauAgentKind, type TauDomain, type TauDomainName } from '../kit/tau-bench/index.js';
+import { TAU_AGENTS, isTauAgentKind, isUserStrategy, loadTauDomain, tauAgentFactory, tauSuite, USER_STRATEGIES, type TauAgentBuilder, type TauAgentKind, type TauDomain, type TauDomainName } from '../kit/tau-bench/index.js';
 import { loadTraceKey } from '../trace/trace-key.js';
 import { CliError } from './cli-error.js';
 import type { BenchRunFlags } from './commands/command-flags.js';
@@ -76,6 +76,8 @@ export async function prepareTauBenchRun(io: CliIO, loaded: LoadedTauBench, flag
   const config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set }, io.cwd);
   const agentName = flags.agent ?? 'tool-calling';
   const builtIn = isTauAgentKind(agentName);
+  const agentPath = resolve(io.cwd, agentName);
+  if (!builtIn && !existsSync(agentPath)) throw new CliError(`--agent: "${agentName}" is neither a tau-bench agent (${TAU_AGENTS.join(', ')}) nor an agent module file`);
   if (flags.userStrategy !== undefined && !isUserStrategy(flags.userStrategy)) throw new CliError(`--user-strategy: unknown strategy "${flags.userStrategy}": use one of ${USER_STRATEGIES.join(', ')}`);
   const strategy = flags.userStrategy ?? (agentName === 'ground-truth' ? 'scripted' : 'llm');
   const modelId = config.model?.id;
@@ -98,8 +100,7 @@ export async function prepareTauBenchRun(io: CliIO, loaded: LoadedTauBench, flag
   let sha256: string | undefined;
   if (builtIn) agent = agentName;
   else {
-    const path = resolve(io.cwd, agentName);
-    if (!existsSync(path)) throw new CliError(`--agent: "${agentName}" is neither a tau-bench agent (tool-calling, react, act, ground-truth) nor an agent module file`);
+    const path = agentPath;
     const mod = await importUserModule(path);
     if (typeof mod.createAgent !== 'function') throw new CliError(`agent module ${agentName} must export createAgent(ctx) for tau-bench (ctx.tau.env is the episode's env; see docs/tau-bench.md)`);
     agent = mod.createAgent as TauAgentBuilder;

@@ -32,7 +32,7 @@ async function episode(domain: TauDomain, split: string, taskId: string, agent: 
     suite: tauSuite({ domain, split, taskIds: [taskId] }),
     agentFactory: async (ctx) => {
       const built = await factory(ctx);
-      env = (built as { env: TauEnv }).env;
+      env = (built as { env?: unknown }).env as TauEnv;
       return built;
     },
     model: agentModel,
