@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { Model } from '../core/index.js';
-import { resolveSuite, type AgentFactoryContext, type Suite } from '../kit/bench/index.js';
+import { resolveSuite, type AgentFactoryContext, type RunSuiteOptions, type Suite } from '../kit/bench/index.js';
 import { TAU_AGENTS, isTauAgentKind, isUserStrategy, loadTauDomain, tauAgentFactory, tauSuite, USER_STRATEGIES, type TauAgentBuilder, type TauAgentKind, type TauDomain, type TauDomainName } from '../kit/tau-bench/index.js';
 import { loadTraceKey } from '../trace/trace-key.js';
 import { CliError } from './cli-error.js';
 import type { BenchRunFlags } from './commands/command-flags.js';
-import type { PreparedBenchRun } from './commands/bench-action.js';
 import { effectiveConfig } from './effective-config.js';
 import type { CliIO } from './io.js';
 import { recordableConfig } from './mcp-setup.js';
@@ -70,7 +69,7 @@ export async function loadTauBench(ref: TauSuiteRef, flags: BenchRunFlags, cwd: 
  * (`--model`), the simulated customer's strategy and model (`--user-strategy`, `--user-model`, default the agent's
  * model), all recorded in run.json so a resume with other settings is refused.
  */
-export async function prepareTauBenchRun(io: CliIO, loaded: LoadedTauBench, flags: BenchRunFlags): Promise<PreparedBenchRun> {
+export async function prepareTauBenchRun(io: CliIO, loaded: LoadedTauBench, flags: BenchRunFlags): Promise<Omit<RunSuiteOptions, 'outDir'>> {
   const { suite, domain, ref } = loaded;
   if (flags.export) throw new CliError('--export does not apply to tau-bench runs: an agent module exports createAgent(ctx)');
   const config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set }, io.cwd);
