@@ -40,6 +40,11 @@ export interface TauCallResult {
   error: boolean;
   /** The tool is one of the domain's terminate tools (`transfer_to_human_agents`): the episode ends. */
   terminate: boolean;
+  /**
+   * Set when the original would have crashed the episode here instead of returning an observation (a tool that
+   * returned None, which its `EnvResponse` refuses): its run records the trial with reward 0.0 and this error.
+   */
+  crash?: string;
 }
 
 /** `Env.calculate_reward` of the original. */
@@ -52,6 +57,8 @@ export interface TauReward {
   /** Per required output: found in one of the agent's messages. Absent when the task has no outputs. */
   outputs?: Record<string, boolean>;
   rOutputs?: number;
+  /** The episode crashed in the original (see `TauCallResult.crash`): reward 0.0. */
+  crash?: string;
 }
 
 /** One trial's database and recorded actions. Cheap: it shares the domain's frozen database (copy-on-write). */
