@@ -95,6 +95,8 @@ export interface RunResult<S extends State> {
   finalResult: string | null;
   steps: number;
   usage: Usage;
+  /** The part of `usage` spent by calls besides the steps' own (`callModel`), by purpose (a user simulator's `user`, `compaction`, ...). */
+  usageByPurpose: Record<string, Usage>;
   runId: string;
   traceDir: string | null;
   failures: Failure[];

@@ -105,6 +105,7 @@ function newRunStart<S extends State>(runId: string, task: Task): RunStart<S> {
     phase: 'init',
     startedAt: Date.now(),
     usage: { tokens: emptyTokens(), cost: 0, modelCalls: 0 },
+    usageByPurpose: {},
     lastStepTokens: undefined,
     recoveries: 0,
     failures: [],

@@ -18,6 +18,8 @@ export interface RunState<S extends State = State> {
   readonly startedAt: number;
   /** Tokens and cost of every model call of the run (and of its sub-runs), and how many calls it made. */
   usage: Usage;
+  /** The part of `usage` spent by calls besides the steps' own (`callModel`), by purpose (`user`, `compaction`, ...). */
+  usageByPurpose: Record<string, Usage>;
   /** Tokens of the last model-path call (compaction measures the context with it). */
   lastStepTokens: Tokens | undefined;
   /** Consecutive failed steps (reset by a step that completes). */

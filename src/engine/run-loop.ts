@@ -352,6 +352,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       finalResult: run.state?.finalResult ?? null,
       steps: run.step,
       usage: run.usage,
+      ...(Object.keys(run.usageByPurpose).length ? { usageByPurpose: run.usageByPurpose } : {}),
       durationMs: Date.now() - run.startedAt,
       failures: run.failures,
       policyEvents: run.policyEvents,
@@ -371,6 +372,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       finalResult: summary.finalResult,
       steps: run.step,
       usage: run.usage,
+      usageByPurpose: run.usageByPurpose,
       runId: run.runId,
       // null when the trace folder could not even be created: never point callers at a folder that does not exist
       traceDir: services.recorder?.wrote ? services.traceDir : null,

@@ -78,6 +78,13 @@ export interface BenchRunFlags extends BenchSettingsFlags {
   rateLimit?: string;
   json?: boolean;
   progress?: boolean;
+  /** tau-bench (`bench run tau-bench/<domain>`): the split, the tasks, the simulated customer, the data dir; `trials` is `epochs`. */
+  split?: string;
+  taskIds?: string;
+  userModel?: string;
+  userStrategy?: string;
+  trials?: number;
+  dataDir?: string;
 }
 
 /** The flags of `qitos bench sweep`. */

@@ -12,3 +12,22 @@ export { PyFloat, PyException, toPlain, fromPlain, type PyValue, type PyDict } f
 export { pyJsonParse, pyJsonDumps } from './py/py-json.js';
 export { TAU_BENCH_COMMIT, TAU_BENCH_REPO } from './upstream-files.js';
 export { TAU_FETCH_COMMAND } from './install.js';
+// tau-run: the episode (env, user simulator, tools), the agents and the suite
+export { TauEnv, USER_PURPOSE, type TauEnvOptions, type TauObservation, type UserCallContext } from './tau-env.js';
+export { tauTools, nativeRawArgs, tauEnvOf, type TauRawArgs } from './tau-tools.js';
+export { tauScorer, isTauSuccess } from './tau-scorer.js';
+export { tauSuite, tauBenchTasks, tauSuiteName, tauAgentFactory, isTauAgentKind, TAU_AGENTS, type TauAgentKind, type TauSuiteOptions, type TauAgentFactoryOptions, type TauAgentFactoryContext, type TauAgentBuilder } from './tau-suite.js';
+export { TauAgent, TAU_MAX_STEPS, type TauAgentOptions } from './agents/tau-agent.js';
+export { TauToolCallingAgent, tauToolCallingParser } from './agents/tool-calling-agent.js';
+export { TauReactAgent, tauReactParser, type TauReactAgentOptions } from './agents/react-agent.js';
+export { TauGroundTruthAgent, GROUND_TRUTH_CLOSING } from './agents/ground-truth-agent.js';
+export { REACT_INSTRUCTION, ACT_INSTRUCTION } from './agents/react-prompts.js';
+export type { UserSimulator, UserTurn, AskUserModel } from './user/user-simulator.js';
+export { LlmUser } from './user/llm-user.js';
+export { ReactUser, parseReactUserReply } from './user/react-user.js';
+export { VerifyUser } from './user/verify-user.js';
+export { ReflectionUser } from './user/reflection-user.js';
+export { ScriptedUser } from './user/scripted-user.js';
+export { supervisorTranscript, verifyReply, reflectOnReply } from './user/supervisor.js';
+export { createUserSimulator, isUserStrategy, USER_STRATEGIES, type UserStrategy } from './user/user-strategy.js';
+export { USER_GREETING, STOP_TOKEN, llmUserSystemPrompt, reactUserSystemPrompt, verifyPrompt, reflectPrompt } from './user/user-prompts.js';
