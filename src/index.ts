@@ -12,3 +12,5 @@ export * from './core/index.js';
 export { AgentModule, type AgentModuleOptions, type AgentContext } from './engine/agent-module.js';
 export { Engine, type EngineOptions, type RunResult, type RunOptions, type StreamOptions, type RunEvent, type TraceOptions } from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
+export { ApprovalQueue } from './engine/approval-queue.js';
+export { autoApprove, DEFAULT_APPROVAL_TIMEOUT_MS } from './engine/permission-gate.js';

@@ -21,7 +21,7 @@ const ALLOWED: Record<string, string[]> = {
  */
 const KIT_ALLOWED: Record<string, string[]> = {
   agents: ['parsers', 'prompts'],
-  bench: ['expr', 'mcp'],
+  bench: ['expr', 'mcp', 'yaml'],
   critics: [],
   expr: ['parsers'],
   mcp: ['tools'],
@@ -30,11 +30,12 @@ const KIT_ALLOWED: Record<string, string[]> = {
   policies: [],
   prompts: [],
   search: [],
-  skills: ['tools'],
+  skills: ['tools', 'yaml'],
   testing: [],
   tools: ['expr'],
   web: ['tools'],
-  workflow: ['expr'],
+  workflow: ['expr', 'yaml'],
+  yaml: [],
 };
 const NODE_IO = /^(node:)?(fs|fs\/promises|net|http|https|child_process|dgram|tls|worker_threads|process)$/;
 

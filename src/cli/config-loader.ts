@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, type Document, type LineCounter } from 'yaml';
+import { YamlError, parseYaml, type ParsedYaml } from '../kit/yaml/index.js';
 import type { z } from 'zod';
 import { formatZodIssue } from '../core/index.js';
 import { CliError } from './cli-error.js';
@@ -20,14 +21,15 @@ export async function loadConfigFile(path: string, cwd: string): Promise<QitosCo
 
 /** Parses and validates config text; `name` is used in error messages. */
 export function parseConfig(text: string, name: string): QitosConfig {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const line = e.linePos?.[0]?.line ?? lines.linePos(e.pos[0]).line;
-    throw new CliError(`${name}:${line}: YAML syntax error: ${e.message.split('\n')[0]}`);
+  let yaml: ParsedYaml;
+  try {
+    yaml = parseYaml(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    throw new CliError(`${name}:${err.line}: ${err.message}`);
   }
-  const raw = doc.toJS() ?? {};
+  const { doc, lines } = yaml;
+  const raw = yaml.value ?? {};
   const parsed = QitosConfig.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

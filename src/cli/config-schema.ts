@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ModelConfig as ProviderModelConfig } from '../models/model-config.js';
 import { McpConfig } from '../kit/mcp/mcp-config.js';
+import { PermissionConfigError, parsePermissionConfig, type PermissionConfig } from '../core/index.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -32,6 +33,21 @@ export const EngineConfig = z.strictObject({
   parallelTools: z.boolean().optional(),
   toolConcurrency: positiveInt.optional(),
   toolTimeoutMs: positiveInt.optional(),
+  /** How long a permission ask waits for its answer before the call is refused (default 300 000). */
+  approvalTimeoutMs: positiveInt.optional(),
+});
+
+/**
+ * Permission rules in opencode's shape (docs/permissions.md); checked by `parsePermissionConfig`, whose error
+ * names the key and pattern (and so the line of the YAML file).
+ */
+export const PermissionSection = z.custom<PermissionConfig>().superRefine((value, ctx) => {
+  try {
+    parsePermissionConfig(value, '');
+  } catch (err) {
+    if (!(err instanceof PermissionConfigError)) throw err;
+    ctx.addIssue({ code: 'custom', path: err.path, message: err.reason });
+  }
 });
 
 /** Doom-loop detection (`true` for the defaults, `false` or absent for none). */
@@ -182,6 +198,8 @@ export const QitosConfig = z.strictObject({
     .optional(),
   /** MCP servers by name: their tools join the agent's, their resources and prompts become usable (docs/mcp.md). */
   mcp: McpConfig.optional(),
+  /** Permission rules: which tool calls run, ask first, or are refused (docs/permissions.md). */
+  permission: PermissionSection.optional(),
   /** The agent's own options, spread into its constructor options after `model`. */
   agent: z.record(z.string(), z.unknown()).optional(),
 });

@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parsePermissionConfig, type PermissionConfig } from '../core/index.js';
 import { zodIssueField, zodIssueMessage } from '../core/format-zod-issue.js';
 import { CliError } from './cli-error.js';
 import { loadConfigFile, mergeConfig } from './config-loader.js';
@@ -13,6 +16,8 @@ export interface ConfigFlags {
   maxSteps?: number;
   /** A host workspace folder (shorthand for `env: { type: host, root }`). */
   workspace?: string;
+  /** `--permission <file>`: YAML or JSON permission rules that replace the config's `permission`. */
+  permission?: string;
   /** `--set key=value` (repeatable): dotted config paths, applied over the file and the other flags. `model=<id>` is `--model <id>`. */
   set?: string[];
   /** `--mcp <file.yaml>`: the MCP servers of another config file join this run's (a server of the same name is replaced). */
@@ -36,6 +41,7 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   if (flags.model) config = withModel(config, flags.model);
   if (flags.traceDir) config = mergeConfig(config, { trace: { dir: flags.traceDir } });
   if (flags.maxSteps !== undefined) config = mergeConfig(config, { engine: { maxSteps: flags.maxSteps } });
+  if (flags.permission) config = { ...config, permission: await loadPermissionFile(flags.permission, cwd) };
   // Recorded absolute, so replay and fork from another folder find the same workspace.
   if (flags.workspace) config = { ...config, env: { type: 'host', root: resolve(cwd, requireText(flags.workspace, '--workspace')) } };
   for (const s of sets) {
@@ -109,4 +115,23 @@ function provider(id: string): string {
 export function requireText(value: string | undefined, flag: string): string {
   if (!value || !value.trim()) throw new CliError(`${flag} is required and must not be empty`);
   return value;
+}
+
+/** Reads a `--permission` file: YAML or JSON rules, either the rules themselves or a document with a `permission:` key. */
+async function loadPermissionFile(path: string, cwd: string): Promise<PermissionConfig> {
+  const text = await readFile(resolve(cwd, path), 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`--permission: ${err.code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${err.message}`}`);
+  });
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new CliError(`--permission ${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const rules = doc && typeof doc === 'object' && !Array.isArray(doc) && Object.keys(doc).length === 1 && 'permission' in doc ? (doc as { permission: unknown }).permission : doc;
+  try {
+    return parsePermissionConfig(rules, `${path}: permission`);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
 }

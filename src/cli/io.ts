@@ -16,6 +16,8 @@ export interface CliIO {
    * traces and the server's answers pass through it. MCP servers add their expanded `${VAR}` values.
    */
   redactor?: Redactor;
+  /** The terminal's input when there is one (`qitos run` asks permission questions there); absent in tests and pipes. */
+  tty?: NodeJS.ReadableStream;
 }
 
 /** The IO of the current process. */
@@ -26,6 +28,7 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     env: process.env,
     exitCode: 0,
+    ...(process.stdin.isTTY ? { tty: process.stdin } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { registerSkillsCommand } from './commands/skills.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWorkflowCommand } from './commands/workflow.js';
+import { registerTauBenchCommand } from './commands/tau-bench.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -41,6 +42,7 @@ export function createProgram(io: CliIO): Command {
   registerMcpCommand(program);
   registerServeCommand(program);
   registerWorkflowCommand(program);
+  registerTauBenchCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

@@ -5,6 +5,7 @@ import { formatZodIssue } from '../core/index.js';
 import type { Trace } from '../trace/index.js';
 import { loadAgent, type LoadedAgent } from './agent-loader.js';
 import { CliError } from './cli-error.js';
+import { moduleSha256 } from './module-hash.js';
 import { QitosConfig } from './config-schema.js';
 import type { CliIO } from './io.js';
 import { loadTraceKey, traceKeyPath } from '../trace/trace-key.js';
@@ -41,7 +42,7 @@ export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err' | 'env'>, pa
 export async function recordedRunAgent(io: Pick<CliIO, 'cwd' | 'err'>, run: RecordedRun, config: QitosConfig, flags: TrustFlags & { export?: string }): Promise<LoadedAgent> {
   checkTraceTrust(io, run.trace.dir, run.untrusted, traceUses(run.manifest, run.recorded, config, flags), flags);
   if (flags.agent) return loadAgent(flags.agent, flags.export, io.cwd);
-  return loadRecordedAgent(run.manifest, run.trace.dir, io.cwd);
+  return loadRecordedAgent(io, run.manifest, run.trace.dir, flags);
 }
 
 /** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
@@ -53,14 +54,25 @@ function recordedConfig(m: Manifest, dir: string): QitosConfig {
 
 /**
  * Loads the agent class a trace records (module and export), to rebuild its run for replay or fork.
- * Traces not written by `qitos run` do not record the module: a CliError says so.
+ * Traces not written by `qitos run` do not record the module: a CliError says so. The module file must still hold
+ * what the run imported (the manifest's `agent.sha256`), checked before it is imported: another file at that path is
+ * other code. `--trust-trace` or `--allow-changed-agent` imports a changed module knowingly (a line says so first).
  */
-async function loadRecordedAgent(m: Manifest, dir: string, cwd: string): Promise<LoadedAgent> {
+async function loadRecordedAgent(io: Pick<CliIO, 'cwd' | 'err'>, m: Manifest, dir: string, flags: TrustFlags): Promise<LoadedAgent> {
   const module = m.agent.module;
   if (!module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt; pass --agent`);
+  const absPath = resolve(io.cwd, module);
   // A relative module path is relative to the folder the run was started in, which may not be this one.
-  if (!isAbsolute(module) && !(await stat(resolve(cwd, module)).catch(() => undefined))?.isFile()) {
+  if (!(await stat(absPath).catch(() => undefined))?.isFile()) {
+    if (isAbsolute(module)) throw new CliError(`agent module not found: ${module}`);
     throw new CliError(`agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)`);
   }
-  return loadAgent(module, m.agent.export, cwd);
+  const expected = m.agent.sha256;
+  const actual = await moduleSha256(absPath);
+  if (expected !== actual) {
+    const what = expected === undefined ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be told apart from another file at that path (its sha-256 is ${actual})` : `agent module ${module} changed since trace ${dir} was recorded: sha-256 ${actual}, the run imported ${expected}`;
+    if (!flags.trustTrace && !flags.allowChangedAgent) throw new CliError(`${what}; pass --allow-changed-agent to run it as it is now, or --agent to name a module`);
+    io.err(`${flags.allowChangedAgent ? '--allow-changed-agent' : '--trust-trace'}: ${what}; running it as it is now\n`);
+  }
+  return loadAgent(module, m.agent.export, io.cwd);
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ActionRunner, Budget, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Redactor, Search, State } from '../core/index.js';
+import type { ActionRunner, Approver, Budget, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Redactor, Search, State } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
@@ -128,6 +128,8 @@ export interface EngineSetup {
   redactor?: Redactor | undefined;
   /** End runs on SIGINT/SIGTERM/SIGHUP (default true); a server handles the signals itself. */
   handleSigint?: boolean;
+  /** Answers permission asks (the terminal, `--auto`, a server's approvals); without one an ask is refused. */
+  onApproval?: Approver;
 }
 
 /** The run budget the config's `engine:` section sets (only the limits it names). */
@@ -173,6 +175,9 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     handleSigint: s.handleSigint ?? true,
     ...(s.redactor ? { redactor: s.redactor } : {}),
     ...(s.parent ? { parent: s.parent } : {}),
+    ...(s.config.permission !== undefined ? { permission: s.config.permission } : {}),
+    ...(s.onApproval ? { onApproval: s.onApproval } : {}),
+    ...(e.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: e.approvalTimeoutMs } : {}),
     trace: {
       dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,

@@ -2,6 +2,7 @@ import { basename, extname, resolve } from 'node:path';
 import type { State } from '../core/index.js';
 import { AgentModule } from '../engine/agent-module.js';
 import type { Engine } from '../engine/engine.js';
+import type { ApprovalQueue } from '../engine/approval-queue.js';
 import { ReActAgent } from '../kit/agents/index.js';
 import type { McpManager } from '../kit/mcp/mcp-manager.js';
 import { calculateTool, datetimeTool } from '../kit/tools/index.js';
@@ -21,14 +22,14 @@ export async function servedAgentClass(io: CliIO, agent: string, exportName: str
 }
 
 /** The agent on the config's model as `name`, and on each of `extraModels` as `<name>@<provider:model>`. */
-export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string, config: QitosConfig, extraModels: string[], mcp: McpManager | undefined): Promise<ServedAgent[]> {
+export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string, config: QitosConfig, extraModels: string[], mcp: McpManager | undefined, approvals?: ApprovalQueue): Promise<ServedAgent[]> {
   // The server's runs are this machine's: signed, so `qitos replay` of them needs no flag.
   const signingKey = await loadTraceKey(io.env, { create: true });
-  const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey) }];
+  const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey, approvals) }];
   for (const id of extraModels) {
     // As with --model and --set model=: the config's provider options (base URL, apiKeyEnv) stay for the same provider.
     const served = withModel(config, id);
-    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, served, await configuredModel(served, io.cwd, io.env), io, mcp, signingKey) });
+    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, served, await configuredModel(served, io.cwd, io.env), io, mcp, signingKey, approvals) });
   }
   return agents;
 }
@@ -39,14 +40,14 @@ export function traceRoot(io: CliIO, config: QitosConfig): string {
 }
 
 /** One agent and its engine; the server handles stop signals itself, so the engine does not. */
-async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined): Promise<Engine<State>> {
+async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined, approvals: ApprovalQueue | undefined): Promise<Engine<State>> {
   const agent = buildAgent(loaded, config, model);
   // An agent whose decide() returns its Decisions in code needs no model (qitos run runs it too); one that leaves
   // DECIDE to the model path would fail at its first request, so that is said at start.
   if (!agent.model && agent.decide === AgentModule.prototype.decide) {
     throw new CliError(`the agent takes the model path (it does not override decide) but has no model: give --model <provider:model> (or model.id in the config)`);
   }
-  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, redactor: io.redactor, ...(mcp ? { mcp } : {}) });
+  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, redactor: io.redactor, ...(mcp ? { mcp } : {}), ...(approvals ? { onApproval: approvals.approver } : {}) });
 }
 
 /** The built-in ReActAgent with the side-effect-free tools (calculate, datetime); skills and MCP tools join from the config. */

@@ -13,6 +13,8 @@ export interface TrustFlags {
   model?: string;
   /** Use what an unsigned trace names (printed first). */
   trustTrace?: boolean;
+  /** Import the recorded agent module even though its content changed since the run (its sha-256 differs). */
+  allowChangedAgent?: boolean;
   /** Replay only: run the recorded tool calls again. */
   liveTools?: boolean;
   /** Fork only: act on a recorded candidate decision (its tool calls run here). */
@@ -30,12 +32,19 @@ export interface TraceUse {
 
 /**
  * Why a trace does not count as written here, or undefined when it does: its manifest carries a valid signature
- * under this machine's trace key (docs/security.md, "A trace from elsewhere").
+ * under this machine's trace key and every file of the folder matches the digest it signs (docs/security.md,
+ * "A trace from elsewhere").
  */
-export function untrustedReason(trace: Pick<Trace, 'signature'>, keyPath: string | undefined): string | undefined {
+export function untrustedReason(trace: Pick<Trace, 'signature' | 'signatureProblem' | 'manifest'>, keyPath: string | undefined): string | undefined {
   if (trace.signature === 'signed') return undefined;
   if (!keyPath) return 'it cannot be checked (no trace key: neither XDG_CONFIG_HOME nor HOME is set)';
   if (trace.signature === 'mismatch') return 'its manifest signature does not match this machine\'s trace key (written elsewhere, or edited)';
+  if (trace.signature === 'files-changed') {
+    // A run that never finished was signed when it started: its JSONL files grew since.
+    const unfinished = trace.manifest.status === 'running' ? ' (its run never finished: the manifest was signed when it started)' : '';
+    return `its files do not match what its signature covers: ${trace.signatureProblem ?? 'a file changed'}${unfinished}`;
+  }
+  if (trace.signature === 'manifest-only') return 'its signature covers only its manifest (it was written before qitos signed traces whole), so nothing vouches for its steps and events';
   return trace.signature === 'unsigned' ? 'its manifest is not signed' : `this machine has no trace key yet (${keyPath})`;
 }
 

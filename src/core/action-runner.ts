@@ -1,6 +1,8 @@
 import type { Action, ActionResult } from './action.js';
 import type { ToolContext } from './tool.js';
 import type { ToolState } from './tool-state.js';
+import type { AnyTool } from './tool.js';
+import type { PermissionRecord } from './permission.js';
 
 /** What every tool call of one ACT phase shares (the per-call parts, `callId`, `signal`, `metadata`, come later). */
 export type RunToolContext = Omit<ToolContext, 'callId' | 'signal' | 'metadata'>;
@@ -13,6 +15,13 @@ export interface ActContext extends RunToolContext {
    * (a slow stream consumer), which the runner awaits before it goes on. The results alone go to the history.
    */
   onState(action: Action, state: ToolState): void | Promise<void>;
+  /**
+   * The run's permission gate (when it has rules): decides a call before its tool runs, asking a human when a
+   * rule says `ask`. A `deny` outcome means the tool must not run.
+   */
+  permit?(action: Action, tool: AnyTool, args: unknown): PermissionRecord | Promise<PermissionRecord>;
+  /** What the rules say about a call, without asking anyone (a replay compares it with the recorded decision). */
+  judge?(action: Action): Pick<PermissionRecord, 'key' | 'subjects' | 'action' | 'rule'>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolState } from './tool-state.js';
 import { FilePart, SubtaskPart } from './message.js';
+import { PermissionRecord } from './permission.js';
 
 /** A part a tool call adds to the history right after its own tool part (a sub-run it started, a file it made). */
 export const ResultPart = z.discriminatedUnion('type', [SubtaskPart.omit({ id: true }), FilePart.omit({ id: true })]);
@@ -25,5 +26,7 @@ export const ActionResult = z.object({
   latencyMs: z.number().nonnegative(),
   state: ToolState,
   parts: z.array(ResultPart).optional(),
+  /** The permission decision the call went through, when the run has permission rules (docs/permissions.md). */
+  permission: PermissionRecord.optional(),
 });
 export type ActionResult = z.infer<typeof ActionResult>;

@@ -4,6 +4,7 @@ import { ModelResponse, ModelStreamEvent } from './model.js';
 import { ToolState } from './tool-state.js';
 import { StopReason } from './stop-reason.js';
 import { CriticVerdict } from './critic.js';
+import { ApprovalReply, ApprovalRequest, PermissionRecord } from './permission.js';
 
 /** Every event the engine emits to hooks. Hooks observe the loop; they never change it. */
 export const HookEvent = z.discriminatedUnion('type', [
@@ -37,6 +38,10 @@ export const HookEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent'), step: z.number(), agent: z.string(), event: z.string(), data: z.record(z.string(), z.unknown()) }),
   /** A critic's verdict on a step (CRITIQUE phase). */
   z.object({ type: z.literal('critic'), step: z.number(), critic: z.string(), verdict: CriticVerdict, exhausted: z.boolean().optional() }),
+  /** A permission decision on a tool call (or a doom-loop ask): the rule, who decided, when. */
+  z.object({ type: z.literal('permission'), step: z.number(), callId: z.string().optional(), tool: z.string().optional(), record: PermissionRecord }),
+  /** A call waits for a human (`pending`), or the wait ended (`answered`, with the reply). */
+  z.object({ type: z.literal('approval'), step: z.number(), status: z.enum(['pending', 'answered']), request: ApprovalRequest, reply: ApprovalReply.optional() }),
   /** A branch step's search: the candidates' scores and what was acted on. */
   z.object({ type: z.literal('search'), step: z.number(), search: z.string(), scores: z.array(z.number()), chosen: z.object({ from: z.enum(['step', 'frontier']), index: z.number(), fromStep: z.number() }), frontier: z.number() }),
 ]);

@@ -38,3 +38,5 @@ export * from './state-diff.js';
 export * from './base64-size.js';
 export * from './setting-differences.js';
 export * from './redactor.js';
+export * from './permission.js';
+export * from './permission-rules.js';

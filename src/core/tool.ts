@@ -5,6 +5,7 @@ import type { ResultPart } from './action.js';
 import type { ToolSpec } from './model.js';
 import type { CallModel } from './model-call.js';
 import type { ParentLink } from './run-link.js';
+import type { PermissionSubject } from './permission.js';
 import { formatZodIssues } from './format-zod-issue.js';
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -69,6 +70,11 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
    * as given (a replay's stand-ins for recorded tools); by default it is generated from `parameters`.
    */
   readonly inputSchema?: Record<string, unknown>;
+  /**
+   * The call's main input for permission rules (docs/permissions.md): the command for bash, the path for file
+   * tools, the host for web_fetch. Patterns of the tool's rules match it; a tool without it matches only `*`.
+   */
+  readonly permission?: (args: z.output<P>) => PermissionSubject | readonly PermissionSubject[];
   execute(args: z.output<P>, ctx: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
 }
 
@@ -87,6 +93,7 @@ export function defineTool<P extends z.ZodType>(def: {
   keepOutput?: boolean;
   timeoutMs?: Tool<P>['timeoutMs'];
   inputSchema?: Record<string, unknown>;
+  permission?: Tool<P>['permission'];
   execute: Tool<P>['execute'];
 }): Tool<P> {
   if (!TOOL_ID.test(def.id)) throw new Error(`invalid tool id "${def.id}": use 1-64 characters of [a-zA-Z0-9_-]`);

@@ -5,6 +5,7 @@ import { StopReason } from './stop-reason.js';
 import { Usage, Tokens } from './usage.js';
 import { Decision } from './decision.js';
 import { ActionResult } from './action.js';
+import { PermissionRule } from './permission.js';
 import { ModelResponse, RequestHashes } from './model.js';
 import { RunParent } from './run-link.js';
 import { CritiqueRecord } from './critic.js';
@@ -46,6 +47,8 @@ export const Manifest = z.object({
   /** The effective config the run was started with (CLI: config file + flags), so replay and fork can rebuild it. */
   config: z.record(z.string(), z.unknown()).optional(),
   parent: RunParent.nullable(),
+  /** The run's permission rules, flattened in order (docs/permissions.md); absent when it had none. */
+  permission: z.array(PermissionRule).optional(),
   /** The state after `initState`, so a run can be rebuilt step by step (fork). */
   initialState: z.unknown(),
   /** Files the env left in `artifacts/` when the run ended (e.g. `repo.diff`), with their sizes in bytes. */
@@ -57,11 +60,19 @@ export const Manifest = z.object({
       finalResult: z.string().nullable(),
       steps: z.number().int(),
       usage: Usage,
+      /** What the calls besides the steps' own (`callModel`: a user simulator, compaction, a critic) spent, by purpose; part of `usage`. Absent without such calls. */
+      usageByPurpose: z.record(z.string(), Usage).optional(),
       durationMs: z.number(),
       failures: z.array(Failure),
       policyEvents: z.record(z.string(), z.number()).optional(),
     })
     .nullable(),
+  /**
+   * The sha-256 (hex) of every other file of the trace folder when the manifest was written, by path (`events.jsonl`,
+   * `steps.jsonl`, `artifacts/<name>`; a child trace by its `manifest.json`, whose own `files` cover the rest of it).
+   * The signature covers it, so it signs the whole trace. Absent in traces written before it was recorded.
+   */
+  files: z.record(z.string(), z.string()).optional(),
   /** HMAC-SHA256 (hex) of the rest of the manifest under the writing machine's trace key, when it had one. */
   signature: z.string().optional(),
 });

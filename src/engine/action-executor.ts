@@ -1,6 +1,7 @@
-import type { ActContext, Action, ActionResult, ActionRunner, AnyTool, ToolOutput, ToolState } from '../core/index.js';
+import type { ActContext, Action, ActionResult, ActionRunner, AnyTool, PermissionRecord, ToolOutput, ToolState } from '../core/index.js';
 import { describeIssues, errorMessage } from '../core/index.js';
 import { forEachConcurrent } from './for-each-concurrent.js';
+import { PermissionGate } from './permission-gate.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** Options of the action executor. */
@@ -59,6 +60,7 @@ export class ActionExecutor implements ActionRunner {
     const toldPending = ctx.onState(action, { status: 'pending', input, time: { created } });
     if (toldPending) await toldPending;
     let running: ToolState | undefined;
+    let permission: PermissionRecord | undefined;
     const fail = async (error: string, start = created): Promise<ActionResult> => {
       const end = Date.now();
       // Metadata a tool set before failing (e.g. the child trace of a sub-agent) stays visible.
@@ -66,7 +68,7 @@ export class ActionExecutor implements ActionRunner {
       const state: ToolState = { status: 'error', input, error, ...(metadata ? { metadata } : {}), time: { created, start, end } };
       const told = ctx.onState(action, state);
       if (told) await told;
-      return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state };
+      return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state, ...(permission ? { permission } : {}) };
     };
     if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
     const tool = this.registry.get(action.name);
@@ -77,6 +79,12 @@ export class ActionExecutor implements ActionRunner {
     const parsed = tool.parameters.safeParse(input);
     if (!parsed.success) {
       return fail(`Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`);
+    }
+    // Permission rules decide before the tool runs (an ask waits here for its answer).
+    if (ctx.permit) {
+      permission = await ctx.permit(action, tool, parsed.data);
+      if (permission.outcome === 'deny') return fail(PermissionGate.refusal(permission));
+      if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
     }
     const start = Date.now();
     running = { status: 'running', input, time: { created, start } };
@@ -103,7 +111,7 @@ export class ActionExecutor implements ActionRunner {
       };
       const told = ctx.onState(action, state);
       if (told) await told;
-      return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state, ...(o.parts?.length ? { parts: o.parts } : {}) };
+      return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state, ...(o.parts?.length ? { parts: o.parts } : {}), ...(permission ? { permission } : {}) };
     } catch (err) {
       return fail(errorMessage(err), start);
     }

@@ -1,5 +1,5 @@
 import type {
-  ActionRunner, Budget, Critic, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, Redactor, Search, SimpleDecision, State, StopReason, Usage,
+  ActionRunner, Approver, Budget, PermissionConfig, Critic, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, Redactor, Search, SimpleDecision, State, StopReason, Usage,
 } from '../core/index.js';
 import type { TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
@@ -44,6 +44,17 @@ export interface EngineOptions<S extends State> {
   search?: Search<S>;
   /** The simple form of `search`: picks one candidate of a `branch` decision (default: the first). Ignored when `search` is set. */
   selectBranch?: (candidates: SimpleDecision[], state: S) => SimpleDecision | Promise<SimpleDecision>;
+  /**
+   * Permission rules, in opencode's `permission` shape (docs/permissions.md): allow, ask or deny per tool id, with
+   * patterns over the call's main input; the last matching rule wins. Without rules every tool call runs.
+   */
+  permission?: PermissionConfig;
+  /** Answers calls a rule says to `ask` about (the terminal, a server, a program). Without one an ask is refused. */
+  onApproval?: Approver;
+  /** How long an ask waits for its answer before the call is refused (default 300 000 ms). */
+  approvalTimeoutMs?: number;
+  /** The home folder `~` and `$HOME` in permission patterns stand for (default `os.homedir()`). */
+  home?: string;
   /** Services passed to every tool call (`ctx.services`). */
   services?: Record<string, unknown>;
   /**
@@ -84,6 +95,8 @@ export interface RunResult<S extends State> {
   finalResult: string | null;
   steps: number;
   usage: Usage;
+  /** The part of `usage` spent by calls besides the steps' own (`callModel`), by purpose (a user simulator's `user`, `compaction`, ...). */
+  usageByPurpose: Record<string, Usage>;
   runId: string;
   traceDir: string | null;
   failures: Failure[];

@@ -1,5 +1,5 @@
 import type { ActionRunner, State, Task, TaskInput } from '../core/index.js';
-import { AbortedError, Task as TaskSchema, formatZodIssue, newId } from '../core/index.js';
+import { AbortedError, Task as TaskSchema, formatZodIssue, newId, parsePermissionConfig } from '../core/index.js';
 import type { AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
 import type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
@@ -21,6 +21,7 @@ export class Engine<S extends State = State> {
 
   constructor(readonly options: EngineOptions<S>) {
     this.agent = options.agent;
+    if (options.permission !== undefined) parsePermissionConfig(options.permission, 'EngineOptions.permission');
     this.executor = options.executor ?? new ActionExecutor(this.agent.tools, options.tools);
   }
 

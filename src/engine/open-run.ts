@@ -1,6 +1,7 @@
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Budget, CallModel, Env, Model, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
-import { ModelChain, QitosError, addCost, addTokens, emptyTokens, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
+import { ModelChain, PermissionRules, QitosError, addCost, addTokens, emptyTokens, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
 import type { EngineOptions } from './engine-options.js';
@@ -9,6 +10,7 @@ import type { RunServices, RunStart } from './run-context.js';
 import { RunEvents, type EventSink } from './run-events.js';
 import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './permission-gate.js';
 
 /**
  * Sets a run up: its state before `initState`, and its services: the trace recorder, the hook bus, this run's
@@ -25,7 +27,8 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const model = options.model ?? agent.model;
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, describeRun(options, traceOpts, model, env, policies), { ...traceOpts, redactor: options.redactor }) : undefined;
+  const rules = permissionRules(options);
+  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) }, { ...traceOpts, redactor: options.redactor }) : undefined;
   const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
   let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
@@ -60,6 +63,7 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     callModel,
     memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events) : undefined,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
+    permission: rules && permissionGate(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services),
     onToolState: (action, state) => events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
@@ -69,6 +73,26 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     chain = services.chain = new ModelChain([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
   }
   return { run, services };
+}
+
+/** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */
+function permissionRules<S extends State>(options: EngineOptions<S>): PermissionRules | undefined {
+  return options.permission === undefined ? undefined : new PermissionRules(options.permission, { home: options.home ?? homedir() });
+}
+
+/** The run's permission gate: its rules, approver and timeout, the env's workspace for external paths. */
+function permissionGate<S extends State>(options: EngineOptions<S>, rules: PermissionRules, run: RunStart<S>, env: Env, events: RunEvents, signal: AbortSignal): PermissionGate {
+  return new PermissionGate({
+    runId: run.runId,
+    rules,
+    approver: options.onApproval,
+    timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    root: () => workspaceRoot(env),
+    signal,
+    step: () => run.step,
+    emit: (e) => events.emit(e),
+    tool: (name) => options.agent.tools.get(name),
+  });
 }
 
 /** A run before its state: step 0, no usage, no failures. */
@@ -81,6 +105,7 @@ function newRunStart<S extends State>(runId: string, task: Task): RunStart<S> {
     phase: 'init',
     startedAt: Date.now(),
     usage: { tokens: emptyTokens(), cost: 0, modelCalls: 0 },
+    usageByPurpose: {},
     lastStepTokens: undefined,
     recoveries: 0,
     failures: [],

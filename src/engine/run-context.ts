@@ -6,6 +6,7 @@ import type { AgentModule } from './agent-module.js';
 import type { ModelInputBuilder } from './model-input.js';
 import type { RunEvents } from './run-events.js';
 import type { RunMemoryAccess } from './run-memory-access.js';
+import type { PermissionGate } from './permission-gate.js';
 
 /** What changes as a run goes: its state, step, phase, usage and failures. One per run, never shared. */
 export interface RunState<S extends State = State> {
@@ -17,6 +18,8 @@ export interface RunState<S extends State = State> {
   readonly startedAt: number;
   /** Tokens and cost of every model call of the run (and of its sub-runs), and how many calls it made. */
   usage: Usage;
+  /** The part of `usage` spent by calls besides the steps' own (`callModel`), by purpose (`user`, `compaction`, ...). */
+  usageByPurpose: Record<string, Usage>;
   /** Tokens of the last model-path call (compaction measures the context with it). */
   lastStepTokens: Tokens | undefined;
   /** Consecutive failed steps (reset by a step that completes). */
@@ -59,6 +62,8 @@ export interface RunServices<S extends State = State> {
   /** A call through `chain` that is not the step's own (tools, policies, agents, memories). */
   readonly callModel: CallModel;
   readonly memory: RunMemoryAccess | undefined;
+  /** The run's permission gate, when the engine has permission rules. */
+  readonly permission: PermissionGate | undefined;
   /** The link a sub-run of this run gets (`ToolContext.childLink`). */
   childLink(): ParentLink;
   /** Tells hooks, the trace and a stream consumer a tool call's state moved (what the executor reports). */

@@ -12,6 +12,9 @@ import { withState, type ActiveRun, type RunServices, type RunStart, type RunSta
 import { watchStopSignals } from './signal-watcher.js';
 import { StepRecordBuilder } from './step-record-builder.js';
 
+/** The loop lets the event loop run (signals, timers, aborts, other runs) once this many ms passed since it last did. */
+const YIELD_EVERY_MS = 10;
+
 /**
  * One run of an agent, the loop of docs/architecture.md as methods, in the order they run: `run` -> `begin`
  * -> `loop` -> `step` (OBSERVE, DECIDE, ACT, REDUCE, CRITIQUE, CHECK_STOP; RECOVER on an error) -> `end`.
@@ -80,9 +83,16 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     try {
       await this.services.memory?.reset();
       for (const p of this.services.policies) p.start?.(policyContext(this));
+      let yielded = performance.now();
       for (;;) {
         const verdict = await this.step();
         if (verdict) return verdict;
+        // A step that awaits no I/O never leaves the microtask queue: without this, signals, timers, aborts and
+        // other runs would wait for the whole run. Yielding by elapsed time keeps it off the per-step cost.
+        if (performance.now() - yielded >= YIELD_EVERY_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+        }
       }
     } finally {
       if (budgetTimer) clearTimeout(budgetTimer);
@@ -164,6 +174,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       callModel: services.callModel,
       childLink: services.childLink,
       onState: services.onToolState,
+      ...services.permission?.actHooks(),
     };
     const results = await this.executor.run(actions, ctx);
     rec.acted(results);
@@ -202,7 +213,8 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     for (const p of services.policies) {
       if (!p.checkStop) continue;
       const v = await p.checkStop(policyContext(this, { decision, results }));
-      if (v) return v;
+      // `doom_loop: ask | allow` in the permission rules may let the run go on (docs/permissions.md).
+      if (v && !(v.reason === 'doom_loop' && (await services.permission?.continueDoomLoop(v.message)))) return v;
     }
     return this.checkBudgets();
   }
@@ -340,6 +352,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       finalResult: run.state?.finalResult ?? null,
       steps: run.step,
       usage: run.usage,
+      ...(Object.keys(run.usageByPurpose).length ? { usageByPurpose: run.usageByPurpose } : {}),
       durationMs: Date.now() - run.startedAt,
       failures: run.failures,
       policyEvents: run.policyEvents,
@@ -359,6 +372,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       finalResult: summary.finalResult,
       steps: run.step,
       usage: run.usage,
+      usageByPurpose: run.usageByPurpose,
       runId: run.runId,
       // null when the trace folder could not even be created: never point callers at a folder that does not exist
       traceDir: services.recorder?.wrote ? services.traceDir : null,

@@ -10,7 +10,7 @@ import { withState, type RunServices, type RunStart, type RunState } from './run
  * the step's own (`callModel`) is reported as a `model_call` event with its response, so the trace holds it and
  * a replay can serve it again.
  */
-export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'lastStepTokens'>, services: Pick<RunServices, 'parent' | 'events'>): ModelMiddleware {
+export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'usageByPurpose' | 'lastStepTokens'>, services: Pick<RunServices, 'parent' | 'events'>): ModelMiddleware {
   return async (call, next) => {
     const t0 = performance.now();
     let response;
@@ -25,7 +25,13 @@ export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'las
     run.usage = { tokens: addTokens(run.usage.tokens, response.usage), cost: addCost(run.usage.cost, response.cost), modelCalls: run.usage.modelCalls + 1 };
     services.parent?.spend?.(response.usage, response.cost, 1);
     if (call.purpose === 'decide') run.lastStepTokens = response.usage;
-    else services.events.emit(callEvent(run.step, call, latencyMs, { response }));
+    else {
+      const side = run.usageByPurpose[call.purpose];
+      run.usageByPurpose[call.purpose] = side
+        ? { tokens: addTokens(side.tokens, response.usage), cost: addCost(side.cost, response.cost), modelCalls: side.modelCalls + 1 }
+        : { tokens: { ...response.usage, cache: { ...response.usage.cache } }, cost: response.cost, modelCalls: 1 };
+      services.events.emit(callEvent(run.step, call, latencyMs, { response }));
+    }
     return response;
   };
 }

@@ -7,7 +7,7 @@ import '../core/zod-version.js'; // first: a zod older than 4 stops here with th
 export { TraceWriter } from './trace-writer.js';
 export { manifestSignature, checkManifestSignature } from './manifest-signature.js';
 export { loadTraceKey, traceKeyPath } from './trace-key.js';
-export { readTrace, readManifest, parseJsonl, TraceError, type Trace } from './trace-reader.js';
+export { readTrace, readManifest, parseJsonl, TraceError, type Trace, type TraceSignature } from './trace-reader.js';
 export { RunRecorder, type TraceOptions, type RunDescription, type RunSnapshot } from './run-recorder.js';
 export { StateDiffer } from './state-differ.js';
 export { stateAtStep } from './state-at-step.js';
@@ -18,6 +18,7 @@ export { firstUserFrame } from './first-user-frame.js';
 export { ReplayModel, type ReplayModelOptions } from './replay-model.js';
 export { ReplayMemory, type ReplayMemoryOptions } from './replay-memory.js';
 export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
+export { ReplayApprovals } from './replay-approvals.js';
 export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';
 export { diffTraces, textDiffs, stepLabel, decisionKey, stableJson, DIFF_PHASES, type DiffPhase, type StepDiff, type RunTotals, type TraceDiff, type TextDiff, type TextDiffKind } from './trace-diff.js';
 export { unifiedTextDiff, jsonDiffText, type TextDiffOptions } from './text-diff.js';

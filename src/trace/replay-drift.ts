@@ -1,7 +1,7 @@
 import { QitosError } from '../core/index.js';
 
 /** The part of a model request or tool call where a replay left its recording. */
-export type DriftPart = 'system' | 'messages' | 'tools' | 'params' | 'model-calls' | 'tool-call' | 'memory';
+export type DriftPart = 'system' | 'messages' | 'tools' | 'params' | 'model-calls' | 'tool-call' | 'memory' | 'permission';
 
 /** Where a replay's live run differs from the recorded one. */
 export interface ReplayDrift {
@@ -25,6 +25,7 @@ export const DRIFT_PART_NAMES: Record<DriftPart, string> = {
   'model-calls': 'number of model calls',
   'tool-call': 'tool call',
   memory: 'memory access',
+  permission: 'permission rules',
 };
 
 /**

@@ -40,6 +40,12 @@ export class ReplayExecutor implements ActionRunner {
       this.drifts.push(drift);
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
+    const ruled = permissionDrift(actions, recResults, ctx);
+    if (ruled.length) {
+      const drift: ReplayDrift = { step: ctx.step, parts: ['permission'], message: `replay drift at step ${ctx.step}: ${ruled.join('; ')}` };
+      this.drifts.push(drift);
+      if (!this.options.allowDrift) throw new ReplayDriftError(drift);
+    }
     return actions.map((a, i) => this.serve(a, recResults[i], ctx));
   }
 
@@ -58,4 +64,20 @@ export class ReplayExecutor implements ActionRunner {
     ctx.onState(action, out.state);
     return out;
   }
+}
+
+/**
+ * Where the replay's permission rules judge a call otherwise than the recorded run's did (a rule set that changed):
+ * the recorded decision is still served (no one is asked again), the difference is drift.
+ */
+function permissionDrift(actions: readonly Action[], recorded: readonly ActionResult[], ctx: ActContext): string[] {
+  const out: string[] = [];
+  actions.forEach((a, i) => {
+    const was = recorded[i]?.permission;
+    const now = ctx.judge?.(a);
+    if (!was && !now) return;
+    const show = (p: { action: string; rule: { key: string; pattern: string } | null } | undefined) => (p ? `${p.action} (${p.rule ? `rule ${p.rule.key} ${JSON.stringify(p.rule.pattern)}` : 'no rule'})` : 'not checked (no rules)');
+    if (was?.action !== now?.action || canonicalJson(was?.rule ?? null) !== canonicalJson(now?.rule ?? null)) out.push(`call ${i + 1} (${a.name}) was ${show(was)} when recorded; the current rules say ${show(now)}`);
+  });
+  return out;
 }

@@ -1,4 +1,4 @@
-import type { Budget, EnvArtifact, HookEvent, Manifest, Phase, Redactor, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
+import type { Budget, EnvArtifact, HookEvent, Manifest, PermissionRule, Phase, Redactor, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
 import { ARTIFACT_NAME, TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
 import { shortHash } from './short-hash.js';
 import { StateDiffer } from './state-differ.js';
@@ -38,6 +38,8 @@ export interface RunDescription {
   budget: Budget | undefined;
   parent: RunParent | null;
   config?: Record<string, unknown>;
+  /** The run's permission rules, flattened (absent without rules). */
+  permission?: readonly PermissionRule[];
   /** The system prompt for a state (its hash goes in the manifest). */
   systemPrompt(state: State): string | undefined;
 }
@@ -216,6 +218,7 @@ export class RunRecorder {
       }),
       ...(d.config ? { config: d.config } : {}),
       parent: d.parent,
+      ...(d.permission ? { permission: [...d.permission] } : {}),
       initialState: this.initialState ?? null,
       summary,
     };

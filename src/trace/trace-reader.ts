@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
 import { checkManifestSignature } from './manifest-signature.js';
+import { fileSha256, isDigest, traceFilesProblem } from './trace-files.js';
 import { MAX_JSON_DEPTH, Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue, nestsDeeperThan } from '../core/index.js';
 
 /** A trace read from disk. `warnings` lists what the reader tolerated (e.g. a last line cut by a crash). */
@@ -11,9 +12,21 @@ export interface Trace {
   events: EventRecord[];
   steps: StepRecord[];
   warnings: string[];
-  /** With a key to check against (`readTrace(dir, { key })`): whether the manifest carries a valid signature under it. */
-  signature?: 'signed' | 'unsigned' | 'mismatch';
+  /**
+   * With a key to check against (`readTrace(dir, { key })`): whether the trace is signed whole under it. `signed`: the
+   * manifest's signature is valid and every file matches the digest it signs; `unsigned`: no signature; `mismatch`:
+   * a signature this key did not make (or the manifest was edited); `files-changed`: a valid signature, but a file of
+   * the folder was changed, added or removed since (`signatureProblem` says which); `manifest-only`: a valid
+   * signature over a manifest without file digests (written before traces were signed whole), so nothing vouches
+   * for its other files.
+   */
+  signature?: TraceSignature;
+  /** With `signature: 'files-changed'`: which file differs and how. */
+  signatureProblem?: string;
 }
+
+/** How a trace's signature checks against a key (see `Trace.signature`). */
+export type TraceSignature = 'signed' | 'unsigned' | 'mismatch' | 'files-changed' | 'manifest-only';
 
 /** How to read a trace. */
 export interface ReadTraceOptions {
@@ -37,10 +50,23 @@ export async function readTrace(dir: string, options: ReadTraceOptions = {}): Pr
   if (!st?.isDirectory()) throw new TraceError(`not a trace: ${dir} is not a folder`);
   const { manifest, raw } = await readManifestFile(dir);
   const warnings: string[] = [];
-  const events = parseJsonl<EventRecord>(await readOptional(join(dir, 'events.jsonl')), 'events.jsonl', warnings);
-  const rawSteps = parseJsonl<StepRecord>(await readOptional(join(dir, 'steps.jsonl')), 'steps.jsonl', warnings);
+  const [eventBytes, stepBytes] = await Promise.all([readOptional(join(dir, 'events.jsonl')), readOptional(join(dir, 'steps.jsonl'))]);
+  const events = parseJsonl<EventRecord>(eventBytes.toString('utf8'), 'events.jsonl', warnings);
+  const rawSteps = parseJsonl<StepRecord>(stepBytes.toString('utf8'), 'steps.jsonl', warnings);
   const steps = options.validateSteps === false ? rawSteps : rawSteps.map((s, i) => validateStep(s, i));
-  return { dir, manifest, events, steps, warnings, ...(options.key ? { signature: checkManifestSignature(raw, options.key) } : {}) };
+  const trace: Trace = { dir, manifest, events, steps, warnings };
+  if (options.key) Object.assign(trace, checkSignature(dir, raw, options.key, { 'events.jsonl': fileSha256(eventBytes), 'steps.jsonl': fileSha256(stepBytes) }));
+  return trace;
+}
+
+/** Whether the trace in `dir` is signed whole under `key` (its manifest as parsed, `known` digests of files already read). */
+function checkSignature(dir: string, raw: unknown, key: Uint8Array, known: Record<string, string>): Pick<Trace, 'signature' | 'signatureProblem'> {
+  const signature = checkManifestSignature(raw, key);
+  if (signature !== 'signed') return { signature };
+  const files = (raw as { files?: unknown }).files;
+  if (!isDigest(files)) return { signature: 'manifest-only' };
+  const problem = traceFilesProblem(dir, files, known);
+  return problem === undefined ? { signature } : { signature: 'files-changed', signatureProblem: problem };
 }
 
 /** Reads and validates only the manifest of a trace folder. */
@@ -75,9 +101,9 @@ function validateStep(s: StepRecord, i: number): StepRecord {
   return r.data;
 }
 
-async function readOptional(path: string): Promise<string> {
-  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return '';
+async function readOptional(path: string): Promise<Buffer> {
+  return readFile(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return Buffer.alloc(0);
     throw err;
   });
 }

@@ -1,14 +1,18 @@
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventRecord, Manifest, Redactor, StepRecord } from '../core/index.js';
 import { manifestSignature } from './manifest-signature.js';
+import { fileSha256, folderDigests } from './trace-files.js';
 
 /**
  * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`, and `artifacts/` when an env leaves files.
  * Lines are buffered in memory and appended at step boundaries (`flush`); the manifest is
- * written at start and replaced atomically (temp file + rename) whenever it changes. With a signing key, every
- * manifest written carries its `signature` (docs/security.md: which traces the CLI trusts). With a redactor, no
- * secret it holds reaches a file: each line, the manifest and text artifacts pass through it as they are written.
+ * written at start and replaced atomically (temp file + rename) whenever it changes. Every manifest lists the sha-256
+ * of every other file of the folder (`files`: the JSONL files hashed as they are appended, artifacts as they are
+ * written, child traces by their manifest), so with a signing key its `signature` covers the whole trace
+ * (docs/security.md: which traces the CLI trusts). With a redactor, no secret it holds reaches a file: each line,
+ * the manifest and text artifacts pass through it as they are written (and are hashed as written).
  */
 export class TraceWriter {
   private eventsFd: number | undefined;
@@ -16,6 +20,10 @@ export class TraceWriter {
   private eventBuf = '';
   private stepBuf = '';
   private seq = 0;
+  /** Running digests of what was appended to events.jsonl and steps.jsonl, and the digests of the artifacts written. */
+  private readonly eventsHash: Hash = createHash('sha256');
+  private readonly stepsHash: Hash = createHash('sha256');
+  private readonly artifactHashes: Record<string, string> = {};
   stepCount = 0;
 
   constructor(
@@ -46,11 +54,15 @@ export class TraceWriter {
   /** Appends buffered lines to disk. */
   flush(): void {
     if (this.eventBuf && this.eventsFd !== undefined) {
-      writeSync(this.eventsFd, this.eventBuf);
+      const bytes = Buffer.from(this.eventBuf, 'utf8');
+      this.eventsHash.update(bytes);
+      writeSync(this.eventsFd, bytes);
       this.eventBuf = '';
     }
     if (this.stepBuf && this.stepsFd !== undefined) {
-      writeSync(this.stepsFd, this.stepBuf);
+      const bytes = Buffer.from(this.stepBuf, 'utf8');
+      this.stepsHash.update(bytes);
+      writeSync(this.stepsFd, bytes);
       this.stepBuf = '';
     }
   }
@@ -61,6 +73,7 @@ export class TraceWriter {
     mkdirSync(dir, { recursive: true });
     const bytes = typeof content === 'string' ? Buffer.from(this.redactor ? this.redactor.redact(content) : content, 'utf8') : content;
     writeFileSync(join(dir, name), bytes);
+    this.artifactHashes[`artifacts/${name}`] = fileSha256(bytes);
     return bytes.length;
   }
 
@@ -81,7 +94,9 @@ export class TraceWriter {
   private writeManifest(original: Manifest): void {
     const manifest = this.redactor ? this.redactor.redactValue(original) : original;
     const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
-    const body = this.signingKey ? { ...manifest, signature: manifestSignature(manifest, this.signingKey) } : manifest;
+    const own = { 'events.jsonl': this.eventsHash.copy().digest('hex'), 'steps.jsonl': this.stepsHash.copy().digest('hex'), ...this.artifactHashes };
+    const withFiles: Manifest = { ...manifest, files: folderDigests(this.dir, own) };
+    const body = this.signingKey ? { ...withFiles, signature: manifestSignature(withFiles, this.signingKey) } : withFiles;
     writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n');
     renameSync(tmp, join(this.dir, 'manifest.json'));
   }

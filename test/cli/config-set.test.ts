@@ -75,7 +75,7 @@ describe('--set on run, fork and bench run', () => {
     const cases: Array<[string, string]> = [
       ['engine.maxStep=3', '--set engine.maxStep=3: engine has no field "maxStep" (expected one of: maxSteps, maxSeconds'],
       ['engine.maxSteps=abc', '--set engine.maxSteps=abc: '],
-      ['foo=1', '--set foo=1: no config section "foo" (expected one of: model, engine, policies'],
+      ['foo=1', '--set foo=1: no config section "foo" (expected one of: model, engine, workflow, policies'],
       ['policies.doomLoop.onDetect=loud', '--set policies.doomLoop.onDetect=loud: '],
       ['model=42', '--set model=42: expected a model id "provider:model"'],
       ['engine.maxSteps', '--set engine.maxSteps: expected key=value'],

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergeConfig, parseConfig } from '../../src/cli/config-loader.js';
 import { CliError } from '../../src/cli/cli-error.js';
+import { yamlBomb } from '../helpers/yaml-bomb.js';
 
 function errorOf(text: string): string {
   try {
@@ -54,6 +55,7 @@ describe('config file', () => {
   it('YAML syntax errors name the line', () => {
     expect(errorOf('engine:\n  maxSteps: 3\n bad: [\n')).toMatch(/^qitos\.yaml:\d+: YAML syntax error: /);
     expect(errorOf('a: 1\na: 2\n')).toMatch(/^qitos\.yaml:2: YAML syntax error: Map keys must be unique/);
+    expect(errorOf(`engine:\n  maxSteps: 3\n${yamlBomb('x')}`)).toBe('qitos.yaml:4: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)');
   });
 
   it('mergeConfig: every leaf the override sets wins, keys it does not name keep the base', () => {

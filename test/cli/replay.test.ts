@@ -30,6 +30,7 @@ describe('qitos replay', () => {
     lines[0].results[0].output = '390';
     lines[0].results[0].state.output = '390';
     await writeFile(stepsPath, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    await editManifest(traceDir); // this machine's own edit: signed again
     // The recorded step-2 request hashes were computed from "391": both replays drift in messages unless allowed.
     const served = JSON.parse((await qitos(['replay', traceDir, '--json', '--allow-drift'], dir)).out);
     const servedSteps = (await readFile(join(served.replay.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));

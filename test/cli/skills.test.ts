@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURES, qitos, tempDir } from '../helpers/cli-harness.js';
+import { yamlBomb } from '../helpers/yaml-bomb.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -19,6 +20,19 @@ describe('qitos skills list', () => {
     const json = JSON.parse((await qitos(['skills', 'list', join(FIXTURES, 'skills'), '--json'], dir)).out);
     expect(json.skills.map((s: { name: string }) => s.name)).toEqual(['brand-guidelines', 'internal-comms', 'theme-factory']);
     expect(json.skipped).toEqual([]);
+  });
+
+  it('a SKILL.md with a YAML alias bomb is skipped with its reason; the folder\'s good skills are listed', async () => {
+    await mkdir(join(dir, 'bomb'));
+    await writeFile(join(dir, 'bomb', 'SKILL.md'), `---\nname: bomb\ndescription: x\n${yamlBomb('l')}---\nbody\n`);
+    await mkdir(join(dir, 'good'));
+    await writeFile(join(dir, 'good', 'SKILL.md'), '---\nname: good\ndescription: A good skill.\n---\n');
+    const r = await qitos(['skills', 'list', dir, '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    const json = JSON.parse(r.out);
+    expect(json.skills.map((s: { name: string }) => s.name)).toEqual(['good']);
+    // the frontmatter's line 4 is the file's line 5
+    expect(json.skipped).toEqual([{ path: join(dir, 'bomb', 'SKILL.md'), reason: 'frontmatter is not valid YAML: line 5, column 9: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)' }]);
   });
 
   it('a missing root is a one-line error', async () => {

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
+import { manifestSignature } from '../../src/trace/index.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -92,8 +95,61 @@ describe('signed manifests', () => {
     await tamper(foreign, (m) => (m.agent.module = module));
     const trusted = await qitos(['replay', foreign, '--trust-trace', '--json'], dir);
     expect(trusted.code, trusted.err).toBe(0);
-    expect(trusted.err).toBe(`--trust-trace: trace ${foreign} is used as it is (its manifest signature does not match this machine's trace key (written elsewhere, or edited)); it names:\n  agent.module: ${module} (code to import and run)\n`);
+    expect(trusted.err.split('\n').slice(0, 2).join('\n')).toBe(`--trust-trace: trace ${foreign} is used as it is (its manifest signature does not match this machine's trace key (written elsewhere, or edited)); it names:\n  agent.module: ${module} (code to import and run)`);
+    // The module named is not the one the run imported: that is said too.
+    expect(trusted.err).toMatch(/\n--trust-trace: agent module .* changed since trace .* was recorded: sha-256 [0-9a-f]{64}, the run imported [0-9a-f]{64}; running it as it is now\n$/);
     expect(await exists(marker)).toBe(true);
+  });
+
+  it('a signed trace whose steps or events were edited since is from elsewhere: --live-tools is refused naming the file', async () => {
+    const { traceDir } = await recordCalcRun(dir);
+    // The recorded model reply decides which tool call --live-tools runs: an edit there injects a call.
+    const stepsPath = join(traceDir, 'steps.jsonl');
+    await writeFile(stepsPath, (await readFile(stepsPath, 'utf8')).replace('17 * 23', '6 * 7'));
+    const r = await qitos(['replay', traceDir, '--live-tools'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`qitos: refusing to use what trace ${traceDir} names, because its files do not match what its signature covers: steps.jsonl changed after it was signed: agent.module (${CALC_AGENT}: code to import and run; or pass --agent), --live-tools (the recorded tool calls: run again on this machine); pass --trust-trace to use them\n`);
+    const { traceDir: other } = await recordCalcRun(dir);
+    await writeFile(join(other, 'events.jsonl'), (await readFile(join(other, 'events.jsonl'), 'utf8')) + '{"seq":99,"ts":0,"step":0,"phase":"init","type":"x","data":null}\n');
+    expect((await qitos(['fork', other, '--at', '1'], dir)).err).toMatch(/because its files do not match what its signature covers: events\.jsonl changed after it was signed: agent\.module/);
+    // A trace signed before traces were signed whole: its manifest alone is vouched for.
+    const { traceDir: old } = await recordCalcRun(dir);
+    await editManifest(old);
+    await tamper(old, (m) => {
+      delete m.files;
+      m.signature = manifestSignature(m, Buffer.from((readFileSync(KEY, 'utf8')).trim(), 'hex'));
+    });
+    expect((await qitos(['replay', old], dir)).err).toMatch(/because its signature covers only its manifest \(it was written before qitos signed traces whole\), so nothing vouches for its steps and events: agent\.module/);
+    // Without --live-tools, an edited trace replays (its recorded outputs are data; its module is named by the user).
+    const served = await qitos(['replay', traceDir, '--agent', CALC_AGENT, '--allow-drift', '--json'], dir);
+    expect(served.err).toBe('');
+    expect(JSON.parse(served.out).replay.stopReason).toBe('final');
+  });
+
+  it('a signed trace whose agent module file changed since the run is refused before the module is imported, naming both hashes', async () => {
+    const module = join(dir, 'my-agent.ts');
+    await writeFile(module, `export { default } from ${JSON.stringify(CALC_AGENT)};\n`);
+    const run = await qitos(['run', module, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`, '--json'], dir);
+    expect(run.code, run.err).toBe(0);
+    const traceDir = JSON.parse(run.out).traceDir as string;
+    const recorded = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')).agent.sha256 as string;
+    // Another file at the recorded path (the trace's signature is intact: it is this machine's own run).
+    const marker = join(dir, 'agent-was-imported');
+    await writeFile(module, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport { default } from ${JSON.stringify(CALC_AGENT)};\n`);
+    const now = createHash('sha256').update(await readFile(module)).digest('hex');
+    for (const args of [['replay', traceDir], ['fork', traceDir, '--at', '1']]) {
+      const r = await qitos(args, dir);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`qitos: agent module my-agent.ts changed since trace ${traceDir} was recorded: sha-256 ${now}, the run imported ${recorded}; pass --allow-changed-agent to run it as it is now, or --agent to name a module\n`);
+      expect(await exists(marker)).toBe(false);
+    }
+    const allowed = await qitos(['replay', traceDir, '--allow-changed-agent', '--json'], dir);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.err).toBe(`--allow-changed-agent: agent module my-agent.ts changed since trace ${traceDir} was recorded: sha-256 ${now}, the run imported ${recorded}; running it as it is now\n`);
+    // A manifest without the hash (re-signed, as an old trace would be) cannot be checked: refused the same way.
+    await editManifest(traceDir, (m) => delete m.agent.sha256);
+    expect((await qitos(['replay', traceDir], dir)).err).toMatch(/does not record the sha-256 of its agent module my-agent\.ts, so it cannot be told apart from another file at that path .*; pass --allow-changed-agent/);
+    expect(await exists(marker)).toBe(false);
   });
 
   it('a base URL, headers or key variable from elsewhere never receive the API key unless the user says so', async () => {

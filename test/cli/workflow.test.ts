@@ -26,6 +26,16 @@ describe('qitos workflow', () => {
     expect([missing.code, missing.err]).toEqual([2, 'qitos: workflow file not found: nope.yaml\n']);
   });
 
+  it('check refuses a subworkflow that includes itself through another file, naming the chain (exit 2)', async () => {
+    const flow = (name: string, path: string) => `name: ${name}\nnodes:\n  - { kind: start, id: s }\n  - { kind: subworkflow, id: into-${path.split('.')[0]}, path: ${path} }\n  - { kind: end, id: e }\nedges:\n  - { from: s, to: into-${path.split('.')[0]} }\n  - { from: into-${path.split('.')[0]}, to: e }\n`;
+    await writeFile(join(dir, 'a.yaml'), flow('a', 'b.yaml'));
+    await writeFile(join(dir, 'b.yaml'), flow('b', 'a.yaml'));
+    const r = await qitos(['workflow', 'check', 'a.yaml', '--json'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('qitos: a.yaml:4:5: subworkflow "into-b" includes itself: a.yaml (node "into-b") -> b.yaml (node "into-a") -> a.yaml; a workflow that includes itself never ends\n');
+    expect(JSON.parse(r.out)).toMatchObject({ ok: false, line: 4, column: 5, node: 'into-b' });
+  });
+
   it('run executes the example offline (loop, condition, LLM node on a scripted model) and writes a trace', async () => {
     const r = await qitos(['workflow', 'run', EXAMPLE, '--var', 'n=7', '--model', `scripted:${REPLIES}`, '--json'], dir);
     expect(r.code).toBe(0);
@@ -180,6 +190,18 @@ describe('qitos replay of a workflow run', () => {
       expect(branch.code, branch.err).toBe(0);
       expect(JSON.parse(branch.out)).toMatchObject({ matched: true, drifts: [] });
     }
+  });
+
+  it('a signed workflow trace covers its branch threads: an edit in threads/ makes it from elsewhere, naming the file', async () => {
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    const j = JSON.parse(r.out);
+    expect((await qitos(['replay', j.traceDir, '--live-tools', '--json'], dir)).err).not.toMatch(/refusing/);
+    const thread = `${j.runId}.s3.sides.pros`;
+    const stepsPath = join(j.traceDir, 'threads', thread, 'steps.jsonl');
+    await writeFile(stepsPath, (await readFile(stepsPath, 'utf8')).replace('steady output', 'steady outputs'));
+    const live = await qitos(['replay', j.traceDir, '--live-tools'], dir);
+    expect(live.code).toBe(2);
+    expect(live.err).toMatch(new RegExp(`^qitos: refusing to use what trace .* names, because its files do not match what its signature covers: threads/${thread.replace(/\./g, '\\.')}/steps\\.jsonl changed after it was signed: --live-tools`));
   });
 
   it('--live-tools runs the tool nodes again (built-in tools; --tools for a module of them); --agent does not apply', async () => {

@@ -136,3 +136,28 @@ describe('the run model chain', () => {
     expect(order).toEqual(['user', 'attempt', 'attempt']);
   });
 });
+
+describe('usage by purpose', () => {
+  it('side calls (callModel) are counted in the run usage and, apart, by purpose in the result and the manifest', async () => {
+    const dir = await tempDir();
+    {
+      const side = new ScriptedModel([{ text: 'a', usage: { input: 7, output: 1 }, cost: 0.5 }, { text: 'b', usage: { input: 3, output: 2 }, cost: 0.25 }]);
+      const ask = defineTool({
+        id: 'ask',
+        description: 'asks another model',
+        parameters: z.object({}),
+        async execute(_args, ctx) {
+          await ctx.callModel({ messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }] }, { purpose: 'user', model: side });
+          await ctx.callModel({ messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }] }, { purpose: 'user', model: side });
+          return 'ok';
+        },
+      });
+      const agent = new ScriptAgent([decide.call('ask'), decide.final('done')], { tools: [ask] });
+      const r = await new Engine({ agent, model: new ScriptedModel([], { id: 'scripted:unused' }), trace: { dir } }).run('t');
+      expect(r.usageByPurpose).toEqual({ user: { tokens: { input: 10, output: 3, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.75, modelCalls: 2 } });
+      expect(r.usage.modelCalls).toBe(2);
+      const trace = await readTrace(r.traceDir!);
+      expect(trace.manifest.summary?.usageByPurpose).toEqual(r.usageByPurpose);
+    }
+  });
+});

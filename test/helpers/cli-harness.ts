@@ -6,6 +6,7 @@ import { afterAll } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { manifestSignature } from '../../src/trace/index.js';
+import { folderDigests } from '../../src/trace/trace-files.js';
 
 /** Fixture paths of the CLI tests. */
 export const FIXTURES = resolve(__dirname, '../fixtures');
@@ -50,13 +51,15 @@ export async function recordCalcRun(cwd: string, extra: string[] = [], script = 
 }
 
 /**
- * Edits a recorded manifest and signs it again with this test file's trace key, for tests of what replay and fork
- * do with a changed recording of this machine's own (an edit without re-signing makes the trace untrusted).
+ * Edits a recorded manifest and signs the trace again with this test file's trace key (the digests of its files as
+ * they are now, and the manifest), for tests of what replay and fork do with a changed recording of this machine's
+ * own (an edit without re-signing makes the trace untrusted). Edit a JSONL file first, then call this.
  */
-export async function editManifest(traceDir: string, edit: (m: Record<string, any>) => void): Promise<Record<string, any>> {
+export async function editManifest(traceDir: string, edit: (m: Record<string, any>) => void = () => {}): Promise<Record<string, any>> {
   const p = join(traceDir, 'manifest.json');
-  const m = JSON.parse(await readFile(p, 'utf8'));
+  const { signature: _old, ...m } = JSON.parse(await readFile(p, 'utf8'));
   edit(m);
+  m.files = folderDigests(traceDir, {});
   const key = Buffer.from((await readFile(join(CONFIG_HOME, 'qitos', 'trace-key'), 'utf8')).trim(), 'hex');
   await writeFile(p, JSON.stringify({ ...m, signature: manifestSignature(m, key) }));
   return m;

@@ -19,9 +19,11 @@ import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
 import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags, BenchSettingsFlags } from './command-flags.js';
+import { autoApprove } from '../../engine/permission-gate.js';
 import { moduleSha256 } from '../module-hash.js';
 import { runSettings } from '../run-settings.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
+import { loadTauBench, prepareTauBenchRun, tauSuiteRef } from '../tau-bench-run.js';
 
 /** What `qitos bench run` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchRunFlags): Promise<void> {
@@ -29,8 +31,13 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
   if (flags.resume && !flags.out) throw new CliError('--resume needs --out <dir>: the folder of the run to continue');
   if (flags.forceResume && !flags.resume) throw new CliError('--force-resume goes with --resume');
-  const suite = await loadBenchSuite(io, suitePath);
-  const prepared = await prepareBenchRun(io, suite, flags);
+  if (flags.trials !== undefined && flags.epochs !== undefined && flags.trials !== flags.epochs) throw new CliError('--trials is another name for --epochs: give one of them');
+  const tau = tauSuiteRef(suitePath, io.cwd);
+  const tauOnly = (['split', 'taskIds', 'userModel', 'userStrategy', 'dataDir'] as const).filter((k) => flags[k] !== undefined);
+  if (!tau && tauOnly.length) throw new CliError(`--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench suites only (qitos bench run tau-bench/airline | tau-bench/retail)`);
+  const loaded = tau ? await loadTauBench(tau, flags, io.cwd) : undefined;
+  const suite = loaded ? loaded.suite : await loadBenchSuite(io, suitePath);
+  const prepared = loaded ? await prepareTauBenchRun(io, loaded, flags) : await prepareBenchRun(io, suite, flags);
   const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
   const controller = new AbortController();
   // SIGINT, SIGTERM or SIGHUP: trials in flight abort (their engines kill their commands); a second signal exits at once.
@@ -45,7 +52,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
       runSuite({
         ...prepared,
         concurrency: flags.concurrency,
-        epochs: flags.epochs,
+        epochs: flags.epochs ?? flags.trials,
         shard,
         outDir: out,
         resume: flags.resume,
@@ -102,7 +109,14 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
     agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
     ...(shared ? { model: shared } : {}),
     budget: configBudget(config),
-    engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
+    engine: {
+      ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
+      tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+      // No one answers a bench run's asks: they are refused (the documented default) unless --auto approves them.
+      ...(config.permission !== undefined ? { permission: config.permission } : {}),
+      ...(flags.auto ? { onApproval: autoApprove } : {}),
+      ...(e.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: e.approvalTimeoutMs } : {}),
+    },
     agentLabel: agent.module,
     ...(agent.export ? { agentExport: agent.export } : {}),
     agentSha256: agent.sha256,
@@ -275,6 +289,9 @@ export function summaryText(s: Summary, dir: string): string {
   ];
   // pass@k needs a task with k recorded epochs; an interrupted run may have none yet.
   if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined) lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs])}, pass^${s.epochs} ${pct(s.passHatK[s.epochs])}`);
+  const hats = Object.keys(s.passHatK).map(Number).sort((a, b) => a - b);
+  if (hats.length > 1) lines.push(`pass^k: ${hats.map((k) => `^${k} ${pct(s.passHatK[k])}`).join(', ')}`);
+  for (const [purpose, b] of Object.entries(s.byPurpose ?? {})) lines.push(`${purpose} calls (in the totals, not the agent's steps): ${b.modelCalls} calls, ${b.tokens} tokens, ${b.cost === null ? 'unknown cost' : `$${b.cost.toFixed(4)}`}`);
   if (s.perSuccess.tokens !== null) lines.push(`per success: ${Math.round(s.perSuccess.tokens)} tokens, ${s.perSuccess.cost === null ? 'unknown cost' : `$${s.perSuccess.cost.toFixed(4)}`}`);
   if (s.scoring.modelCalls) lines.push(`scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`);
   lines.push(`stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);

@@ -10,8 +10,8 @@ export function registerBenchCommand(program: Command): void {
   bench
     .command('run')
     .description('run every task of a suite (concurrently, with resume and sharding), score it and write a report')
-    .argument('<suite>', 'suite folder (suite.yaml or suite.ts), a suite.yaml file, or a suite module')
-    .option('-a, --agent <module>', "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule subclass")
+    .argument('<suite>', 'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail')
+    .option('-a, --agent <module>', "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module")
     .option('--export <name>', 'export of the agent class (for modules without createAgent)')
     .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
@@ -24,11 +24,20 @@ export function registerBenchCommand(program: Command): void {
     .option('--force-resume', 'with --resume: continue even when the recorded settings differ (mixes two variants; run.json records it)')
     .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
     .option('--max-steps <n>', 'step budget of every task', positiveInt)
+    .option('--auto', 'approve every call a permission rule would ask about (deny rules still refuse); without it asks are refused')
     .option('--no-progress', 'no progress bar or progress lines')
     .option('--json', 'print summary.json instead of the text summary')
+    .option('--split <name>', 'tau-bench: the task split (test, train, dev; default test)')
+    .option('--task-ids <ids>', 'tau-bench: only these tasks, e.g. 0,3,10-19')
+    .option('--trials <n>', 'tau-bench: runs per task (the same as --epochs; pass^k is reported for k up to n)', positiveInt)
+    .option('--user-model <provider:model>', "tau-bench: the simulated customer's model (default: --model)")
+    .option('--user-strategy <name>', 'tau-bench: llm (default), react, verify, reflection or scripted (the ground-truth agent\'s default)')
+    .option('--data-dir <dir>', 'tau-bench: where `qitos tau-bench fetch` installed the data (default: $QITOS_TAU_BENCH_DATA or the cache)')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ qitos bench run benchmarks/arithmetic\n  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini --epochs 3 --rate-limit 300/m\n' +
+      '\nExamples:\n  $ qitos bench run benchmarks/arithmetic\n' +
+        '  $ qitos bench run tau-bench/retail --model openai:gpt-4o --user-model openai:gpt-4o --trials 4 --agent tool-calling\n' +
+        '  $ qitos bench run tau-bench/airline --agent ground-truth   # sanity check: reward 1.0 on every task\n  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini --epochs 3 --rate-limit 300/m\n' +
         '  $ qitos bench run benchmarks/arithmetic --shard auto --out runs/shard-$JOB_COMPLETION_INDEX   # in a Kubernetes Indexed Job\n' +
         '  $ qitos bench run benchmarks/arithmetic --out runs/a --resume\n',
     )

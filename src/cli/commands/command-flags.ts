@@ -8,6 +8,8 @@ export interface RunFlags extends ConfigFlags {
   arg: Record<string, string>;
   export?: string;
   json?: boolean;
+  /** Approve every permission ask (deny rules still refuse). */
+  auto?: boolean;
 }
 
 /** What replay and fork may take from a trace instead of the recording (docs/security.md). */
@@ -15,6 +17,8 @@ interface RecordedRunFlags {
   agent?: string;
   export?: string;
   trustTrace?: boolean;
+  /** Import the recorded agent module although it changed since the run. */
+  allowChangedAgent?: boolean;
 }
 
 /** The flags of `qitos fork`. */
@@ -34,6 +38,8 @@ export interface ReplayFlags extends RecordedRunFlags {
   tools?: string;
   workspace?: string;
   allowDrift?: boolean;
+  /** Permission rules to replay under instead of the recorded config's. */
+  permission?: string;
   traceDir?: string;
   json?: boolean;
   quiet?: boolean;
@@ -56,6 +62,8 @@ export interface BenchSettingsFlags {
   maxSteps?: number;
   /** `--set key=value`s (see ConfigFlags.set). */
   set?: string[];
+  /** Approve every permission ask; without it a bench run refuses them (no one is there to answer). */
+  auto?: boolean;
 }
 
 /** The flags of `qitos bench run`. */
@@ -70,6 +78,13 @@ export interface BenchRunFlags extends BenchSettingsFlags {
   rateLimit?: string;
   json?: boolean;
   progress?: boolean;
+  /** tau-bench (`bench run tau-bench/<domain>`): the split, the tasks, the simulated customer, the data dir; `trials` is `epochs`. */
+  split?: string;
+  taskIds?: string;
+  userModel?: string;
+  userStrategy?: string;
+  trials?: number;
+  dataDir?: string;
 }
 
 /** The flags of `qitos bench sweep`. */
@@ -157,6 +172,10 @@ export interface WorkflowRunFlags extends ConfigFlags {
   json?: boolean;
   /** resume: go on with a workflow file that differs from the one the run recorded. */
   allowChanged?: boolean;
+  /** resume: run the call whose permission ask the thread waits on. */
+  approve?: boolean;
+  /** resume: refuse that call, with this message for the agent (true: no message). */
+  reject?: string | boolean;
 }
 
 /** The flags of `qitos workflow check`. */

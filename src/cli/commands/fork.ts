@@ -14,6 +14,7 @@ export function registerForkCommand(program: Command): void {
     .option('-m, --model <provider:model>', 'model of the new run (default: the recorded config\'s)')
     .option('-a, --agent <module>', 'your agent module instead of the one the trace records')
     .option('--export <name>', 'export of --agent to use')
+    .option('--allow-changed-agent', 'import the recorded agent module although it changed since the run (its sha-256 differs from the recorded one)')
     .option('--trust-trace', 'use what a trace from elsewhere names (agent module, model options, MCP servers, workspace), after printing it')
     .option('-c, --config <file.yaml>', 'config merged over the recorded one (flags override both)')
     .option('--set <key=value>', SET_HELP, repeatable, [])

@@ -1,4 +1,5 @@
-import { ReplayExecutor, ReplayMemory, ReplayModel, decisionKey, stateAtStep, stepLabel } from '../../trace/index.js';
+import { ReplayApprovals, ReplayExecutor, ReplayMemory, ReplayModel, decisionKey, stateAtStep, stepLabel, type ReplayDrift } from '../../trace/index.js';
+import { canonicalJson } from '../../core/index.js';
 import { effectiveConfig } from '../effective-config.js';
 import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine } from '../run-setup.js';
@@ -7,7 +8,7 @@ import { loadTrace } from '../trace-loader.js';
 import { preview } from '../text-format.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
-import type { State } from '../../core/index.js';
+import type { PermissionRule, State } from '../../core/index.js';
 import type { RunResult } from '../../engine/engine.js';
 import type { WorkflowState } from '../../kit/workflow/index.js';
 import { CliError } from '../cli-error.js';
@@ -22,11 +23,13 @@ import { terminalText } from '../terminal-text.js';
 export async function replayAction(io: CliIO, path: string, flags: ReplayFlags): Promise<void> {
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
-  const runConfig = await effectiveConfig(run.config, { traceDir: flags.traceDir, workspace: flags.workspace }, io.cwd);
+  const runConfig = await effectiveConfig(run.config, { traceDir: flags.traceDir, workspace: flags.workspace, permission: flags.permission }, io.cwd);
   const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
   const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
   // The recorded memory reads are served back: the replay sees what the run saw, whatever the notes file holds now.
   const memory = new ReplayMemory(parent.events, { allowDrift: flags.allowDrift });
+  // Recorded answers to permission asks are served back: a replay asks no one.
+  const approvals = new ReplayApprovals(parent.events);
   const view = new LiveView((line) => io.out(line));
   const hooks = flags.json || flags.quiet ? [] : [view.hook];
   const link = { runId: m.runId, path: parent.dir, kind: 'replay' as const };
@@ -48,7 +51,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     const agent = buildAgent(loaded, runConfig, model);
     // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
     result = await withMcp(runConfig, io, async (mcp) => {
-      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor });
+      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor, onApproval: approvals.approver });
       return engine.run(m.task as Parameters<typeof engine.run>[0], resumeFrom ? { resumeFrom } : {});
     });
   }
@@ -63,7 +66,8 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     if (same) matchedDecisions++;
     else if (!firstMismatch) firstMismatch = { step: (r ?? l).step, recorded: r ? stepLabel(r) : null, replayed: l ? stepLabel(l) : null };
   }
-  const drifts = [...model.drifts, ...(executor?.drifts ?? []), ...memory.drifts].sort((x, y) => x.step - y.step);
+  const rules = result.traceDir ? (await loadTrace(io, result.traceDir)).manifest.permission : undefined;
+  const drifts = [...ruleSetDrift(m.permission, rules), ...model.drifts, ...(executor?.drifts ?? []), ...memory.drifts, ...approvals.drifts].sort((x, y) => x.step - y.step);
   const matched = firstMismatch === null;
   const outcome = {
     matched,
@@ -90,4 +94,16 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     io.out(lines.map((l) => terminalText(l)).join('\n') + '\n');
   }
   io.exitCode = matched ? 0 : Math.max(1, runExitCode(result));
+}
+
+/** The replay's permission rules against the recorded run's: a changed rule set is drift (at step 0: it holds for the whole run). */
+function ruleSetDrift(recorded: readonly PermissionRule[] | undefined, live: readonly PermissionRule[] | undefined): ReplayDrift[] {
+  if (canonicalJson(recorded ?? null) === canonicalJson(live ?? null)) return [];
+  const show = (r: PermissionRule) => `${r.key} ${JSON.stringify(r.pattern)}: ${r.action}`;
+  const was = new Set((recorded ?? []).map(show));
+  const now = new Set((live ?? []).map(show));
+  const added = [...now].filter((r) => !was.has(r));
+  const removed = [...was].filter((r) => !now.has(r));
+  const what = [...added.map((r) => `+ ${r}`), ...removed.map((r) => `- ${r}`)].join(', ') || 'the same rules in another order (the last match wins)';
+  return [{ step: 0, parts: ['permission'], message: `the permission rules differ from the recorded run's: ${what}` }];
 }

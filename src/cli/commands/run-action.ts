@@ -10,6 +10,8 @@ import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import type { RunFlags } from './command-flags.js';
+import { autoApprove } from '../../engine/permission-gate.js';
+import { ttyApprover } from '../tty-approver.js';
 
 /** What `qitos run` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function runAction(io: CliIO, modulePath: string, flags: RunFlags): Promise<void> {
@@ -33,7 +35,8 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
   const result = await withMcp(config, io, async (mcp) => {
     const task = flags.mcpPrompt !== undefined ? await promptTask(mcp, flags.mcpPrompt, flags.arg) : flags.task!;
     const signingKey = await loadTraceKey(io.env, { create: true });
-    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor });
+    const onApproval = flags.auto ? autoApprove : io.tty ? ttyApprover(io.tty, (t) => io.err(t)) : undefined;
+    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor, ...(onApproval ? { onApproval } : {}) });
     return engine.run(task);
   });
   if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');

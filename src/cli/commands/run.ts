@@ -19,6 +19,8 @@ export function registerRunCommand(program: Command): void {
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('--max-steps <n>', 'step budget', positiveInt)
     .option('-w, --workspace <dir>', 'workspace folder the agent\'s file and shell tools work in (a jailed host env)')
+    .option('--permission <file>', 'permission rules (YAML or JSON, opencode\'s shape) replacing the config\'s permission: section')
+    .option('--auto', 'approve every call a permission rule would ask about (deny rules still refuse); without it a terminal asks, and with no terminal an ask is refused')
     .option('--export <name>', 'export of the agent class (default: the default export, else the one AgentModule subclass)')
     .option('--json', 'print the result as JSON instead of the live view')
     .addHelpText('after', '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in README.md" --workspace ./repo --model deepseek:deepseek-chat\n  $ qitos run agent.ts --config qitos.yaml --mcp-prompt docs/summarize --arg topic=billing\n')

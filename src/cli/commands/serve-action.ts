@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { SkillManager } from '../../kit/skills/index.js';
+import { ApprovalQueue } from '../../engine/approval-queue.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
 import type { CliIO } from '../io.js';
@@ -31,7 +32,9 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
   const skills = skillsRoot ? await SkillManager.open(skillsRoot).catch((err: Error) => { throw new CliError(`--skills-root: ${err.message}`); }) : undefined;
   const token = io.env[TOKEN_ENV] || undefined;
   await withMcp(config, io, async (mcp) => {
-    const agents = await servedAgents(io, loaded, name, config, flags.serveModel, mcp);
+    // The served runs' permission asks wait here, answered through /v1/runs/:id/approvals.
+    const approvals = new ApprovalQueue('server');
+    const agents = await servedAgents(io, loaded, name, config, flags.serveModel, mcp, approvals);
     const server = await startServer({
       agents,
       ...(token ? { token } : {}),
@@ -40,6 +43,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
       traceDir: traceRoot(io, config),
       ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
       ...(skills ? { skills } : {}),
+      approvals,
       ...connectionFlags(flags),
       ...(io.redactor ? { redactor: io.redactor.add(token) } : {}),
     }).catch((err: Error) => {

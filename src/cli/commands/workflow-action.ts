@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import type { AnyTool, Hook, Model } from '../../core/index.js';
+import type { AnyTool, Approver, Hook, Model } from '../../core/index.js';
 import { builtinTools } from '../../kit/tools/builtin-tools.js';
-import { WorkflowError, forkWorkflow, loadWorkflowFile, resumeWorkflow, runWorkflow, type WorkflowDefinition } from '../../kit/workflow/index.js';
+import { WorkflowError, forkWorkflow, loadWorkflowFile, resumeWorkflow, runWorkflow, waitingAskAnswer, type WorkflowDefinition } from '../../kit/workflow/index.js';
+import { ttyApprover } from '../tty-approver.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
@@ -69,6 +70,9 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
       // the run's settings as `qitos run` records them (a replay rebuilds its env, budget and trace folder from them)
       trace: { dir: traceDir, config: recordableConfig(config) as Record<string, unknown>, ...(signingKey ? { signingKey } : {}) },
       config: { file: resolve(io.cwd, file) },
+      ...(config.permission !== undefined ? { permission: config.permission } : {}),
+      ...(config.engine?.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: config.engine.approvalTimeoutMs } : {}),
+      ...workflowApprover(io, flags, from),
     };
     const allowChangedWorkflow = flags.allowChanged === true;
     if (!from) result = await runWorkflow(def, options);
@@ -127,4 +131,16 @@ async function modelsOfNodes(def: WorkflowDefinition, io: CliIO): Promise<Map<st
   const out = new Map<string, Model>();
   for (const n of def.nodes.values()) if (n.kind === 'llm' && n.model && !out.has(n.model)) out.set(n.model, await resolveModel({ id: n.model }, def.source?.baseDir ?? io.cwd, io.env));
   return out;
+}
+
+/**
+ * Who answers the workflow's permission asks: a resume's --approve or --reject answers the one the thread waits on;
+ * else the terminal when there is one; else no one, and the thread waits on the asking node (resume answers it).
+ */
+function workflowApprover(io: CliIO, flags: WorkflowRunFlags, from: { trace: string; at?: unknown } | undefined): { onApproval?: Approver } {
+  if (flags.approve && flags.reject !== undefined) throw new CliError('give either --approve or --reject, not both');
+  if ((flags.approve || flags.reject !== undefined) && (!from || from.at)) throw new CliError('--approve and --reject answer the ask a waiting run stopped at: use them with qitos workflow resume');
+  if (flags.approve) return { onApproval: waitingAskAnswer({ decision: 'once' }) };
+  if (flags.reject !== undefined) return { onApproval: waitingAskAnswer({ decision: 'reject', ...(typeof flags.reject === 'string' ? { message: flags.reject } : {}) }) };
+  return io.tty ? { onApproval: ttyApprover(io.tty, (t) => io.err(t)) } : {};
 }

@@ -35,6 +35,8 @@ export function registerWorkflowCommand(program: Command): void {
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('-w, --workspace <dir>', 'workspace folder for the file and shell tools (a jailed host env)')
     .option('--allow-changed', 'resume even though the workflow file differs from the one the run recorded')
+    .option('--approve', 'answer the permission ask the run waits on: run the call')
+    .option('--reject [message]', 'answer the permission ask the run waits on: refuse the call (the message is shown to the agent)')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  $ qitos workflow resume traces/20260101T000000-abc flow.yaml --var approved=yes\n')
     .action(async function (this: Command, trace: string, file: string, flags: WorkflowRunFlags) {

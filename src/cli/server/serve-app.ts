@@ -3,13 +3,14 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { AbortedError } from '../../core/index.js';
+import { AbortedError, type HookEvent } from '../../core/index.js';
 import { ChatCompletionRequest, ChatRequestError, chatTask } from './chat-request.js';
 import { ChunkFrames, completion, finishReason, type ChunkHead } from './chat-completion.js';
 import { LiveRuns, type LiveRun } from './live-runs.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { runsRoutes } from './runs-routes.js';
 import { skillsRoutes } from './skills-routes.js';
+import { approvalHeartbeat, approvalsRoutes } from './approvals-routes.js';
 import { startRun } from './start-run.js';
 import { AgentStepsText } from './agent-steps-text.js';
 import { bearer } from './bearer-auth.js';
@@ -49,6 +50,7 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
   app.post('/v1/chat/completions', (c) => chat(c, ctx));
   runsRoutes(app, ctx);
   skillsRoutes(app, ctx);
+  if (options.approvals) approvalsRoutes(app, ctx, options.approvals);
   return { app, runs };
 }
 
@@ -86,10 +88,17 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   const withUsage = req.stream_options?.include_usage === true;
   const frames = new ChunkFrames(head, withUsage);
   const outgoing = nodeResponse(c);
-  if (!outgoing) return streamSSE(c, async (sse) => void (await sseFrames(frames, run, withUsage, (text) => sse.write(text))));
+  const heartbeatMs = ctx.options.heartbeatMs ?? 15_000;
+  if (!outgoing) {
+    return streamSSE(c, async (sse) => {
+      const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (t) => sse.write(t));
+      await sseFrames(frames, run, withUsage, (text) => sse.write(text)).finally(stop);
+    });
+  }
   // On Node, the frames go straight to the socket, one write per batch of events: no web stream between.
   outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-qitos-run-id': run.runId });
-  await sseFrames(frames, run, withUsage, (text, last) => (last ? void (outgoing.destroyed || outgoing.end(text)) : writeOrDrain(outgoing, text)));
+  const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (t) => writeOrDrain(outgoing, t));
+  await sseFrames(frames, run, withUsage, (text, last) => (last ? void (outgoing.destroyed || outgoing.end(text)) : writeOrDrain(outgoing, text))).finally(stop);
   if (!outgoing.writableEnded && !outgoing.destroyed) outgoing.end();
   return RESPONSE_ALREADY_SENT;
 }
@@ -103,7 +112,7 @@ async function sseFrames(frames: ChunkFrames, run: LiveRun, withUsage: boolean, 
   let out = frames.delta({ role: 'assistant', content: '' });
   const steps = new AgentStepsText();
   for await (const batch of run.batches()) {
-    const text = batch.map((e) => steps.add(e)).join('');
+    const text = batch.map((e) => (e.type === 'approval' ? approvalText(e, run.runId) : steps.add(e))).join('');
     if (text) out += frames.delta({ reasoning_content: text });
     const end = batch.at(-1);
     if (end?.type === 'result') {
@@ -122,6 +131,12 @@ async function sseFrames(frames: ChunkFrames, run: LiveRun, withUsage: boolean, 
     if (out) await write(out, end?.type === 'result');
     out = '';
   }
+}
+
+/** A permission ask as the chat shows it: what waits, and where to answer it. */
+function approvalText(e: Extract<HookEvent, { type: 'approval' }>, runId: string): string {
+  if (e.status === 'answered') return `\n[approval ${e.request.id}: ${e.reply?.decision ?? 'reject'}]\n`;
+  return `\n[waiting for approval ${e.request.id}: ${e.request.title} — POST /v1/runs/${runId}/approvals/${e.request.id}]\n`;
 }
 
 /** One SSE frame of a JSON value. */

@@ -2,6 +2,7 @@ import type { Redactor, State } from '../../core/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { SkillManager } from '../../kit/skills/index.js';
 import type { LiveRuns } from './live-runs.js';
+import type { ApprovalQueue } from '../../engine/approval-queue.js';
 import type { LocalServerGuard } from './local-server-guard.js';
 
 /** One agent the server offers: `id` is what a request's `model` names (and GET /v1/models lists). */
@@ -26,6 +27,10 @@ export interface ServeAppOptions {
   traceDir: string;
   /** The skills root the skills API manages; without it those routes answer 404. */
   skills?: SkillManager;
+  /** The served engines' approver (`onApproval`): their permission asks wait here for /v1/runs/:id/approvals. */
+  approvals?: ApprovalQueue;
+  /** How often a streamed completion whose run waits for an approval sends a keep-alive comment (default 15 000 ms). */
+  heartbeatMs?: number;
   /**
    * The Host/Origin rule every route applies (403 otherwise). `startServer` always sets one; an app served some
    * other way checks neither unless given one.

@@ -34,6 +34,7 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
   out.push(`| ${num(s.perTrial.steps)} | ${num(s.perTrial.tokens, 0)} | ${usd(s.perTrial.cost)} | ${ms(s.perTrial.durationMs)} |`, '');
   out.push(`Totals: ${s.totals.tokens} tokens, ${usd(s.totals.cost)}, ${ms(s.totals.durationMs)} of agent time.`, '');
   out.push(`Per success (totals / ${s.passRate.passed} passed): ${s.perSuccess.tokens === null ? 'n/a' : `${num(s.perSuccess.tokens, 0)} tokens`}, ${s.perSuccess.cost === null ? (s.passRate.passed ? 'unknown cost' : 'n/a') : usd(s.perSuccess.cost)}.`, '');
+  for (const [purpose, b] of Object.entries(s.byPurpose ?? {})) out.push(`Of these, calls for "${cell(purpose)}" (not the agent's steps): ${b.modelCalls} calls, ${b.tokens} tokens, ${usd(b.cost)}.`, '');
   if (s.scoring.modelCalls) out.push(`Scoring (LLM judge, not in the figures above): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${usd(s.scoring.cost)}.`, '');
   out.push('## Stop reasons', '', '| stop reason | trials |', '|---|---|');
   for (const [reason, n] of Object.entries(s.stopReasons).sort((a, b) => b[1] - a[1])) out.push(`| ${reason} | ${n} |`);

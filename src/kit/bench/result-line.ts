@@ -30,6 +30,13 @@ export const ResultLine = z.object({
   errorAt: z.string().optional(),
   /** What scoring spent (an LLM judge's calls), apart from the agent's `tokens` and `cost`; absent when nothing. */
   scorerUsage: Usage.optional(),
+  /**
+   * The part of `tokens`/`cost`/`modelCalls` spent by the run's calls besides the agent's steps, by purpose (a
+   * user simulator's `user`, `compaction`, ...); absent when there were none.
+   */
+  usageByPurpose: z.record(z.string(), Usage).optional(),
+  /** What the scorer recorded besides its verdict (tau-bench: `reward`, the final `dbHash`, ...); any JSON object. */
+  details: z.record(z.string(), z.unknown()).optional(),
   finishedAt: z.string(),
 });
 export type ResultLine = z.infer<typeof ResultLine>;

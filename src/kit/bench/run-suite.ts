@@ -93,7 +93,7 @@ export interface RunSuiteOptions {
   /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
   signingKey?: Uint8Array | undefined;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
-  engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError'>;
+  engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError' | 'permission' | 'onApproval' | 'approvalTimeoutMs'>;
 }
 
 /** What `runSuite` returns. */
@@ -388,6 +388,7 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     runId: result.runId,
     traceDir: result.traceDir ? relative(c.outDir, result.traceDir) : null,
     answer: result.finalResult,
+    ...(Object.keys(result.usageByPurpose ?? {}).length ? { usageByPurpose: result.usageByPurpose } : {}),
   };
   const runError = [ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null, disposeError].filter(Boolean).join('; ') || null;
   const errorAt = ERROR_STOPS.has(result.stopReason) ? result.failures.find((f) => f.fatal && f.at)?.at : undefined;

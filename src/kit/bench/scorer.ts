@@ -32,6 +32,8 @@ export const Score = z.object({
   pass: z.boolean(),
   explanation: z.string(),
   usage: Usage.optional(),
+  /** What the scorer wants recorded in the result line besides its verdict (tau-bench: reward, database hashes); a JSON object. */
+  details: z.record(z.string(), z.unknown()).optional(),
 });
 export type Score = z.infer<typeof Score>;
 

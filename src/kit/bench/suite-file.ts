@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LineCounter, parseDocument, isMap, isPair, isScalar, type Node } from 'yaml';
+import { isMap, isPair, isScalar, type LineCounter, type Node } from 'yaml';
+import { YamlError, parseYaml, type ParsedYaml } from '../yaml/index.js';
 import { Budget, zodIssueField } from '../../core/index.js';
 import { McpConfig } from '../mcp/index.js';
 import { ScorerSpec } from './scorer-spec.js';
@@ -32,20 +33,22 @@ export type SuiteFile = z.infer<typeof SuiteFile>;
  * (`suite.yaml line 7, field "scorer.tolerance": Too small: expected number to be >=0`).
  */
 export function parseSuiteFile(text: string, file: string): SuiteFile {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const line = e.linePos?.[0]?.line;
-    throw new Error(`${file}${line ? ` line ${line}` : ''}: invalid YAML: ${e.message.split('\n')[0].replace(/:\s*$/, '')}`);
+  let parsed: ParsedYaml;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    throw new Error(`${file} line ${err.line}: invalid YAML: ${err.message.replace(/^YAML syntax error: /, '').replace(/:\s*$/, '')}`);
   }
-  const r = SuiteFile.safeParse(doc.toJS() ?? {});
+  const { doc, lines: lineCounter } = parsed;
+  const data = parsed.value ?? {};
+  const r = SuiteFile.safeParse(data);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   const field = zodIssueField(issue);
   const keys = issue.code === 'unrecognized_keys' ? [...issue.path.map(String), issue.keys[0]] : issue.path.map(String);
   const line = lineOf(doc.contents as Node | null, keys, lineCounter);
-  const missing = issue.code === 'invalid_type' && valueAt(doc.toJS(), issue.path.map(String)) === undefined;
+  const missing = issue.code === 'invalid_type' && valueAt(data, issue.path.map(String)) === undefined;
   const what = issue.code === 'unrecognized_keys' ? 'unknown field' : missing ? 'required field missing' : issue.message;
   const fieldText = field ? `field "${field}"` : 'the document';
   return throwAt(file, line, `${fieldText}: ${what}`);

@@ -37,6 +37,11 @@ export const Summary = z.object({
   perSuccess: z.object({ tokens: z.number().nullable(), cost: z.number().nullable() }),
   /** What scoring spent (LLM judges), kept out of the agent's tokens and cost. */
   scoring: z.object({ modelCalls: z.number().int(), tokens: z.number(), cost: z.number().nullable() }),
+  /**
+   * The part of the totals spent by calls besides the agent's steps, by purpose (a user simulator's `user`,
+   * `compaction`, ...): already counted in `totals`. Absent in summaries written before it existed.
+   */
+  byPurpose: z.record(z.string(), z.object({ modelCalls: z.number().int(), tokens: z.number(), cost: z.number().nullable() })).optional(),
   stopReasons: z.record(z.string(), z.number().int()),
   errors: z.object({ scorer: z.number().int(), setup: z.number().int(), run: z.number().int(), samples: z.array(z.object({ taskId: z.string(), epoch: z.number().int(), kind: z.string(), error: z.string(), at: z.string().optional() })) }),
   slowest: z.array(TraceRef.extend({ durationMs: z.number() })),
@@ -109,6 +114,15 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
     tokens: scored.reduce((a, r) => a + totalTokens(r.scorerUsage!.tokens), 0),
     cost: scored.reduce<number | null>((a, r) => addCost(a, r.scorerUsage!.cost), 0),
   };
+  const byPurpose: Record<string, { modelCalls: number; tokens: number; cost: number | null }> = {};
+  for (const r of lines) {
+    for (const [purpose, u] of Object.entries(r.usageByPurpose ?? {})) {
+      const b = (byPurpose[purpose] ??= { modelCalls: 0, tokens: 0, cost: 0 });
+      b.modelCalls += u.modelCalls;
+      b.tokens += totalTokens(u.tokens);
+      b.cost = addCost(b.cost, u.cost);
+    }
+  }
   const stopReasons: Record<string, number> = {};
   for (const r of lines) stopReasons[r.stopReason] = (stopReasons[r.stopReason] ?? 0) + 1;
   const errored = lines.filter((r) => r.error !== null);
@@ -146,6 +160,7 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
     totals: { tokens: totalTokensUsed, cost: totalCost, durationMs: lines.reduce((a, r) => a + r.durationMs, 0) },
     perSuccess: { tokens: passed ? totalTokensUsed / passed : null, cost: passed && totalCost !== null ? totalCost / passed : null },
     scoring,
+    byPurpose,
     stopReasons,
     errors: { scorer: count('scorer'), setup: count('setup'), run: count('run'), samples },
     slowest: [...lines].sort((a, b) => b.durationMs - a.durationMs).slice(0, meta.slowest ?? 5).map((r) => ({ taskId: r.taskId, epoch: r.epoch, durationMs: r.durationMs, traceDir: r.traceDir })),

@@ -2,6 +2,7 @@ import { ExprError } from './expr-error.js';
 import { describeValue, isPlainObject, kindOf, deepEqual, asData, type ExprValue } from './expr-value.js';
 import { formatValue } from './format-value.js';
 import { MATH_FUNCTIONS } from './math-functions.js';
+import { LinearRegexError, compileLinearRegex, type LinearRegex } from './linear-regex.js';
 
 /** A helper function callable from an expression: its arity ([min, max]) and implementation. */
 export interface ExprFunction {
@@ -85,13 +86,19 @@ export const EXPR_FUNCTIONS: Readonly<Record<string, ExprFunction>> = Object.fre
       const text = str('matches', s);
       const f = flags === undefined ? '' : str('matches (flags)', flags);
       if (!/^[imsu]*$/.test(f)) throw new ExprError(`matches: flags are letters of "imsu", got ${JSON.stringify(f)}`);
-      let re: RegExp;
+      let re: LinearRegex;
       try {
-        re = new RegExp(str('matches (pattern)', pattern), f);
+        re = compileLinearRegex(str('matches (pattern)', pattern), f);
       } catch (err) {
-        throw new ExprError(`matches: invalid pattern ${JSON.stringify(pattern)}: ${(err as Error).message}`);
+        if (err instanceof ExprError) throw err;
+        const what = err instanceof LinearRegexError ? 'unsupported' : 'invalid';
+        throw new ExprError(`matches: ${what} pattern ${JSON.stringify(pattern)}: ${(err as Error).message}`);
       }
-      return re.test(text);
+      try {
+        return re.test(text);
+      } catch (err) {
+        throw new ExprError(`matches: ${(err as Error).message}`);
+      }
     },
   },
   lower: { arity: [1, 1], fn: ([s]) => str('lower', s).toLowerCase() },

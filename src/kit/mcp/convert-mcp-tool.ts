@@ -30,10 +30,13 @@ export interface ConvertedMcpTool {
  */
 export function convertMcpTool(info: McpToolInfo, target: McpToolTarget): ConvertedMcpTool {
   const params = mcpParameters(info.inputSchema as Record<string, unknown>);
+  const id = mcpToolId(target.server, info.name);
   const tool = defineTool({
-    id: mcpToolId(target.server, info.name),
+    id,
     description: info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${target.server}"`,
     parameters: params.schema,
+    // Rules name MCP tools by `server_tool`, as a key (`"github_*": "ask"`) or as a pattern of `"*"`.
+    permission: () => ({ kind: 'text', value: id }),
     async execute(args, ctx) {
       const session = target.session();
       if (session instanceof Error) throw session;

@@ -1,4 +1,5 @@
 import { isMap, parseDocument } from 'yaml';
+import { YamlError, parseYaml } from '../yaml/index.js';
 import { z } from 'zod';
 
 /** Longest `description` a skill may have: every listed description costs context in every run. */
@@ -44,9 +45,15 @@ const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 export function parseSkillFile(text: string): SkillFile | { error: string } {
   const m = FRONTMATTER.exec(text);
   if (!m) return { error: 'no YAML frontmatter (the file must start with a --- block holding name and description)' };
-  const doc = parseDocument(m[1]);
-  if (doc.errors.length) return { error: `frontmatter is not valid YAML: ${doc.errors[0].message.split('\n')[0]}` };
-  const parsed = SkillFrontmatter.safeParse(doc.toJS());
+  let value: unknown;
+  try {
+    value = parseYaml(m[1]).value;
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    // the frontmatter starts on the line after the opening ---
+    return { error: `frontmatter is not valid YAML: line ${err.line + 1}, column ${err.column}: ${err.message}` };
+  }
+  const parsed = SkillFrontmatter.safeParse(value);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
     return { error: `frontmatter ${i.path.length ? `field "${i.path.join('.')}"` : ''} ${i.message}`.replace(/\s+/g, ' ').trim() };

@@ -42,6 +42,7 @@ export function bashTool(options: BashToolOptions = {}) {
     }),
     requires: ['process'],
     timeoutMs: (args) => args.timeoutMs ?? defaultTimeoutMs,
+    permission: (args) => ({ kind: 'command', value: args.command }),
     async execute(args, ctx) {
       const proc = processOpsOf(ctx, 'bash');
       const timeoutMs = args.timeoutMs ?? defaultTimeoutMs;

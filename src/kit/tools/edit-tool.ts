@@ -25,6 +25,7 @@ export function editTool() {
       replaceAll: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one (default false).'),
     }),
     requires: ['file'],
+    permission: (args) => ({ kind: 'path', value: args.path }),
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'edit');
       if (args.oldString === '') throw toolError('oldString is empty. To create a file or replace all of it, use write.');

@@ -23,6 +23,7 @@ export function globTool(options: GlobToolOptions = {}) {
       path: z.string().min(1).optional().describe('Folder to search in, relative to the workspace root (default the root).'),
     }),
     requires: ['file'],
+    permission: (args) => ({ kind: 'path', value: args.path ?? '.' }),
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'glob');
       const hits = await files.glob(args.pattern, { cwd: args.path, limit: maxResults + 1 });

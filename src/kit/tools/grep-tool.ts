@@ -57,6 +57,7 @@ export function grepTool(options: GrepToolOptions = {}) {
       maxResults: z.number().int().positive().max(maxResults).optional().describe(`Most matches to return (default ${maxResults}).`),
     }),
     requires: ['file'],
+    permission: (args) => ({ kind: 'path', value: args.path ?? '.' }),
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'grep');
       const flags = args.ignoreCase ? 'i' : '';

@@ -38,6 +38,7 @@ export function readTool(options: ReadToolOptions = {}) {
       limit: z.number().int().positive().max(maxLines).optional().describe(`How many lines to show (default and max ${maxLines}).`),
     }),
     requires: ['file'],
+    permission: (args) => ({ kind: 'path', value: args.path }),
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'read');
       const st = await files.stat(args.path);

@@ -139,6 +139,7 @@ export function webFetchTool(options: WebFetchToolOptions) {
       url: z.string().min(1).describe('Full http:// or https:// URL.'),
       format: z.enum(['text', 'raw']).optional().describe('text (default): HTML converted to readable text; raw: the body as received.'),
     }),
+    permission: (args) => ({ kind: 'host', value: urlHost(args.url) }),
     async execute(args, ctx) {
       const page = await fetchAllowed(args.url, settings, ctx.signal);
       const { url, mime, body } = page;
@@ -222,4 +223,13 @@ function fetchFailure(err: unknown, url: URL, timeoutMs: number, started: number
   if (e?.name === 'AbortError') return toolError(`fetching ${url} was aborted after ${Date.now() - started} ms.`);
   const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
   return toolError(`fetching ${url} failed: ${cause}.`);
+}
+
+/** The host a URL names, for permission rules (the text itself when it is not a URL: the fetch refuses it later). */
+function urlHost(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
 }

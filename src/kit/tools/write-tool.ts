@@ -13,6 +13,7 @@ export function writeTool() {
       content: z.string().describe('The complete new content of the file.'),
     }),
     requires: ['file'],
+    permission: (args) => ({ kind: 'path', value: args.path }),
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'write');
       const before = await files.stat(args.path);

@@ -11,7 +11,9 @@ import type { ResumeSource } from './previous-thread.js';
 export interface ThreadHost {
   readonly workflow: WorkflowDefinition;
   /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one; `thread` labels it in its manifest (`agent.config.thread`). */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown> }): AgentModule<WorkflowState>;
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown>; subworkflowChain?: readonly string[] }): AgentModule<WorkflowState>;
+  /** The subworkflow nodes the host runs inside, outermost first, and how deep they may nest. */
+  readonly subworkflows: { chain: readonly string[]; max: number };
   /** The run this one resumes, the first time node `nodeId` asks (its child threads are reused or resumed once). */
   takeResumeSource(nodeId: string): ResumeSource | undefined;
 }

@@ -19,6 +19,7 @@ export { LoopEndNodeConfig, LoopEndNodeFields } from './nodes/loop-end-node-conf
 export { ConditionNodeConfig, ConditionNodeFields } from './nodes/condition-node-config.js';
 export { SubworkflowNodeConfig, SubworkflowNodeFields } from './nodes/subworkflow-node-config.js';
 export { InterruptNodeConfig, InterruptNodeFields } from './nodes/interrupt-node-config.js';
+export { waitingAskAnswer } from './waiting-ask-answer.js';
 export { NODE_CONFIGS, nodeConfigFromJSON, isNodeConfig, type NodeConfig, type NodeKind } from './nodes/node-config.js';
 export { WorkflowEdge, WorkflowFile } from './workflow-file.js';
 export { WorkflowDefinition, type WorkflowInput, type WorkflowSource, type SourcePosition } from './workflow-definition.js';
@@ -28,7 +29,7 @@ export { ThreadState, NodeRecord, ActiveLLM, BranchOutcome, type WorkflowState }
 export { renderTemplate, renderParameters } from './render-template.js';
 export { BUILTIN_CONTEXT_PROCESSORS, summariseProcessor, trimProcessor, truncateToolOutputsProcessor, estimateTokens, type ContextProcessor, type ContextProcessorContext } from './context-processor.js';
 export type { JoinReducer } from './join-reducer.js';
-export { WorkflowAgent, type WorkflowAgentOptions } from './workflow-agent.js';
+export { WorkflowAgent, DEFAULT_MAX_SUBWORKFLOW_DEPTH, type WorkflowAgentOptions } from './workflow-agent.js';
 export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { YamlError, parseYaml, type ParsedYaml } from '../yaml/index.js';
 import { WorkflowDefinition, type SourcePosition } from './workflow-definition.js';
 import { WorkflowError } from './workflow-error.js';
+import { subworkflowCycle } from './subworkflow-cycle.js';
 
 /**
  * Parses and checks a workflow written in YAML (or JSON, which is YAML). Every error names `name`, the line and
@@ -10,14 +12,14 @@ import { WorkflowError } from './workflow-error.js';
  * checker refuses.
  */
 export function parseWorkflowYaml(text: string, name: string, options: { baseDir?: string } = {}): WorkflowDefinition {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
-    throw new WorkflowError(`${name}:${pos.line}:${pos.col}: YAML syntax error: ${e.message.split('\n')[0]}`, { line: pos.line, column: pos.col });
+  let parsed: ParsedYaml;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    throw new WorkflowError(`${name}:${err.line}:${err.column}: ${err.message}`, { line: err.line, column: err.column });
   }
-  const raw = doc.toJS() as unknown;
+  const { doc, lines, value: raw } = parsed;
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new WorkflowError(`${name}:1:1: a workflow file is a mapping with nodes and edges`, { line: 1, column: 1 });
   const at = (path: readonly (string | number)[]): SourcePosition => position(doc, lines, path);
   const file = raw as { nodes?: unknown; edges?: unknown };
@@ -39,13 +41,22 @@ export function parseWorkflowYaml(text: string, name: string, options: { baseDir
   }
 }
 
-/** Reads, parses and checks a workflow file; relative subworkflow paths resolve against its folder. */
+/**
+ * Reads, parses and checks a workflow file; relative subworkflow paths resolve against its folder. A subworkflow
+ * file that leads back to a file on its way (itself, directly or through others) is refused, naming the chain.
+ */
 export async function loadWorkflowFile(path: string, cwd = process.cwd()): Promise<WorkflowDefinition> {
   const abs = resolve(cwd, path);
   const text = await readFile(abs, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new WorkflowError(err.code === 'ENOENT' ? `workflow file not found: ${path}` : `cannot read workflow file ${path}: ${err.message}`);
   });
-  return parseWorkflowYaml(text, path, { baseDir: dirname(abs) });
+  const def = parseWorkflowYaml(text, path, { baseDir: dirname(abs) });
+  const cycle = await subworkflowCycle(abs, def.toJSON().nodes, cwd);
+  if (cycle) {
+    const pos = def.source?.nodes?.get(cycle.node.split('/')[0]) ?? { line: 1, column: 1 };
+    throw new WorkflowError(`${path}:${pos.line}:${pos.column}: subworkflow "${cycle.node}" includes itself: ${cycle.chain}; a workflow that includes itself never ends`, { nodeId: cycle.node.split('/')[0], ...pos });
+  }
+  return def;
 }
 
 /** The line and column of the closest node the document has on `path` (a missing field points at its parent). */

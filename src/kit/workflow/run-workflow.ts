@@ -1,4 +1,4 @@
-import type { AnyTool, Budget, Env, Hook, Model, ModelMiddleware, ParentLink, Policy, TaskInput } from '../../core/index.js';
+import type { AnyTool, Approver, Budget, Env, Hook, Model, ModelMiddleware, ParentLink, PermissionConfig, Policy, TaskInput } from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
 import type { TraceOptions } from '../../trace/index.js';
 import type { ThreadState, WorkflowState } from './thread-state.js';
@@ -23,6 +23,13 @@ export interface RunWorkflowOptions extends Omit<WorkflowAgentOptions, 'workflow
   runId?: string;
   /** End the run on SIGINT/SIGTERM (the CLI sets it). */
   handleSigint?: boolean;
+  /**
+   * Permission rules of the tool calls (docs/permissions.md). An ask that `onApproval` does not answer (or with no
+   * `onApproval`) makes the thread wait on its node, as an interrupt does; `resumeWorkflow` with `onApproval` answers it.
+   */
+  permission?: PermissionConfig;
+  onApproval?: Approver;
+  approvalTimeoutMs?: number;
   /** Start from this state after step `step` instead of the start node (`resumeWorkflow` sets it). */
   resumeFrom?: { state: WorkflowState; step: number };
   /** The run this one descends from (`resumeWorkflow`: the run it resumes). */
@@ -48,7 +55,7 @@ export interface WorkflowRunResult {
 
 /** Runs a workflow to its end on the qitos engine (one trace folder) and says how it ended. */
 export async function runWorkflow(workflow: WorkflowDefinition, options: RunWorkflowOptions): Promise<WorkflowRunResult> {
-  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, resumeFrom, parent, task, ...agentOptions } = options;
+  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, resumeFrom, parent, task, permission, onApproval, approvalTimeoutMs, ...agentOptions } = options;
   const agent = new WorkflowAgent({ ...agentOptions, workflow });
   const engine = new Engine<WorkflowState>({
     agent,
@@ -60,6 +67,9 @@ export async function runWorkflow(workflow: WorkflowDefinition, options: RunWork
     ...(runId ? { runId } : {}),
     ...(handleSigint ? { handleSigint } : {}),
     ...(parent ? { parent } : {}),
+    ...(permission !== undefined ? { permission } : {}),
+    ...(onApproval ? { onApproval } : {}),
+    ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     trace: trace ?? {},
   });
   const run = await engine.run(task ?? { id: `workflow-${workflow.name}`, objective: workflow.description ?? `workflow ${workflow.name}`, inputs: vars ?? {} }, { ...(signal ? { signal } : {}), ...(resumeFrom ? { resumeFrom } : {}) });

@@ -34,7 +34,18 @@ export interface WorkflowAgentOptions extends Omit<AgentModuleOptions, 'parser'>
   stopAt?: string;
   /** The run this one resumes (`resumeWorkflow` sets it): forks reuse or resume that run's branch threads. */
   resumeOf?: ResumeSource;
+  /**
+   * How deep subworkflows may nest (default {@link DEFAULT_MAX_SUBWORKFLOW_DEPTH}): a subworkflow node past it fails
+   * with an error naming the chain, so a workflow that includes itself stops instead of running until names get
+   * too long. `workflow check` refuses such cycles between files before they run; this catches the rest.
+   */
+  maxSubworkflowDepth?: number;
+  /** The subworkflow nodes this thread runs inside, outermost first (`file (node "id")`); the subworkflow tool sets it. */
+  subworkflowChain?: readonly string[];
 }
+
+/** How deep subworkflows nest unless `maxSubworkflowDepth` says otherwise. */
+export const DEFAULT_MAX_SUBWORKFLOW_DEPTH = 10;
 
 /** What DECIDE worked out for REDUCE to apply (kept per run between the two phases of one step). */
 type Pending =
@@ -72,10 +83,15 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   }
 
   /** The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow, labelled `thread` in its manifest. */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown> }): WorkflowAgent {
+  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown>; subworkflowChain?: readonly string[] }): WorkflowAgent {
     const tools = this.tools.list().filter((t) => t.id !== FORK_TOOL && t.id !== SUBWORKFLOW_TOOL);
     const { entry: _e, stopAt: _s, config: _c, resumeOf: _r, ...rest } = this.options;
-    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}), ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}), config: { thread: spec.thread } });
+    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}), ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}), ...(spec.subworkflowChain ? { subworkflowChain: spec.subworkflowChain } : {}), config: { thread: spec.thread } });
+  }
+
+  /** The subworkflow nodes this thread runs inside (a fork's branches inherit it), and how deep they may nest. */
+  get subworkflows(): { chain: readonly string[]; max: number } {
+    return { chain: this.options.subworkflowChain ?? [], max: this.options.maxSubworkflowDepth ?? DEFAULT_MAX_SUBWORKFLOW_DEPTH };
   }
 
   /** The run this one resumes, once per node: only the first visit of a fork after a resume looks at the old threads. */
@@ -242,6 +258,14 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       return;
     }
     const error = r?.error ?? 'no result';
+    const ask = r?.permission;
+    if (ask?.decidedBy === 'default' && ask.action === 'ask') {
+      // A permission ask no one could answer: the thread waits on this node, as for an interrupt, until
+      // `qitos workflow resume --approve` (or --reject) answers it; the node then runs again.
+      t.status = 'waiting';
+      t.reason = `node "${node.id}" needs approval for ${ask.key} ${ask.subjects.join(' ; ') || '(no input)'} (resume with --approve or --reject)`;
+      return;
+    }
     if (node.kind === 'tool' && t.attempts < node.retries) {
       t.attempts++; // the same node runs again next step; this attempt's result stays in the step record
       return;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SkillManager } from '../../../src/kit/skills/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 import { makeZip, skillMd } from '../../helpers/zip-writer.js';
+import { yamlBomb } from '../../helpers/yaml-bomb.js';
 import { serversClosedAfterEach, type TestServer } from './serve-fixtures.js';
 
 const server = serversClosedAfterEach();
@@ -148,6 +149,10 @@ describe('the skills API', () => {
     const evil = await upload(s, new Blob([new Uint8Array(makeZip([{ name: 'SKILL.md', data: skillMd('evil', 'Evil.') }, { name: '../escape.txt', data: 'x' }]))]));
     expect(evil.status).toBe(400);
     expect((await evil.json()).error).toMatchObject({ code: 'invalid_skill_zip', param: 'file' });
+    // A SKILL.md whose frontmatter is an alias bomb: a bad skill (400), not a server error.
+    const bomb = await upload(s, new Blob([new Uint8Array(makeZip([{ name: 'SKILL.md', data: `---\nname: bomb\ndescription: x\n${yamlBomb('l', 6)}---\n` }]))]));
+    expect(bomb.status).toBe(400);
+    expect((await bomb.json()).error).toMatchObject({ code: 'invalid_skill', message: expect.stringMatching(/SKILL\.md frontmatter is not valid YAML: line 5, column 9: YAML aliases expand to too much data/) });
     const big = await upload(s, new Blob([new Uint8Array(10_000)]));
     expect(big.status).toBe(413);
     const noFile = await fetch(`${s.url}/v1/skills`, { method: 'POST', body: new FormData() });

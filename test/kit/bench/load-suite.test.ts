@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
 import { defineSuite, exactMatch, loadSuite, parseSuiteFile, parseTasks } from '../../../src/kit/bench/index.js';
 import { tempDir } from '../../helpers/bench-fixtures.js';
+import { yamlBomb } from '../../helpers/yaml-bomb.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -47,6 +48,7 @@ describe('loadSuite from suite.yaml', () => {
     expect(() => parseSuiteFile('name: x\nscorer: exact_match\n', 's.yaml')).toThrow(/s\.yaml line 1, field "tasks": required field missing/);
     expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nepochs: two\n', 's.yaml')).toThrow(/line 4, field "epochs": .*expected number/);
     expect(() => parseSuiteFile('name: x\ntasks: [t.jsonl\n', 's.yaml')).toThrow(/s\.yaml line \d+: invalid YAML/);
+    expect(() => parseSuiteFile(`name: x\n${yamlBomb('x')}`, 's.yaml')).toThrow('s.yaml line 3: invalid YAML: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)');
     expect(() => parseSuiteFile('name: x y\ntasks: t\nscorer: exact_match\n', 's.yaml')).toThrow(/line 1, field "name": use letters/);
   });
 

@@ -97,3 +97,29 @@ describe('renderReport', () => {
     expect(text).toContain(`**Every trial ended in an error.** First error: ${long}`);
   });
 });
+
+describe('summarize: pass^k as tau-bench defines it, and side-call usage', () => {
+  it('pass^k = mean over tasks of C(c,k)/C(n,k), hand-computed for 4 trials', () => {
+    // a: 3 of 4 pass, b: 4 of 4, c: 1 of 4.
+    const passes: Record<string, boolean[]> = { a: [true, true, false, true], b: [true, true, true, true], c: [false, false, true, false] };
+    const rows = Object.entries(passes).flatMap(([id, ps]) => ps.map((p, i) => line(id, i + 1, p)));
+    const s = summarize(rows, { ...meta, epochs: 4 });
+    // a: 3/4, C(3,2)/C(4,2) = 3/6, C(3,3)/C(4,3) = 1/4, 0. b: 1 throughout. c: 1/4, then 0.
+    expect(s.passHatK[1]).toBeCloseTo((0.75 + 1 + 0.25) / 3, 12);
+    expect(s.passHatK[2]).toBeCloseTo((0.5 + 1 + 0) / 3, 12);
+    expect(s.passHatK[3]).toBeCloseTo((0.25 + 1 + 0) / 3, 12);
+    expect(s.passHatK[4]).toBeCloseTo(1 / 3, 12);
+    expect(renderReport(s)).toContain('| 2 | 83.3% | 50.0% |'); // pass@2: a 1, b 1, c 1 - C(3,2)/C(4,2) = 0.5
+  });
+
+  it('sums the usage of side calls by purpose (a user simulator) and reports it apart, inside the totals', () => {
+    const user = (calls: number, cost: number | null) => ({ user: { tokens: { ...emptyTokens(), input: 30 * calls, output: 5 * calls }, cost, modelCalls: calls } });
+    const s = summarize([line('a', 1, true, { usageByPurpose: user(3, 0.003) }), line('b', 1, false, { usageByPurpose: user(2, 0.002) }), line('c', 1, false)], { ...meta, epochs: 1 });
+    expect(s.byPurpose?.user.modelCalls).toBe(5);
+    expect(s.byPurpose?.user.tokens).toBe(175);
+    expect(s.byPurpose?.user.cost).toBeCloseTo(0.005, 12);
+    expect(renderReport(s)).toContain('Of these, calls for "user" (not the agent\'s steps): 5 calls, 175 tokens, $0.0050.');
+    const unknown = summarize([line('a', 1, true, { usageByPurpose: user(1, null) }), line('b', 1, true, { usageByPurpose: user(1, 0.1) })], { ...meta, epochs: 1 });
+    expect(unknown.byPurpose?.user.cost).toBeNull();
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LLMNodeConfig, WorkflowDefinition, WorkflowError, checkWorkflow, parseWorkflowYaml } from '../../../src/kit/workflow/index.js';
+import { yamlBomb } from '../../helpers/yaml-bomb.js';
 
 type Node = Record<string, unknown>;
 type Flow = { name?: string; nodes: Node[]; edges: Array<{ from: string; to: string }> };
@@ -147,6 +148,12 @@ edges:
   it('names the line and column of a YAML syntax error', () => {
     expect(fail('nodes: [\n  - a: b\n').message).toMatch(/^flow\.yaml:\d+:\d+: YAML syntax error: /);
     expect(fail('- 1\n').message).toBe('flow.yaml:1:1: a workflow file is a mapping with nodes and edges');
+  });
+
+  it('a YAML alias bomb is an error at its first alias (file:line:col), not an internal error', () => {
+    const e = fail(`name: x\n${yamlBomb('v')}nodes: []\n`);
+    expect(e).toBeInstanceOf(WorkflowError);
+    expect([e.message, e.line, e.column]).toEqual(['flow.yaml:3:9: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)', 3, 9]);
   });
 
   it('parses a valid file', () => {

@@ -1,0 +1,44 @@
+import { createInterface } from 'node:readline/promises';
+import type { ApprovalReply, ApprovalRequest, Approver } from '../core/index.js';
+
+/**
+ * Asks at the terminal (`qitos run` on a TTY): one prompt per ask, on stderr, one at a time when tools run in
+ * parallel. `o` runs the call once, `a` always (the same input of the same tool, for the rest of this run), `r`
+ * rejects it and asks for a message the model sees. The prompt goes away when the ask times out or the run stops.
+ */
+export function ttyApprover(input: NodeJS.ReadableStream, write: (text: string) => void): Approver {
+  let turn: Promise<unknown> = Promise.resolve();
+  return (request, signal) => {
+    const mine = turn.then(() => askAtTerminal(input, write, request, signal));
+    turn = mine.catch(() => undefined); // the next prompt waits for this one, however it ended
+    return mine;
+  };
+}
+
+async function askAtTerminal(input: NodeJS.ReadableStream, write: (text: string) => void, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalReply> {
+  signal.throwIfAborted();
+  const rl = createInterface({ input, terminal: false });
+  try {
+    const rule = request.rule ? `rule ${request.rule.key} ${JSON.stringify(request.rule.pattern)}: ${request.rule.action}` : 'no rule';
+    const secs = Math.round((request.expiresAt - Date.now()) / 1000);
+    write(`\n? permission (${rule}): ${request.title}\n`);
+    for (let tries = 0; tries < 3; tries++) {
+      write(`  [o]nce  [a]lways (this input, this run)  [r]eject  (${secs}s) > `);
+      const answer = (await rl.question('', { signal })).trim().toLowerCase();
+      if (answer === 'o' || answer === 'once' || answer === 'y' || answer === 'yes') return { decision: 'once', by: 'tty' };
+      if (answer === 'a' || answer === 'always') return { decision: 'always', by: 'tty' };
+      if (answer === 'r' || answer === 'reject' || answer === 'n' || answer === 'no') {
+        write('  message for the agent (empty for none) > ');
+        const message = (await rl.question('', { signal })).trim();
+        return { decision: 'reject', by: 'tty', ...(message ? { message } : {}) };
+      }
+      write(`  "${answer}" is not an answer: type o, a or r\n`);
+    }
+    return { decision: 'reject', by: 'tty', message: 'no valid answer at the terminal' };
+  } catch (err) {
+    if (signal.aborted) write('\n  (the ask ended: timed out or the run stopped)\n');
+    throw err;
+  } finally {
+    rl.close();
+  }
+}
