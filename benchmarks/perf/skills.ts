@@ -8,7 +8,7 @@
  * - a Node skill script run by SkillsSandboxExecutor (bubblewrap + permission model), interleaved A/B with the same
  *   script spawned bare (`node script.mjs`), and a Python script in the sandbox.
  * Targets: index >= 1,000 skills/s; top-5 query p99 < 10 ms; sandboxed Node round trip p50 < 150 ms.
- * Run: npm run bench:skills ; writes docs/performance.md `## Skills`.
+ * Run: npm run bench:skills ; with -- --write, records the figures in docs/performance.md `## Skills`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

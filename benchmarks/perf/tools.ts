@@ -6,7 +6,7 @@
  * tree under 250 ms; grep of it within 3x of plain fs.readFile of the same files (host) or under 250 ms
  * (memory), with the tool's matching thread already started (a tool instance's first call starts it; the figure
  * shows that cost too); a bash call under 50 ms over the bare process op.
- * Run: npm run bench:tools ; writes docs/performance.md `## Envs and tools`.
+ * Run: npm run bench:tools ; with -- --write, records the figures in docs/performance.md `## Envs and tools`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

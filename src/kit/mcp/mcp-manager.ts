@@ -19,7 +19,7 @@ export type { McpEvent, McpRunBinding, McpServerState, McpServerStatus } from '.
 /** Options of an McpManager. */
 export interface McpManagerOptions {
   /** Where `${VAR}` values come from, and PATH/HOME/LANG of stdio servers (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   /** What relative `cwd`s of stdio servers are relative to (default `process.cwd()`). */
   cwd?: string;
   /**
