@@ -8,7 +8,11 @@
  * array every step (immutable style: the estimator re-sums from its per-message cache), and one prune at 10,000.
  * Run: npm run bench:policies [-- --steps 2000] ; with -- --write, records the figures in docs/performance.md `## Policies`.
  */
-import { baseState, decide, newId, type AssistantMessage, type Message, type ModelMessage, type PolicyContext, type State, type Tokens } from '../../src/index.js';
+import {
+  baseState, decide,
+  type AssistantMessage, type Message, type ModelMessage, type PolicyContext, type State, type Tokens,
+} from '../../src/index.js';
+import { newId } from '../../src/core/index.js';
 import { compaction, doomLoop } from '../../src/kit/policies/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { ModelError, baseState, defineTool, newId, type AssistantMessage, type Message, type ModelRequest, type Policy, type PolicyContext, type State, type Tokens, type UserMessage } from '../../src/index.js';
+import {
+  ModelError, baseState, defineTool,
+  type AssistantMessage, type Message, type ModelRequest, type Policy, type PolicyContext, type State, type Tokens, type UserMessage,
+} from '../../src/index.js';
+import { newId } from '../../src/core/index.js';
 import { type ScriptReply } from '../../src/models/index.js';
 
 /** A policy event captured by `policyCtx`. */
