@@ -42,6 +42,17 @@ describe('ReplayModel', () => {
     ]);
   });
 
+  it('a recorded run without a system prompt, replayed by an agent that now sends its parser\'s instructions: the drift diffs them and names the fix', async () => {
+    const rec = hashes({ system: shortHash(''), tools: shortHash('[]'), params: shortHash(canonicalJson({})) });
+    const m = new ReplayModel([step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })], { id: 'x:y', allowDrift: true });
+    await m.generate({ messages: [{ role: 'system', content: 'Reply with JSON.' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(m.drifts).toHaveLength(1);
+    expect(m.drifts[0]!.parts).toEqual(['system']);
+    const text = m.drifts[0]!.texts![0]!;
+    expect(text.diff).toContain('+Reply with JSON.');
+    expect(text.note).toMatch(/recorded run sent no system prompt.*override buildSystemPrompt\(\) to return undefined/);
+  });
+
   it('without the engine hashes it checks system, tools and params from the request itself', async () => {
     const rec = hashes({ system: shortHash('sys'), tools: shortHash('[]'), params: shortHash(canonicalJson({ temperature: 0 })) });
     const m = new ReplayModel([step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })], { id: 'x:y' });
