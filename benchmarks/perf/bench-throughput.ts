@@ -17,7 +17,7 @@ import { AgentModule, baseState, defineTool, type AgentModuleOptions, type State
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { createModel } from '../../src/models/index.js';
 import { custom, defineSuite, runSuite } from '../../src/kit/bench/index.js';
-import { startFakeOpenAI } from '../../test/helpers/fake-llm-servers.js';
+import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 const arg = (name: string, dflt: number) => {

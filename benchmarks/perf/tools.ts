@@ -17,7 +17,7 @@ import { HostEnv, MemoryEnv, PathJail } from '../../src/envs/index.js';
 import { ToolRegistry, type AnyTool, type Env } from '../../src/index.js';
 import { bashTool, evaluateArithmetic, globTool, grepTool, readTool } from '../../src/kit/tools/index.js';
 import { writePerformanceSection } from './performance-doc.js';
-import { actContext } from '../../test/helpers/act-context.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'qitos-bench-tools-'));
 const root = path.join(base, 'ws');

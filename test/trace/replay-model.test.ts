@@ -6,7 +6,7 @@ import { Engine } from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { ReplayDriftError, ReplayExecutor, ReplayModel, readTrace, shortHash } from '../../src/trace/index.js';
-import { actContext } from '../helpers/act-context.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 import { ModelPathAgent, tempDir } from '../helpers/kernel-fixtures.js';
 
 const hashes = (over: Partial<RequestHashes> = {}): RequestHashes => ({ request: 'r', system: 's', messages: 'm', tools: 't', params: 'p', ...over });

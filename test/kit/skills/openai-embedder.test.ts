@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../src/index.js';
 import { ToolRetrievalService, hashText, openAIEmbedder } from '../../../src/kit/skills/index.js';
-import { startFakeEmbeddings, type FakeServer } from '../../helpers/fake-llm-servers.js';
+import { startFakeEmbeddings, type FakeServer } from '../../../src/kit/testing/fake-llm-servers.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 
 const servers: FakeServer[] = [];

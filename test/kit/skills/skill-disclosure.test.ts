@@ -1,4 +1,4 @@
-import { toolContext } from '../../helpers/act-context.js';
+import { toolContext } from '../../../src/kit/testing/tool-context.js';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
