@@ -4,8 +4,8 @@
  * OpenAI SDK, with one JSONL trace per task. Ideal wall time: 200 * 5 * 50 ms / 16 = 3.125 s. Target: <= 1.3x.
  * The server runs in a child process (this file with --serve), as a real provider is another process: sharing one
  * event loop with it would bill the server's work to the runner.
- * Writes the figures to docs/performance.md under "## Benchmark runner".
- * Run: npm run bench:suite [-- --tasks 200 --steps 5 --concurrency 16 --delay 50 --runs 3 --no-write]
+ * Prints the figures; with --write, records them in docs/performance.md under "## Benchmark runner".
+ * Run: npm run bench:suite [-- --tasks 200 --steps 5 --concurrency 16 --delay 50 --runs 3 --write]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -17,7 +17,7 @@ import { AgentModule, baseState, defineTool, type AgentModuleOptions, type State
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { createModel } from '../../src/models/index.js';
 import { custom, defineSuite, runSuite } from '../../src/kit/bench/index.js';
-import { startFakeOpenAI } from '../../test/helpers/fake-llm-servers.js';
+import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 const arg = (name: string, dflt: number) => {
@@ -29,7 +29,6 @@ const STEPS = arg('steps', 5);
 const CONCURRENCY = arg('concurrency', 16);
 const DELAY = arg('delay', 50);
 const RUNS = arg('runs', 3);
-const WRITE = !process.argv.includes('--no-write');
 
 const noop = defineTool({ id: 'noop', description: 'does nothing', parameters: z.object({ n: z.number() }), execute: ({ n }) => `ok ${n}` });
 
@@ -132,7 +131,7 @@ async function main(): Promise<void> {
     console.log(`  runner CPU ${cpu.toFixed(2)} ms per step (SDK + engine + traces); load average ${load.toFixed(1)} on ${cpus().length} cores`);
     const extra = runs.reduce((s, r) => s + r.extraSteps, 0);
     if (extra) console.log(`  ${extra} recovery step(s) over the ${RUNS} runs (a model call failed and was fed back)`);
-    if (WRITE) writeDocs({ best, median, walls, ideal, ratio, cpu, load, baseline });
+    writeDocs({ best, median, walls, ideal, ratio, cpu, load, baseline });
   } finally {
     child.stdin!.end();
     child.kill();

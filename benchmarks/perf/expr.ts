@@ -3,7 +3,7 @@
  * scorer would), and `calculate`, which is its arithmetic subset. Baseline: the same check written as a JavaScript
  * function (the floor an interpreter cannot beat). The scope is a run's state with 200 messages.
  * Targets: parse under 50 µs; evaluate a parsed condition under 10 µs; calculate under 50 µs.
- * Run: npm run bench:expr ; writes docs/performance.md `## Expression language`.
+ * Run: npm run bench:expr ; with -- --write, records the figures in docs/performance.md `## Expression language`.
  */
 import { evaluateArithmetic } from '../../src/kit/tools/index.js';
 import { evaluateExpr, parseExpr } from '../../src/kit/expr/index.js';

@@ -5,7 +5,7 @@
  * (2) End to end over stdio with the fixture server (test/fixtures/mcp, started through tsx): connect, the round
  *     trip of a small tool call through the executor, a 5 MB result; and the RSS the SDK adds on first use.
  * Targets: a small call under 5 ms over the bare server; a message near the 10 MiB cap in well under a second.
- * Run: npm run bench:mcp ; writes docs/performance.md `## MCP`.
+ * Run: npm run bench:mcp ; with -- --write, records the figures in docs/performance.md `## MCP`.
  */
 import { resolve } from 'node:path';
 import { ReadBuffer, deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';

@@ -6,9 +6,13 @@
  * this measures the checks, which run every step. Target: the 10,000-message case under 1 ms per step.
  * Also shown: the first check of a run (it sums the history once), a step when the agent replaces the messages
  * array every step (immutable style: the estimator re-sums from its per-message cache), and one prune at 10,000.
- * Run: npm run bench:policies [-- --steps 2000] ; writes docs/performance.md `## Policies`.
+ * Run: npm run bench:policies [-- --steps 2000] ; with -- --write, records the figures in docs/performance.md `## Policies`.
  */
-import { baseState, decide, newId, type AssistantMessage, type Message, type ModelMessage, type PolicyContext, type State, type Tokens } from '../../src/index.js';
+import {
+  baseState, decide,
+  type AssistantMessage, type Message, type ModelMessage, type PolicyContext, type State, type Tokens,
+} from '../../src/index.js';
+import { newId } from '../../src/core/index.js';
 import { compaction, doomLoop } from '../../src/kit/policies/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 

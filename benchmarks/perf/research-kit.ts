@@ -7,7 +7,7 @@
  * - critics: a step with the pass-through critic against none (the CRITIQUE phase's own cost).
  * Targets: retrieve at 10k records under 5 ms of CPU; a greedy step under 2x a step on the first of the same 8 candidates;
  * a frontier search step (beam, best-first, tree) under 250 µs; the CRITIQUE phase under 20 µs.
- * Run: npm run bench:research ; writes docs/performance.md `## Research kit`.
+ * Run: npm run bench:research ; with -- --write, records the figures in docs/performance.md `## Research kit`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -13,7 +13,7 @@
  * state (after warm-up rounds: a server runs warm) and interleaved round by round, because the machine is shared.
  * Traces are written to /dev/shm when there is one (`--disk`: the OS temp folder), so the shared disk's stalls do
  * not decide the figures. Memory: heap and RSS after warm-up, after the load, and after a GC.
- * Run: npm run bench:serve [-- --disk] ; writes docs/performance.md `## Server`.
+ * Run: npm run bench:serve [-- --disk] ; with -- --write, records the figures in docs/performance.md `## Server`.
  */
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

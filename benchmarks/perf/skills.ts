@@ -8,7 +8,7 @@
  * - a Node skill script run by SkillsSandboxExecutor (bubblewrap + permission model), interleaved A/B with the same
  *   script spawned bare (`node script.mjs`), and a Python script in the sandbox.
  * Targets: index >= 1,000 skills/s; top-5 query p99 < 10 ms; sandboxed Node round trip p50 < 150 ms.
- * Run: npm run bench:skills ; writes docs/performance.md `## Skills`.
+ * Run: npm run bench:skills ; with -- --write, records the figures in docs/performance.md `## Skills`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -143,7 +143,7 @@ writePerformanceSection(
     '|---|---|',
     ...rows.map(([w, f]) => `| ${w.trim()} | ${f} |`),
     '',
-    'Targets (issue #14): index at >= 1,000 skills/s, top-5 query p99 < 10 ms, sandboxed Node script round trip p50 < 150 ms:',
+    'Targets: index at >= 1,000 skills/s, top-5 query p99 < 10 ms, sandboxed Node script round trip p50 < 150 ms:',
     `${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}. The machine is a shared 2-core box with other work running (1-minute load average`,
     `${loadAtStart.toFixed(1)} when this run started; above 2 every process waits for a core); the bare-spawn row is`,
     'the floor the sandbox adds to (Node start-up dominates both). CPU figures are this process\'s own time (user + system),',

@@ -6,7 +6,7 @@
  * tree under 250 ms; grep of it within 3x of plain fs.readFile of the same files (host) or under 250 ms
  * (memory), with the tool's matching thread already started (a tool instance's first call starts it; the figure
  * shows that cost too); a bash call under 50 ms over the bare process op.
- * Run: npm run bench:tools ; writes docs/performance.md `## Envs and tools`.
+ * Run: npm run bench:tools ; with -- --write, records the figures in docs/performance.md `## Envs and tools`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import { HostEnv, MemoryEnv, PathJail } from '../../src/envs/index.js';
 import { ToolRegistry, type AnyTool, type Env } from '../../src/index.js';
 import { bashTool, evaluateArithmetic, globTool, grepTool, readTool } from '../../src/kit/tools/index.js';
 import { writePerformanceSection } from './performance-doc.js';
-import { actContext } from '../../test/helpers/act-context.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 
 const base = mkdtempSync(path.join(tmpdir(), 'qitos-bench-tools-'));
 const root = path.join(base, 'ws');

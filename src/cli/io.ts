@@ -8,7 +8,7 @@ export interface CliIO {
   /** Folder relative paths are resolved against. */
   cwd: string;
   /** Environment (API keys for providers, CI). */
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string | undefined>;
   /** Exit code a command sets when it finished but failed its check (e.g. replay decisions differ). */
   exitCode: number;
   /**

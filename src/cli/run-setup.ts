@@ -34,7 +34,7 @@ export function buildAgent(loaded: LoadedAgent, config: QitosConfig, model: Mode
 }
 
 /** The model the config names (`--model` already merged in), or undefined to keep the agent's own. */
-export async function configuredModel(config: QitosConfig, cwd: string, env: NodeJS.ProcessEnv): Promise<Model | undefined> {
+export async function configuredModel(config: QitosConfig, cwd: string, env: Record<string, string | undefined>): Promise<Model | undefined> {
   return config.model ? resolveModel(config.model, cwd, env) : undefined;
 }
 

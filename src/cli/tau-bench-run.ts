@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { Model } from '../core/index.js';
-import { resolveSuite, type AgentFactoryContext, type RunSuiteOptions, type Suite } from '../kit/bench/index.js';
+import { type AgentFactoryContext, type RunSuiteOptions, type Suite } from '../kit/bench/index.js';
+import { resolveSuite } from '../kit/bench/suite.js';
 import { TAU_AGENTS, isTauAgentKind, isUserStrategy, loadTauDomain, tauAgentFactory, tauSuite, USER_STRATEGIES, type TauAgentBuilder, type TauAgentKind, type TauDomain, type TauDomainName } from '../kit/tau-bench/index.js';
 import { loadTraceKey } from '../trace/trace-key.js';
 import { CliError } from './cli-error.js';

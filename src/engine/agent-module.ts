@@ -77,9 +77,13 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
     return undefined;
   }
 
-  /** The system prompt of the model path. */
+  /**
+   * The system prompt of the model path. Default: the parser's instructions for the agent's tools (how to reply so
+   * that the parser reads a decision), none without a parser. An override that writes its own prompt keeps the
+   * format part with `this.parser.instructions(this.tools.specs())`; return undefined for no system prompt.
+   */
   buildSystemPrompt(_state: S): string | undefined {
-    return undefined;
+    return this.parser?.instructions(this.tools.specs());
   }
 
   /**

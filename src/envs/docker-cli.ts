@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import { EnvError } from '../core/index.js';
 import { PLUMBING_OUTPUT_CAP, plumbingEnv } from './plumbing-env.js';
 import { runProcessBytes, type ProcessBytes } from './sandbox/run-process.js';

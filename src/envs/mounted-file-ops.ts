@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileOps, FileStat, MountOps } from '../core/index.js';

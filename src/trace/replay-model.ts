@@ -120,7 +120,12 @@ export class ReplayModel implements Model {
     if (parts.includes('system')) {
       const was = this.texts.prompts.get(recorded.system);
       const now = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
-      out.push(was === undefined ? { part: 'system', diff: null, note: 'the trace does not hold the recorded system prompt (written before traces recorded it)' } : { part: 'system', diff: unifiedTextDiff(was, now, labels) });
+      if (was === undefined) out.push({ part: 'system', diff: null, note: 'the trace does not hold the recorded system prompt (written before traces recorded it)' });
+      else if (was === '' && now !== '') {
+        // A trace written before the parser's instructions became the default system prompt (an agent without buildSystemPrompt sent none).
+        const note = 'the recorded run sent no system prompt; an agent that does not override buildSystemPrompt now sends its parser\'s instructions: override buildSystemPrompt() to return undefined to replay it as recorded';
+        out.push({ part: 'system', diff: unifiedTextDiff(was, now, labels), note });
+      } else out.push({ part: 'system', diff: unifiedTextDiff(was, now, labels) });
     }
     if (parts.includes('tools')) {
       const was = this.texts.toolSpecs.get(recorded.tools);

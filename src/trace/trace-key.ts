@@ -7,7 +7,7 @@ import { TraceError } from './trace-reader.js';
  * Where this user's trace key lives: `$XDG_CONFIG_HOME/qitos/trace-key`, else `$HOME/.config/qitos/trace-key`;
  * undefined when the environment names neither (then runs are not signed and no trace counts as this machine's).
  */
-export function traceKeyPath(env: NodeJS.ProcessEnv): string | undefined {
+export function traceKeyPath(env: Record<string, string | undefined>): string | undefined {
   const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, '.config') : undefined);
   return base ? join(base, 'qitos', 'trace-key') : undefined;
 }
@@ -18,7 +18,7 @@ export function traceKeyPath(env: NodeJS.ProcessEnv): string | undefined {
  * 0600 in a 0700 folder; without it, a missing key is undefined (nothing was signed with it). A key others can
  * read could sign a forged trace, so one with group or other permissions is refused (TraceError).
  */
-export async function loadTraceKey(env: NodeJS.ProcessEnv, opts: { create?: boolean } = {}): Promise<Uint8Array | undefined> {
+export async function loadTraceKey(env: Record<string, string | undefined>, opts: { create?: boolean } = {}): Promise<Uint8Array | undefined> {
   const path = traceKeyPath(env);
   if (!path) return undefined;
   const existing = await readKey(path);

@@ -15,7 +15,8 @@ export interface TraceTexts {
  * its text.
  */
 export function traceTexts(trace: Pick<Trace, 'events' | 'steps'>): TraceTexts {
-  const prompts = new Map<string, string>();
+  // No system prompt: its hash is the empty text's, and no event holds it.
+  const prompts = new Map<string, string>([[shortHash(''), '']]);
   // No tools (a text parser sends none): the trace writes no event for the empty list.
   const toolSpecs = new Map<string, ToolSpec[]>([[shortHash('[]'), []]]);
   for (const e of trace.events) {

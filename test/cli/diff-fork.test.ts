@@ -5,7 +5,7 @@ import { readTrace } from '../../src/trace/index.js';
 import { stateAtStep } from '../../src/trace/index.js';
 import { stableJson } from '../../src/trace/index.js';
 import { CALC_AGENT, FIXTURES, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
-import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
+import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;

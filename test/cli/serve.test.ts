@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, qitos, tempDir } from '../helpers/cli-harness.js';
-import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
+import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 
 const BIN = resolve(__dirname, '../../bin/qitos.js');
 

@@ -4,7 +4,7 @@ import { chmod, cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, editManifest, qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
-import { startFakeOpenAI } from '../helpers/fake-llm-servers.js';
+import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 import { manifestSignature } from '../../src/trace/index.js';
 
 let dir: string;

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Decision, Message, StepRecord, Task, ToolState, addCost, addTokens, applyStateDiff, canonicalJson, emptyTokens, toModelMessages, COMPACTED_PLACEHOLDER, INTERRUPTED_TOOL_ERROR, type Message as MessageT } from '../../src/index.js';
+import {
+  Decision, Message, StepRecord, Task, ToolState, applyStateDiff, emptyTokens, toModelMessages,
+  type Message as MessageT,
+} from '../../src/index.js';
+import { addTokens, addCost, canonicalJson, COMPACTED_PLACEHOLDER, INTERRUPTED_TOOL_ERROR } from '../../src/core/index.js';
 
 describe('canonicalJson', () => {
   it('is independent of key order at every depth', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ActionExecutor } from '../../src/engine/action-executor.js';
 import { ToolRegistry, defineTool, type Action, type ToolState } from '../../src/index.js';
-import { actContext } from '../helpers/act-context.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 import { addTool } from '../helpers/kernel-fixtures.js';
 
 function ctx(signal = new AbortController().signal) {

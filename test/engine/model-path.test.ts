@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { HookEvent, Message, Model, ModelStreamEvent, ToolPart } from '../../src/core/index.js';
+import { toolSpec, type HookEvent, type Message, type Model, type ModelStreamEvent, type Task, type ToolPart } from '../../src/core/index.js';
 import { AgentModule, Engine, baseState, defineTool, emptyTokens, toModelMessages } from '../../src/index.js';
 import { ModelInputBuilder } from '../../src/engine/model-input.js';
 import { ReActAgent } from '../../src/kit/agents/index.js';
@@ -114,6 +114,32 @@ describe('model path: messages with parts from the stream', () => {
     expect(plain).not.toContain('text-delta');
     const all = await types(true);
     expect(all).toEqual(expect.arrayContaining(['step-start', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-delta', 'step-finish']));
+  });
+});
+
+describe('the system prompt of the model path', () => {
+  class Plain extends AgentModule {
+    initState(task: Task) {
+      return baseState(task, 3);
+    }
+  }
+  class NoSystem extends Plain {
+    override buildSystemPrompt() {
+      return undefined;
+    }
+  }
+
+  it("is the parser's instructions for the agent's tools when the agent does not write one; undefined sends none", async () => {
+    const parser = reactParser();
+    const model = new ScriptedModel(['Final Answer: 3']);
+    const r = await new Engine({ agent: new Plain({ model, parser, tools: [add] }), trace: false }).run('1+2');
+    expect(r.stopReason).toBe('final');
+    expect(model.requests[0]!.messages[0]).toEqual({ role: 'system', content: parser.instructions([toolSpec(add)]) });
+    expect(model.requests[0]!.messages[0]!.content).toContain('add');
+
+    const bare = new ScriptedModel(['Final Answer: 3']);
+    await new Engine({ agent: new NoSystem({ model: bare, parser, tools: [add] }), trace: false }).run('1+2');
+    expect(bare.requests[0]!.messages.map((m) => m.role)).toEqual(['user']);
   });
 });
 

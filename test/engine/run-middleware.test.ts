@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine, ModelError, composeModelCall, decide, defineTool, newModelCall, wrapModel, type HookEvent, type Model, type ModelMiddleware, type RetryPart } from '../../src/index.js';
+import {
+  Engine, ModelError, decide, defineTool, wrapModel,
+  type HookEvent, type Model, type ModelMiddleware, type RetryPart,
+} from '../../src/index.js';
+import { newModelCall, composeModelCall } from '../../src/core/index.js';
 import { ScriptedModel, retryMiddleware } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { readTrace } from '../../src/trace/index.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { z } from 'zod';
-import { AgentModule, baseState, defineTool, type Decision, type State, type Task } from '../../src/index.js';
+import { AgentModule, baseState, defineTool, type State, type Task } from '../../src/index.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -36,21 +36,5 @@ export class ModelPathAgent extends AgentModule<State> {
   }
 }
 
-/** An agent that returns scripted decisions from `decide` (the model-free path). */
-export class ScriptAgent extends AgentModule<State> {
-  private i = 0;
-  constructor(
-    private readonly decisions: Array<Decision | (() => Decision)>,
-    options: ConstructorParameters<typeof AgentModule>[0] = {},
-  ) {
-    super(options);
-  }
-  initState(task: Task): State {
-    this.i = 0;
-    return baseState(task, (this.config.maxSteps as number) ?? 50);
-  }
-  override decide(): Decision {
-    const d = this.decisions[Math.min(this.i++, this.decisions.length - 1)];
-    return typeof d === 'function' ? d() : structuredClone(d);
-  }
-}
+// The model-free agent is a user-facing stand-in: qitos-ts/testing (src/kit/testing/scripted-agent.ts).
+export { ScriptedAgent as ScriptAgent } from '../../src/kit/testing/scripted-agent.js';

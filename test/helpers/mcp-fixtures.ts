@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { ToolRegistry, addTokens, emptyTokens, newActionId, type ActionResult, type Model, type Tokens } from '../../src/index.js';
-import { actContext } from './act-context.js';
+import { ToolRegistry, emptyTokens, type ActionResult, type Model, type Tokens } from '../../src/index.js';
+import { addTokens, newActionId } from '../../src/core/index.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 import { MemoryEnv } from '../../src/envs/index.js';
 import { ActionExecutor } from '../../src/engine/action-executor.js';
 import type { McpEvent, McpManager, McpSampler, McpServerConfig } from '../../src/kit/mcp/index.js';

@@ -1,39 +1,13 @@
 import { z } from 'zod';
-import { ModelError, baseState, defineTool, newId, type AssistantMessage, type Message, type ModelRequest, type Policy, type PolicyContext, type State, type Tokens, type UserMessage } from '../../src/index.js';
+import {
+  ModelError, baseState, defineTool,
+  type AssistantMessage, type Message, type ModelRequest, type Policy, type PolicyContext, type State, type Tokens, type UserMessage,
+} from '../../src/index.js';
+import { newId } from '../../src/core/index.js';
 import { type ScriptReply } from '../../src/models/index.js';
 
-/** A policy event captured by `policyCtx`. */
-export interface CapturedEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
-
-/** The instance of `policy` that serves run `runId` (what the engine uses for that run). */
-export function runOf<S extends State>(policy: Policy<S>, runId = 'run-1'): Policy<S> {
-  return policy.forRun?.({ runId }) ?? policy;
-}
-
-/** A PolicyContext for calling a policy directly; `events` collects what it emits. */
-export function policyCtx(state: State, over: Partial<PolicyContext> = {}): PolicyContext & { events: CapturedEvent[] } {
-  const events: CapturedEvent[] = [];
-  return {
-    runId: 'run-1',
-    task: { id: 't', objective: state.task, inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: {} },
-    state,
-    step: 1,
-    usage: { tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0, modelCalls: 0 },
-    elapsedMs: 0,
-    signal: new AbortController().signal,
-    // As the engine does, minus its middleware: the call's own model, else the run's.
-    callModel: (request, opts = {}) => {
-      const model = opts.model ?? over.model;
-      return model ? model.generate(request, { signal: opts.signal }) : Promise.reject(new Error('the policy test gave no model to call'));
-    },
-    emit: (type, data) => events.push({ type, data }),
-    ...over,
-    events,
-  } as PolicyContext & { events: CapturedEvent[] };
-}
+// The policy context and per-run instance are user-facing stand-ins: qitos-ts/testing (src/kit/testing).
+export { policyContext as policyCtx, policyForRun as runOf, type CapturedEvent } from '../../src/kit/testing/policy-context.js';
 
 export function stateWith(messages: Message[], task = 'do the thing'): State {
   return { ...baseState({ id: 't', objective: task }), messages };

@@ -6,7 +6,7 @@ import { ActionExecutor } from '../../src/engine/action-executor.js';
 import { ToolRegistry } from '../../src/engine/tool-registry.js';
 import { HostEnv, MemoryEnv } from '../../src/envs/index.js';
 import { fileTree } from './file-tree.js';
-import { actContext } from './act-context.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 
 /** A workspace for one test: the env, its file ops, and a way to prove nothing outside it changed. */
 export interface Workspace {

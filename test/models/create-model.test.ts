@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicModel, ModelConfigError, OpenAICompatibleModel, createModel, modelFromConfig, providerPresets } from '../../src/models/index.js';
-import { startFakeAnthropic, startFakeOpenAI, type FakeServer } from '../helpers/fake-llm-servers.js';
+import { startFakeAnthropic, startFakeOpenAI, type FakeServer } from '../../src/kit/testing/fake-llm-servers.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { jsonParser, nativeParser as kitNativeParser } from '../../src/kit/parsers/index.js';
 import { createModel } from '../../src/models/index.js';
 import { readTrace } from '../../src/trace/index.js';
-import { startFakeAnthropic, startFakeOpenAI, type FakeServer, type OpenAIReply, type RecordedRequest } from '../helpers/fake-llm-servers.js';
+import { startFakeAnthropic, startFakeOpenAI, type FakeServer, type OpenAIReply, type RecordedRequest } from '../../src/kit/testing/fake-llm-servers.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {

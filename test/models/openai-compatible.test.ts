@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { ModelMessage, ModelRequest, ModelStreamEvent } from '../../src/core/index.js';
 import { ModelError } from '../../src/core/index.js';
 import { OpenAICompatibleModel, createModel, type RetryInfo } from '../../src/models/index.js';
-import { startFakeOpenAI, type FakeServer, type OpenAIReply } from '../helpers/fake-llm-servers.js';
+import { startFakeOpenAI, type FakeServer, type OpenAIReply } from '../../src/kit/testing/fake-llm-servers.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {

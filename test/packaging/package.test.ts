@@ -24,6 +24,7 @@ beforeAll(async () => {
     deps: [
       `zod@${repoPkg.peerDependencies.zod}`,
       `typescript@${repoPkg.devDependencies.typescript}`,
+      'typescript7@npm:typescript@^7', // TypeScript 7, the default `typescript` on npm since 2026 (the native compiler)
       `@types/node@${repoPkg.devDependencies['@types/node']}`,
       'zod3@npm:zod@^3.25', // a project's own older zod, for the zod 3 checks
     ],
@@ -144,16 +145,28 @@ describe('the packed package, installed into a fresh project', () => {
     expect(r.stdout).toMatch(/^final 42 \[ 'add -> 42', 'add' \] .*traces/);
   });
 
-  it('the .d.ts files type-check in a strict consumer (noUncheckedIndexedAccess, exactOptionalPropertyTypes, no skipLibCheck), nodenext and bundler', async () => {
-    const tsc = join(pkg.app, 'node_modules/typescript/bin/tsc');
-    const [nodenext, bundler] = await Promise.all(['nodenext', 'bundler'].map((c) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })));
-    expect(nodenext.stdout + nodenext.stderr).toBe('');
-    expect(nodenext.code).toBe(0);
-    expect(bundler.stdout + bundler.stderr).toBe('');
-    expect(bundler.code).toBe(0);
+  it('the .d.ts files type-check in a strict consumer (noUncheckedIndexedAccess, exactOptionalPropertyTypes, no skipLibCheck) under TypeScript 5.9 and 7, nodenext and bundler, with and without types: ["node"]', async () => {
+    const tsc5 = join(pkg.app, 'node_modules/typescript/bin/tsc');
+    const tsc7 = join(pkg.app, 'node_modules/typescript7/bin/tsc');
+    expect((await sh(process.execPath, [tsc7, '--version'])).stdout).toMatch(/^Version 7\./);
+    const runs = [
+      ['5.9', tsc5, 'nodenext'], ['5.9', tsc5, 'bundler'], ['5.9', tsc5, 'notypes'], ['7', tsc7, 'nodenext'], ['7', tsc7, 'notypes'],
+    ] as const;
+    const results = await Promise.all(runs.map(([, tsc, c]) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })));
+    expect(runs.map(([v, , c], i) => `TypeScript ${v} ${c}: exit ${results[i]!.code} ${results[i]!.stdout}${results[i]!.stderr}`.trim())).toEqual(runs.map(([v, , c]) => `TypeScript ${v} ${c}: exit 0`));
   }, 600_000);
 
-  it("require('qitos-ts') from CommonJS loads the ES module (Node >= 20.19)", async () => {
+  it("no shipped .d.ts names the NodeJS namespace, and each that uses Node's types references them", async () => {
+    const bad: string[] = [];
+    for (const f of pkg.files.filter((f) => f.endsWith('.d.ts'))) {
+      const text = await readFile(join(pkg.app, 'node_modules/qitos-ts', f), 'utf8');
+      if (/\bNodeJS\./.test(text)) bad.push(`${f}: names the NodeJS namespace`);
+      if (/from ['"]node:|import\(['"]node:|\bBuffer\b/.test(text) && !text.includes('/// <reference types="node"')) bad.push(`${f}: uses Node's types without /// <reference types="node" preserve="true" />`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("require('qitos-ts') from CommonJS loads the ES module (Node >= 22.12, the engines range)", async () => {
     const r = await sh(process.execPath, ['require.cjs']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ Engine: 'function', AgentModule: 'function', ScriptedModel: 'function' });

@@ -32,6 +32,16 @@ describe('the public API (package.json exports)', () => {
     await expect(JSON.stringify(api, null, 2) + '\n').toMatchFileSnapshot('./public-api.json');
   }, 180_000); // the TypeScript checker over every entry point's sources
 
+  it('the root stays a kernel: at most 100 runtime names, none of the kernel\'s own helpers', () => {
+    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[] }>;
+    const root = api['qitos-ts']!.values;
+    expect(root.length, `qitos-ts exports ${root.length} runtime names`).toBeLessThanOrEqual(100);
+    const internal = ['pendingOf', 'base64Size', 'nestsDeeperThan', 'bugStack', 'settingText', 'flattenSettings', 'zodIssueField', 'decisionSignature', 'borrowEnv', 'canonicalJson'];
+    expect(root.filter((n) => internal.includes(n))).toEqual([]);
+    const benchInternal = ['appendResult', 'readResults', 'pairKey', 'getPath', 'taskHash'];
+    expect(api['qitos-ts/bench']!.values.filter((n) => benchInternal.includes(n))).toEqual([]);
+  });
+
   it('every import from qitos-ts in the README and docs/ names an export of that entry point', () => {
     const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[]; types: string[] }>;
     const docs = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];

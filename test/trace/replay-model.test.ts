@@ -6,7 +6,7 @@ import { Engine } from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { ReplayDriftError, ReplayExecutor, ReplayModel, readTrace, shortHash } from '../../src/trace/index.js';
-import { actContext } from '../helpers/act-context.js';
+import { actContext } from '../../src/kit/testing/tool-context.js';
 import { ModelPathAgent, tempDir } from '../helpers/kernel-fixtures.js';
 
 const hashes = (over: Partial<RequestHashes> = {}): RequestHashes => ({ request: 'r', system: 's', messages: 'm', tools: 't', params: 'p', ...over });
@@ -40,6 +40,17 @@ describe('ReplayModel', () => {
     expect(loose.drifts).toEqual([
       { step: 1, parts: ['tools'], message: 'replay drift at step 1: the model request differs in tool schemas', texts: [{ part: 'tools', diff: null, note: 'the trace does not hold the recorded tool specs (written before traces recorded them)' }] },
     ]);
+  });
+
+  it('a recorded run without a system prompt, replayed by an agent that now sends its parser\'s instructions: the drift diffs them and names the fix', async () => {
+    const rec = hashes({ system: shortHash(''), tools: shortHash('[]'), params: shortHash(canonicalJson({})) });
+    const m = new ReplayModel([step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })], { id: 'x:y', allowDrift: true });
+    await m.generate({ messages: [{ role: 'system', content: 'Reply with JSON.' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(m.drifts).toHaveLength(1);
+    expect(m.drifts[0]!.parts).toEqual(['system']);
+    const text = m.drifts[0]!.texts![0]!;
+    expect(text.diff).toContain('+Reply with JSON.');
+    expect(text.note).toMatch(/recorded run sent no system prompt.*override buildSystemPrompt\(\) to return undefined/);
   });
 
   it('without the engine hashes it checks system, tools and params from the request itself', async () => {

@@ -4,9 +4,11 @@ import cliProgress from 'cli-progress';
 import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import {
-  agentFactoryFromModule, compareRuns, formatShard, judgeRuns, loadSuite, mergeRuns, pairwiseJudge, parseRateLimit, parseShard, renderComparison, renderPairwise, runSuite, shardFromEnv, toBenchAgent,
+  compareRuns, judgeRuns, loadSuite, mergeRuns, pairwiseJudge, parseRateLimit, parseShard, renderComparison, renderPairwise, runSuite, shardFromEnv, toBenchAgent,
   type AgentFactory, type BenchAgent, type BenchProgress, type RunSuiteOptions, type Shard, type Suite, type Summary,
 } from '../../kit/bench/index.js';
+import { agentFactoryFromModule } from '../../kit/bench/bench-agent.js';
+import { formatShard } from '../../kit/bench/shard.js';
 import { importAgentModule, loadAgent } from '../agent-loader.js';
 import { importUserModule } from '../user-module.js';
 import { CliError } from '../cli-error.js';

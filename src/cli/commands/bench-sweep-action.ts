@@ -1,9 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
-  RateLimiter, TrialSlots, checkRunFolder, defaultConcurrency, findBaseline, parseGridAxis, parseRateLimit, renderSweep, runSuite, sweepCells, sweepCsv, sweepReport,
+  RateLimiter, parseGridAxis, parseRateLimit, renderSweep, runSuite, sweepCells, sweepReport,
   type SweepCellRun,
 } from '../../kit/bench/index.js';
+import { TrialSlots } from '../../kit/bench/trial-slots.js';
+import { checkRunFolder, defaultConcurrency } from '../../kit/bench/run-suite.js';
+import { findBaseline } from '../../kit/bench/sweep-grid.js';
+import { sweepCsv } from '../../kit/bench/sweep-report.js';
 import { writeJsonAtomic } from '../../kit/bench/run-info.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
 import { CliError } from '../cli-error.js';

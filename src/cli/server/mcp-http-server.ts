@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 
 /** Host folders of programs and libraries every sandboxed program sees read-only (or as the links they are). */

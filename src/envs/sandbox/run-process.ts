@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ProcessResult } from '../../core/index.js';
 import { AbortedError, EnvError } from '../../core/index.js';
@@ -35,7 +37,7 @@ export interface RunProcessOptions {
 /** What {@link runProcessBytes} returns: the exit, the output as bytes, and which limit (if any) ended the run. */
 export interface ProcessBytes {
   exitCode: number | null;
-  signal: NodeJS.Signals | null;
+  signal: string | null;
   stdout: Buffer;
   stderr: Buffer;
   timedOut: boolean;

@@ -19,7 +19,7 @@ export type { McpEvent, McpRunBinding, McpServerState, McpServerStatus } from '.
 /** Options of an McpManager. */
 export interface McpManagerOptions {
   /** Where `${VAR}` values come from, and PATH/HOME/LANG of stdio servers (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   /** The run's redactor: every `${VAR}` value a server's config expands is added to it before the server starts. */
   redactor?: Redactor;
   /** What relative `cwd`s of stdio servers are relative to (default `process.cwd()`). */

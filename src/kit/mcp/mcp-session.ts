@@ -65,7 +65,7 @@ export class McpSession {
    * `cfg` has its `${VAR}`s expanded already; `label` (built from the unexpanded config, so it holds no secret)
    * names the server in errors. Throws an Error that says why the server could not be reached.
    */
-  static async open(label: string, cfg: McpServerConfig, hooks: McpSessionHooks, opts: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<McpSession> {
+  static async open(label: string, cfg: McpServerConfig, hooks: McpSessionHooks, opts: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal }): Promise<McpSession> {
     // The SDK is loaded on the first connection: importing qitos-ts does not load an MCP client it may never use.
     const [{ Client }, types] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]);
     const timeout = cfg.connectTimeout ?? MCP_DEFAULT_TIMEOUT_MS;
@@ -311,7 +311,7 @@ export class McpSession {
 async function openTransport(
   kind: McpTransportKind,
   cfg: McpServerConfig,
-  opts: { cwd: string; env: NodeJS.ProcessEnv },
+  opts: { cwd: string; env: Record<string, string | undefined> },
   maxBytes: number,
   onTooLarge: (e: McpMessageTooLargeError) => void,
 ): Promise<Transport> {

@@ -9,7 +9,7 @@ export const MCP_REDACTED = '<redacted>';
  * Replaces each `${NAME}` in `text` with `env[NAME]`. Anything else, a lone `$` included, stays as written.
  * An unset variable is an error naming `where` and the variable; a recorded value that was redacted is one too.
  */
-export function expandVars(text: string, env: NodeJS.ProcessEnv, where: string): string {
+export function expandVars(text: string, env: Record<string, string | undefined>, where: string): string {
   if (text === MCP_REDACTED) {
     throw new Error(`${where} was not recorded (a trace keeps no literal env or header value): write it as \${VAR} so replay and fork read it from the environment, or give it with \`qitos fork --config\``);
   }
@@ -41,7 +41,7 @@ export function hasVars(text: string): boolean {
  * A server config with every `${VAR}` expanded from `env` (args, env values and cwd of a stdio server; url and
  * header values of an HTTP server). Errors name the server and the field.
  */
-export function expandServerConfig<C extends McpServerConfig>(name: string, cfg: C, env: NodeJS.ProcessEnv): C {
+export function expandServerConfig<C extends McpServerConfig>(name: string, cfg: C, env: Record<string, string | undefined>): C {
   const at = (field: string) => `mcp.${name}.${field}`;
   const map = (rec: Record<string, string> | undefined, field: string) =>
     rec && Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, expandVars(v, env, at(`${field}.${k}`))]));

@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import { Worker } from 'node:worker_threads';
 
 /** A matching thread with the shared cell where it says which file and line it is on. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
 import { createModel } from '../../../src/models/index.js';
-import { startFakeOpenAI, type FakeServer, type RecordedRequest } from '../../helpers/fake-llm-servers.js';
+import { startFakeOpenAI, type FakeServer, type RecordedRequest } from '../../../src/kit/testing/fake-llm-servers.js';
 import CalculatorAgent, { SAMPLE_TASK as CALC_TASK, scriptedCalculatorModel } from '../../../examples/calculator-agent.js';
 import FileEditorAgent, { SAMPLE_TASK as EDIT_TASK, sampleWorkspace, scriptedFileEditorModel } from '../../../examples/file-editor-agent.js';
 

@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { emptyTokens, type Model, type ModelRequest, type ModelResponse } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
 import {
-  ScorerSpec, buildScorer, defineSuite, exprScorer, judgeRuns, jsonDifference, jsonField, jsonMatch, llmJudge, pairwiseJudge, parseSuiteFile, renderPairwise,
-  renderReport, runSuite, summarize, type ResultLine, type ScoreInput,
+  defineSuite, exprScorer, judgeRuns, jsonField, jsonMatch, llmJudge, pairwiseJudge, renderPairwise, renderReport, runSuite, summarize,
+  type ResultLine, type ScoreInput,
 } from '../../../src/kit/bench/index.js';
+import { ScorerSpec, buildScorer } from '../../../src/kit/bench/scorer-spec.js';
+import { jsonDifference } from '../../../src/kit/bench/scorers/json-compare.js';
+import { parseSuiteFile } from '../../../src/kit/bench/suite-file.js';
 import { OracleAgent, numberTasks, tempDirs } from '../../helpers/bench-fixtures.js';
 import { fcSeed } from '../../helpers/fc-seed.js';
 

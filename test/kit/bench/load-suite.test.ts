@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
-import { defineSuite, exactMatch, loadSuite, parseSuiteFile, parseTasks } from '../../../src/kit/bench/index.js';
+import { defineSuite, exactMatch, loadSuite } from '../../../src/kit/bench/index.js';
+import { parseSuiteFile } from '../../../src/kit/bench/suite-file.js';
+import { parseTasks } from '../../../src/kit/bench/task-file.js';
 import { tempDir } from '../../helpers/bench-fixtures.js';
 import { yamlBomb } from '../../helpers/yaml-bomb.js';
 

@@ -7,7 +7,12 @@ import { readManifest } from '../../../src/trace/index.js';
 import fc from 'fast-check';
 import { AgentModule } from '../../../src/engine/agent-module.js';
 import { baseState, decide, type State, type Task } from '../../../src/core/index.js';
-import { custom, defineSuite, exactMatch, inShard, mergeRuns, readResults, runSuite, Summary, taskHash, toBenchAgent, type BenchProgress } from '../../../src/kit/bench/index.js';
+import {
+  custom, defineSuite, exactMatch, mergeRuns, runSuite, Summary, toBenchAgent,
+  type BenchProgress,
+} from '../../../src/kit/bench/index.js';
+import { inShard, taskHash } from '../../../src/kit/bench/shard.js';
+import { readResults } from '../../../src/kit/bench/results-file.js';
 import { doomLoop } from '../../../src/kit/policies/index.js';
 import { calculateTool } from '../../../src/kit/tools/index.js';
 import { ModelAgent, OracleAgent, numberTasks, tempDirs } from '../../helpers/bench-fixtures.js';

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
 import {
-  contains, custom, exactMatch, extractNumber, gaiaMatch, gaiaQuestionScore, jsonField, llmJudge, numeric, regex, DEFAULT_JUDGE_PROMPT,
+  contains, custom, exactMatch, gaiaMatch, jsonField, llmJudge, numeric, regex, DEFAULT_JUDGE_PROMPT,
   type ScoreInput, type Scorer,
 } from '../../../src/kit/bench/index.js';
+import { extractNumber } from '../../../src/kit/bench/scorers/numeric.js';
+import { gaiaQuestionScore } from '../../../src/kit/bench/scorers/gaia-match.js';
 
 function input(answer: string | null, expected: unknown, objective = 'q'): ScoreInput {
   return {

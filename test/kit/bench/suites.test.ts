@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ModelRequest } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
-import { agentFactoryFromModule, loadSuite, runSuite, type BenchAgent, type Suite } from '../../../src/kit/bench/index.js';
+import { loadSuite, runSuite, type BenchAgent, type Suite } from '../../../src/kit/bench/index.js';
+import { agentFactoryFromModule } from '../../../src/kit/bench/bench-agent.js';
 import { OracleAgent, tempDirs } from '../../helpers/bench-fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../../../benchmarks');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TrialSlots, findBaseline, parseGridAxis, sweepCells } from '../../../src/kit/bench/index.js';
+import { parseGridAxis, sweepCells } from '../../../src/kit/bench/index.js';
+import { TrialSlots } from '../../../src/kit/bench/trial-slots.js';
+import { findBaseline } from '../../../src/kit/bench/sweep-grid.js';
 
 describe('sweep grid', () => {
   it('cells are the cross product, first axis slowest; names are file-safe and distinct', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COMPACTED_PLACEHOLDER, Engine, ModelError, toModelMessages, type Message, type ModelRequest, type State } from '../../../src/index.js';
+import { Engine, ModelError, toModelMessages, type Message, type ModelRequest, type State } from '../../../src/index.js';
+import { COMPACTED_PLACEHOLDER } from '../../../src/core/index.js';
 import { HistoryEstimator, SUMMARY_PROMPT, applyPrune, compaction, contextLimits, estimateMessageTokens, planPrune } from '../../../src/kit/policies/index.js';
 import { ScriptedModel } from '../../../src/models/index.js';
 import { jsonParser } from '../../../src/kit/parsers/index.js';

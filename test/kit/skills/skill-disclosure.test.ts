@@ -1,8 +1,9 @@
-import { toolContext } from '../../helpers/act-context.js';
+import { toolContext } from '../../../src/kit/testing/tool-context.js';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Engine, toolSpec } from '../../../src/index.js';
+import { Engine } from '../../../src/index.js';
+import { toolSpec } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/models/index.js';
 import { nativeParser } from '../../../src/kit/parsers/index.js';
 import { readTrace } from '../../../src/trace/index.js';

@@ -1,7 +1,8 @@
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Engine, nullEnv, type Env, type ToolContext, type ToolOutput } from '../../../src/index.js';
+import { Engine, type Env, type ToolContext, type ToolOutput } from '../../../src/index.js';
+import { nullEnv } from '../../../src/core/index.js';
 import { HostEnv, MemoryEnv } from '../../../src/envs/index.js';
 import { ScriptedModel } from '../../../src/models/index.js';
 import { jsonParser } from '../../../src/kit/parsers/index.js';

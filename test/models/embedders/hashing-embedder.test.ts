@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkEmbeddings } from '../../../src/index.js';
+import { checkEmbeddings } from '../../../src/core/index.js';
 import { hashText, hashingEmbedder } from '../../../src/models/index.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../../src/index.js';
 import { ToolRetrievalService } from '../../../src/kit/skills/index.js';
 import { hashText, openAIEmbedder } from '../../../src/models/index.js';
-import { startFakeEmbeddings, type FakeServer } from '../../helpers/fake-llm-servers.js';
+import { startFakeEmbeddings, type FakeServer } from '../../../src/kit/testing/fake-llm-servers.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 
 const servers: FakeServer[] = [];

@@ -1,5 +1,5 @@
-import type { ActContext, ToolContext } from '../../src/core/index.js';
-import { nullEnv } from '../../src/core/index.js';
+import type { ActContext, ToolContext } from '../../core/index.js';
+import { nullEnv } from '../../core/index.js';
 
 /** An ACT context for calling an executor or a tool outside a run: a top-level run with no model, no trace. */
 export function actContext(overrides: Partial<ActContext> = {}): ActContext {

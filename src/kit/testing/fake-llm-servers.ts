@@ -1,3 +1,5 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 /**
  * Fake LLM servers on 127.0.0.1 that speak the real wire protocols, for tests and benchmarks:
  * OpenAI chat completions (SSE `data: {...}` frames, then `data: [DONE]`) and Anthropic messages (SSE frames
