@@ -10,6 +10,7 @@ import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine/engine.js';
 import { main as qitos } from '../src/cli/main.js';
+import { moduleSha256 } from '../src/cli/module-hash.js';
 import { loadTraceKey } from '../src/trace/index.js';
 import { CalculatorAgent, SAMPLE_TASK, scriptedCalculatorModel } from './calculator-agent.js';
 
@@ -20,8 +21,13 @@ const agentModule = rel.startsWith('..') || isAbsolute(rel) ? modulePath : rel;
 
 const engine = new Engine({
   agent: new CalculatorAgent({ model: scriptedCalculatorModel() }),
-  // Signed with this user's trace key, so `qitos replay` trusts the agent module the manifest names.
-  trace: { dir: 'traces', agentSource: { module: agentModule, export: 'CalculatorAgent' }, signingKey: await loadTraceKey(process.env, { create: true }) },
+  // Signed with this user's trace key, so `qitos replay` trusts the agent module the manifest names; its sha-256 lets
+  // replay check that the file at that path is still the one that ran.
+  trace: {
+    dir: 'traces',
+    agentSource: { module: agentModule, export: 'CalculatorAgent', sha256: await moduleSha256(modulePath) },
+    signingKey: await loadTraceKey(process.env, { create: true }),
+  },
   handleSigint: true,
   hooks: [
     (e) => {

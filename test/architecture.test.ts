@@ -30,6 +30,7 @@ const KIT_ALLOWED: Record<string, string[]> = {
   policies: [],
   prompts: [],
   search: [],
+  'tau-bench': ['bench'],
   skills: ['tools', 'yaml'],
   testing: [],
   tools: ['expr'],

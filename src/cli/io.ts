@@ -1,3 +1,6 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
+import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Redactor } from '../core/index.js';
 
@@ -17,7 +20,7 @@ export interface CliIO {
    */
   redactor?: Redactor;
   /** The terminal's input when there is one (`qitos run` asks permission questions there); absent in tests and pipes. */
-  tty?: NodeJS.ReadableStream;
+  tty?: Readable;
 }
 
 /** The IO of the current process. */

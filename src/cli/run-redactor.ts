@@ -1,4 +1,4 @@
-import { Redactor } from '../core/index.js';
+import { Redactor } from '../core/redactor.js';
 import type { CliIO } from './io.js';
 
 /** Names of variables that hold credentials: provider API keys, auth tokens, QITOS_SERVE_TOKEN, passwords. */
@@ -9,7 +9,7 @@ const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
  * API key the run's model uses is among them, whichever provider; so is the serve token), and the MCP servers
  * add the `${VAR}` values their configs expand as they start.
  */
-export function commandRedactor(env: NodeJS.ProcessEnv, ...more: Array<string | undefined>): Redactor {
+export function commandRedactor(env: Record<string, string | undefined>, ...more: Array<string | undefined>): Redactor {
   return new Redactor([...Object.entries(env).filter(([k]) => SECRET_NAME.test(k)).map(([, v]) => v), ...more]);
 }
 

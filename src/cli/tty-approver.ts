@@ -1,3 +1,6 @@
+// Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
+import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalReply, ApprovalRequest, Approver } from '../core/index.js';
 
@@ -6,7 +9,7 @@ import type { ApprovalReply, ApprovalRequest, Approver } from '../core/index.js'
  * parallel. `o` runs the call once, `a` always (the same input of the same tool, for the rest of this run), `r`
  * rejects it and asks for a message the model sees. The prompt goes away when the ask times out or the run stops.
  */
-export function ttyApprover(input: NodeJS.ReadableStream, write: (text: string) => void): Approver {
+export function ttyApprover(input: Readable, write: (text: string) => void): Approver {
   let turn: Promise<unknown> = Promise.resolve();
   return (request, signal) => {
     const mine = turn.then(() => askAtTerminal(input, write, request, signal));
@@ -15,7 +18,7 @@ export function ttyApprover(input: NodeJS.ReadableStream, write: (text: string) 
   };
 }
 
-async function askAtTerminal(input: NodeJS.ReadableStream, write: (text: string) => void, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalReply> {
+async function askAtTerminal(input: Readable, write: (text: string) => void, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalReply> {
   signal.throwIfAborted();
   const rl = createInterface({ input, terminal: false });
   try {

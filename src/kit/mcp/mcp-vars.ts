@@ -24,7 +24,7 @@ export function expandVars(text: string, env: Record<string, string | undefined>
  * The values of every `${VAR}` a server config names (args, env, cwd, url, headers), from `env`: what its
  * expansion put in, for the run's redactor to keep out of every record (the server may print them back).
  */
-export function referencedVarValues(cfg: McpServerConfig, env: NodeJS.ProcessEnv): string[] {
+export function referencedVarValues(cfg: McpServerConfig, env: Record<string, string | undefined>): string[] {
   const fields = cfg.type === 'stdio' ? [...(cfg.args ?? []), ...Object.values(cfg.env ?? {}), cfg.cwd ?? ''] : [cfg.url, ...Object.values(cfg.headers ?? {})];
   const values: string[] = [];
   for (const f of fields) for (const m of f.matchAll(VAR)) if (env[m[1]] !== undefined) values.push(env[m[1]]!);

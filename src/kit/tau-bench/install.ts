@@ -13,7 +13,7 @@ export const TAU_FETCH_COMMAND = 'npx qitos tau-bench fetch';
  * Where the installed upstream files live: `dataDir`, else `$QITOS_TAU_BENCH_DATA`, else
  * `$XDG_CACHE_HOME/qitos/tau-bench/<commit>` (`~/.cache/...` without XDG_CACHE_HOME).
  */
-export function tauDataDir(opts: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): string {
+export function tauDataDir(opts: { dataDir?: string; env?: Record<string, string | undefined> } = {}): string {
   const env = opts.env ?? process.env;
   if (opts.dataDir) return resolve(opts.dataDir);
   if (env.QITOS_TAU_BENCH_DATA) return resolve(env.QITOS_TAU_BENCH_DATA);
