@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFile } from 'node:fs/promises';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, qitos, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, qitos, serveProcess, tempDir, type ServeProcess } from '../helpers/cli-harness.js';
 import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
-
-const BIN = resolve(__dirname, '../../bin/qitos.js');
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -19,23 +16,11 @@ afterEach(async () => {
   await cleanup();
 });
 
-/** Starts `qitos serve …` as a subprocess and resolves with its URL once it listens. */
-async function serve(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; out: () => string; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d));
-  child.stderr!.on('data', (d: Buffer) => (out += d));
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const url = await new Promise<string>((res, rej) => {
-    const t = setInterval(() => {
-      const m = /listening on (http:\/\/\S+).*\n.*\n/.exec(out);
-      if (m) res(m[1]);
-      else if (child.exitCode !== null) rej(new Error(`qitos serve exited: ${out}`));
-    }, 20);
-    exit.then(() => setTimeout(() => { clearInterval(t); rej(new Error(`qitos serve exited: ${out}`)); }, 50));
-  });
-  return { child, url, out: () => out, exit };
+/** `qitos serve …` in this test's folder, killed after the test. */
+async function serve(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const s = await serveProcess(args, dir, env);
+  children.push(s.child);
+  return s;
 }
 
 describe('qitos serve (subprocess)', () => {

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTrace } from '../../src/trace/index.js';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, QITOS_BIN, qitos, tempDir } from '../helpers/cli-harness.js';
+import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, qitos, serveProcess, tempDir, type ServeProcess } from '../helpers/cli-harness.js';
 import { requires } from '../helpers/requires.js';
 
 const SKILLS = resolve(FIXTURES, 'skills-with-scripts');
@@ -62,22 +62,11 @@ describe('skills: in the config (qitos run)', () => {
   });
 });
 
-/** Starts `qitos serve …` in `dir` and resolves with its URL once it listens. */
-async function serve(args: string[]): Promise<{ url: string; child: ChildProcess; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, [QITOS_BIN, 'serve', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME } });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d));
-  child.stderr!.on('data', (d: Buffer) => (out += d));
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const url = await new Promise<string>((res, rej) => {
-    const t = setInterval(() => {
-      const m = /listening on (http:\/\/\S+).*\n.*\n/.exec(out);
-      if (m) (clearInterval(t), res(m[1]!));
-      else if (child.exitCode !== null) (clearInterval(t), rej(new Error(`qitos serve exited: ${out}`)));
-    }, 20);
-  });
-  return { url, child, exit };
+/** `qitos serve …` in this test's folder, killed after the test. */
+async function serve(args: string[]): Promise<ServeProcess> {
+  const s = await serveProcess(args, dir, { XDG_CONFIG_HOME: CONFIG_HOME });
+  children.push(s.child);
+  return s;
 }
 
 describe('seed 004 chat flow through qitos serve', () => {

@@ -83,3 +83,32 @@ export async function qitosProcess(args: string[], cwd: string, env: Record<stri
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** A `qitos serve …` subprocess once it listens: its URL, the process, its output so far, and its exit. */
+export interface ServeProcess {
+  url: string;
+  child: import('node:child_process').ChildProcess;
+  out: () => string;
+  exit: Promise<number | null>;
+}
+
+/**
+ * Starts `qitos serve …` (bin/qitos.js) in `cwd` with a cleared environment plus `env`, and resolves once it printed
+ * its listening and auth lines. The caller kills it (push `child` to a list its afterEach kills).
+ */
+export async function serveProcess(args: string[], cwd: string, env: Record<string, string> = {}): Promise<ServeProcess> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [QITOS_BIN, 'serve', ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env } });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (out += d));
+  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const url = await new Promise<string>((res, rej) => {
+    const t = setInterval(() => {
+      const m = /listening on (http:\/\/\S+).*\n.*\n/.exec(out);
+      if (m) (clearInterval(t), res(m[1]!));
+      else if (child.exitCode !== null) (clearInterval(t), rej(new Error(`qitos serve exited: ${out}`)));
+    }, 20);
+  });
+  return { url, child, out: () => out, exit };
+}

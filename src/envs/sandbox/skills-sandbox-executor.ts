@@ -217,7 +217,7 @@ function limitHint(r: ProcessResult, limits: SandboxLimits): string | undefined 
   const mib = (n: number) => `${Math.round(n / 1024 ** 2)} MiB`;
   if (r.signal === 'SIGXFSZ' || /File too large|EFBIG/.test(r.stderr)) return `It passed the file size limit (${mib(limits.fileSizeBytes)} per file).`;
   if (r.signal === 'SIGXCPU') return `It passed the CPU time limit (${limits.cpuSeconds} s per process).`;
-  if (/MemoryError|Cannot allocate memory|ENOMEM|Array buffer allocation failed|heap out of memory|Out of memory/.test(r.stderr)) return `It passed the memory limit (${mib(limits.memoryBytes)} per process).`;
+  if (/MemoryError|Cannot allocate memory|ENOMEM|Array buffer allocation failed|Failed to allocate memory|ERR_MEMORY_ALLOCATION_FAILED|heap out of memory|Out of memory/.test(r.stderr)) return `It passed the memory limit (${mib(limits.memoryBytes)} per process).`;
   if (/Resource temporarily unavailable|EAGAIN|fork: retry/.test(r.stderr)) return `It passed the process limit (${limits.processes} processes).`;
   return undefined;
 }
