@@ -2,6 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
+import { readTrace } from '../../src/trace/index.js';
+import { branchTraces } from '../../src/cli/view/branch-traces.js';
+import { viewData } from '../../src/cli/view/view-data.js';
 
 const EXAMPLE = resolve(__dirname, '../../examples/workflows/tool-pipeline.yaml');
 const REPLIES = resolve(__dirname, '../../examples/workflows/tool-pipeline.replies.json');
@@ -149,6 +152,16 @@ edges:
       [j.runId, 'final'],
       [j.runId, 'final'],
     ]);
+    // qitos view draws the branches' nodes from their own runs under threads/: done, once each, not "pending".
+    const errs: string[] = [];
+    const branches = await branchTraces({ err: (t) => void errs.push(t) }, j.traceDir);
+    expect(branches).toHaveLength(2);
+    const wf = viewData([await readTrace(j.traceDir)], new Map([[j.traceDir, branches]])).runs[0]!.workflow!;
+    const node = (id: string) => wf.nodes.find((n) => n.id === id);
+    expect([node('pros'), node('cons')]).toEqual([expect.objectContaining({ status: 'done', visits: 1 }), expect.objectContaining({ status: 'done', visits: 1 })]);
+    expect(node('pros')!.tokens).toBeGreaterThan(0);
+    expect(wf.nodes.every((n) => n.status === 'done')).toBe(true);
+    expect(errs).toEqual([]);
   });
   it('the plan-and-execute example runs offline: a planner node, then an executor with a tool, one plan step per loop round until DONE', async () => {
     const flow = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');

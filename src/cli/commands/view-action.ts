@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadTrace } from '../trace-loader.js';
-import { fileSafeName } from '../../trace/index.js';
+import { fileSafeName, type Trace } from '../../trace/index.js';
+import { branchTraces } from '../view/branch-traces.js';
+import { recordedWorkflow } from '../workflow-replay.js';
 import { viewData } from '../view/view-data.js';
 import { viewHtml } from '../view/view-html.js';
 import { CliError } from '../cli-error.js';
@@ -11,7 +13,9 @@ import type { CliIO } from '../io.js';
 export async function viewAction(io: CliIO, pathA: string, pathB: string | undefined, flags: { output?: string; json?: boolean }): Promise<void> {
   const traces = [await loadTrace(io, pathA)];
   if (pathB) traces.push(await loadTrace(io, pathB));
-  const html = viewHtml(viewData(traces));
+  const branches = new Map<string, Trace[]>();
+  for (const t of traces) if (recordedWorkflow(t.manifest, t.dir)) branches.set(t.dir, await branchTraces(io, t.dir));
+  const html = viewHtml(viewData(traces, branches));
   const out = flags.output
     ? resolve(io.cwd, flags.output)
     : traces.length === 1

@@ -59,8 +59,8 @@ export interface ViewData {
 }
 
 /** Builds the page data for one trace, or two traces side by side with their differences. */
-export function viewData(traces: Trace[]): ViewData {
-  const runs = traces.map(viewRun);
+export function viewData(traces: Trace[], branches: ReadonlyMap<string, readonly Trace[]> = new Map()): ViewData {
+  const runs = traces.map((t) => viewRun(t, branches.get(t.dir) ?? []));
   const steps = traces.map((t) => t.steps.map(compactStep));
   if (traces.length === 1) return { runs, steps, rows: traces[0].steps.map((s, i) => ({ s: s.step, a: i, b: -1, ph: [] })), first: null };
   const diff = diffTraces(traces[0], traces[1]);
@@ -78,11 +78,11 @@ export function viewData(traces: Trace[]): ViewData {
   return { runs, steps, rows, first: diff.first, texts: diff.texts.map((t) => ({ ...t, diff: t.diff === null ? null : (clip(t.diff, MAX_TEXT * 5) as string) })) };
 }
 
-function viewRun(t: Trace): ViewRun {
+function viewRun(t: Trace, branches: readonly Trace[]): ViewRun {
   const m = t.manifest;
   const s = m.summary;
   const warnings = [...t.warnings];
-  const workflow = viewWorkflow(t, warnings);
+  const workflow = viewWorkflow(t, warnings, branches);
   return {
     dir: t.dir,
     runId: m.runId,

@@ -21,13 +21,14 @@ export interface ViewWorkflow {
 
 type Node = { id?: unknown; kind?: unknown; then?: unknown; else?: unknown; loop?: unknown };
 type Rec = { node?: unknown; status?: unknown; tokens?: { input?: number; output?: number; reasoning?: number } };
+type Thread = { status?: unknown; current?: unknown; completed?: unknown };
 
 /**
  * The graph of a workflow run (a trace whose agent config records a `workflow`), with each node's status from the
  * thread in the run's last state. Null for other runs. A trace whose last state cannot be rebuilt still shows the
  * graph, every node `pending`, and says why in `warnings`.
  */
-export function viewWorkflow(t: Trace, warnings: string[]): ViewWorkflow | null {
+export function viewWorkflow(t: Trace, warnings: string[], branches: readonly Trace[] = []): ViewWorkflow | null {
   const wf = (t.manifest.agent.config as { workflow?: { name?: unknown; nodes?: unknown; edges?: unknown } } | undefined)?.workflow;
   if (!wf || !Array.isArray(wf.nodes)) return null;
   const nodes = (wf.nodes as Node[]).filter((n) => typeof n?.id === 'string');
@@ -40,16 +41,9 @@ export function viewWorkflow(t: Trace, warnings: string[]): ViewWorkflow | null 
     if (typeof n.else === 'string') edges.push({ from: n.id as string, to: n.else, label: 'else' });
     if (n.kind === 'loop-end' && typeof n.loop === 'string') edges.push({ from: n.id as string, to: n.loop, label: 'loop' });
   }
-  let thread: { status?: unknown; current?: unknown; completed?: unknown } | undefined;
-  const last = t.steps.at(-1)?.step;
-  if (last !== undefined) {
-    try {
-      thread = (stateAtStep(t, last) as unknown as { thread?: typeof thread }).thread;
-    } catch (err) {
-      warnings.push(`the workflow's node statuses are not shown: ${(err as Error).message}`);
-    }
-  }
-  const records = Array.isArray(thread?.completed) ? (thread.completed as Rec[]) : [];
+  const thread = lastThread(t, warnings, "the workflow's node statuses are not shown");
+  // A fork's branches ran as child runs (threads/): their nodes' records are in their own last states.
+  const records = [...completedOf(thread), ...branches.flatMap((b) => completedOf(lastThread(b, warnings, `the nodes of branch ${b.manifest.runId} are not shown`)))];
   return {
     name: typeof wf.name === 'string' ? wf.name : 'workflow',
     status: typeof thread?.status === 'string' ? thread.status : 'unknown',
@@ -62,4 +56,20 @@ export function viewWorkflow(t: Trace, warnings: string[]): ViewWorkflow | null 
     }),
     edges,
   };
+}
+
+/** The workflow thread in a run's last state (undefined for a run with no step, or one whose state cannot be rebuilt). */
+function lastThread(t: Trace, warnings: string[], what: string): Thread | undefined {
+  const last = t.steps.at(-1)?.step;
+  if (last === undefined) return undefined;
+  try {
+    return (stateAtStep(t, last) as unknown as { thread?: Thread }).thread;
+  } catch (err) {
+    warnings.push(`${what}: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+function completedOf(thread: Thread | undefined): Rec[] {
+  return Array.isArray(thread?.completed) ? (thread.completed as Rec[]) : [];
 }
