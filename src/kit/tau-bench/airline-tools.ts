@@ -43,23 +43,9 @@ const bookReservation: TauToolImpl = {
     const flightTable = data.table('flights');
     let totalPrice: PyValue = 0;
     for (const flight of pyIter(reservation.get('flights')!)) {
-      const flightNumber = pyGet(flight, 'flight_number');
-      if (!flightTable.has(flightNumber)) return `Error: flight ${pyStr(flightNumber)} not found`;
-      const flightData = flightTable.get(flightNumber);
-      if (!pyIn(pyGet(flight, 'date'), pyGet(flightData, 'dates'))) {
-        return `Error: flight ${pyStr(flightNumber)} not found on date ${pyStr(pyGet(flight, 'date'))}`;
-      }
-      const flightDateData = pyGet(pyGet(flightData, 'dates'), pyGet(flight, 'date'));
-      if (!pyEq(pyGet(flightDateData, 'status'), 'available')) {
-        return `Error: flight ${pyStr(flightNumber)} not available on date ${pyStr(pyGet(flight, 'date'))}`;
-      }
-      if (pyCompare('<', pyGet(pyGet(flightDateData, 'available_seats'), cabin), pyLen(passengers))) {
-        return `Error: not enough seats on flight ${pyStr(flightNumber)}`;
-      }
-      pySet(flight, 'price', pyGet(pyGet(flightDateData, 'prices'), cabin));
-      pySet(flight, 'origin', pyGet(flightData, 'origin'));
-      pySet(flight, 'destination', pyGet(flightData, 'destination'));
-      totalPrice = pyAdd(totalPrice, pyMul(pyGet(flight, 'price'), pyLen(passengers)), '+=');
+      const priced = priceFlight(flightTable, flight, cabin, pyLen(passengers));
+      if (typeof priced === 'string') return priced;
+      totalPrice = pyAdd(totalPrice, priced, '+=');
     }
     if (pyEq(insurance, 'yes')) totalPrice = pyAdd(totalPrice, pyMul(30, pyLen(passengers)), '+=');
     totalPrice = pyAdd(totalPrice, pyMul(50, nonfreeBaggages), '+=');
@@ -290,23 +276,9 @@ const updateReservationFlights: TauToolImpl = {
         pySet(flight, 'destination', pyGet(kept, 'destination'));
         continue;
       }
-      const flightNumber = pyGet(flight, 'flight_number');
-      if (!flightTable.has(flightNumber)) return `Error: flight ${pyStr(flightNumber)} not found`;
-      const flightData = flightTable.get(flightNumber);
-      if (!pyIn(pyGet(flight, 'date'), pyGet(flightData, 'dates'))) {
-        return `Error: flight ${pyStr(flightNumber)} not found on date ${pyStr(pyGet(flight, 'date'))}`;
-      }
-      const flightDateData = pyGet(pyGet(flightData, 'dates'), pyGet(flight, 'date'));
-      if (!pyEq(pyGet(flightDateData, 'status'), 'available')) {
-        return `Error: flight ${pyStr(flightNumber)} not available on date ${pyStr(pyGet(flight, 'date'))}`;
-      }
-      if (pyCompare('<', pyGet(pyGet(flightDateData, 'available_seats'), cabin), pyLen(pyGet(reservation, 'passengers')))) {
-        return `Error: not enough seats on flight ${pyStr(flightNumber)}`;
-      }
-      pySet(flight, 'price', pyGet(pyGet(flightDateData, 'prices'), cabin));
-      pySet(flight, 'origin', pyGet(flightData, 'origin'));
-      pySet(flight, 'destination', pyGet(flightData, 'destination'));
-      totalPrice = pyAdd(totalPrice, pyMul(pyGet(flight, 'price'), pyLen(pyGet(reservation, 'passengers'))), '+=');
+      const priced = priceFlight(flightTable, flight, cabin, pyLen(pyGet(reservation, 'passengers')));
+      if (typeof priced === 'string') return priced;
+      totalPrice = pyAdd(totalPrice, priced, '+=');
     }
     const oldTotal = pySum(pyIter(pyGet(reservation, 'flights')).map((f) => pyGet(f, 'price')));
     totalPrice = pySub(totalPrice, pyMul(oldTotal, pyLen(pyGet(reservation, 'passengers'))), '-=');
@@ -343,3 +315,26 @@ export const AIRLINE_TOOLS: readonly TauToolImpl[] = [
   searchOnestopFlight, sendCertificate, thinkTool, transferTool, updateReservationBaggages, updateReservationFlights,
   updateReservationPassengers,
 ];
+
+/**
+ * One flight of a booking or a flight change, as both tools of the original check and price it: the flight must
+ * exist, fly that date, be available there and have `seats` seats in `cabin`; it then gets its price, origin and
+ * destination. The `Error: ...` result of a failed check, or what the flight adds to the total (price x seats).
+ */
+function priceFlight(flightTable: ReturnType<TauData['table']>, flight: PyValue, cabin: PyValue, seats: number): string | PyValue {
+  const flightNumber = pyGet(flight, 'flight_number');
+  if (!flightTable.has(flightNumber)) return `Error: flight ${pyStr(flightNumber)} not found`;
+  const flightData = flightTable.get(flightNumber);
+  if (!pyIn(pyGet(flight, 'date'), pyGet(flightData, 'dates'))) {
+    return `Error: flight ${pyStr(flightNumber)} not found on date ${pyStr(pyGet(flight, 'date'))}`;
+  }
+  const flightDateData = pyGet(pyGet(flightData, 'dates'), pyGet(flight, 'date'));
+  if (!pyEq(pyGet(flightDateData, 'status'), 'available')) {
+    return `Error: flight ${pyStr(flightNumber)} not available on date ${pyStr(pyGet(flight, 'date'))}`;
+  }
+  if (pyCompare('<', pyGet(pyGet(flightDateData, 'available_seats'), cabin), seats)) return `Error: not enough seats on flight ${pyStr(flightNumber)}`;
+  pySet(flight, 'price', pyGet(pyGet(flightDateData, 'prices'), cabin));
+  pySet(flight, 'origin', pyGet(flightData, 'origin'));
+  pySet(flight, 'destination', pyGet(flightData, 'destination'));
+  return pyMul(pyGet(flight, 'price'), seats);
+}

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildTauDomain } from '../../../src/kit/tau-bench/load-domain.js';
 import { UPSTREAM_LAYOUT } from '../../../src/kit/tau-bench/upstream-files.js';
-import type { TauDomain, TauDomainName } from '../../../src/kit/tau-bench/index.js';
+import type { TauDomainName } from '../../../src/kit/tau-bench/index.js';
+import { syntheticDomain } from './tau-test-domain.js';
 
 /*
  * Our synthetic databases and tasks (test/fixtures/tau-bench, ours, not upstream data) against goldens made by
@@ -17,21 +17,6 @@ const goldens = JSON.parse(read('goldens.json')) as {
   cases: Record<TauDomainName, { observations: (string | null)[]; db_hash: string }[]>;
   tasks: Record<TauDomainName, Record<'gt' | 'no_answer' | 'drop_first' | 'wrong_answer', Scenario>[]>;
 };
-
-/** A domain over the synthetic fixtures: data and tasks from fixtures, tool schemas as minimal get_info() literals. */
-export function syntheticDomain(name: TauDomainName): TauDomain {
-  const layout = UPSTREAM_LAYOUT[name];
-  return buildTauDomain(name, (path) => {
-    const rel = path.slice(layout.root.length + 1);
-    if (rel.startsWith('data/')) return read(`${name}/${rel.slice(5)}`);
-    if (rel === 'tasks_test.py') return read(`${name}/tasks_synthetic.py`);
-    if (rel === 'wiki.md') return '# synthetic wiki\n';
-    if (rel === 'rules.py') return 'RULES = [\n    "one rule",  # a comment\n]\n';
-    const tool = /^tools\/(\w+)\.py$/.exec(rel)?.[1];
-    if (tool) return `class X:\n    @staticmethod\n    def get_info():\n        return {"type": "function", "function": {"name": "${tool}", "description": "d", "parameters": {}}}\n`;
-    throw new Error(`synthetic fixture has no ${path}`);
-  });
-}
 
 for (const name of ['airline', 'retail'] as const) {
   describe(`tau-bench ${name} on synthetic data`, () => {

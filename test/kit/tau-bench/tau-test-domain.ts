@@ -26,7 +26,7 @@ const readFixture = (p: string): string => readFileSync(new URL(p, fixtures), 'u
 
 /**
  * A domain over tau-env's synthetic fixtures (test/fixtures/tau-bench: databases and tasks of ours, with goldens
- * from the original Python env), built as their synthetic test builds it; runs everywhere, no data dir.
+ * from the original Python env), with minimal get_info() literals for the tool schemas; runs everywhere, no data dir.
  */
 export function syntheticDomain(name: TauDomainName): TauDomain {
   const layout = UPSTREAM_LAYOUT[name];
@@ -35,7 +35,7 @@ export function syntheticDomain(name: TauDomainName): TauDomain {
     if (rel.startsWith('data/')) return readFixture(`${name}/${rel.slice(5)}`);
     if (rel === 'tasks_test.py') return readFixture(`${name}/tasks_synthetic.py`);
     if (rel === 'wiki.md') return '# synthetic wiki\n';
-    if (rel === 'rules.py') return 'RULES = []\n';
+    if (rel === 'rules.py') return 'RULES = [\n    "one rule",  # a comment\n]\n';
     const tool = /^tools\/(\w+)\.py$/.exec(rel)?.[1];
     if (tool) return `class X:\n    @staticmethod\n    def get_info():\n        return {"type": "function", "function": {"name": "${tool}", "description": "d", "parameters": {"type": "object", "properties": {}}}}\n`;
     throw new Error(`synthetic fixture has no ${path}`);
