@@ -30,7 +30,9 @@ try {
   ({ main } = await import(entry.href));
 } catch (err) {
   // Only a broken install gets here (a dependency missing from node_modules): say which, in one line.
-  process.stderr.write(`qitos: cannot start: ${String(err?.message ?? err).split('\n')[0]} (reinstall qitos-ts and its dependencies)\n`);
+  process.stderr.write(
+    `qitos: cannot start: ${String(err?.message ?? err).split('\n')[0]} (reinstall qitos-ts and its dependencies)\n`,
+  );
   if (process.env.QITOS_DEBUG) process.stderr.write(`${err?.stack ?? err}\n`);
   process.exit(2);
 }

@@ -19,7 +19,8 @@ export class CalculatorAgent extends ReActAgent {
   constructor(options: Omit<ReActAgentOptions, 'tools'> = {}) {
     super({
       maxSteps: 10,
-      systemPrompt: 'Do every arithmetic step with the calculate tool; never compute in your head. Give the final answer as a number with its unit, if any.',
+      systemPrompt:
+        'Do every arithmetic step with the calculate tool; never compute in your head. Give the final answer as a number with its unit, if any.',
       ...options,
       tools: [calculateTool()],
     });
@@ -28,7 +29,8 @@ export class CalculatorAgent extends ReActAgent {
 export default CalculatorAgent;
 
 /** The sample task the scripted model answers. */
-export const SAMPLE_TASK = 'Pens cost 3.5 each. Ada buys 12 pens and pays with a 50 note. How much change does she get?';
+export const SAMPLE_TASK =
+  'Pens cost 3.5 each. Ada buys 12 pens and pays with a 50 note. How much change does she get?';
 
 /** The number at the end of the latest `calculate` observation ("12 * 3.5 = 42" -> "42"). */
 function lastResult(request: ModelRequest): string {
@@ -51,7 +53,8 @@ export function scriptedCalculatorModel(): ScriptedModel {
   return new ScriptedModel(
     [
       'Thought: 12 pens at 3.5 each cost 12 * 3.5.\nAction: calculate(expression="12 * 3.5")',
-      (req) => `Thought: The pens cost ${lastResult(req)}; the change is 50 minus that.\nAction: calculate(expression="50 - ${lastResult(req)}")`,
+      (req) =>
+        `Thought: The pens cost ${lastResult(req)}; the change is 50 minus that.\nAction: calculate(expression="50 - ${lastResult(req)}")`,
       (req) => `Thought: The calculation is done.\nFinal Answer: ${lastResult(req)}`,
     ],
     { id: 'scripted:calculator' },
@@ -61,7 +64,7 @@ export function scriptedCalculatorModel(): ScriptedModel {
 async function main(): Promise<void> {
   const spec = process.env.QITOS_MODEL;
   const model = spec ? createModel(spec) : scriptedCalculatorModel();
-  const task = spec ? (process.argv.slice(2).join(' ') || SAMPLE_TASK) : SAMPLE_TASK;
+  const task = spec ? process.argv.slice(2).join(' ') || SAMPLE_TASK : SAMPLE_TASK;
   const agent = new CalculatorAgent({ model });
   const engine = new Engine({
     agent,
@@ -70,7 +73,9 @@ async function main(): Promise<void> {
     hooks: [
       (e) => {
         if (e.type === 'tool_state' && (e.state.status === 'completed' || e.state.status === 'error')) {
-          console.log(`  step ${e.step}: ${e.tool}(${JSON.stringify(e.state.input)}) -> ${e.state.status === 'completed' ? e.state.output : `error: ${e.state.error}`}`);
+          console.log(
+            `  step ${e.step}: ${e.tool}(${JSON.stringify(e.state.input)}) -> ${e.state.status === 'completed' ? e.state.output : `error: ${e.state.error}`}`,
+          );
         }
       },
     ],

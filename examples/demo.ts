@@ -31,7 +31,8 @@ const engine = new Engine({
   handleSigint: true,
   hooks: [
     (e) => {
-      if (e.type === 'tool_state' && e.state.status === 'completed') console.log(`  step ${e.step}: ${e.tool}(${JSON.stringify(e.state.input)}) -> ${e.state.output}`);
+      if (e.type === 'tool_state' && e.state.status === 'completed')
+        console.log(`  step ${e.step}: ${e.tool}(${JSON.stringify(e.state.input)}) -> ${e.state.output}`);
     },
   ],
 });

@@ -37,7 +37,8 @@ export const SAMPLE_TASK = 'In pricing.py, non-members must pay the full price, 
 export function sampleWorkspace(): MemoryEnv {
   return new MemoryEnv({
     files: {
-      'pricing.py': 'def price(amount, member):\n    if member:\n        return amount * 0.9\n    else:\n        return amount * 1.1\n',
+      'pricing.py':
+        'def price(amount, member):\n    if member:\n        return amount * 0.9\n    else:\n        return amount * 1.1\n',
       'README.md': '# shop\n',
     },
   });
@@ -49,7 +50,8 @@ function lastObservation(request: ModelRequest, tool: string): string {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const m = request.messages[i];
     if (m.role !== 'user') continue;
-    for (const p of m.content) if (p.type === 'text' && p.text.startsWith(prefix)) return p.text.slice(prefix.length).replace(/^ *\d+\t/gm, '');
+    for (const p of m.content)
+      if (p.type === 'text' && p.text.startsWith(prefix)) return p.text.slice(prefix.length).replace(/^ *\d+\t/gm, '');
   }
   throw new Error(`the scripted editor expected an observation from ${tool}`);
 }
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
   const model = spec ? createModel(spec) : scriptedFileEditorModel();
   const dir = spec ? process.env.QITOS_WORKSPACE : undefined;
   const env: Env = dir ? new HostEnv({ root: dir }) : sampleWorkspace();
-  const task = spec ? (process.argv.slice(2).join(' ') || SAMPLE_TASK) : SAMPLE_TASK;
+  const task = spec ? process.argv.slice(2).join(' ') || SAMPLE_TASK : SAMPLE_TASK;
   const engine = new Engine({
     agent: new FileEditorAgent({ model }),
     env,
@@ -96,7 +98,9 @@ async function main(): Promise<void> {
     hooks: [
       (e) => {
         if (e.type === 'tool_state' && (e.state.status === 'completed' || e.state.status === 'error')) {
-          console.log(`  step ${e.step}: ${e.tool} ${e.state.status === 'completed' ? 'ok' : `error: ${e.state.error}`}`);
+          console.log(
+            `  step ${e.step}: ${e.tool} ${e.state.status === 'completed' ? 'ok' : `error: ${e.state.error}`}`,
+          );
         }
       },
     ],

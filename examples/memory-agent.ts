@@ -14,7 +14,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { baseState, decide, defineTool, type ActionResult, type Decision, type State, type Task } from '../src/core/index.js';
+import {
+  baseState,
+  decide,
+  defineTool,
+  type ActionResult,
+  type Decision,
+  type State,
+  type Task,
+} from '../src/core/index.js';
 import { AgentModule, type AgentContext } from '../src/engine/agent-module.js';
 import { Engine } from '../src/engine/engine.js';
 import { markdownMemory } from '../src/kit/memory/index.js';
@@ -54,7 +62,8 @@ export class CurrencyAgent extends AgentModule<CurrencyState> {
 
   initState(task: Task): CurrencyState {
     const m = TASK.exec(task.objective);
-    if (!m) throw new Error(`CurrencyAgent: expected "Convert <amount> <CUR> to USD", got ${JSON.stringify(task.objective)}`);
+    if (!m)
+      throw new Error(`CurrencyAgent: expected "Convert <amount> <CUR> to USD", got ${JSON.stringify(task.objective)}`);
     return { ...baseState(task, 4), amount: Number(m[1]), currency: m[2], rate: null, lookups: 0 };
   }
 
@@ -68,7 +77,13 @@ export class CurrencyAgent extends AgentModule<CurrencyState> {
     return decide.final((Math.round(state.amount * state.rate * 100) / 100).toFixed(2));
   }
 
-  override async reduce(state: CurrencyState, _o: unknown, _d: Decision, results: ActionResult[], ctx: AgentContext): Promise<CurrencyState> {
+  override async reduce(
+    state: CurrencyState,
+    _o: unknown,
+    _d: Decision,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): Promise<CurrencyState> {
     if (results.length) state = { ...state, lookups: state.lookups + results.length };
     const learned = results.find((r) => r.status === 'success' && NOTE.test(String(r.output)));
     if (!learned) return state;
@@ -80,11 +95,27 @@ export class CurrencyAgent extends AgentModule<CurrencyState> {
 export default CurrencyAgent;
 
 /** The sample suite: each currency twice. */
-export const SAMPLE_SUITE = ['Convert 100 EUR to USD', 'Convert 20 GBP to USD', 'Convert 50 EUR to USD', 'Convert 1000 JPY to USD', 'Convert 75 CHF to USD', 'Convert 10 GBP to USD', 'Convert 4000 JPY to USD', 'Convert 5 CHF to USD'];
+export const SAMPLE_SUITE = [
+  'Convert 100 EUR to USD',
+  'Convert 20 GBP to USD',
+  'Convert 50 EUR to USD',
+  'Convert 1000 JPY to USD',
+  'Convert 75 CHF to USD',
+  'Convert 10 GBP to USD',
+  'Convert 4000 JPY to USD',
+  'Convert 5 CHF to USD',
+];
 
 /** Runs the tasks one after another with one notes file; per task: answer, steps and tool calls. */
-export async function runSuite(notesPath: string, tasks: readonly string[] = SAMPLE_SUITE): Promise<Array<{ task: string; answer: string | null; steps: number; lookups: number }>> {
-  const engine = new Engine({ agent: new CurrencyAgent(), memory: () => markdownMemory({ path: notesPath }), trace: false });
+export async function runSuite(
+  notesPath: string,
+  tasks: readonly string[] = SAMPLE_SUITE,
+): Promise<Array<{ task: string; answer: string | null; steps: number; lookups: number }>> {
+  const engine = new Engine({
+    agent: new CurrencyAgent(),
+    memory: () => markdownMemory({ path: notesPath }),
+    trace: false,
+  });
   const out = [];
   for (const task of tasks) {
     const r = await engine.run(task);
@@ -97,8 +128,11 @@ runAsScript(import.meta.url, async () => {
   const notes = join(await mkdtemp(join(tmpdir(), 'qitos-memory-')), 'memory.md');
   for (const pass of [1, 2]) {
     const rows = await runSuite(notes);
-    console.log(`pass ${pass}: ${rows.reduce((s, r) => s + r.lookups, 0)} lookups, ${rows.reduce((s, r) => s + r.steps, 0)} steps`);
-    for (const r of rows) console.log(`  ${r.task.padEnd(26)} -> ${r.answer}  (${r.steps} step${r.steps === 1 ? '' : 's'})`);
+    console.log(
+      `pass ${pass}: ${rows.reduce((s, r) => s + r.lookups, 0)} lookups, ${rows.reduce((s, r) => s + r.steps, 0)} steps`,
+    );
+    for (const r of rows)
+      console.log(`  ${r.task.padEnd(26)} -> ${r.answer}  (${r.steps} step${r.steps === 1 ? '' : 's'})`);
   }
   console.log(`notes: ${notes}`);
 });

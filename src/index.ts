@@ -14,56 +14,180 @@ import './core/zod-version.js'; // first: a zod older than 4 stops here with the
 
 // The loop, and what an experiment subclasses.
 export { AgentModule, type AgentModuleOptions, type AgentContext } from './engine/agent-module.js';
-export { Engine, type EngineOptions, type RunResult, type RunOptions, type StreamOptions, type RunEvent, type TraceOptions } from './engine/engine.js';
+export {
+  Engine,
+  type EngineOptions,
+  type RunResult,
+  type RunOptions,
+  type StreamOptions,
+  type RunEvent,
+  type TraceOptions,
+} from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
 
 // Writing an agent: state, tasks, decisions, tools.
 export {
-  BaseState, baseState, Task, Budget, StopReason, StopVerdict, Decision, SimpleDecision, decide, Action, ActionResult, Phase,
-  defineTool, ToolSpec, ToolState, MAX_JSON_DEPTH,
-  type State, type TaskInput, type Tool, type AnyTool, type ToolContext, type ToolOutput, type ToolStatus,
+  BaseState,
+  baseState,
+  Task,
+  Budget,
+  StopReason,
+  StopVerdict,
+  Decision,
+  SimpleDecision,
+  decide,
+  Action,
+  ActionResult,
+  Phase,
+  defineTool,
+  ToolSpec,
+  ToolState,
+  MAX_JSON_DEPTH,
+  type State,
+  type TaskInput,
+  type Tool,
+  type AnyTool,
+  type ToolContext,
+  type ToolOutput,
+  type ToolStatus,
 } from './core/index.js';
 
 // Messages with parts, and what a provider receives.
 export {
-  Message, UserInfo, AssistantInfo, Part, TextPart, ReasoningPart, ToolPart, FilePart, Attachment, SubtaskPart, StepStartPart,
-  StepFinishPart, RetryPart, CompactionPart, toModelMessages, plainResults, resultsMessage,
-  ModelMessage, ModelTextPart, ModelReasoningPart, ModelFilePart, ModelToolCallPart, ModelToolResultPart,
-  type UserMessage, type AssistantMessage, type ResultFormatter,
+  Message,
+  UserInfo,
+  AssistantInfo,
+  Part,
+  TextPart,
+  ReasoningPart,
+  ToolPart,
+  FilePart,
+  Attachment,
+  SubtaskPart,
+  StepStartPart,
+  StepFinishPart,
+  RetryPart,
+  CompactionPart,
+  toModelMessages,
+  plainResults,
+  resultsMessage,
+  ModelMessage,
+  ModelTextPart,
+  ModelReasoningPart,
+  ModelFilePart,
+  ModelToolCallPart,
+  ModelToolResultPart,
+  type UserMessage,
+  type AssistantMessage,
+  type ResultFormatter,
 } from './core/index.js';
 
 // Models, middleware, usage.
 export {
-  ModelRequest, ModelResponse, ResponsePart, ModelStreamEvent, FinishReason, ModelInfo, Usage, Tokens, emptyTokens, totalTokens,
-  responseText, wrapModel,
-  type Model, type GenerateOptions, type StreamListener, type ModelMiddleware, type ModelCall, type ModelNext, type LayeredModel,
-  type CallModel, type CallModelOptions, type EmbeddingModel, type EmbedOptions,
+  ModelRequest,
+  ModelResponse,
+  ResponsePart,
+  ModelStreamEvent,
+  FinishReason,
+  ModelInfo,
+  Usage,
+  Tokens,
+  emptyTokens,
+  totalTokens,
+  responseText,
+  wrapModel,
+  type Model,
+  type GenerateOptions,
+  type StreamListener,
+  type ModelMiddleware,
+  type ModelCall,
+  type ModelNext,
+  type LayeredModel,
+  type CallModel,
+  type CallModelOptions,
+  type EmbeddingModel,
+  type EmbedOptions,
 } from './core/index.js';
 
 // Plug-ins: parsers, policies, critics, search, memory, envs, hooks.
 export {
-  SearchState, CriticVerdict, MemoryRecord, HookEvent,
-  type Parser, type ParseContext, type Policy, type PolicyContext, type BeforeModelResult, type Critic, type CriticContext,
-  type Search, type SearchContext, type SearchChoice, type ScoredCandidate, type Memory, type MemoryContext, type MemoryAccess,
-  type Env, type EnvArtifact, type OpGroup, type OpGroups, type FileOps, type FileStat, type ProcessOps, type ProcessResult, type MountOps,
-  type ActContext, type Hook, type HookEventType,
+  SearchState,
+  CriticVerdict,
+  MemoryRecord,
+  HookEvent,
+  type Parser,
+  type ParseContext,
+  type Policy,
+  type PolicyContext,
+  type BeforeModelResult,
+  type Critic,
+  type CriticContext,
+  type Search,
+  type SearchContext,
+  type SearchChoice,
+  type ScoredCandidate,
+  type Memory,
+  type MemoryContext,
+  type MemoryAccess,
+  type Env,
+  type EnvArtifact,
+  type OpGroup,
+  type OpGroups,
+  type FileOps,
+  type FileStat,
+  type ProcessOps,
+  type ProcessResult,
+  type MountOps,
+  type ActContext,
+  type Hook,
+  type HookEventType,
 } from './core/index.js';
 
 // Errors: every failure the loop classifies is one of these.
-export { QitosError, ParseError, ModelError, EnvError, AbortedError, TimeBudgetError, type ErrorKind, type ModelErrorKind } from './core/index.js';
+export {
+  QitosError,
+  ParseError,
+  ModelError,
+  EnvError,
+  AbortedError,
+  TimeBudgetError,
+  type ErrorKind,
+  type ModelErrorKind,
+} from './core/index.js';
 
 // Trace records (docs/trace-format.md); reading, replaying and diffing traces is `qitos-ts/trace`.
 export {
-  TRACE_SCHEMA, TRACE_VERSION, Manifest, RunParent, Failure, EventRecord, StepRecord, ModelCallRecord, RequestHashes, StateDiff,
-  applyStateDiff, BranchRecord, FrontierEntry, CritiqueRecord, ResultPart,
+  TRACE_SCHEMA,
+  TRACE_VERSION,
+  Manifest,
+  RunParent,
+  Failure,
+  EventRecord,
+  StepRecord,
+  ModelCallRecord,
+  RequestHashes,
+  StateDiff,
+  applyStateDiff,
+  BranchRecord,
+  FrontierEntry,
+  CritiqueRecord,
+  ResultPart,
 } from './core/index.js';
 
 // Permissions (docs/permissions.md): rules, the decisions they record, and who answers an ask.
 export { ApprovalQueue } from './engine/approval-queue.js';
 export { autoApprove, DEFAULT_APPROVAL_TIMEOUT_MS } from './engine/permission-gate.js';
 export {
-  PermissionConfig, PermissionAction, PermissionRule, PermissionRecord, ApprovalRequest, ApprovalReply, PermissionRules,
-  PermissionConfigError, parsePermissionConfig, type Approver,
+  PermissionConfig,
+  PermissionAction,
+  PermissionRule,
+  PermissionRecord,
+  ApprovalRequest,
+  ApprovalReply,
+  PermissionRules,
+  PermissionConfigError,
+  parsePermissionConfig,
+  type Approver,
 } from './core/index.js';
 
 // Secrets that no record may hold (docs/security.md).

@@ -49,7 +49,9 @@ function files(dir: string): string[] {
 
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)].map((m) => m[1] ?? m[2]);
+  return [
+    ...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm),
+  ].map((m) => m[1] ?? m[2]);
 }
 
 const layerOf = (file: string) => relative(SRC, file).split('/')[0];
@@ -77,14 +79,20 @@ function kitViolations(files: string[], allowed: Record<string, string[]>, root 
         continue;
       }
       const via = relative(root, target);
-      if (!allowed[from].includes(to)) bad.push(`${relative(root, file)} imports ${via}: kit/${from} may not use kit/${to} (its row in KIT_ALLOWED: [${allowed[from].join(', ')}])`);
-      else if (via !== `kit/${to}/index.ts`) bad.push(`${relative(root, file)} imports ${via}: use kit/${to} through kit/${to}/index.ts`);
+      if (!allowed[from].includes(to))
+        bad.push(
+          `${relative(root, file)} imports ${via}: kit/${from} may not use kit/${to} (its row in KIT_ALLOWED: [${allowed[from].join(', ')}])`,
+        );
+      else if (via !== `kit/${to}/index.ts`)
+        bad.push(`${relative(root, file)} imports ${via}: use kit/${to} through kit/${to}/index.ts`);
     }
   }
   const folders = new Set(files.map(kitFolderOf).filter((f): f is string => f !== undefined && !(f in allowed)));
   for (const folder of folders) {
     const uses = [...(unknown.get(folder) ?? [])].sort();
-    bad.push(`kit/${folder} has no row in KIT_ALLOWED (test/architecture.test.ts): add  '${folder}': [${uses.map((u) => `'${u}'`).join(', ')}],  (the kit folders it uses now)`);
+    bad.push(
+      `kit/${folder} has no row in KIT_ALLOWED (test/architecture.test.ts): add  '${folder}': [${uses.map((u) => `'${u}'`).join(', ')}],  (the kit folders it uses now)`,
+    );
   }
   return bad;
 }
@@ -141,7 +149,12 @@ function longFunctions(fileName: string, text: string, max: number): string[] {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
       const last = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
-      const name = node.name && ts.isIdentifier(node.name) ? node.name.text : ts.isConstructorDeclaration(node) ? 'constructor' : '(anonymous)';
+      const name =
+        node.name && ts.isIdentifier(node.name)
+          ? node.name.text
+          : ts.isConstructorDeclaration(node)
+            ? 'constructor'
+            : '(anonymous)';
       if (last - first + 1 > max) out.push(`${name} (${last - first + 1} lines, line ${first})`);
     }
     ts.forEachChild(node, visit);
@@ -165,21 +178,32 @@ describe('architecture', () => {
           continue;
         }
         const to = layerOf(target);
-        if (to !== from && !(ALLOWED[from] ?? []).includes(to)) bad.push(`${relative(SRC, file)} (${from}) imports ${spec} (${to})`);
+        if (to !== from && !(ALLOWED[from] ?? []).includes(to))
+          bad.push(`${relative(SRC, file)} (${from}) imports ${spec} (${to})`);
       }
     }
     expect(bad).toEqual([]);
   });
 
   it('src/core does no I/O', () => {
-    const bad = all.filter((f) => layerOf(f) === 'core').flatMap((f) => imports(f).filter((s) => NODE_IO.test(s)).map((s) => `${relative(SRC, f)}: ${s}`));
+    const bad = all
+      .filter((f) => layerOf(f) === 'core')
+      .flatMap((f) =>
+        imports(f)
+          .filter((s) => NODE_IO.test(s))
+          .map((s) => `${relative(SRC, f)}: ${s}`),
+      );
     expect(bad).toEqual([]);
   });
 
   it('the engine does no file, network or process I/O (its trace goes through src/trace)', () => {
     const bad = all
       .filter((f) => layerOf(f) === 'engine')
-      .flatMap((f) => imports(f).filter((s) => /^(node:)?(fs|fs\/promises|net|http|https|child_process)$/.test(s)).map((s) => `${relative(SRC, f)}: ${s}`));
+      .flatMap((f) =>
+        imports(f)
+          .filter((s) => /^(node:)?(fs|fs\/promises|net|http|https|child_process)$/.test(s))
+          .map((s) => `${relative(SRC, f)}: ${s}`),
+      );
     expect(bad).toEqual([]);
   });
 
@@ -189,19 +213,33 @@ describe('architecture', () => {
   });
 
   it('the cycle finder finds a cycle where there is one (so the test above can fail)', () => {
-    const g = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']], ['e', ['a']]]);
+    const g = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['d']],
+      ['e', ['a']],
+    ]);
     expect(cycles(g)).toEqual([['a', 'b', 'c'], ['d']]);
   });
 
   it(`every function in src/engine is at most ${MAX_ENGINE_FUNCTION_LINES} lines (a phase's detail goes into a function of its own)`, () => {
-    const long = all.filter((f) => layerOf(f) === 'engine').flatMap((f) => longFunctions(f, readFileSync(f, 'utf8'), MAX_ENGINE_FUNCTION_LINES).map((l) => `${relative(SRC, f)}: ${l}`));
+    const long = all
+      .filter((f) => layerOf(f) === 'engine')
+      .flatMap((f) =>
+        longFunctions(f, readFileSync(f, 'utf8'), MAX_ENGINE_FUNCTION_LINES).map((l) => `${relative(SRC, f)}: ${l}`),
+      );
     expect(long).toEqual([]);
   });
 
   it('the function-length count sees methods, arrows and nested functions (so the test above can fail)', () => {
     const body = (n: number) => Array.from({ length: n }, (_, i) => `  x(${i});`).join('\n');
     const text = `class A {\n  m() {\n${body(4)}\n  }\n}\nconst f = () => {\n${body(2)}\n};\nfunction g() {\n  function h() {\n${body(5)}\n  }\n}\n`;
-    expect(longFunctions('a.ts', text, 5)).toEqual(['m (6 lines, line 2)', 'g (9 lines, line 13)', 'h (7 lines, line 14)']);
+    expect(longFunctions('a.ts', text, 5)).toEqual([
+      'm (6 lines, line 2)',
+      'g (9 lines, line 13)',
+      'h (7 lines, line 14)',
+    ]);
   });
 
   it('each src/kit folder uses only the kit folders its KIT_ALLOWED row names, through their index.ts', () => {
@@ -216,11 +254,23 @@ describe('architecture', () => {
         writeFileSync(join(dir, path), text);
       };
       write('src/kit/a/index.ts', "export { x } from './x.js';\n");
-      write('src/kit/a/x.ts', "import { y } from '../b/y.js';\nimport { z } from '../c/index.js';\nexport const x = y + z;\n");
+      write(
+        'src/kit/a/x.ts',
+        "import { y } from '../b/y.js';\nimport { z } from '../c/index.js';\nexport const x = y + z;\n",
+      );
       write('src/kit/b/y.ts', 'export const y = 1;\n');
       write('src/kit/c/index.ts', 'export const z = 1;\n');
-      write('src/kit/d/index.ts', "import { x } from '../a/index.js';\nimport { y } from '../b/y.js';\nexport const w = x + y;\n");
-      const fake = ['src/kit/a/index.ts', 'src/kit/a/x.ts', 'src/kit/b/y.ts', 'src/kit/c/index.ts', 'src/kit/d/index.ts'].map((f) => join(dir, f));
+      write(
+        'src/kit/d/index.ts',
+        "import { x } from '../a/index.js';\nimport { y } from '../b/y.js';\nexport const w = x + y;\n",
+      );
+      const fake = [
+        'src/kit/a/index.ts',
+        'src/kit/a/x.ts',
+        'src/kit/b/y.ts',
+        'src/kit/c/index.ts',
+        'src/kit/d/index.ts',
+      ].map((f) => join(dir, f));
       const out = kitViolations(fake, { a: ['b'], b: [], c: [] }, join(dir, 'src'));
       expect(out).toEqual([
         'kit/a/x.ts imports kit/b/y.ts: use kit/b through kit/b/index.ts',

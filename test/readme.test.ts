@@ -21,13 +21,21 @@ describe('README', () => {
     const cwd = await tempDir();
     await writeFile(join(cwd, 'main.mts'), toSourceImports(readmeExample(readme)));
     await symlink(resolve(root, 'node_modules'), join(cwd, 'node_modules')); // its own `import 'zod'`
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), join(cwd, 'main.mts')], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1', XDG_CONFIG_HOME: join(cwd, '.config') } });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), join(cwd, 'main.mts')],
+      { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1', XDG_CONFIG_HOME: join(cwd, '.config') } },
+    );
     expect(stdout).toMatch(/^final 42 \[ 'add -> 42', 'add' \] .*traces/);
   });
 
   it('npm run demo solves its task offline and prints the trace folder', async () => {
     const cwd = await tempDir();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'examples/demo.ts')], { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1', XDG_CONFIG_HOME: join(cwd, '.config') } });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'examples/demo.ts')],
+      { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1', XDG_CONFIG_HOME: join(cwd, '.config') } },
+    );
     expect(stdout).toContain('stop reason: final');
     expect(stdout).toContain('final result: 8');
     const trace = /trace: (.+)/.exec(stdout)![1];

@@ -3,7 +3,16 @@
  * the `calculate` tool). Without one it is a deterministic oracle: it calls `calculate` on the task's
  * `inputs.expression` and answers with the value the tool computed, so the suite runs offline in CI.
  */
-import { AgentModule, baseState, decide, type ActionResult, type AgentModuleOptions, type Decision, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  baseState,
+  decide,
+  type ActionResult,
+  type AgentModuleOptions,
+  type Decision,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { calculateTool } from '../../src/kit/tools/index.js';
 
@@ -18,7 +27,10 @@ export default class ArithmeticAgent extends AgentModule<ArithmeticState> {
   }
 
   initState(task: Task): ArithmeticState {
-    const expression = typeof task.inputs.expression === 'string' ? task.inputs.expression : (/compute\s+(.+?)\.?\s*(use|$)/i.exec(task.objective)?.[1] ?? '');
+    const expression =
+      typeof task.inputs.expression === 'string'
+        ? task.inputs.expression
+        : (/compute\s+(.+?)\.?\s*(use|$)/i.exec(task.objective)?.[1] ?? '');
     return { ...baseState(task, 6), expression, lastValue: null };
   }
 
@@ -28,7 +40,8 @@ export default class ArithmeticAgent extends AgentModule<ArithmeticState> {
 
   override decide(state: ArithmeticState): Decision | undefined {
     if (this.model) return undefined; // model path
-    if (state.lastValue === null) return decide.call('calculate', { expression: state.expression }, 'evaluate the expression');
+    if (state.lastValue === null)
+      return decide.call('calculate', { expression: state.expression }, 'evaluate the expression');
     return decide.final(String(state.lastValue));
   }
 

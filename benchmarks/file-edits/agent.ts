@@ -4,7 +4,15 @@
  * Without one it is a deterministic oracle that applies `inputs.edits` one per step, so the suite runs
  * offline in CI.
  */
-import { AgentModule, baseState, decide, type AgentModuleOptions, type Decision, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  baseState,
+  decide,
+  type AgentModuleOptions,
+  type Decision,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { MemoryEnv } from '../../src/envs/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { editTool, globTool, readTool, writeTool } from '../../src/kit/tools/index.js';
@@ -19,7 +27,12 @@ interface EditState extends State {
 
 export class FileEditAgent extends AgentModule<EditState> {
   constructor(options: AgentModuleOptions = {}) {
-    super({ parser: jsonParser(), tools: [readTool(), editTool(), writeTool(), globTool()], name: 'file-edits', ...options });
+    super({
+      parser: jsonParser(),
+      tools: [readTool(), editTool(), writeTool(), globTool()],
+      name: 'file-edits',
+      ...options,
+    });
   }
 
   initState(task: Task): EditState {

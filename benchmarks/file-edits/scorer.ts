@@ -19,5 +19,9 @@ export function checkWorkspace({ env, expected }: ScoreInput): Score {
     else if (snapshot[p] !== want[p]) wrong.push(`${p}: content differs`);
   }
   const score = (paths.length - wrong.length) / paths.length;
-  return { score, pass: wrong.length === 0, explanation: wrong.length ? wrong.join('; ') : `all ${paths.length} file(s) as expected` };
+  return {
+    score,
+    pass: wrong.length === 0,
+    explanation: wrong.length ? wrong.join('; ') : `all ${paths.length} file(s) as expected`,
+  };
 }

@@ -30,7 +30,12 @@ const CONCURRENCY = arg('concurrency', 16);
 const DELAY = arg('delay', 50);
 const RUNS = arg('runs', 3);
 
-const noop = defineTool({ id: 'noop', description: 'does nothing', parameters: z.object({ n: z.number() }), execute: ({ n }) => `ok ${n}` });
+const noop = defineTool({
+  id: 'noop',
+  description: 'does nothing',
+  parameters: z.object({ n: z.number() }),
+  execute: ({ n }) => `ok ${n}`,
+});
 
 class StepAgent extends AgentModule<State> {
   constructor(options: AgentModuleOptions) {
@@ -46,7 +51,10 @@ async function serve(): Promise<void> {
   const server = await startFakeOpenAI(
     (req) => {
       const turns = (req.body.messages as Array<{ role: string }>).filter((m) => m.role === 'assistant').length;
-      const text = turns < STEPS - 1 ? JSON.stringify({ action: { name: 'noop', args: { n: turns } } }) : JSON.stringify({ final_answer: 'done' });
+      const text =
+        turns < STEPS - 1
+          ? JSON.stringify({ action: { name: 'noop', args: { n: turns } } })
+          : JSON.stringify({ final_answer: 'done' });
       return { text, chunkSize: 64 };
     },
     { delayMs: DELAY, record: false },
@@ -59,10 +67,14 @@ async function serve(): Promise<void> {
 
 /** Starts this file with --serve in a child process and reads the server's URL from its first line. */
 async function startServerProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, '--serve', '--steps', String(STEPS), '--delay', String(DELAY)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { PATH: process.env.PATH ?? '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, import.meta.filename, '--serve', '--steps', String(STEPS), '--delay', String(DELAY)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { PATH: process.env.PATH ?? '' },
+    },
+  );
   const first = await new Promise<string>((res, rej) => {
     const rl = createInterface({ input: child.stdout! });
     rl.once('line', (l) => res(l));
@@ -75,7 +87,11 @@ async function main(): Promise<void> {
   const { url, child } = await startServerProcess();
   // Default retries, as a user runs it: a dropped keep-alive connection is retried, not counted as a model error.
   const model = createModel('openai:fake-model', { baseURL: url, apiKey: 'test-key', env: {} });
-  const tasks = Array.from({ length: TASKS }, (_, i) => ({ id: `task-${i}`, objective: `run ${STEPS} steps`, expected: 'done' }));
+  const tasks = Array.from({ length: TASKS }, (_, i) => ({
+    id: `task-${i}`,
+    objective: `run ${STEPS} steps`,
+    expected: 'done',
+  }));
   const suite = defineSuite({ name: 'throughput', tasks, scorer: custom(({ answer }) => answer === 'done') });
   const ideal = (TASKS * STEPS * DELAY) / 1000 / CONCURRENCY;
   const once = async (s: typeof suite): Promise<{ wall: number; cpuMsPerStep: number; extraSteps: number }> => {
@@ -83,13 +99,20 @@ async function main(): Promise<void> {
     try {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const r = await runSuite({ suite: s, agentFactory: ({ model: m }) => new StepAgent({ model: m }), model, concurrency: CONCURRENCY, outDir: out });
+      const r = await runSuite({
+        suite: s,
+        agentFactory: ({ model: m }) => new StepAgent({ model: m }),
+        model,
+        concurrency: CONCURRENCY,
+        outDir: out,
+      });
       const wall = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(c0);
       const steps = r.results.reduce((n, l) => n + l.steps, 0);
       const n = r.results.length;
       // Every task must pass; a step above the script is a recovery (a failed call fed back), reported, not hidden.
-      if (r.summary.passRate.passed !== n || steps < n * STEPS) throw new Error(`runs did not complete as scripted: ${r.summary.passRate.passed}/${n} passed, ${steps} steps`);
+      if (r.summary.passRate.passed !== n || steps < n * STEPS)
+        throw new Error(`runs did not complete as scripted: ${r.summary.passRate.passed}/${n} passed, ${steps} steps`);
       return { wall, cpuMsPerStep: (cpu.user + cpu.system) / 1000 / steps, extraSteps: steps - n * STEPS };
     } finally {
       rmSync(out, { recursive: true, force: true });
@@ -101,9 +124,11 @@ async function main(): Promise<void> {
     let left = TASKS * STEPS;
     const request = { messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'run' }] }] };
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (left-- > 0) await model.generate(request);
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left-- > 0) await model.generate(request);
+      }),
+    );
     return (performance.now() - t0) / 1000;
   };
   try {
@@ -113,7 +138,9 @@ async function main(): Promise<void> {
     const runs: Array<{ wall: number; cpuMsPerStep: number; extraSteps: number }> = [];
     for (let i = 0; i < RUNS; i++) {
       runs.push(await once(suite));
-      console.log(`  run ${i + 1}: ${runs[i].wall.toFixed(2)} s, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, load ${loadavg()[0].toFixed(1)}`);
+      console.log(
+        `  run ${i + 1}: ${runs[i].wall.toFixed(2)} s, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, load ${loadavg()[0].toFixed(1)}`,
+      );
     }
     const baselines: number[] = [];
     for (let i = 0; i < RUNS; i++) baselines.push(await raw());
@@ -124,11 +151,21 @@ async function main(): Promise<void> {
     const cpu = Math.min(...runs.map((r) => r.cpuMsPerStep));
     const ratio = best / ideal;
     const load = loadavg()[0];
-    console.log(`bench runner: ${TASKS} tasks x ${STEPS} steps, ${DELAY} ms per model call, concurrency ${CONCURRENCY}, best of ${RUNS}`);
-    console.log(`  wall best ${best.toFixed(3)} s (median ${median.toFixed(3)} s; runs ${walls.map((w) => w.toFixed(2)).join(', ')}), ideal ${ideal.toFixed(3)} s`);
-    console.log(`  ratio ${ratio.toFixed(3)}x best, ${(median / ideal).toFixed(3)}x median (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'MISSED'})`);
-    console.log(`  baseline: the same ${TASKS * STEPS} model calls without the runner, best ${baseline.toFixed(3)} s (${(baseline / ideal).toFixed(3)}x ideal)`);
-    console.log(`  runner CPU ${cpu.toFixed(2)} ms per step (SDK + engine + traces); load average ${load.toFixed(1)} on ${cpus().length} cores`);
+    console.log(
+      `bench runner: ${TASKS} tasks x ${STEPS} steps, ${DELAY} ms per model call, concurrency ${CONCURRENCY}, best of ${RUNS}`,
+    );
+    console.log(
+      `  wall best ${best.toFixed(3)} s (median ${median.toFixed(3)} s; runs ${walls.map((w) => w.toFixed(2)).join(', ')}), ideal ${ideal.toFixed(3)} s`,
+    );
+    console.log(
+      `  ratio ${ratio.toFixed(3)}x best, ${(median / ideal).toFixed(3)}x median (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'MISSED'})`,
+    );
+    console.log(
+      `  baseline: the same ${TASKS * STEPS} model calls without the runner, best ${baseline.toFixed(3)} s (${(baseline / ideal).toFixed(3)}x ideal)`,
+    );
+    console.log(
+      `  runner CPU ${cpu.toFixed(2)} ms per step (SDK + engine + traces); load average ${load.toFixed(1)} on ${cpus().length} cores`,
+    );
     const extra = runs.reduce((s, r) => s + r.extraSteps, 0);
     if (extra) console.log(`  ${extra} recovery step(s) over the ${RUNS} runs (a model call failed and was fed back)`);
     writeDocs({ best, median, walls, ideal, ratio, cpu, load, baseline });
@@ -138,7 +175,16 @@ async function main(): Promise<void> {
   }
 }
 
-function writeDocs(m: { best: number; median: number; walls: number[]; ideal: number; ratio: number; cpu: number; load: number; baseline: number }): void {
+function writeDocs(m: {
+  best: number;
+  median: number;
+  walls: number[];
+  ideal: number;
+  ratio: number;
+  cpu: number;
+  load: number;
+  baseline: number;
+}): void {
   const section = [
     '## Benchmark runner',
     '',

@@ -37,16 +37,23 @@ const median = (xs: number[]) => {
 
 /** What a baseline checkout is: its commit, and whether its bin compiled the sources with tsx at start. */
 function baselineLabel(dir: string): string {
-  const commit = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || 'unknown commit';
+  const commit =
+    spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() ||
+    'unknown commit';
   const bin = readFileSync(join(dir, 'bin/qitos.js'), 'utf8');
-  return `commit ${commit}${bin.includes("register()") && !bin.includes('dist/') ? ', whose CLI compiled its TypeScript sources with tsx at every start' : ''}`;
+  return `commit ${commit}${bin.includes('register()') && !bin.includes('dist/') ? ', whose CLI compiled its TypeScript sources with tsx at every start' : ''}`;
 }
 
 console.log('packing the sources and installing the tarball into a temporary project ...');
 const pkg = await installPackedPackage({ deps: ['zod@^4'] });
 try {
   const node = (args: string[], env: NodeJS.ProcessEnv = {}) => {
-    const r = spawnSync(process.execPath, args, { cwd: pkg.app, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, args, {
+      cwd: pkg.app,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     return r.stdout;
   };
@@ -67,7 +74,7 @@ try {
     'qitos --help': [pkg.bin, '--help'],
     [`qitos runs (${TRACES} traces)`]: [pkg.bin, 'runs', 'traces'],
     // for reference: what loading zod alone costs (the reason `qitos runs` lists without it)
-    "node -e \"import('zod')\"": ['--input-type=module', '-e', "await import('zod')"],
+    'node -e "import(\'zod\')"': ['--input-type=module', '-e', "await import('zod')"],
   };
   if (BASELINE) {
     commands['baseline: qitos --help'] = [join(BASELINE, 'bin/qitos.js'), '--help'];
@@ -88,7 +95,14 @@ try {
   const heapMb = (specifier: string) =>
     median(
       Array.from({ length: 5 }, () =>
-        Number(node(['--expose-gc', '--input-type=module', '-e', `gc(); const a = process.memoryUsage().heapUsed; await import('${specifier}'); gc(); console.log((process.memoryUsage().heapUsed - a) / 1048576);`])),
+        Number(
+          node([
+            '--expose-gc',
+            '--input-type=module',
+            '-e',
+            `gc(); const a = process.memoryUsage().heapUsed; await import('${specifier}'); gc(); console.log((process.memoryUsage().heapUsed - a) / 1048576);`,
+          ]),
+        ),
       ),
     );
   const heaps = packageEntries().map((e) => ({ specifier: e.specifier, mb: heapMb(e.specifier) }));
@@ -97,7 +111,11 @@ try {
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   const rows = Object.keys(commands).map((name) => {
     const r = ratio(name);
-    const target = name.startsWith('qitos') ? `<= ${TARGET_RATIO}x: ${verdict(r <= TARGET_RATIO)}` : name === 'node -e 0' ? 'the floor' : 'reference';
+    const target = name.startsWith('qitos')
+      ? `<= ${TARGET_RATIO}x: ${verdict(r <= TARGET_RATIO)}`
+      : name === 'node -e 0'
+        ? 'the floor'
+        : 'reference';
     return `| ${name} | ${median(times[name]).toFixed(0)} ms | ${Math.min(...times[name]).toFixed(0)} ms | ${r.toFixed(2)}x | ${target} |`;
   });
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -112,16 +130,25 @@ try {
     '| command | median | best | ratio to `node -e 0` | target |',
     '|---|---|---|---|---|',
     ...rows,
-    ...(BASELINE ? ['', `\`baseline:\` rows run \`bin/qitos.js\` of another checkout (${baselineLabel(BASELINE)}) on the same traces.`] : []),
+    ...(BASELINE
+      ? [
+          '',
+          `\`baseline:\` rows run \`bin/qitos.js\` of another checkout (${baselineLabel(BASELINE)}) on the same traces.`,
+        ]
+      : []),
     '',
     `Heap added by an import (after GC, median of 5 processes): \`import 'qitos-ts'\` ${rootHeap.toFixed(1)} MB (target <= ${TARGET_HEAP_MB} MB: ${verdict(rootHeap <= TARGET_HEAP_MB)}); ` +
-      heaps.slice(1).map((h) => `\`${h.specifier.replace('qitos-ts', '')}\` ${h.mb.toFixed(1)}`).join(', ') + ' MB.',
+      heaps
+        .slice(1)
+        .map((h) => `\`${h.specifier.replace('qitos-ts', '')}\` ${h.mb.toFixed(1)}`)
+        .join(', ') +
+      ' MB.',
     '',
     'Why it is fast: `bin/qitos.js` imports the compiled `dist/cli/main.js` with plain node; `main` loads commander and',
     "the commands' declarations only, and a command's implementation is imported when it runs. `--help` loads no",
     'command, no zod and no TypeScript compiler. `qitos runs` reads the manifests synchronously and checks the fields',
     'it lists by hand (a manifest it cannot take goes to the zod-validated trace reader), so it does not load zod either:',
-    `importing zod 4 alone takes ${ratio("node -e \"import('zod')\"").toFixed(2)}x a bare node start (the row above): most of the 2.5x budget by itself.`,
+    `importing zod 4 alone takes ${ratio('node -e "import(\'zod\')"').toFixed(2)}x a bare node start (the row above): most of the 2.5x budget by itself.`,
     'tsx is registered only when a `.ts` module is loaded. The packaging test (`test/packaging/package.test.ts`) checks',
     'those module-loading facts on every run.',
     '',

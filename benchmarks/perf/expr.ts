@@ -16,11 +16,19 @@ const state = {
   messages: Array.from({ length: 200 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', text: `message ${i}` })),
 };
 const scope = { state, answer: state.finalResult, steps: 12, stopReason: 'final' };
-const source = 'stopReason == "final" && state.metadata.attempts <= 3 && contains(answer, "1,234") && len(state.messages) > 10 && state.messages[-1].role == "assistant" && "src/f49.ts" in state.metadata.files';
+const source =
+  'stopReason == "final" && state.metadata.attempts <= 3 && contains(answer, "1,234") && len(state.messages) > 10 && state.messages[-1].role == "assistant" && "src/f49.ts" in state.metadata.files';
 const parsed = parseExpr(source);
-const native = (s: typeof scope) => s.stopReason === 'final' && s.state.metadata.attempts <= 3 && s.answer.includes('1,234') && s.state.messages.length > 10 && s.state.messages.at(-1)!.role === 'assistant' && s.state.metadata.files.includes('src/f49.ts');
+const native = (s: typeof scope) =>
+  s.stopReason === 'final' &&
+  s.state.metadata.attempts <= 3 &&
+  s.answer.includes('1,234') &&
+  s.state.messages.length > 10 &&
+  s.state.messages.at(-1)!.role === 'assistant' &&
+  s.state.metadata.files.includes('src/f49.ts');
 const arithmetic = 'round(sqrt(2) * (3 + 4) ^ 2 / max(1, 2, 3), 4)';
-if (evaluateExpr(parsed, scope) !== true || native(scope) !== true) throw new Error('the benchmark expression must hold');
+if (evaluateExpr(parsed, scope) !== true || native(scope) !== true)
+  throw new Error('the benchmark expression must hold');
 
 /** Mean µs per call over `n` calls, best of 5 rounds (the machine is shared: the best round is the least disturbed). */
 function time(n: number, fn: () => unknown): number {

@@ -29,13 +29,17 @@ async function run(): Promise<{ means: number[]; medians: number[]; total: numbe
       return String(a + b);
     },
   });
-  const model = new ScriptedModel(['Thought: keep adding\nAction: add(a=1, b=2)'], { loop: true, recordRequests: false });
+  const model = new ScriptedModel(['Thought: keep adding\nAction: add(a=1, b=2)'], {
+    loop: true,
+    recordRequests: false,
+  });
   const steps = AT[AT.length - 1] + WINDOW + 1;
   const agent = new ReActAgent({ model, tools: [add], maxSteps: steps });
   const t0 = performance.now();
   const r = await new Engine({ agent, trace: false }).run('Add 1 and 2, forever.');
   const total = performance.now() - t0;
-  if (r.stopReason !== 'budget_steps' || stamps.length !== steps) throw new Error(`run ended early: ${r.stopReason} ${r.stopMessage}`);
+  if (r.stopReason !== 'budget_steps' || stamps.length !== steps)
+    throw new Error(`run ended early: ${r.stopReason} ${r.stopMessage}`);
   const means: number[] = [];
   const medians: number[] = [];
   for (const at of AT) {
@@ -60,4 +64,6 @@ for (const [i, r] of results.entries()) {
 }
 const ratios = results.map((r) => r.means[1] / r.means[0]).sort((a, b) => a - b);
 const medianRatios = results.map((r) => r.medians[1] / r.medians[0]).sort((a, b) => a - b);
-console.log(`mean-step ratio ${AT[1]}/${AT[0]}: median of runs ${ratios[ratios.length >> 1].toFixed(2)} (target <= 1.25); median-step ratio ${medianRatios[medianRatios.length >> 1].toFixed(2)}`);
+console.log(
+  `mean-step ratio ${AT[1]}/${AT[0]}: median of runs ${ratios[ratios.length >> 1].toFixed(2)} (target <= 1.25); median-step ratio ${medianRatios[medianRatios.length >> 1].toFixed(2)}`,
+);

@@ -10,7 +10,16 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AgentModule, Engine, baseState, decide, defineTool, type Decision, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  Engine,
+  baseState,
+  decide,
+  defineTool,
+  type Decision,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 
@@ -52,7 +61,8 @@ async function measure(label: string, steps: number, make: () => Engine<State>):
   const t0 = performance.now();
   const r = await engine.run({ id: 't', objective: 'noop', budget: { maxSteps: steps } });
   const s = (performance.now() - t0) / 1000;
-  if (r.steps !== steps || r.stopReason !== 'budget_steps') throw new Error(`${label}: ran ${r.steps} steps, stop ${r.stopReason}: ${r.stopMessage}`);
+  if (r.steps !== steps || r.stopReason !== 'budget_steps')
+    throw new Error(`${label}: ran ${r.steps} steps, stop ${r.stopReason}: ${r.stopMessage}`);
   return steps / s;
 }
 
@@ -73,25 +83,43 @@ try {
     }
   };
   const t0 = performance.now();
-  const long = await new Engine({ agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser() }), trace: { dir: root }, hooks: [hook] }).run({ id: 't', objective: 'noop', budget: { maxSteps: RSS_STEPS } });
+  const long = await new Engine({
+    agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser() }),
+    trace: { dir: root },
+    hooks: [hook],
+  }).run({ id: 't', objective: 'noop', budget: { maxSteps: RSS_STEPS } });
   const longRate = long.steps / ((performance.now() - t0) / 1000);
   peak = Math.max(peak, process.memoryUsage().rss / 1e6);
 
   const best = async (label: string, make: () => Engine<State>) => {
     await measure(label, Math.min(STEPS, 2000), make); // warm-up
-    const runs = [await measure(label, STEPS, make), await measure(label, STEPS, make), await measure(label, STEPS, make)];
+    const runs = [
+      await measure(label, STEPS, make),
+      await measure(label, STEPS, make),
+      await measure(label, STEPS, make),
+    ];
     return Math.max(...runs);
   };
   const a = await best('a', () => new Engine({ agent: new DirectAgent({ tools: [noop] }), trace: false }));
-  const b = await best('b', () => new Engine({ agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser() }), trace: false }));
+  const b = await best(
+    'b',
+    () =>
+      new Engine({ agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser() }), trace: false }),
+  );
   let lastDir = '';
   const c = await best('c', () => {
-    const e = new Engine({ agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser() }), trace: { dir: root } });
+    const e = new Engine({
+      agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser() }),
+      trace: { dir: root },
+    });
     return e;
   });
   // trace size of one (c) run, and of one whose agent keeps the whole conversation in state
   const traceBytes = async (keepHistory: boolean) => {
-    const e = new Engine({ agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser(), config: { keepHistory } }), trace: { dir: root } });
+    const e = new Engine({
+      agent: new ModelAgent({ tools: [noop], model: scripted(), parser: jsonParser(), config: { keepHistory } }),
+      trace: { dir: root },
+    });
     const r = await e.run({ id: 't', objective: 'noop', budget: { maxSteps: STEPS } });
     lastDir = r.traceDir!;
     return ['manifest.json', 'events.jsonl', 'steps.jsonl'].reduce((n, f) => n + statSync(join(lastDir, f)).size, 0);
@@ -105,7 +133,9 @@ try {
   console.log(`(b) model path, ScriptedModel+JSON  ${fmt(b).padStart(8)} steps/s   target >= 25,000`);
   console.log(`(c) (b) + JSONL trace               ${fmt(c).padStart(8)} steps/s   target >= 10,000`);
   console.log(`    trace bytes per step            ${fmt(bytes / STEPS).padStart(8)} B         target <= 1,500`);
-  console.log(`    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B         (the assistant message is part of the state diff)`);
+  console.log(
+    `    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B         (the assistant message is part of the state diff)`,
+  );
   console.log(`RSS ${fmt(RSS_STEPS)} traced steps: peak ${fmt(peak)} MB (target <= 200), ${fmt(longRate)} steps/s`);
   console.log(`    RSS by step: ${samples.map(([s, m]) => `${s / 1000}k:${m}MB`).join(' ')}`);
 } finally {

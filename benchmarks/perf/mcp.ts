@@ -18,7 +18,8 @@ import { writePerformanceSection } from './performance-doc.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms).toLocaleString('en-US'));
+const fmt = (ms: number) =>
+  ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms).toLocaleString('en-US');
 
 /** Feeds one newline-terminated JSON-RPC message of `mb` MB in 64 KiB chunks; ms until it is read. */
 function feed(buffer: { append(c: Buffer): void; readMessage(): unknown }, message: Buffer): number {
@@ -33,7 +34,9 @@ function feed(buffer: { append(c: Buffer): void; readMessage(): unknown }, messa
 const rows: string[] = [];
 for (const mb of [1, 4, 9]) {
   const text = 'x'.repeat(mb * 1024 * 1024 - 100);
-  const message = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } }) + '\n');
+  const message = Buffer.from(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } }) + '\n',
+  );
   const sdk: number[] = [];
   const ours: number[] = [];
   for (let round = 0; round < 3; round++) {
@@ -45,7 +48,13 @@ for (const mb of [1, 4, 9]) {
 }
 
 const rssBefore = process.memoryUsage().rss;
-const server = { type: 'stdio' as const, command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'test/fixtures/mcp/server.ts')], cwd: ROOT, timeout: 60_000 };
+const server = {
+  type: 'stdio' as const,
+  command: process.execPath,
+  args: ['--import', 'tsx', resolve(ROOT, 'test/fixtures/mcp/server.ts')],
+  cwd: ROOT,
+  timeout: 60_000,
+};
 const connects: number[] = [];
 for (let i = 0; i < 3; i++) {
   const t0 = performance.now();
@@ -60,8 +69,17 @@ const registry = new ToolRegistry();
 manager.attach(registry);
 const executor = new ActionExecutor(registry, { timeoutMs: 60_000 });
 const ctx: ActContext = {
-  runId: 'bench', traceDir: null, step: 1, env: new MemoryEnv(), state: {}, signal: new AbortController().signal, services: {}, onState: () => undefined,
-  depth: 0, callModel: () => Promise.reject(new Error('no model in this benchmark')), childLink: () => ({ runId: 'bench', path: null, kind: 'subtask', depth: 1 }),
+  runId: 'bench',
+  traceDir: null,
+  step: 1,
+  env: new MemoryEnv(),
+  state: {},
+  signal: new AbortController().signal,
+  services: {},
+  onState: () => undefined,
+  depth: 0,
+  callModel: () => Promise.reject(new Error('no model in this benchmark')),
+  childLink: () => ({ runId: 'bench', path: null, kind: 'subtask', depth: 1 }),
 };
 async function call(name: string, args: Record<string, unknown>): Promise<number> {
   const t0 = performance.now();
@@ -75,7 +93,9 @@ for (let i = 0; i < 300; i++) small.push(await call('fx_add', { a: i, b: 1 }));
 const large: number[] = [];
 for (let i = 0; i < 3; i++) large.push(await call('fx_big', { mb: 5 }));
 await manager.close();
-console.log(`connect ${fmt(median(connects))} ms, small call ${fmt(median(small))} ms, 5 MB result ${fmt(median(large))} ms, SDK RSS +${Math.round(rssSdk / 1e6)} MB`);
+console.log(
+  `connect ${fmt(median(connects))} ms, small call ${fmt(median(small))} ms, 5 MB result ${fmt(median(large))} ms, SDK RSS +${Math.round(rssSdk / 1e6)} MB`,
+);
 
 writePerformanceSection(`## MCP
 

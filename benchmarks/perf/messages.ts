@@ -19,22 +19,51 @@ function part(i: number): Part {
     case 0:
       return { id, type: 'step-start' };
     case 1:
-      return { id, type: 'reasoning', text: `Thinking about step ${i}: `.repeat(4), time: { start: 1_700_000_000_000 + i, end: 1_700_000_000_050 + i } };
+      return {
+        id,
+        type: 'reasoning',
+        text: `Thinking about step ${i}: `.repeat(4),
+        time: { start: 1_700_000_000_000 + i, end: 1_700_000_000_050 + i },
+      };
     case 2:
       return { id, type: 'text', text: `Thought: check file ${i}\nAction: read(path="src/file-${i}.ts")` };
     case 3:
       return {
-        id, type: 'tool', callID: `call_${i}`, tool: 'read', origin: 'parsed',
-        state: { status: 'completed', input: { path: `src/file-${i}.ts`, limit: 200 }, output: `export const value${i} = ${i};\n`.repeat(8), title: `src/file-${i}.ts`, metadata: { lines: 8 }, time: { created: 1, start: 2, end: 3 } },
+        id,
+        type: 'tool',
+        callID: `call_${i}`,
+        tool: 'read',
+        origin: 'parsed',
+        state: {
+          status: 'completed',
+          input: { path: `src/file-${i}.ts`, limit: 200 },
+          output: `export const value${i} = ${i};\n`.repeat(8),
+          title: `src/file-${i}.ts`,
+          metadata: { lines: 8 },
+          time: { created: 1, start: 2, end: 3 },
+        },
       };
     default:
-      return { id, type: 'step-finish', reason: 'tool-calls', tokens: { input: 1200, output: 80, reasoning: 20, cache: { read: 1000, write: 0 } }, cost: 0.0012 };
+      return {
+        id,
+        type: 'step-finish',
+        reason: 'tool-calls',
+        tokens: { input: 1200, output: 80, reasoning: 20, cache: { read: 1000, write: 0 } },
+        cost: 0.0012,
+      };
   }
 }
 
 const message: Message = {
   role: 'assistant',
-  info: { id: 'msg_bench', role: 'assistant', time: { created: 1, completed: 2 }, model: 'scripted:bench', tokens: emptyTokens(), cost: 0 },
+  info: {
+    id: 'msg_bench',
+    role: 'assistant',
+    time: { created: 1, completed: 2 },
+    model: 'scripted:bench',
+    tokens: emptyTokens(),
+    cost: 0,
+  },
   parts: Array.from({ length: PARTS }, (_, i) => part(i)),
 };
 

@@ -10,12 +10,18 @@ import { fileURLToPath } from 'node:url';
  */
 export function writePerformanceSection(
   section: string,
-  { argv = process.argv, doc = fileURLToPath(new URL('../../docs/performance.md', import.meta.url)) }: { argv?: readonly string[]; doc?: string } = {},
+  {
+    argv = process.argv,
+    doc = fileURLToPath(new URL('../../docs/performance.md', import.meta.url)),
+  }: { argv?: readonly string[]; doc?: string } = {},
 ): void {
   const heading = section.slice(0, section.indexOf('\n'));
-  if (!heading.startsWith('## ')) throw new Error(`a performance section must start with a "## " heading line, got: ${JSON.stringify(heading)}`);
+  if (!heading.startsWith('## '))
+    throw new Error(`a performance section must start with a "## " heading line, got: ${JSON.stringify(heading)}`);
   if (!argv.includes('--write')) {
-    console.log(`\n${section}\n(docs/performance.md not changed: run with --write to record these figures there, e.g. npm run bench:x -- --write)`);
+    console.log(
+      `\n${section}\n(docs/performance.md not changed: run with --write to record these figures there, e.g. npm run bench:x -- --write)`,
+    );
     return;
   }
   let text = '';

@@ -7,7 +7,15 @@
  * Run: npm run bench:permissions [-- --calls 200000 --no-write] ; writes docs/performance.md `## Permissions`.
  */
 import { z } from 'zod';
-import { PermissionRules, ToolRegistry, decide, defineTool, type ActContext, type Action, type PermissionConfig } from '../../src/index.js';
+import {
+  PermissionRules,
+  ToolRegistry,
+  decide,
+  defineTool,
+  type ActContext,
+  type Action,
+  type PermissionConfig,
+} from '../../src/index.js';
 import { ActionExecutor } from '../../src/engine/action-executor.js';
 import { PermissionGate } from '../../src/engine/permission-gate.js';
 import { bashTool, readTool } from '../../src/kit/tools/index.js';
@@ -34,7 +42,10 @@ const REPO: PermissionConfig = {
 /** 423 rules: 40 tools x 10 patterns, 10 wildcard keys, then the repository set (so the hot keys are matched last-to-first through all of them). */
 function large(): PermissionConfig {
   const out: Record<string, Record<string, 'allow' | 'ask' | 'deny'> | 'allow' | 'ask' | 'deny'> = {};
-  for (let t = 0; t < 40; t++) out[`tool_${t}`] = Object.fromEntries(Array.from({ length: 10 }, (_, p) => [`cmd${p} --flag-${t} *`, (['allow', 'ask', 'deny'] as const)[(t + p) % 3]]));
+  for (let t = 0; t < 40; t++)
+    out[`tool_${t}`] = Object.fromEntries(
+      Array.from({ length: 10 }, (_, p) => [`cmd${p} --flag-${t} *`, (['allow', 'ask', 'deny'] as const)[(t + p) % 3]]),
+    );
   for (let p = 0; p < 10; p++) (out as Record<string, unknown>)[`ba?h_${p}*`] = 'ask';
   return { ...out, ...(REPO as Record<string, never>) };
 }
@@ -54,23 +65,71 @@ async function main(): Promise<void> {
   const read = readTool();
   const commands = ['git status --short', 'ls -la src && grep -rn TODO src | wc -l', 'rm -rf build; npm test'];
   const paths = ['src/engine/engine.ts', '../outside/secret.txt', 'README.md'];
-  for (const [name, config] of [['repository default', REPO], ['large', large()]] as const) {
+  for (const [name, config] of [
+    ['repository default', REPO],
+    ['large', large()],
+  ] as const) {
     const rules = new PermissionRules(config, { home: '/home/user' });
-    const gate = new PermissionGate({ runId: 'bench', rules, approver: undefined, timeoutMs: 1000, root: () => '/work/repo', signal: new AbortController().signal, step: () => 1, emit: () => undefined, tool: () => undefined });
+    const gate = new PermissionGate({
+      runId: 'bench',
+      rules,
+      approver: undefined,
+      timeoutMs: 1000,
+      root: () => '/work/repo',
+      signal: new AbortController().signal,
+      step: () => 1,
+      emit: () => undefined,
+      tool: () => undefined,
+    });
     const subject = [{ text: 'git status --short' }];
     const e = time(`${name} (${rules.rules.length} rules): evaluate`, CALLS, () => rules.evaluate('bash', subject));
-    const jb = time(`${name}: judge a bash call (segments + rules)`, CALLS, (i) => gate.judge({ id: 'c', name: 'bash', args: {} }, bash, { command: commands[i % 3] }));
-    const jp = time(`${name}: judge a read call (path + external check)`, CALLS, (i) => gate.judge({ id: 'c', name: 'read', args: {} }, read, { path: paths[i % 3] }));
+    const jb = time(`${name}: judge a bash call (segments + rules)`, CALLS, (i) =>
+      gate.judge({ id: 'c', name: 'bash', args: {} }, bash, { command: commands[i % 3] }),
+    );
+    const jp = time(`${name}: judge a read call (path + external check)`, CALLS, (i) =>
+      gate.judge({ id: 'c', name: 'read', args: {} }, read, { path: paths[i % 3] }),
+    );
     rows.push({ set: name, rules: rules.rules.length, evaluate: e.ns, judgeBash: jb.ns, judgePath: jp.ns });
   }
 
   // One tool call through the executor, with and without rules (the allow path: no one is asked).
-  const noop = defineTool({ id: 'noop', description: '', parameters: z.object({ n: z.number() }), permission: (a) => ({ kind: 'text', value: String(a.n) }), execute: () => 'ok' });
+  const noop = defineTool({
+    id: 'noop',
+    description: '',
+    parameters: z.object({ n: z.number() }),
+    permission: (a) => ({ kind: 'text', value: String(a.n) }),
+    execute: () => 'ok',
+  });
   const executor = new ActionExecutor(new ToolRegistry([noop]));
-  const gate = new PermissionGate({ runId: 'bench', rules: new PermissionRules(REPO), approver: undefined, timeoutMs: 1000, root: () => undefined, signal: new AbortController().signal, step: () => 1, emit: () => undefined, tool: () => undefined });
-  const base: ActContext = { runId: 'bench', traceDir: null, step: 1, env: { name: 'none', ops: (() => undefined) as never }, state: {}, signal: new AbortController().signal, services: {}, depth: 0, callModel: () => Promise.reject(new Error('none')), childLink: () => ({ runId: 'bench', path: null, kind: 'subtask' }), onState: () => undefined };
+  const gate = new PermissionGate({
+    runId: 'bench',
+    rules: new PermissionRules(REPO),
+    approver: undefined,
+    timeoutMs: 1000,
+    root: () => undefined,
+    signal: new AbortController().signal,
+    step: () => 1,
+    emit: () => undefined,
+    tool: () => undefined,
+  });
+  const base: ActContext = {
+    runId: 'bench',
+    traceDir: null,
+    step: 1,
+    env: { name: 'none', ops: (() => undefined) as never },
+    state: {},
+    signal: new AbortController().signal,
+    services: {},
+    depth: 0,
+    callModel: () => Promise.reject(new Error('none')),
+    childLink: () => ({ runId: 'bench', path: null, kind: 'subtask' }),
+    onState: () => undefined,
+  };
   const withRules: ActContext = { ...base, ...gate.actHooks() };
-  const actions: Action[] = Array.from({ length: 64 }, (_, i) => ({ ...decide.call('noop', { n: i }).actions[0], id: `c${i}` }));
+  const actions: Action[] = Array.from({ length: 64 }, (_, i) => ({
+    ...decide.call('noop', { n: i }).actions[0],
+    id: `c${i}`,
+  }));
   const N = Math.max(1, Math.floor(CALLS / 10));
   const measureCall = async (ctx: ActContext) => {
     for (let i = 0; i < 5_000; i++) await executor.run([actions[i % 64]], ctx);
@@ -88,7 +147,9 @@ async function main(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const callPlain = median(plain);
   const callRuled = median(ruled);
-  console.log(`tool call through the executor, no rules: ${(callPlain / 1000).toFixed(2)} µs; with the repository rules: ${(callRuled / 1000).toFixed(2)} µs`);
+  console.log(
+    `tool call through the executor, no rules: ${(callPlain / 1000).toFixed(2)} µs; with the repository rules: ${(callRuled / 1000).toFixed(2)} µs`,
+  );
 
   if (!WRITE) return;
   const us = (ns: number) => (ns / 1000).toFixed(2);

@@ -9,8 +9,14 @@
  * Run: npm run bench:policies [-- --steps 2000] ; with -- --write, records the figures in docs/performance.md `## Policies`.
  */
 import {
-  baseState, decide,
-  type AssistantMessage, type Message, type ModelMessage, type PolicyContext, type State, type Tokens,
+  baseState,
+  decide,
+  type AssistantMessage,
+  type Message,
+  type ModelMessage,
+  type PolicyContext,
+  type State,
+  type Tokens,
 } from '../../src/index.js';
 import { newId } from '../../src/core/index.js';
 import { compaction, doomLoop } from '../../src/kit/policies/index.js';
@@ -31,14 +37,32 @@ function assistant(i: number): AssistantMessage {
     parts: [
       { id: newId('prt'), type: 'step-start' },
       { id: newId('prt'), type: 'text', text: `step ${i}: reading the next file to find the bug` },
-      { id: newId('prt'), type: 'tool', callID: `c${i}`, tool: 'read', origin: 'native', state: { status: 'completed', input: { path: `src/file-${i}.ts` }, output: `// file ${i}\n` + 'const x = 1;\n'.repeat(40), time: { created: i, start: i, end: i } } },
+      {
+        id: newId('prt'),
+        type: 'tool',
+        callID: `c${i}`,
+        tool: 'read',
+        origin: 'native',
+        state: {
+          status: 'completed',
+          input: { path: `src/file-${i}.ts` },
+          output: `// file ${i}\n` + 'const x = 1;\n'.repeat(40),
+          time: { created: i, start: i, end: i },
+        },
+      },
       { id: newId('prt'), type: 'step-finish', reason: 'tool-calls', tokens: zero, cost: 0 },
     ],
   };
 }
 
 function history(n: number): Message[] {
-  const h: Message[] = [{ role: 'user', info: { id: newId('msg'), role: 'user', time: { created: 0 } }, parts: [{ id: newId('prt'), type: 'text', text: 'fix the bug' }] }];
+  const h: Message[] = [
+    {
+      role: 'user',
+      info: { id: newId('msg'), role: 'user', time: { created: 0 } },
+      parts: [{ id: newId('prt'), type: 'text', text: 'fix the bug' }],
+    },
+  ];
   for (let i = 1; i < n; i++) h.push(assistant(i));
   return h;
 }
@@ -61,7 +85,15 @@ async function measure(size: number): Promise<Figures> {
   const usage = { tokens: zero, cost: 0, modelCalls: 0 };
   const ctx = (extra: Partial<PolicyContext> = {}): PolicyContext => ({
     runId: `bench-${size}`,
-    task: { id: 't', objective: 'fix the bug', inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: {} },
+    task: {
+      id: 't',
+      objective: 'fix the bug',
+      inputs: {},
+      resources: {},
+      budget: {},
+      successCriteria: [],
+      metadata: {},
+    },
     state,
     step,
     usage,
@@ -75,7 +107,10 @@ async function measure(size: number): Promise<Figures> {
   const firstChecks: number[] = [];
 
   // Messages and decisions are made before the clock starts: only the policy calls are timed.
-  const made = Array.from({ length: STEPS + 200 }, (_, i) => ({ m: assistant(size + i), d: decide.call('read', { path: `src/file-${i % 997}.ts` }) }));
+  const made = Array.from({ length: STEPS + 200 }, (_, i) => ({
+    m: assistant(size + i),
+    d: decide.call('read', { path: `src/file-${i % 997}.ts` }),
+  }));
   let spent = 0;
   const oneStep = async (i: number) => {
     step++;
@@ -126,7 +161,9 @@ async function measure(size: number): Promise<Figures> {
   const replacedArrayUs = replaced.sort((a, b) => a - b)[Math.floor(N2 / 2)];
 
   // One compaction (prune) at this size: a small window forces it.
-  const small = compaction({ contextWindow: 40_000, maxOutput: 4_000, protectTokens: 5_000 }).forRun!({ runId: 'prune' });
+  const small = compaction({ contextWindow: 40_000, maxOutput: 4_000, protectTokens: 5_000 }).forRun!({
+    runId: 'prune',
+  });
   const pctx = { ...ctx(), runId: 'prune', state: { ...state, messages: history(size) } } as PolicyContext;
   const t3 = performance.now();
   await small.reduce!(pctx);
@@ -140,7 +177,9 @@ const results: Figures[] = [];
 for (const n of SIZES) {
   const f = await measure(n);
   results.push(f);
-  console.log(`${String(n).padStart(6)} messages: ${fmt(f.perStepUs, 2)} us/step (doom-loop + compaction checks)  first check ${fmt(f.firstCheckUs)} us  array replaced each step ${fmt(f.replacedArrayUs)} us  one prune ${fmt(f.pruneMs, 2)} ms`);
+  console.log(
+    `${String(n).padStart(6)} messages: ${fmt(f.perStepUs, 2)} us/step (doom-loop + compaction checks)  first check ${fmt(f.firstCheckUs)} us  array replaced each step ${fmt(f.replacedArrayUs)} us  one prune ${fmt(f.pruneMs, 2)} ms`,
+  );
 }
 const big = results.find((r) => r.size === 10_000)!;
 const ok = big.perStepUs < 1_000;
@@ -157,14 +196,17 @@ const section = [
   '',
   '| history | per step (both checks) | first check of a run | agent replaces `messages` every step | one prune |',
   '|---|---|---|---|---|',
-  ...results.map((r) => `| ${r.size.toLocaleString('en-US')} messages | ${fmt(r.perStepUs, 2)} µs | ${fmt(r.firstCheckUs)} µs | ${fmt(r.replacedArrayUs)} µs | ${fmt(r.pruneMs, 2)} ms |`),
+  ...results.map(
+    (r) =>
+      `| ${r.size.toLocaleString('en-US')} messages | ${fmt(r.perStepUs, 2)} µs | ${fmt(r.firstCheckUs)} µs | ${fmt(r.replacedArrayUs)} µs | ${fmt(r.pruneMs, 2)} ms |`,
+  ),
   '',
   `Target: the 10,000-message case under 1 ms per step: ${ok ? 'met' : 'missed'} (${fmt(big.perStepUs, 2)} µs).`,
   'The per-step cost is flat because the doom-loop detector keeps a bounded window of call signatures',
   '(maxCycleLength x threshold) and the compaction check keeps a running token estimate (each settled message is',
   'estimated once, cached by identity; only new messages and the last one are looked at). The first check of a run',
   'estimates every message once (best of 4). An agent that replaces the `messages` array every step makes the',
-  'estimator find the first changed message by identity (a pointer comparison per message, as the engine\'s input',
+  "estimator find the first changed message by identity (a pointer comparison per message, as the engine's input",
   'builder does): the "replaces" column (median). A prune walks the history once and rewrites the pruned messages, but only',
   'when the context is over the limit. The machine is shared with other agents: single figures vary by 2-3x between runs.',
   '',

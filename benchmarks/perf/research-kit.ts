@@ -12,7 +12,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentModule, Engine, baseState, decide, type Decision, type Memory, type MemoryContext, type SimpleDecision, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  Engine,
+  baseState,
+  decide,
+  type Decision,
+  type Memory,
+  type MemoryContext,
+  type SimpleDecision,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { markdownMemory, vectorMemory, windowMemory } from '../../src/kit/memory/index.js';
 import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../../src/kit/search/index.js';
 import { passThroughCritic } from '../../src/kit/critics/index.js';
@@ -20,9 +31,18 @@ import { writePerformanceSection } from './performance-doc.js';
 
 const RECORDS = 10_000;
 const loadAtStart = (await import('node:os')).loadavg()[0].toFixed(1);
-const ctx: MemoryContext = { runId: 'bench', step: 1, signal: new AbortController().signal, callModel: () => Promise.reject(new Error('no model')) };
-const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega'.split(' ');
-const text = (i: number) => `record ${i}: ${WORDS[i % 24]} ${WORDS[(i * 7) % 24]} ${WORDS[(i * 13) % 24]} value ${i % 97} file src/mod${i % 50}.ts`;
+const ctx: MemoryContext = {
+  runId: 'bench',
+  step: 1,
+  signal: new AbortController().signal,
+  callModel: () => Promise.reject(new Error('no model')),
+};
+const WORDS =
+  'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega'.split(
+    ' ',
+  );
+const text = (i: number) =>
+  `record ${i}: ${WORDS[i % 24]} ${WORDS[(i * 7) % 24]} ${WORDS[(i * 13) % 24]} value ${i % 97} file src/mod${i % 50}.ts`;
 
 async function memoryRow(name: string, make: () => Memory): Promise<[string, number, number, number]> {
   const m = make();
@@ -54,7 +74,10 @@ await rm(dir, { recursive: true, force: true });
 
 /** 8 candidates per step (a branch), or the first of them (a plain step); final after `steps`. */
 class WideAgent extends AgentModule<State> {
-  constructor(private readonly branch: boolean, private readonly steps: number) {
+  constructor(
+    private readonly branch: boolean,
+    private readonly steps: number,
+  ) {
     super();
   }
   initState(task: Task) {
@@ -81,26 +104,55 @@ async function stepUs(make: () => Engine<State>): Promise<number> {
   return best;
 }
 // Warm-up: the first runs pay for JIT compilation of the loop, whichever variant comes first.
-for (const search of [undefined, greedySearch(), bestFirstSearch()]) await new Engine({ agent: new WideAgent(true, STEPS), ...(search ? { search } : {}), critics: [passThroughCritic()], trace: false }).run('warm-up');
+for (const search of [undefined, greedySearch(), bestFirstSearch()])
+  await new Engine({
+    agent: new WideAgent(true, STEPS),
+    ...(search ? { search } : {}),
+    critics: [passThroughCritic()],
+    trace: false,
+  }).run('warm-up');
 const plain = await stepUs(() => new Engine({ agent: new WideAgent(false, STEPS), trace: false }));
 const searchRows: Array<[string, number]> = [
   ['plain step (one decision, no search)', plain],
-  ['8 candidates, first (no search)', await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), trace: false }))],
-  ['8 candidates, greedy', await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: greedySearch(), trace: false }))],
-  ['8 candidates, beam(4)', await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: beamSearch({ width: 4 }), trace: false }))],
-  ['8 candidates, best-first (cap 256)', await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: bestFirstSearch(), trace: false }))],
-  ['8 candidates, tree search (cap 32)', await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: treeSearch(), trace: false }))],
+  [
+    '8 candidates, first (no search)',
+    await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), trace: false })),
+  ],
+  [
+    '8 candidates, greedy',
+    await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: greedySearch(), trace: false })),
+  ],
+  [
+    '8 candidates, beam(4)',
+    await stepUs(
+      () => new Engine({ agent: new WideAgent(true, STEPS), search: beamSearch({ width: 4 }), trace: false }),
+    ),
+  ],
+  [
+    '8 candidates, best-first (cap 256)',
+    await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: bestFirstSearch(), trace: false })),
+  ],
+  [
+    '8 candidates, tree search (cap 32)',
+    await stepUs(() => new Engine({ agent: new WideAgent(true, STEPS), search: treeSearch(), trace: false })),
+  ],
 ];
-const critic = await stepUs(() => new Engine({ agent: new WideAgent(false, STEPS), critics: [passThroughCritic()], trace: false }));
+const critic = await stepUs(
+  () => new Engine({ agent: new WideAgent(false, STEPS), critics: [passThroughCritic()], trace: false }),
+);
 
-for (const [w, a, r, c] of memoryRows) console.log(`${w.padEnd(48)} append ${a.toFixed(1)} µs   retrieve(k=5) ${r.toFixed(3)} ms (CPU ${c.toFixed(3)} ms)`);
+for (const [w, a, r, c] of memoryRows)
+  console.log(`${w.padEnd(48)} append ${a.toFixed(1)} µs   retrieve(k=5) ${r.toFixed(3)} ms (CPU ${c.toFixed(3)} ms)`);
 for (const [w, us] of searchRows) console.log(`${w.padEnd(48)} ${us.toFixed(1)} µs/step`);
 console.log(`${'plain step + pass-through critic'.padEnd(48)} ${critic.toFixed(1)} µs/step`);
 const [first, greedy] = [searchRows[1][1], searchRows[2][1]];
 const missed = [
   ...memoryRows.filter(([, , , c]) => c > 5).map(([w]) => `retrieve ${w}`),
   ...(greedy > 2 * first ? [`greedy step ${(greedy / first).toFixed(2)}x the first-candidate step`] : []),
-  ...searchRows.slice(3).filter(([, us]) => us > 250).map(([w]) => w),
+  ...searchRows
+    .slice(3)
+    .filter(([, us]) => us > 250)
+    .map(([w]) => w),
   ...(critic - plain > 20 ? [`CRITIQUE phase ${(critic - plain).toFixed(1)} µs`] : []),
 ];
 console.log(missed.length ? `targets MISSED: ${missed.join('; ')}` : 'all targets met');

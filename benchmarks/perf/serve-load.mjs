@@ -16,11 +16,17 @@ import OpenAI from 'openai';
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const sdks = new Map();
 /** One SDK client per server (each keeps its connections). */
-const sdkFor = (url) => sdks.get(url) ?? sdks.set(url, new OpenAI({ baseURL: `${url}/v1`, apiKey: 'none', maxRetries: 0 })).get(url);
+const sdkFor = (url) =>
+  sdks.get(url) ?? sdks.set(url, new OpenAI({ baseURL: `${url}/v1`, apiKey: 'none', maxRetries: 0 })).get(url);
 
 /** The answer text of one streamed completion and whether its usage chunk came, through the SDK. */
 async function viaSdk(url, question) {
-  const stream = await sdkFor(url).chat.completions.create({ model: 'echo', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: question }] });
+  const stream = await sdkFor(url).chat.completions.create({
+    model: 'echo',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: question }],
+  });
   let content = '';
   let usage = false;
   for await (const c of stream) {
@@ -32,37 +38,50 @@ async function viaSdk(url, question) {
 
 /** The same through `node:http`: frames are split on blank lines, each `data:` line parsed as JSON until `[DONE]`. */
 function viaHttp(url, question) {
-  const body = JSON.stringify({ model: 'echo', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: question }] });
+  const body = JSON.stringify({
+    model: 'echo',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: question }],
+  });
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        return reject(new Error(`status ${res.statusCode}`));
-      }
-      res.setEncoding('utf8');
-      let buf = '';
-      let content = '';
-      let usage = false;
-      let done = false;
-      res.on('data', (text) => {
-        buf += text;
-        for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
-          const frame = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          if (!frame.startsWith('data: ')) continue;
-          const data = frame.slice(6);
-          if (data === '[DONE]') done = true;
-          else {
-            const c = JSON.parse(data);
-            if (c.error) return reject(new Error(c.error.message));
-            content += c.choices[0]?.delta.content ?? '';
-            if (c.usage) usage = true;
-          }
+    const req = request(
+      `${url}/v1/chat/completions`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          return reject(new Error(`status ${res.statusCode}`));
         }
-      });
-      res.on('end', () => (done ? resolve({ content, usage }) : reject(new Error('the stream ended before [DONE]'))));
-      res.on('error', reject);
-    });
+        res.setEncoding('utf8');
+        let buf = '';
+        let content = '';
+        let usage = false;
+        let done = false;
+        res.on('data', (text) => {
+          buf += text;
+          for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
+            const frame = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            if (!frame.startsWith('data: ')) continue;
+            const data = frame.slice(6);
+            if (data === '[DONE]') done = true;
+            else {
+              const c = JSON.parse(data);
+              if (c.error) return reject(new Error(c.error.message));
+              content += c.choices[0]?.delta.content ?? '';
+              if (c.usage) usage = true;
+            }
+          }
+        });
+        res.on('end', () => (done ? resolve({ content, usage }) : reject(new Error('the stream ended before [DONE]'))));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -41,7 +41,8 @@ const textOf = (m: ModelRequest['messages'][number] | undefined): string => {
   const c = (m as { content?: unknown } | undefined)?.content;
   return typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: string }) => p.text ?? '').join('') : '';
 };
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
@@ -50,9 +51,17 @@ const gc = () => (globalThis as { gc?: () => void }).gc?.();
 // decide the comparison instead of the server. `--disk` puts them under the OS temp folder instead.
 const ram = !process.argv.includes('--disk') && existsSync('/dev/shm');
 const dir = await mkdtemp(join(ram ? '/dev/shm' : tmpdir(), 'qitos-bench-serve-'));
-const model = new ScriptedModel([(req) => ({ text: `Thought: easy\nFinal Answer: answer to ${textOf(req.messages.at(-1))}`, delayMs: MODEL_MS })], { loop: true, recordRequests: false, chunkSize: 8 });
+const model = new ScriptedModel(
+  [(req) => ({ text: `Thought: easy\nFinal Answer: answer to ${textOf(req.messages.at(-1))}`, delayMs: MODEL_MS })],
+  { loop: true, recordRequests: false, chunkSize: 8 },
+);
 const engine = new Engine<State>({ agent: new ReActAgent({ model }), trace: { dir: join(dir, 'traces') } });
-const server = await startServer({ agents: [{ id: 'echo', engine }], traceDir: join(dir, 'traces'), port: 0, maxRuns: CONCURRENCY });
+const server = await startServer({
+  agents: [{ id: 'echo', engine }],
+  traceDir: join(dir, 'traces'),
+  port: 0,
+  maxRuns: CONCURRENCY,
+});
 const floor = await floorServer();
 
 /** The floor: `Engine.run` behind a bare `node:http` handler, answering the same SSE frames in two writes. */
@@ -64,12 +73,22 @@ async function floorServer(): Promise<{ server: Server; url: string }> {
     req.on('end', async () => {
       const question = JSON.parse(body).messages[0].content as string;
       const head = { id: 'chatcmpl-floor', object: 'chat.completion.chunk', created: 0, model: 'echo' };
-      const chunk = (delta: object, finish: string | null) => frame({ ...head, choices: [{ index: 0, delta, finish_reason: finish }], usage: null });
+      const chunk = (delta: object, finish: string | null) =>
+        frame({ ...head, choices: [{ index: 0, delta, finish_reason: finish }], usage: null });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }, null));
       const r = await engine.run(question);
-      const usage = { prompt_tokens: r.usage.tokens.input, completion_tokens: r.usage.tokens.output, total_tokens: r.usage.tokens.input + r.usage.tokens.output };
-      res.end(chunk({ content: r.finalResult }, null) + chunk({}, 'stop') + frame({ ...head, choices: [], usage }) + 'data: [DONE]\n\n');
+      const usage = {
+        prompt_tokens: r.usage.tokens.input,
+        completion_tokens: r.usage.tokens.output,
+        total_tokens: r.usage.tokens.input + r.usage.tokens.output,
+      };
+      res.end(
+        chunk({ content: r.finalResult }, null) +
+          chunk({}, 'stop') +
+          frame({ ...head, choices: [], usage }) +
+          'data: [DONE]\n\n',
+      );
     });
   });
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
@@ -102,7 +121,13 @@ const direct = (round: number, requests = REQUESTS, concurrency = CONCURRENCY) =
   });
 const worker = new Worker(new URL('./serve-load.mjs', import.meta.url));
 /** One round of the load through the worker thread, against `url` with `client`; its latencies. */
-async function served(url: string, client: 'http' | 'sdk', round: number, requests = REQUESTS, concurrency = CONCURRENCY): Promise<number[]> {
+async function served(
+  url: string,
+  client: 'http' | 'sdk',
+  round: number,
+  requests = REQUESTS,
+  concurrency = CONCURRENCY,
+): Promise<number[]> {
   const r = await new Promise<{ latencies: number[]; lost: number; wrong: number }>((resolve, reject) => {
     worker.once('error', reject);
     worker.once('message', (m) => {
@@ -171,11 +196,19 @@ const f = (x: number) => x.toFixed(1);
 const p50 = (w: Way) => pct(lat[w], 50);
 const ratio = (w: Way) => pct(paired[w], 50);
 const spread = (w: Way) => `${Math.min(...paired[w]).toFixed(2)}-${Math.max(...paired[w]).toFixed(2)}`;
-const row = (label: string, w: Way) => `| ${label} | ${f(p50(w))} ms | ${f(pct(lat[w], 99))} ms | ${w === 'direct' ? '' : `**${ratio(w).toFixed(2)}x** (${spread(w)})`} | ${busy[w].toFixed(2)} ms |`;
-for (const w of Object.keys(ways) as Way[]) console.log(`${w.padEnd(6)} p50 ${f(p50(w))} ms  p99 ${f(pct(lat[w], 99))} ms  ratio p50 ${ratio(w).toFixed(2)}x (rounds ${spread(w)})  busy/request ${busy[w].toFixed(2)} ms`);
-console.log(`one at a time: direct p50 ${f(pct(d1, 50))} ms, served p50 ${f(pct(s1, 50))} ms, ratio ${(pct(s1, 50) / pct(d1, 50)).toFixed(2)}x`);
+const row = (label: string, w: Way) =>
+  `| ${label} | ${f(p50(w))} ms | ${f(pct(lat[w], 99))} ms | ${w === 'direct' ? '' : `**${ratio(w).toFixed(2)}x** (${spread(w)})`} | ${busy[w].toFixed(2)} ms |`;
+for (const w of Object.keys(ways) as Way[])
+  console.log(
+    `${w.padEnd(6)} p50 ${f(p50(w))} ms  p99 ${f(pct(lat[w], 99))} ms  ratio p50 ${ratio(w).toFixed(2)}x (rounds ${spread(w)})  busy/request ${busy[w].toFixed(2)} ms`,
+  );
+console.log(
+  `one at a time: direct p50 ${f(pct(d1, 50))} ms, served p50 ${f(pct(s1, 50))} ms, ratio ${(pct(s1, 50) / pct(d1, 50)).toFixed(2)}x`,
+);
 console.log(`lost ${lost}, wrong or mixed up ${wrong}, of ${REQUESTS * (ROUNDS + WARMUP)} per way`);
-console.log(`heap ${mb(start.heapUsed)} -> ${mb(after.heapUsed)} -> ${mb(settled.heapUsed)} MB after GC; rss ${mb(start.rss)} -> ${mb(after.rss)} -> ${mb(settled.rss)} MB; live runs left ${server.runs.active}`);
+console.log(
+  `heap ${mb(start.heapUsed)} -> ${mb(after.heapUsed)} -> ${mb(settled.heapUsed)} MB after GC; rss ${mb(start.rss)} -> ${mb(after.rss)} -> ${mb(settled.rss)} MB; live runs left ${server.runs.active}`,
+);
 
 writePerformanceSection(`## Server
 

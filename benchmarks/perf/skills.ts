@@ -23,8 +23,27 @@ const QUERIES = 300;
 const SCRIPT_RUNS = 30;
 
 const rand = seededRandom(42); // the same skills on every run
-const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'sa', 'vel', 'quin', 'da', 'por', 'shi', 'nu', 'bex', 'ti', 'gra', 'mon'];
-const vocab = Array.from({ length: 600 }, () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(''));
+const syllables = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tor',
+  'sa',
+  'vel',
+  'quin',
+  'da',
+  'por',
+  'shi',
+  'nu',
+  'bex',
+  'ti',
+  'gra',
+  'mon',
+];
+const vocab = Array.from({ length: 600 }, () =>
+  Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(''),
+);
 const words = (n: number) => Array.from({ length: n }, () => vocab[Math.floor(rand() * vocab.length)]).join(' ');
 const gc = (globalThis as { gc?: () => void }).gc;
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
@@ -36,7 +55,10 @@ const root = path.join(base, 'skills');
 for (let i = 0; i < N; i++) {
   const name = `skill-${i}`;
   mkdirSync(path.join(root, name), { recursive: true });
-  writeFileSync(path.join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${words(20 + Math.floor(rand() * 40))}\n---\n# ${name}\n${words(40)}\n`);
+  writeFileSync(
+    path.join(root, name, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: ${words(20 + Math.floor(rand() * 40))}\n---\n# ${name}\n${words(40)}\n`,
+  );
 }
 
 /** CPU seconds (user + system) this process used since `from`: the cost without the wait for a shared core. */
@@ -87,7 +109,10 @@ const skillDir = path.join(base, 'script-skill');
 const workspace = path.join(base, 'ws');
 mkdirSync(path.join(skillDir, 'scripts'), { recursive: true });
 mkdirSync(workspace);
-writeFileSync(path.join(skillDir, 'scripts/echo.mjs'), "import fs from 'node:fs'; process.stdout.write(fs.readFileSync(0, 'utf8'));");
+writeFileSync(
+  path.join(skillDir, 'scripts/echo.mjs'),
+  "import fs from 'node:fs'; process.stdout.write(fs.readFileSync(0, 'utf8'));",
+);
 writeFileSync(path.join(skillDir, 'scripts/echo.py'), 'import sys; sys.stdout.write(sys.stdin.read())');
 const executor = new SkillsSandboxExecutor();
 const sandboxed = executor.bwrapBinary() !== false;
@@ -100,7 +125,10 @@ for (let i = 0; i < SCRIPT_RUNS + 2; i++) {
   if (!r.ok || (r.output as { i: number }).i !== i) throw new Error(`sandboxed script failed: ${r.error}`);
   if (i >= 2) sandboxNode.push(performance.now() - s);
   s = performance.now();
-  spawnSync(process.execPath, [path.join(skillDir, 'scripts/echo.mjs')], { input: JSON.stringify({ i }), cwd: workspace });
+  spawnSync(process.execPath, [path.join(skillDir, 'scripts/echo.mjs')], {
+    input: JSON.stringify({ i }),
+    cwd: workspace,
+  });
   if (i >= 2) bareNode.push(performance.now() - s);
   if (sandboxed) {
     s = performance.now();
@@ -116,17 +144,46 @@ const p50q = pct(queryTimes, 50);
 const p99q = pct(queryTimes, 99);
 const p50s = pct(sandboxNode, 50);
 const rows: Array<[string, string]> = [
-  [`index ${N.toLocaleString('en')} skills (open: read, parse, hash, embed, save)`, `${(indexMs / 1000).toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} skills/s (CPU ${indexCpu.toFixed(2)} s)`],
+  [
+    `index ${N.toLocaleString('en')} skills (open: read, parse, hash, embed, save)`,
+    `${(indexMs / 1000).toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} skills/s (CPU ${indexCpu.toFixed(2)} s)`,
+  ],
   [`  of which embedding ${N.toLocaleString('en')} texts`, `${(embedMs / 1000).toFixed(2)} s`],
-  ['re-open a current index (hash check of every SKILL.md)', `${(reopenMs / 1000).toFixed(2)} s (CPU ${reopenCpu.toFixed(2)} s)`],
+  [
+    're-open a current index (hash check of every SKILL.md)',
+    `${(reopenMs / 1000).toFixed(2)} s (CPU ${reopenCpu.toFixed(2)} s)`,
+  ],
   ['index.json on disk', mb(indexFile)],
-  ['memory held by the open index (heap / RSS growth)', `${mb(heap1.heapUsed - heap0.heapUsed)} / ${mb(heap1.rss - heap0.rss)}${gc ? '' : ' (no --expose-gc: rough)'}`],
-  [`top-5 query over ${N.toLocaleString('en')} skills, ${QUERIES} queries`, `p50 ${p50q.toFixed(2)} ms, p99 ${p99q.toFixed(2)} ms (CPU ${queryCpu.toFixed(2)} ms per query)`],
-  [`Node skill script round trip, ${sandboxed ? 'bubblewrap + permission model' : 'permission model only (no bwrap)'}`, `p50 ${p50s.toFixed(0)} ms, p90 ${pct(sandboxNode, 90).toFixed(0)} ms`],
-  ['same script spawned bare (`node script.mjs`), interleaved', `p50 ${pct(bareNode, 50).toFixed(0)} ms, p90 ${pct(bareNode, 90).toFixed(0)} ms`],
-  ...(sandboxed ? ([['Python skill script round trip, bubblewrap', `p50 ${pct(sandboxPy, 50).toFixed(0)} ms, p90 ${pct(sandboxPy, 90).toFixed(0)} ms`]] as Array<[string, string]>) : []),
+  [
+    'memory held by the open index (heap / RSS growth)',
+    `${mb(heap1.heapUsed - heap0.heapUsed)} / ${mb(heap1.rss - heap0.rss)}${gc ? '' : ' (no --expose-gc: rough)'}`,
+  ],
+  [
+    `top-5 query over ${N.toLocaleString('en')} skills, ${QUERIES} queries`,
+    `p50 ${p50q.toFixed(2)} ms, p99 ${p99q.toFixed(2)} ms (CPU ${queryCpu.toFixed(2)} ms per query)`,
+  ],
+  [
+    `Node skill script round trip, ${sandboxed ? 'bubblewrap + permission model' : 'permission model only (no bwrap)'}`,
+    `p50 ${p50s.toFixed(0)} ms, p90 ${pct(sandboxNode, 90).toFixed(0)} ms`,
+  ],
+  [
+    'same script spawned bare (`node script.mjs`), interleaved',
+    `p50 ${pct(bareNode, 50).toFixed(0)} ms, p90 ${pct(bareNode, 90).toFixed(0)} ms`,
+  ],
+  ...(sandboxed
+    ? ([
+        [
+          'Python skill script round trip, bubblewrap',
+          `p50 ${pct(sandboxPy, 50).toFixed(0)} ms, p90 ${pct(sandboxPy, 90).toFixed(0)} ms`,
+        ],
+      ] as Array<[string, string]>)
+    : []),
 ];
-const missed = [rate < 1000 ? 'index rate' : '', p99q >= 10 ? 'query p99' : '', p50s >= 150 ? 'script round trip p50' : ''].filter(Boolean);
+const missed = [
+  rate < 1000 ? 'index rate' : '',
+  p99q >= 10 ? 'query p99' : '',
+  p50s >= 150 ? 'script round trip p50' : '',
+].filter(Boolean);
 for (const [w, f] of rows) console.log(`${w.padEnd(70)} ${f}`);
 console.log(missed.length ? `targets MISSED: ${missed.join('; ')}` : 'all targets met');
 
@@ -146,7 +203,7 @@ writePerformanceSection(
     'Targets: index at >= 1,000 skills/s, top-5 query p99 < 10 ms, sandboxed Node script round trip p50 < 150 ms:',
     `${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}. The machine is a shared 2-core box with other work running (1-minute load average`,
     `${loadAtStart.toFixed(1)} when this run started; above 2 every process waits for a core); the bare-spawn row is`,
-    'the floor the sandbox adds to (Node start-up dominates both). CPU figures are this process\'s own time (user + system),',
+    "the floor the sandbox adds to (Node start-up dominates both). CPU figures are this process's own time (user + system),",
     'what the wall-clock figures would approach on an idle machine. A query embeds the text and scans every vector in',
     'memory (a Float32Array; a hashing-embedder query of a few words touches only its few non-zero dimensions), so its',
     'cost grows linearly with the number of skills. Indexing reads, parses and hashes every SKILL.md, 64 files at a time.',

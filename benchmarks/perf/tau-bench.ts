@@ -65,15 +65,34 @@ const sa = airline.session();
 const sr = retail.session();
 const callRows: Array<[string, number]> = [
   ['airline get_user_details', time(2000, () => sa.call('get_user_details', '{"user_id": "mia_li_3668"}'))],
-  ['airline search_direct_flight', time(200, () => sa.call('search_direct_flight', '{"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}'))],
-  ['airline search_onestop_flight', time(20, () => sa.call('search_onestop_flight', '{"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}'))],
+  [
+    'airline search_direct_flight',
+    time(200, () => sa.call('search_direct_flight', '{"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}')),
+  ],
+  [
+    'airline search_onestop_flight',
+    time(20, () => sa.call('search_onestop_flight', '{"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}')),
+  ],
   ['airline calculate', time(5000, () => sa.call('calculate', '{"expression": "(1200 - 350.5) * 0.1"}'))],
-  ['retail find_user_id_by_name_zip (no match: scans all users)', time(200, () => sr.call('find_user_id_by_name_zip', '{"first_name": "No", "last_name": "One", "zip": "00000"}'))],
-  ['retail get_order_details', time(5000, () => sr.call('get_order_details', `{"order_id": ${JSON.stringify(JSON.parse(cancelArgs).order_id)}}`))],
+  [
+    'retail find_user_id_by_name_zip (no match: scans all users)',
+    time(200, () => sr.call('find_user_id_by_name_zip', '{"first_name": "No", "last_name": "One", "zip": "00000"}')),
+  ],
+  [
+    'retail get_order_details',
+    time(5000, () => sr.call('get_order_details', `{"order_id": ${JSON.stringify(JSON.parse(cancelArgs).order_id)}}`)),
+  ],
   ['retail get_user_details', time(5000, () => sr.call('get_user_details', userArgs))],
-  ['retail cancel_pending_order in a new session (copies the order and user)', time(500, () => retail.session().call('cancel_pending_order', cancelArgs))],
+  [
+    'retail cancel_pending_order in a new session (copies the order and user)',
+    time(500, () => retail.session().call('cancel_pending_order', cancelArgs)),
+  ],
 ];
-const changed = (d: TauDomain, tool: string, args: string): TauSession => { const s = d.session(); s.call(tool, args); return s; };
+const changed = (d: TauDomain, tool: string, args: string): TauSession => {
+  const s = d.session();
+  s.call(tool, args);
+  return s;
+};
 const ca = changed(airline, 'cancel_reservation', '{"reservation_id": "Z7GOZK"}');
 const cr = changed(retail, 'cancel_pending_order', cancelArgs);
 const hashRows: Array<[string, number]> = [
@@ -106,23 +125,25 @@ const lines = [
 ];
 for (const l of lines) console.log(l);
 
-writePerformanceSection([
-  '## tau-bench',
-  '',
-  '`npm run bench:tau` (`benchmarks/perf/tau-bench.ts`, needs `npx qitos tau-bench fetch`): the domain layer of the tau-bench',
-  'port (docs/tau-bench-exactness.md). Every ground-truth episode of the 685 tasks runs its actions through a session, hashes',
-  'the database and computes the reward (its ground-truth replay, a second session, once per task). Tool calls: mean per call,',
-  'best of 5 rounds; figures move with the load of the shared machine.',
-  '',
-  '| measure | value |',
-  '|---|---|',
-  `| load both domains (read, gunzip, sha256 check, Python-exact parse, per-record reprs and hash checkpoints) | ${loadMs.toFixed(0)} ms |`,
-  `| ${episodes} gt episodes, ${calls} tool calls: wall / CPU / peak RSS | ${episodesMs.toFixed(0)} ms / ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms / ${(peakRss / 2 ** 20).toFixed(0)} MB |`,
-  ...callRows.map(([w, us]) => `| ${w} | ${us.toFixed(1)} µs |`),
-  ...hashRows.map(([w, us]) => `| ${w} | ${(us / 1000).toFixed(2)} ms |`),
-  `| memory per live session (100 sessions, each cancelled an order) | ${gc ? `${perSessionKb.toFixed(1)} KB` : 'n/a (no --expose-gc)'} |`,
-  '',
-  'A session copies only the records it changes; the untouched hash is cached, and a changed session\'s hash feeds sha256',
-  'the precomputed bytes of unchanged records, resuming from a saved sha256 state just before the first changed record.',
-  '',
-].join('\n'));
+writePerformanceSection(
+  [
+    '## tau-bench',
+    '',
+    '`npm run bench:tau` (`benchmarks/perf/tau-bench.ts`, needs `npx qitos tau-bench fetch`): the domain layer of the tau-bench',
+    'port (docs/tau-bench-exactness.md). Every ground-truth episode of the 685 tasks runs its actions through a session, hashes',
+    'the database and computes the reward (its ground-truth replay, a second session, once per task). Tool calls: mean per call,',
+    'best of 5 rounds; figures move with the load of the shared machine.',
+    '',
+    '| measure | value |',
+    '|---|---|',
+    `| load both domains (read, gunzip, sha256 check, Python-exact parse, per-record reprs and hash checkpoints) | ${loadMs.toFixed(0)} ms |`,
+    `| ${episodes} gt episodes, ${calls} tool calls: wall / CPU / peak RSS | ${episodesMs.toFixed(0)} ms / ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms / ${(peakRss / 2 ** 20).toFixed(0)} MB |`,
+    ...callRows.map(([w, us]) => `| ${w} | ${us.toFixed(1)} µs |`),
+    ...hashRows.map(([w, us]) => `| ${w} | ${(us / 1000).toFixed(2)} ms |`),
+    `| memory per live session (100 sessions, each cancelled an order) | ${gc ? `${perSessionKb.toFixed(1)} KB` : 'n/a (no --expose-gc)'} |`,
+    '',
+    "A session copies only the records it changes; the untouched hash is cached, and a changed session's hash feeds sha256",
+    'the precomputed bytes of unchanged records, resuming from a saved sha256 state just before the first changed record.',
+    '',
+  ].join('\n'),
+);

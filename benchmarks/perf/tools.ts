@@ -24,7 +24,11 @@ const root = path.join(base, 'ws');
 const files: Record<string, string> = {};
 for (let d = 0; d < 100; d++) {
   for (let f = 0; f < 20; f++) {
-    const body = Array.from({ length: 40 }, (_, i) => `export const v${i} = ${d * 1000 + f * 40 + i}; // line ${i}${i === 7 && f === 3 ? ' NEEDLE' : ''}`).join('\n') + '\n';
+    const body =
+      Array.from(
+        { length: 40 },
+        (_, i) => `export const v${i} = ${d * 1000 + f * 40 + i}; // line ${i}${i === 7 && f === 3 ? ' NEEDLE' : ''}`,
+      ).join('\n') + '\n';
     files[`src/pkg${d}/mod${f}.ts`] = body;
   }
 }
@@ -37,7 +41,10 @@ const host = new HostEnv({ root });
 const memory = new MemoryEnv({ files });
 
 async function call(tool: AnyTool, args: Record<string, unknown>, env: Env): Promise<void> {
-  const [r] = await new ActionExecutor(new ToolRegistry([tool])).run([{ id: 'c', name: tool.id, args }], actContext({ runId: 'bench', env }));
+  const [r] = await new ActionExecutor(new ToolRegistry([tool])).run(
+    [{ id: 'c', name: tool.id, args }],
+    actContext({ runId: 'bench', env }),
+  );
   if (r.status !== 'success') throw new Error(`${tool.id} failed: ${r.error}`);
 }
 
@@ -62,10 +69,14 @@ rows.push(['calculate: evaluate one expression', '-', `${calcUs.toFixed(1)} µs`
 // Baseline: the same 2,000 files read with plain fs.readFile, 32 at a time (what grep cannot go below).
 const tsFiles = Object.keys(files).filter((f) => f.endsWith('.ts'));
 const rawRead = await time(5, async () => {
-  for (let i = 0; i < tsFiles.length; i += 32) await Promise.all(tsFiles.slice(i, i + 32).map((f) => readFile(path.join(root, f))));
+  for (let i = 0; i < tsFiles.length; i += 32)
+    await Promise.all(tsFiles.slice(i, i + 32).map((f) => readFile(path.join(root, f))));
 });
 rows.push(['baseline: fs.readFile of the 2,000 files', 'host', `${rawRead.toFixed(1)} ms`, 0, Infinity]);
-for (const [name, env] of [['host', host], ['memory', memory]] as const) {
+for (const [name, env] of [
+  ['host', host],
+  ['memory', memory],
+] as const) {
   const read = await time(50, () => call(readTool(), { path: 'big.txt' }, env));
   rows.push(['read 2,000-line file', name, `${read.toFixed(2)} ms`, read, 5]);
   const glob = await time(5, () => call(globTool(), { pattern: 'src/**/*.ts' }, env));
@@ -76,11 +87,23 @@ for (const [name, env] of [['host', host], ['memory', memory]] as const) {
   await call(grepOnce, { pattern: 'NEEDLE', include: '**/*.ts' }, env);
   const first = performance.now() - t0;
   const grep = await time(5, () => call(grepOnce, { pattern: 'NEEDLE', include: '**/*.ts' }, env));
-  rows.push(['grep NEEDLE over 2,000 files', name, `${grep.toFixed(1)} ms (first call, thread start: ${first.toFixed(1)} ms)`, grep, name === 'host' ? 3 * rawRead : 250]);
+  rows.push([
+    'grep NEEDLE over 2,000 files',
+    name,
+    `${grep.toFixed(1)} ms (first call, thread start: ${first.toFixed(1)} ms)`,
+    grep,
+    name === 'host' ? 3 * rawRead : 250,
+  ]);
 }
 const spawnOnly = await time(20, () => host.processes!.run('true'));
 const bash = await time(20, () => call(bashTool(), { command: 'true' }, host));
-rows.push(['bash "true" (spawn + bash startup)', 'host', `${bash.toFixed(1)} ms (process op alone ${spawnOnly.toFixed(1)} ms)`, bash - spawnOnly, 50]);
+rows.push([
+  'bash "true" (spawn + bash startup)',
+  'host',
+  `${bash.toFixed(1)} ms (process op alone ${spawnOnly.toFixed(1)} ms)`,
+  bash - spawnOnly,
+  50,
+]);
 host.close();
 rmSync(base, { recursive: true, force: true });
 

@@ -15,7 +15,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { AgentModule, Engine, baseState, decide, defineTool, type Decision, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  Engine,
+  baseState,
+  decide,
+  defineTool,
+  type Decision,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { WorkflowDefinition, runWorkflow, type WorkflowInput } from '../../src/kit/workflow/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 
@@ -34,8 +43,21 @@ const tick = defineTool({ id: 'tick', description: 'Does nothing.', parameters: 
 const linearFlow = (n: number): WorkflowDefinition =>
   WorkflowDefinition.create({
     name: `linear-${n}`,
-    nodes: [{ kind: 'start', id: 'start' }, ...Array.from({ length: n }, (_, i) => ({ kind: 'tool' as const, id: `n${i}`, toolName: 'tick', parameters: {} })), { kind: 'end', id: 'end' }],
-    edges: [{ from: 'start', to: 'n0' }, ...Array.from({ length: n - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })), { from: `n${n - 1}`, to: 'end' }],
+    nodes: [
+      { kind: 'start', id: 'start' },
+      ...Array.from({ length: n }, (_, i) => ({
+        kind: 'tool' as const,
+        id: `n${i}`,
+        toolName: 'tick',
+        parameters: {},
+      })),
+      { kind: 'end', id: 'end' },
+    ],
+    edges: [
+      { from: 'start', to: 'n0' },
+      ...Array.from({ length: n - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
+      { from: `n${n - 1}`, to: 'end' },
+    ],
   } as WorkflowInput);
 const fanoutFlow = (n: number): WorkflowDefinition =>
   WorkflowDefinition.create({
@@ -43,11 +65,24 @@ const fanoutFlow = (n: number): WorkflowDefinition =>
     nodes: [
       { kind: 'start', id: 'start' },
       { kind: 'fork', id: 'fan' },
-      ...Array.from({ length: n }, (_, i) => ({ kind: 'tool' as const, id: `b${i}`, toolName: 'tick', parameters: {}, output: 'r' })),
+      ...Array.from({ length: n }, (_, i) => ({
+        kind: 'tool' as const,
+        id: `b${i}`,
+        toolName: 'tick',
+        parameters: {},
+        output: 'r',
+      })),
       { kind: 'join', id: 'j', fork: 'fan', output: 'all' },
       { kind: 'end', id: 'end' },
     ],
-    edges: [{ from: 'start', to: 'fan' }, ...Array.from({ length: n }, (_, i) => [{ from: 'fan', to: `b${i}` }, { from: `b${i}`, to: 'j' }]).flat(), { from: 'j', to: 'end' }],
+    edges: [
+      { from: 'start', to: 'fan' },
+      ...Array.from({ length: n }, (_, i) => [
+        { from: 'fan', to: `b${i}` },
+        { from: `b${i}`, to: 'j' },
+      ]).flat(),
+      { from: 'j', to: 'end' },
+    ],
   } as WorkflowInput);
 
 /** The kernel's own step with the same tool: the baseline of the per-node overhead. */
@@ -88,7 +123,8 @@ const fan50 = fanoutFlow(50);
 const rows: Array<{ shape: string; qitosOff: number; qitosOn: number; lgOff: number; lgOn: number }> = [];
 const perNode = {
   plainOff: (await best(5, () => new Engine({ agent: new TickAgent(PER_NODE), trace: false }).run('tick'))) / PER_NODE,
-  plainOn: (await best(5, () => new Engine({ agent: new TickAgent(PER_NODE), trace: traceOf(true) }).run('tick'))) / PER_NODE,
+  plainOn:
+    (await best(5, () => new Engine({ agent: new TickAgent(PER_NODE), trace: traceOf(true) }).run('tick'))) / PER_NODE,
   flowOff: (await best(5, () => completed(runWorkflow(lin200, { tools: [tick], trace: false })))) / PER_NODE,
   flowOn: (await best(5, () => completed(runWorkflow(lin200, { tools: [tick], trace: traceOf(true) })))) / PER_NODE,
   lgOff: (await best(3, lg.linear(PER_NODE, false))) / PER_NODE,
@@ -112,8 +148,13 @@ await rm(dir, { recursive: true, force: true });
 
 const f = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
-console.log(`per node: plain Engine step ${us(perNode.plainOff)} (traced ${us(perNode.plainOn)}); workflow node ${us(perNode.flowOff)} (traced ${us(perNode.flowOn)}); LangGraph node ${us(perNode.lgOff)} (checkpointed ${us(perNode.lgOn)})`);
-for (const r of rows) console.log(`${r.shape}: qitos ${f(r.qitosOff)} ms (traced ${f(r.qitosOn)} ms); LangGraph ${f(r.lgOff)} ms (checkpointed ${f(r.lgOn)} ms)`);
+console.log(
+  `per node: plain Engine step ${us(perNode.plainOff)} (traced ${us(perNode.plainOn)}); workflow node ${us(perNode.flowOff)} (traced ${us(perNode.flowOn)}); LangGraph node ${us(perNode.lgOff)} (checkpointed ${us(perNode.lgOn)})`,
+);
+for (const r of rows)
+  console.log(
+    `${r.shape}: qitos ${f(r.qitosOff)} ms (traced ${f(r.qitosOn)} ms); LangGraph ${f(r.lgOff)} ms (checkpointed ${f(r.lgOn)} ms)`,
+  );
 
 writePerformanceSection(
   [
@@ -133,7 +174,9 @@ writePerformanceSection(
     '',
     '| shape | qitos | qitos traced | LangGraph.js | LangGraph.js checkpointed |',
     '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.shape} | ${f(r.qitosOff)} ms | ${f(r.qitosOn)} ms | ${f(r.lgOff)} ms | ${f(r.lgOn)} ms |`),
+    ...rows.map(
+      (r) => `| ${r.shape} | ${f(r.qitosOff)} ms | ${f(r.qitosOn)} ms | ${f(r.lgOff)} ms | ${f(r.lgOn)} ms |`,
+    ),
     '',
     `The workflow layer costs ${(perNode.flowOff / perNode.plainOff).toFixed(1)}x a plain kernel step per node untraced and`,
     `${(perNode.flowOn / perNode.plainOn).toFixed(1)}x traced: the thread state (variables, per-node records) is part of the run's`,

@@ -39,7 +39,9 @@ export async function importAgentModule(absPath: string, shown: string): Promise
   try {
     return await importUserModule(absPath);
   } catch (err) {
-    throw new CliError(`cannot load agent module ${shown}: ${(err as Error).message}`, undefined, { cause: (err as Error).cause ?? err });
+    throw new CliError(`cannot load agent module ${shown}: ${(err as Error).message}`, undefined, {
+      cause: (err as Error).cause ?? err,
+    });
   }
 }
 
@@ -50,17 +52,31 @@ function isAgentClass(v: unknown): v is AgentClass {
   return typeof p.initState === 'function' && typeof p.decide === 'function' && typeof p.reduce === 'function';
 }
 
-function pickExport(mod: Record<string, unknown>, exportName: string | undefined, shown: string): { name: string; value: AgentClass } {
+function pickExport(
+  mod: Record<string, unknown>,
+  exportName: string | undefined,
+  shown: string,
+): { name: string; value: AgentClass } {
   if (exportName) {
-    if (!(exportName in mod)) throw new CliError(`agent module ${shown} has no export "${exportName}" (exports: ${Object.keys(mod).join(', ') || 'none'})`);
+    if (!(exportName in mod))
+      throw new CliError(
+        `agent module ${shown} has no export "${exportName}" (exports: ${Object.keys(mod).join(', ') || 'none'})`,
+      );
     const v = mod[exportName];
     if (!isAgentClass(v)) throw new CliError(`export "${exportName}" of ${shown} is not an AgentModule subclass`);
     return { name: exportName, value: v };
   }
   if (isAgentClass(mod.default)) return { name: 'default', value: mod.default };
   // A module may re-export AgentModule itself; it is abstract, so only its subclasses count.
-  const concrete = Object.entries(mod).filter(([k, v]) => k !== 'default' && isAgentClass(v) && (v as { name?: string }).name !== 'AgentModule');
+  const concrete = Object.entries(mod).filter(
+    ([k, v]) => k !== 'default' && isAgentClass(v) && (v as { name?: string }).name !== 'AgentModule',
+  );
   if (concrete.length === 1) return { name: concrete[0][0], value: concrete[0][1] as AgentClass };
-  if (concrete.length === 0) throw new CliError(`agent module ${shown} exports no AgentModule subclass (export one as default, or name it with --export)`);
-  throw new CliError(`agent module ${shown} exports several AgentModule subclasses (${concrete.map(([k]) => k).join(', ')}); pick one with --export`);
+  if (concrete.length === 0)
+    throw new CliError(
+      `agent module ${shown} exports no AgentModule subclass (export one as default, or name it with --export)`,
+    );
+  throw new CliError(
+    `agent module ${shown} exports several AgentModule subclasses (${concrete.map(([k]) => k).join(', ')}); pick one with --export`,
+  );
 }

@@ -23,6 +23,9 @@ export class CliError extends Error {
     if (err instanceof CliError) return err;
     const text = err instanceof Error ? err.message : String(err);
     const nl = text.indexOf('\n');
-    return new CliError(nl < 0 ? text : text.slice(0, nl), undefined, { cause: err, ...(nl < 0 ? {} : { detail: text.slice(nl + 1) }) });
+    return new CliError(nl < 0 ? text : text.slice(0, nl), undefined, {
+      cause: err,
+      ...(nl < 0 ? {} : { detail: text.slice(nl + 1) }),
+    });
   }
 }

@@ -14,7 +14,9 @@ import { QitosConfig } from './config-schema.js';
 export async function loadConfigFile(path: string, cwd: string): Promise<QitosConfig> {
   const abs = resolve(cwd, path);
   const text = await readFile(abs, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(err.code === 'ENOENT' ? `config file not found: ${path}` : `cannot read config file ${path}: ${err.message}`);
+    throw new CliError(
+      err.code === 'ENOENT' ? `config file not found: ${path}` : `cannot read config file ${path}: ${err.message}`,
+    );
   });
   return parseConfig(text, relative(cwd, abs) || path);
 }
@@ -50,7 +52,8 @@ function lineOf(doc: Document, lines: LineCounter, issue: z.core.$ZodIssue): num
   }
   // The node itself, or the closest ancestor the document has (a missing field points at its parent).
   for (let n = path.length; n >= 0; n--) {
-    const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as { range?: [number, number, number] } | null | undefined;
+    const node = (n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)) as
+      { range?: [number, number, number] } | null | undefined;
     if (node?.range) return lines.linePos(node.range[0]).line;
   }
   return 1;
@@ -66,7 +69,12 @@ export function mergeConfig<T extends Record<string, unknown>>(base: T, over: Re
     if (v === undefined) continue;
     const prev = Object.hasOwn(out, k) ? out[k] : undefined;
     // defineProperty, not assignment: a "__proto__" key from a file must stay data, never a prototype.
-    Object.defineProperty(out, k, { value: isPlain(prev) && isPlain(v) ? mergeConfig(prev, v) : v, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: isPlain(prev) && isPlain(v) ? mergeConfig(prev, v) : v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out as T;
 }

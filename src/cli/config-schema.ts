@@ -17,7 +17,9 @@ export const ModelParamsConfig = z.strictObject({
 
 /** The model: `provider:model` (or `scripted:<file.json>`), provider options and sampling parameters. */
 export const ModelConfig = z.strictObject({
-  id: z.string().regex(/^[a-zA-Z0-9_.-]+:.+$/, 'expected "provider:model", e.g. "openai:gpt-4o-mini" or "scripted:replies.json"'),
+  id: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.-]+:.+$/, 'expected "provider:model", e.g. "openai:gpt-4o-mini" or "scripted:replies.json"'),
   /** Provider options (base URL, API key env variable, timeout, retries, price), passed to `createModel`. */
   options: z.strictObject(ProviderModelConfig.omit({ provider: true, model: true }).shape).optional(),
   params: ModelParamsConfig.optional(),
@@ -122,7 +124,14 @@ export const EnvConfig = z.discriminatedUnion('type', [
           network: z.boolean().optional(),
           /** More host folders commands may read. */
           readOnly: z.array(z.string().min(1)).optional(),
-          limits: z.strictObject({ processes: positiveInt.optional(), fileSizeBytes: positiveInt.optional(), cpuSeconds: positiveInt.optional(), memoryBytes: positiveInt.optional() }).optional(),
+          limits: z
+            .strictObject({
+              processes: positiveInt.optional(),
+              fileSizeBytes: positiveInt.optional(),
+              cpuSeconds: positiveInt.optional(),
+              memoryBytes: positiveInt.optional(),
+            })
+            .optional(),
           /** The bubblewrap program (default `bwrap` on PATH). */
           bwrap: z.string().min(1).optional(),
         }),
@@ -142,9 +151,23 @@ export const EnvConfig = z.discriminatedUnion('type', [
  */
 export const MemoryConfig = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('window'), size: positiveInt.optional() }),
-  z.strictObject({ type: z.literal('summary'), keepRecent: positiveInt.optional(), foldBatch: positiveInt.optional(), maxOutputTokens: positiveInt.optional() }),
-  z.strictObject({ type: z.literal('vector'), path: z.string().min(1).optional(), maxRecords: positiveInt.optional(), dimensions: positiveInt.optional() }),
-  z.strictObject({ type: z.literal('markdown'), path: z.string().min(1).optional(), maxRecords: positiveInt.optional() }),
+  z.strictObject({
+    type: z.literal('summary'),
+    keepRecent: positiveInt.optional(),
+    foldBatch: positiveInt.optional(),
+    maxOutputTokens: positiveInt.optional(),
+  }),
+  z.strictObject({
+    type: z.literal('vector'),
+    path: z.string().min(1).optional(),
+    maxRecords: positiveInt.optional(),
+    dimensions: positiveInt.optional(),
+  }),
+  z.strictObject({
+    type: z.literal('markdown'),
+    path: z.string().min(1).optional(),
+    maxRecords: positiveInt.optional(),
+  }),
 ]);
 
 /** Critics of the CRITIQUE phase, in order (docs/critics.md). */
@@ -152,7 +175,11 @@ export const CriticsConfig = z.array(
   z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('pass-through') }),
     z.strictObject({ type: z.literal('self-reflection'), maxRetries: z.number().int().nonnegative().optional() }),
-    z.strictObject({ type: z.literal('react-self-reflection'), when: z.enum(['final', 'every']).optional(), maxRetries: z.number().int().nonnegative().optional() }),
+    z.strictObject({
+      type: z.literal('react-self-reflection'),
+      when: z.enum(['final', 'every']).optional(),
+      maxRetries: z.number().int().nonnegative().optional(),
+    }),
   ]),
 );
 
@@ -161,7 +188,11 @@ export const SearchConfig = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('greedy') }),
   z.strictObject({ type: z.literal('beam'), width: positiveInt }),
   z.strictObject({ type: z.literal('best-first'), cap: z.number().int().nonnegative().optional() }),
-  z.strictObject({ type: z.literal('tree'), bonus: z.number().nonnegative().optional(), cap: z.number().int().nonnegative().optional() }),
+  z.strictObject({
+    type: z.literal('tree'),
+    bonus: z.number().nonnegative().optional(),
+    cap: z.number().int().nonnegative().optional(),
+  }),
 ]);
 
 /**
@@ -175,7 +206,14 @@ export const QitosConfig = z.strictObject({
    * The budget of `qitos workflow run|resume|fork`. A workflow's budget is its own: every LLM turn of a workflow is a
    * step, so the `engine:` budget a shared file sets for agents does not apply to workflows.
    */
-  workflow: z.strictObject({ maxSteps: positiveInt.optional(), maxSeconds: z.number().positive().optional(), maxTokens: positiveInt.optional(), maxCost: z.number().positive().optional() }).optional(),
+  workflow: z
+    .strictObject({
+      maxSteps: positiveInt.optional(),
+      maxSeconds: z.number().positive().optional(),
+      maxTokens: positiveInt.optional(),
+      maxCost: z.number().positive().optional(),
+    })
+    .optional(),
   policies: PoliciesConfig.optional(),
   trace: TraceConfig.optional(),
   env: EnvConfig.optional(),

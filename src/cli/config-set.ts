@@ -25,7 +25,10 @@ export function parseSetting(text: string): Setting {
   const key = text.slice(0, eq).trim();
   const path = key.split('.');
   const bad = path.find((p) => p === '' || FORBIDDEN.has(p));
-  if (bad !== undefined) throw new CliError(`--set ${text}: "${key}" is not a dotted path of config fields${bad ? ` ("${bad}" cannot be a field)` : ''}`);
+  if (bad !== undefined)
+    throw new CliError(
+      `--set ${text}: "${key}" is not a dotted path of config fields${bad ? ` ("${bad}" cannot be a field)` : ''}`,
+    );
   return { key, path, value: parseSettingValue(text.slice(eq + 1)), text };
 }
 
@@ -60,7 +63,11 @@ export function getPath(obj: unknown, path: readonly string[]): unknown {
  * A copy of `obj` with `value` at the dotted `path`; everything else is shared, unchanged. Missing objects on the
  * way are created, and a non-object on the way (e.g. `doomLoop: true`) is replaced by an object.
  */
-export function setPath(obj: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
+export function setPath(
+  obj: Record<string, unknown>,
+  path: readonly string[],
+  value: unknown,
+): Record<string, unknown> {
   if (path.length === 0) throw new Error('setPath: empty path');
   const [head, ...rest] = path;
   const prev = Object.hasOwn(obj, head) ? obj[head] : undefined;
@@ -88,7 +95,8 @@ export function schemaKeysAt(schema: z.ZodType, path: readonly string[]): string
 
 function objectsOf(schema: z.ZodType): Array<z.ZodObject> {
   if (schema instanceof z.ZodObject) return [schema];
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault) return objectsOf(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault)
+    return objectsOf(schema.unwrap() as z.ZodType);
   if (schema instanceof z.ZodUnion) return (schema.options as z.ZodType[]).flatMap(objectsOf);
   return [];
 }

@@ -35,7 +35,10 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   if (flags.config) config = mergeConfig(config, await loadConfigFile(flags.config, cwd));
   if (flags.mcp) {
     const servers = (await loadConfigFile(flags.mcp, cwd)).mcp;
-    if (!servers || Object.keys(servers).length === 0) throw new CliError(`--mcp ${flags.mcp}: the file has no MCP servers (write them under an mcp: section, as in qitos.yaml)`);
+    if (!servers || Object.keys(servers).length === 0)
+      throw new CliError(
+        `--mcp ${flags.mcp}: the file has no MCP servers (write them under an mcp: section, as in qitos.yaml)`,
+      );
     config = { ...config, mcp: { ...config.mcp, ...servers } };
   }
   if (flags.model) config = withModel(config, flags.model);
@@ -43,10 +46,12 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   if (flags.maxSteps !== undefined) config = mergeConfig(config, { engine: { maxSteps: flags.maxSteps } });
   if (flags.permission) config = { ...config, permission: await loadPermissionFile(flags.permission, cwd) };
   // Recorded absolute, so replay and fork from another folder find the same workspace.
-  if (flags.workspace) config = { ...config, env: { type: 'host', root: resolve(cwd, requireText(flags.workspace, '--workspace')) } };
+  if (flags.workspace)
+    config = { ...config, env: { type: 'host', root: resolve(cwd, requireText(flags.workspace, '--workspace')) } };
   for (const s of sets) {
     if (s.key === 'model') {
-      if (typeof s.value !== 'string') throw new CliError(`--set ${s.text}: expected a model id "provider:model", e.g. model=openai:gpt-4o-mini`);
+      if (typeof s.value !== 'string')
+        throw new CliError(`--set ${s.text}: expected a model id "provider:model", e.g. model=openai:gpt-4o-mini`);
       config = withModel(config, s.value);
     } else config = setPath(config, s.path, s.value) as QitosConfig;
   }
@@ -60,7 +65,16 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
     }
     const i = first;
     const field = zodIssueField(i);
-    const flag = field === 'model.id' ? '--model' : field === 'trace.dir' ? '--trace-dir' : field === 'engine.maxSteps' ? '--max-steps' : field === 'env.root' ? '--workspace' : field;
+    const flag =
+      field === 'model.id'
+        ? '--model'
+        : field === 'trace.dir'
+          ? '--trace-dir'
+          : field === 'engine.maxSteps'
+            ? '--max-steps'
+            : field === 'env.root'
+              ? '--workspace'
+              : field;
     throw new CliError(`${flag}: ${zodIssueMessage(i)}`);
   }
   return parsed.data;
@@ -69,7 +83,10 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
 /** The config with another model id; another provider's options are dropped, sampling params stay. */
 export function withModel(config: QitosConfig, id: string): QitosConfig {
   const sameProvider = config.model && provider(config.model.id) === provider(id);
-  const out: QitosConfig = { ...config, model: { ...(sameProvider ? config.model : { params: config.model?.params }), id } };
+  const out: QitosConfig = {
+    ...config,
+    model: { ...(sameProvider ? config.model : { params: config.model?.params }), id },
+  };
   if (out.model && out.model.params === undefined) delete out.model.params;
   return out;
 }
@@ -88,7 +105,9 @@ type Issue = Parameters<typeof zodIssueMessage>[0];
  */
 function unionBranchIssue(issue: Issue, key: string): Issue {
   if (issue.code !== 'invalid_union') return issue;
-  const nested = issue.errors.flat().map((i) => unionBranchIssue({ ...i, path: [...issue.path, ...i.path] } as Issue, key));
+  const nested = issue.errors
+    .flat()
+    .map((i) => unionBranchIssue({ ...i, path: [...issue.path, ...i.path] } as Issue, key));
   const depth = (i: Issue) => {
     const f = zodIssueField(i);
     return key === f || key.startsWith(`${f}.`) || f.startsWith(`${key}.`) ? f.split('.').length : -1;
@@ -120,7 +139,9 @@ export function requireText(value: string | undefined, flag: string): string {
 /** Reads a `--permission` file: YAML or JSON rules, either the rules themselves or a document with a `permission:` key. */
 async function loadPermissionFile(path: string, cwd: string): Promise<PermissionConfig> {
   const text = await readFile(resolve(cwd, path), 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`--permission: ${err.code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${err.message}`}`);
+    throw new CliError(
+      `--permission: ${err.code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${err.message}`}`,
+    );
   });
   let doc: unknown;
   try {
@@ -128,7 +149,10 @@ async function loadPermissionFile(path: string, cwd: string): Promise<Permission
   } catch (err) {
     throw new CliError(`--permission ${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  const rules = doc && typeof doc === 'object' && !Array.isArray(doc) && Object.keys(doc).length === 1 && 'permission' in doc ? (doc as { permission: unknown }).permission : doc;
+  const rules =
+    doc && typeof doc === 'object' && !Array.isArray(doc) && Object.keys(doc).length === 1 && 'permission' in doc
+      ? (doc as { permission: unknown }).permission
+      : doc;
   try {
     return parsePermissionConfig(rules, `${path}: permission`);
   } catch (err) {

@@ -13,7 +13,10 @@ export class LiveView {
   private offset = 0;
   private pending = '';
 
-  constructor(private readonly write: (line: string) => void, private readonly width = 100) {}
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly width = 100,
+  ) {}
 
   /** The hook to pass to the engine. */
   readonly hook: Hook = (event: HookEvent) => {
@@ -47,7 +50,8 @@ export class LiveView {
     }
     const lines = this.pending.split('\n');
     this.pending = lines.pop() ?? '';
-    for (const line of lines) if (line.trim()) this.write(formatStepLine(JSON.parse(line) as StepRecord, this.width) + '\n');
+    for (const line of lines)
+      if (line.trim()) this.write(formatStepLine(JSON.parse(line) as StepRecord, this.width) + '\n');
   }
 }
 
@@ -63,8 +67,17 @@ export function formatStepLine(s: StepRecord, width = 100): string {
   else if (d.mode === 'final') body = `final: ${d.answer}`;
   else if (d.mode === 'wait') body = 'wait';
   else if (d.mode === 'act') {
-    const calls = d.actions.map((a) => `${a.name}(${Object.entries(a.args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`).join(' ');
-    const obs = s.results.map((r) => (r.status === 'success' ? preview(r.output, 60) : `error: ${preview(r.error, 60)}`)).join(' | ');
+    const calls = d.actions
+      .map(
+        (a) =>
+          `${a.name}(${Object.entries(a.args)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(', ')})`,
+      )
+      .join(' ');
+    const obs = s.results
+      .map((r) => (r.status === 'success' ? preview(r.output, 60) : `error: ${preview(r.error, 60)}`))
+      .join(' | ');
     body = `${calls} -> ${obs}`;
     if (s.error) body += `  ! ${s.error.kind}: ${s.error.message}`;
   } else body = d.mode;

@@ -25,13 +25,15 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   } catch (err) {
     if (err instanceof CommanderError) {
       // commander already printed its message (or the help) to stderr; a usage error still owes --json its object.
-      if (err.exitCode !== 0 && argv.includes('--json')) io.out(JSON.stringify({ error: err.message.replace(/^error: /, '') }) + '\n');
+      if (err.exitCode !== 0 && argv.includes('--json'))
+        io.out(JSON.stringify({ error: err.message.replace(/^error: /, '') }) + '\n');
       return err.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
     }
     const failure = await describeFailure(err);
     // Messages quote what we did not write (entry names, server output, trace values): escaped for the terminal.
     io.err(`qitos: ${terminalText(failure.message)}\n`);
-    if (err instanceof CliError && err.detail) io.err(terminalBlock(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`));
+    if (err instanceof CliError && err.detail)
+      io.err(terminalBlock(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`));
     if (io.env.QITOS_DEBUG) io.err(stackOf(err));
     if (argv.includes('--json')) io.out(JSON.stringify({ error: failure.message }) + '\n');
     return failure.exitCode;

@@ -9,10 +9,21 @@ import { terminalText } from './terminal-text.js';
  * Connects the MCP servers of a config (none: undefined) and prints one line per server that did not connect;
  * the run goes on without it. `${VAR}`s come from the command's environment.
  */
-export async function connectConfiguredMcp(servers: McpConfig | undefined, io: Pick<CliIO, 'err' | 'cwd' | 'env' | 'redactor'>, opts: { quiet?: boolean } = {}): Promise<McpManager | undefined> {
+export async function connectConfiguredMcp(
+  servers: McpConfig | undefined,
+  io: Pick<CliIO, 'err' | 'cwd' | 'env' | 'redactor'>,
+  opts: { quiet?: boolean } = {},
+): Promise<McpManager | undefined> {
   if (!servers || Object.keys(servers).length === 0) return undefined;
-  const manager = await McpManager.connect(servers, { env: io.env, cwd: io.cwd, ...(io.redactor ? { redactor: io.redactor } : {}) });
-  if (!opts.quiet) for (const s of manager.statuses()) if (s.state === 'failed') io.err(`mcp: ${terminalText(`server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}`)}\n`);
+  const manager = await McpManager.connect(servers, {
+    env: io.env,
+    cwd: io.cwd,
+    ...(io.redactor ? { redactor: io.redactor } : {}),
+  });
+  if (!opts.quiet)
+    for (const s of manager.statuses())
+      if (s.state === 'failed')
+        io.err(`mcp: ${terminalText(`server "${s.name}" is not available: ${(s.reason ?? '').split('\n')[0]}`)}\n`);
   return manager;
 }
 
@@ -20,7 +31,12 @@ export async function connectConfiguredMcp(servers: McpConfig | undefined, io: P
  * Runs `fn` with the config's MCP servers connected, and closes every server when it ends, however it ends
  * (a `qitos` command never exits with a server still running).
  */
-export async function withMcp<T>(config: QitosConfig, io: Pick<CliIO, 'err' | 'cwd' | 'env' | 'redactor'>, fn: (mcp: McpManager | undefined) => Promise<T>, opts: { quiet?: boolean } = {}): Promise<T> {
+export async function withMcp<T>(
+  config: QitosConfig,
+  io: Pick<CliIO, 'err' | 'cwd' | 'env' | 'redactor'>,
+  fn: (mcp: McpManager | undefined) => Promise<T>,
+  opts: { quiet?: boolean } = {},
+): Promise<T> {
   const mcp = await connectConfiguredMcp(config.mcp, io, opts);
   try {
     return await fn(mcp);
@@ -33,4 +49,3 @@ export async function withMcp<T>(config: QitosConfig, io: Pick<CliIO, 'err' | 'c
 export function recordableConfig(config: QitosConfig): QitosConfig {
   return config.mcp ? { ...config, mcp: recordableMcpConfig(config.mcp) } : config;
 }
-

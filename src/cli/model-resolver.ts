@@ -8,7 +8,11 @@ import { scriptedModelFromFile } from './scripted-model-file.js';
  * The model a config names. `scripted:<file.json>` is a ScriptedModel from a file of replies (offline runs
  * and tests); anything else goes to the providers' factory `createModel("provider:model", options)`.
  */
-export async function resolveModel(spec: NonNullable<QitosConfig['model']>, cwd: string, env: Record<string, string | undefined>): Promise<Model> {
+export async function resolveModel(
+  spec: NonNullable<QitosConfig['model']>,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Model> {
   if (spec.id.startsWith('scripted:')) return scriptedModelFromFile(spec.id.slice('scripted:'.length), cwd);
   try {
     return createModel(spec.id, { ...spec.options, env });

@@ -6,5 +6,7 @@ import { readFile } from 'node:fs/promises';
  * one a run used. Only the file itself is hashed, not what it imports.
  */
 export async function moduleSha256(absPath: string): Promise<string> {
-  return createHash('sha256').update(await readFile(absPath)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(absPath))
+    .digest('hex');
 }

@@ -60,5 +60,6 @@ function applyAll(cmd: Command, fn: (c: Command) => void): void {
 
 /** The version in package.json (two folders up from this file, in src/ and in dist/ alike). */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }

@@ -25,13 +25,23 @@ export interface RecordedRun {
 }
 
 /** Reads the trace a replay or fork command was given and checks its signature. Nothing it names is loaded yet. */
-export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err' | 'env'>, path: string, flags: TrustFlags): Promise<RecordedRun> {
+export async function openRecordedRun(
+  io: Pick<CliIO, 'cwd' | 'err' | 'env'>,
+  path: string,
+  flags: TrustFlags,
+): Promise<RecordedRun> {
   const key = await loadTraceKey(io.env);
   const trace = await loadTrace(io, path, key);
   const manifest = trace.manifest;
   const recorded = recordedConfig(manifest, trace.dir);
   const untrusted = untrustedReason(trace, traceKeyPath(io.env));
-  return { trace, manifest, recorded, config: untrusted && !flags.trustTrace ? untrustedBase(recorded, flags) : recorded, untrusted };
+  return {
+    trace,
+    manifest,
+    recorded,
+    config: untrusted && !flags.trustTrace ? untrustedBase(recorded, flags) : recorded,
+    untrusted,
+  };
 }
 
 /**
@@ -39,7 +49,12 @@ export async function openRecordedRun(io: Pick<CliIO, 'cwd' | 'err' | 'env'>, pa
  * `--agent` (and `--export`), else the recorded module. Refuses (one line naming the fields) what a trace from
  * elsewhere names, unless `--trust-trace`.
  */
-export async function recordedRunAgent(io: Pick<CliIO, 'cwd' | 'err'>, run: RecordedRun, config: QitosConfig, flags: TrustFlags & { export?: string }): Promise<LoadedAgent> {
+export async function recordedRunAgent(
+  io: Pick<CliIO, 'cwd' | 'err'>,
+  run: RecordedRun,
+  config: QitosConfig,
+  flags: TrustFlags & { export?: string },
+): Promise<LoadedAgent> {
   checkTraceTrust(io, run.trace.dir, run.untrusted, traceUses(run.manifest, run.recorded, config, flags), flags);
   if (flags.agent) return loadAgent(flags.agent, flags.export, io.cwd);
   return loadRecordedAgent(io, run.manifest, run.trace.dir, flags);
@@ -48,7 +63,8 @@ export async function recordedRunAgent(io: Pick<CliIO, 'cwd' | 'err'>, run: Reco
 /** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
 function recordedConfig(m: Manifest, dir: string): QitosConfig {
   const parsed = QitosConfig.safeParse(m.config ?? {});
-  if (!parsed.success) throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${formatZodIssue(parsed.error.issues[0])}`);
+  if (!parsed.success)
+    throw new CliError(`corrupt trace: manifest.json in ${dir}: config.${formatZodIssue(parsed.error.issues[0])}`);
   return parsed.data;
 }
 
@@ -58,21 +74,37 @@ function recordedConfig(m: Manifest, dir: string): QitosConfig {
  * what the run imported (the manifest's `agent.sha256`), checked before it is imported: another file at that path is
  * other code. `--trust-trace` or `--allow-changed-agent` imports a changed module knowingly (a line says so first).
  */
-async function loadRecordedAgent(io: Pick<CliIO, 'cwd' | 'err'>, m: Manifest, dir: string, flags: TrustFlags): Promise<LoadedAgent> {
+async function loadRecordedAgent(
+  io: Pick<CliIO, 'cwd' | 'err'>,
+  m: Manifest,
+  dir: string,
+  flags: TrustFlags,
+): Promise<LoadedAgent> {
   const module = m.agent.module;
-  if (!module) throw new CliError(`trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt; pass --agent`);
+  if (!module)
+    throw new CliError(
+      `trace ${dir} does not record its agent module (it was not started with \`qitos run\`), so the agent cannot be rebuilt; pass --agent`,
+    );
   const absPath = resolve(io.cwd, module);
   // A relative module path is relative to the folder the run was started in, which may not be this one.
   if (!(await stat(absPath).catch(() => undefined))?.isFile()) {
     if (isAbsolute(module)) throw new CliError(`agent module not found: ${module}`);
-    throw new CliError(`agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)`);
+    throw new CliError(
+      `agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)`,
+    );
   }
   const expected = m.agent.sha256;
   const actual = await moduleSha256(absPath);
   if (expected !== actual) {
-    const what = expected === undefined ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be told apart from another file at that path (its sha-256 is ${actual})` : `agent module ${module} changed since trace ${dir} was recorded: sha-256 ${actual}, the run imported ${expected}`;
-    if (!flags.trustTrace && !flags.allowChangedAgent) throw new CliError(`${what}; pass --allow-changed-agent to run it as it is now, or --agent to name a module`);
-    io.err(`${flags.allowChangedAgent ? '--allow-changed-agent' : '--trust-trace'}: ${what}; running it as it is now\n`);
+    const what =
+      expected === undefined
+        ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be told apart from another file at that path (its sha-256 is ${actual})`
+        : `agent module ${module} changed since trace ${dir} was recorded: sha-256 ${actual}, the run imported ${expected}`;
+    if (!flags.trustTrace && !flags.allowChangedAgent)
+      throw new CliError(`${what}; pass --allow-changed-agent to run it as it is now, or --agent to name a module`);
+    io.err(
+      `${flags.allowChangedAgent ? '--allow-changed-agent' : '--trust-trace'}: ${what}; running it as it is now\n`,
+    );
   }
   return loadAgent(module, m.agent.export, io.cwd);
 }

@@ -33,7 +33,11 @@ export interface RunRow {
 type Listed = Pick<Manifest, 'runId' | 'status' | 'createdAt' | 'parent'> & {
   agent: Pick<Manifest['agent'], 'name'>;
   model: Pick<NonNullable<Manifest['model']>, 'id'> | null;
-  summary: (Pick<NonNullable<Manifest['summary']>, 'stopReason' | 'steps'> & { usage: Pick<NonNullable<Manifest['summary']>['usage'], 'tokens' | 'cost'> }) | null;
+  summary:
+    | (Pick<NonNullable<Manifest['summary']>, 'stopReason' | 'steps'> & {
+        usage: Pick<NonNullable<Manifest['summary']>['usage'], 'tokens' | 'cost'>;
+      })
+    | null;
 };
 
 // The schema's enums, as records the compiler keeps in step with them (a value added to or removed from the schema
@@ -41,11 +45,23 @@ type Listed = Pick<Manifest, 'runId' | 'status' | 'createdAt' | 'parent'> & {
 const STATUSES: Record<Manifest['status'], true> = { running: true, completed: true, failed: true, interrupted: true };
 const PARENT_KINDS: Record<NonNullable<Manifest['parent']>['kind'], true> = { replay: true, fork: true, subtask: true };
 const STOP_REASONS: Record<StopReason, true> = {
-  final: true, agent_condition: true, env_terminal: true, budget_steps: true, budget_time: true, budget_tokens: true, budget_cost: true,
-  doom_loop: true, context_overflow: true, critic_stop: true, interrupted: true, task_invalid: true, env_capability_mismatch: true,
+  final: true,
+  agent_condition: true,
+  env_terminal: true,
+  budget_steps: true,
+  budget_time: true,
+  budget_tokens: true,
+  budget_cost: true,
+  doom_loop: true,
+  context_overflow: true,
+  critic_stop: true,
+  interrupted: true,
+  task_invalid: true,
+  env_capability_mismatch: true,
   unrecoverable_error: true,
 };
-const isKey = <K extends string>(set: Record<K, true>, v: unknown): v is K => typeof v === 'string' && Object.hasOwn(set, v);
+const isKey = <K extends string>(set: Record<K, true>, v: unknown): v is K =>
+  typeof v === 'string' && Object.hasOwn(set, v);
 
 /**
  * The runs under `root` (folders holding a manifest.json, up to `depth` levels down: bench writes one trace per
@@ -122,12 +138,21 @@ function row(dir: string, m: Listed): RunRow {
  */
 function settingsOf(m: Listed): Record<string, unknown> {
   const raw = m as unknown as { agent: Record<string, unknown>; config?: unknown };
-  const module = Object.fromEntries(['module', 'export', 'sha256'].flatMap((k) => (typeof raw.agent[k] === 'string' ? [[k === 'module' ? 'path' : k, raw.agent[k]]] : [])));
+  const module = Object.fromEntries(
+    ['module', 'export', 'sha256'].flatMap((k) =>
+      typeof raw.agent[k] === 'string' ? [[k === 'module' ? 'path' : k, raw.agent[k]]] : [],
+    ),
+  );
   const { trace: _trace, ...config } = isRecord(raw.config) ? raw.config : {};
   if (!isRecord(config.model) && m.model) config.model = { id: m.model.id };
   const r = m as unknown as Record<string, unknown>;
-  const names = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
-  const components = { parser: typeof r.parser === 'string' ? r.parser : null, tools: names(r.tools), policies: names(r.policies) };
+  const names = (v: unknown) =>
+    Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+  const components = {
+    parser: typeof r.parser === 'string' ? r.parser : null,
+    tools: names(r.tools),
+    policies: names(r.policies),
+  };
   return { ...(Object.keys(module).length ? { module } : {}), ...config, components };
 }
 
@@ -153,14 +178,28 @@ export function listedFields(text: string): Listed | undefined {
 }
 
 function isParent(p: unknown): boolean {
-  return isRecord(p) && typeof p.runId === 'string' && typeof p.path === 'string' && isKey(PARENT_KINDS, p.kind) && (p.atStep === undefined || typeof p.atStep === 'number');
+  return (
+    isRecord(p) &&
+    typeof p.runId === 'string' &&
+    typeof p.path === 'string' &&
+    isKey(PARENT_KINDS, p.kind) &&
+    (p.atStep === undefined || typeof p.atStep === 'number')
+  );
 }
 
 function isSummary(s: unknown): boolean {
   if (!isRecord(s) || !isKey(STOP_REASONS, s.stopReason) || !isInt(s.steps) || !isRecord(s.usage)) return false;
   const { tokens, cost, modelCalls } = s.usage;
-  if (!(cost === null || (typeof cost === 'number' && cost >= 0)) || !isInt(modelCalls) || !isRecord(tokens) || !isRecord(tokens.cache)) return false;
-  return [tokens.input, tokens.output, tokens.reasoning, tokens.cache.read, tokens.cache.write].every((n) => isInt(n) && n >= 0);
+  if (
+    !(cost === null || (typeof cost === 'number' && cost >= 0)) ||
+    !isInt(modelCalls) ||
+    !isRecord(tokens) ||
+    !isRecord(tokens.cache)
+  )
+    return false;
+  return [tokens.input, tokens.output, tokens.reasoning, tokens.cache.read, tokens.cache.write].every(
+    (n) => isInt(n) && n >= 0,
+  );
 }
 
 /** An integer as zod's `.int()` takes it (a safe integer). */

@@ -10,7 +10,12 @@ const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
  * add the `${VAR}` values their configs expand as they start.
  */
 export function commandRedactor(env: Record<string, string | undefined>, ...more: Array<string | undefined>): Redactor {
-  return new Redactor([...Object.entries(env).filter(([k]) => SECRET_NAME.test(k)).map(([, v]) => v), ...more]);
+  return new Redactor([
+    ...Object.entries(env)
+      .filter(([k]) => SECRET_NAME.test(k))
+      .map(([, v]) => v),
+    ...more,
+  ]);
 }
 
 /**
@@ -20,5 +25,9 @@ export function commandRedactor(env: Record<string, string | undefined>, ...more
 export function redactIO(io: CliIO, redactor: Redactor): CliIO {
   const out = io.out.bind(io);
   const err = io.err.bind(io);
-  return Object.assign(io, { redactor, out: (t: string) => out(redactor.redact(t)), err: (t: string) => err(redactor.redact(t)) });
+  return Object.assign(io, {
+    redactor,
+    out: (t: string) => out(redactor.redact(t)),
+    err: (t: string) => err(redactor.redact(t)),
+  });
 }

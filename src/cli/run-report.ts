@@ -32,14 +32,20 @@ export function printRunEnd(io: CliIO, r: RunResult<State>): void {
       `final:  ${r.finalResult === null ? '-' : preview(r.finalResult, 400)}`,
       `usage:  ${r.steps} steps, ${totalTokens(r.usage.tokens)} tokens, ${r.usage.modelCalls} model calls, cost ${fmtCost(r.usage.cost)}`,
       `trace:  ${r.traceDir ?? '(not traced)'}`,
-    ].map((l) => terminalBlock(l)).join('\n') + '\n',
+    ]
+      .map((l) => terminalBlock(l))
+      .join('\n') + '\n',
   );
 }
 
 /** Exit code of a finished run: 0 unless it failed (1) or was interrupted (130). */
 export function runExitCode(r: RunResult<State>): number {
   if (r.stopReason === 'interrupted') return EXIT_INTERRUPTED;
-  return r.stopReason === 'unrecoverable_error' || r.stopReason === 'task_invalid' || r.stopReason === 'env_capability_mismatch' ? EXIT_FAILED : 0;
+  return r.stopReason === 'unrecoverable_error' ||
+    r.stopReason === 'task_invalid' ||
+    r.stopReason === 'env_capability_mismatch'
+    ? EXIT_FAILED
+    : 0;
 }
 
 /**
@@ -49,7 +55,9 @@ export function runExitCode(r: RunResult<State>): number {
 export function thrownAt(failures: readonly Failure[], debug: boolean): string[] {
   const f = failures.find((x) => x.fatal && (x.at !== undefined || x.stack !== undefined));
   if (!f) return [];
-  const lines = [`at:     ${f.at ?? '(no frame outside qitos-ts: a bug in qitos-ts itself?)'}${debug || !f.stack ? '' : '  (QITOS_DEBUG=1 prints the stack)'}`];
+  const lines = [
+    `at:     ${f.at ?? '(no frame outside qitos-ts: a bug in qitos-ts itself?)'}${debug || !f.stack ? '' : '  (QITOS_DEBUG=1 prints the stack)'}`,
+  ];
   if (debug && f.stack) lines.push(f.stack.replace(/^/gm, '        '));
   return lines;
 }

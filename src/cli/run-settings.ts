@@ -24,12 +24,18 @@ export function runSettings(agent: AgentSource, config: QitosConfig): Record<str
  * (already recordable) and the `components` the run was built with (parser, tools, policies).
  */
 export function manifestSettings(m: Manifest): Record<string, unknown> {
-  return { ...settingsOf(m.agent, m.config ?? {}), components: { parser: m.parser, tools: m.tools, policies: m.policies } };
+  return {
+    ...settingsOf(m.agent, m.config ?? {}),
+    components: { parser: m.parser, tools: m.tools, policies: m.policies },
+  };
 }
 
 function settingsOf(agent: AgentSource, config: Record<string, unknown>): Record<string, unknown> {
   const { trace: _trace, ...rest } = config;
-  const module = Object.fromEntries(Object.entries({ path: agent.module, export: agent.export, sha256: agent.sha256 }).filter(([, v]) => v !== undefined));
+  const module = Object.fromEntries(
+    Object.entries({ path: agent.module, export: agent.export, sha256: agent.sha256 }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  );
   return { ...(Object.keys(module).length ? { module } : {}), ...rest };
 }
-

@@ -1,6 +1,20 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ActionRunner, Approver, Budget, Critic, Env, Hook, Memory, Model, ParentLink, Policy, Redactor, Search, State } from '../core/index.js';
+import type {
+  ActionRunner,
+  Approver,
+  Budget,
+  Critic,
+  Env,
+  Hook,
+  Memory,
+  Model,
+  ParentLink,
+  Policy,
+  Redactor,
+  Search,
+  State,
+} from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
@@ -24,8 +38,16 @@ export const DEFAULT_TRACE_DIR = 'traces';
  * Builds the agent the way every command does: `new AgentClass({ model, modelParams, ...config.agent })`.
  * The convention for agent modules: the constructor takes AgentModuleOptions plus the agent's own config.
  */
-export function buildAgent(loaded: LoadedAgent, config: QitosConfig, model: Model | undefined): AgentModule<State, unknown> {
-  const options = { ...(model ? { model } : {}), ...(config.model?.params ? { modelParams: config.model.params } : {}), ...config.agent };
+export function buildAgent(
+  loaded: LoadedAgent,
+  config: QitosConfig,
+  model: Model | undefined,
+): AgentModule<State, unknown> {
+  const options = {
+    ...(model ? { model } : {}),
+    ...(config.model?.params ? { modelParams: config.model.params } : {}),
+    ...config.agent,
+  };
   try {
     return new loaded.AgentClass(options);
   } catch (err) {
@@ -34,7 +56,11 @@ export function buildAgent(loaded: LoadedAgent, config: QitosConfig, model: Mode
 }
 
 /** The model the config names (`--model` already merged in), or undefined to keep the agent's own. */
-export async function configuredModel(config: QitosConfig, cwd: string, env: Record<string, string | undefined>): Promise<Model | undefined> {
+export async function configuredModel(
+  config: QitosConfig,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Model | undefined> {
   return config.model ? resolveModel(config.model, cwd, env) : undefined;
 }
 
@@ -44,7 +70,8 @@ export function buildPolicies(config: QitosConfig, agent: AgentModule<State, unk
   const p = config.policies ?? {};
   try {
     if (p.doomLoop) out.push(doomLoop(p.doomLoop === true ? {} : p.doomLoop));
-    if (p.compaction) out.push(compaction({ ...(p.compaction === true ? {} : p.compaction), tools: agent.tools.list() }));
+    if (p.compaction)
+      out.push(compaction({ ...(p.compaction === true ? {} : p.compaction), tools: agent.tools.list() }));
   } catch (err) {
     throw new CliError(`policies: ${(err as Error).message}`);
   }
@@ -76,7 +103,12 @@ export function buildMemory(config: QitosConfig, cwd: string): (() => Memory) | 
       return () => summaryMemory(m);
     case 'vector': {
       const embedder = hashingEmbedder(m.dimensions ? { dimensions: m.dimensions } : {});
-      return () => vectorMemory({ embedder, ...(m.maxRecords ? { maxRecords: m.maxRecords } : {}), ...(m.path ? { path: resolve(cwd, m.path) } : {}) });
+      return () =>
+        vectorMemory({
+          embedder,
+          ...(m.maxRecords ? { maxRecords: m.maxRecords } : {}),
+          ...(m.path ? { path: resolve(cwd, m.path) } : {}),
+        });
     }
     case 'markdown': {
       const path = m.path ? resolve(cwd, m.path) : join(base, '.qitos', 'memory.md');
@@ -135,13 +167,27 @@ export interface EngineSetup {
 /** The run budget the config's `engine:` section sets (only the limits it names). */
 export function configBudget(config: QitosConfig): Budget {
   const e = config.engine ?? {};
-  return Object.fromEntries(Object.entries({ maxSteps: e.maxSteps, maxSeconds: e.maxSeconds, maxTokens: e.maxTokens, maxCost: e.maxCost }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({
+      maxSteps: e.maxSteps,
+      maxSeconds: e.maxSeconds,
+      maxTokens: e.maxTokens,
+      maxCost: e.maxCost,
+    }).filter(([, v]) => v !== undefined),
+  );
 }
 
 /** The budget of a workflow run: the config's `workflow:` section (the `engine:` budget is for agents). */
 export function workflowBudget(config: QitosConfig): Budget {
   const w = config.workflow ?? {};
-  return Object.fromEntries(Object.entries({ maxSteps: w.maxSteps, maxSeconds: w.maxSeconds, maxTokens: w.maxTokens, maxCost: w.maxCost }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({
+      maxSteps: w.maxSteps,
+      maxSeconds: w.maxSeconds,
+      maxTokens: w.maxTokens,
+      maxCost: w.maxCost,
+    }).filter(([, v]) => v !== undefined),
+  );
 }
 
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
@@ -155,7 +201,9 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
   // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
   await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`trace folder ${traceDir} cannot be created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`);
+    throw new CliError(
+      `trace folder ${traceDir} cannot be created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`,
+    );
   });
   const memory = s.memory ?? buildMemory(s.config, s.cwd);
   const search = buildSearch(s.config);
@@ -181,7 +229,11 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     trace: {
       dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,
-      agentSource: { module: s.loaded.module, export: s.loaded.export, ...(s.loaded.sha256 ? { sha256: s.loaded.sha256 } : {}) },
+      agentSource: {
+        module: s.loaded.module,
+        export: s.loaded.export,
+        ...(s.loaded.sha256 ? { sha256: s.loaded.sha256 } : {}),
+      },
       config: recordableConfig(s.config) as Record<string, unknown>,
       ...(s.signingKey ? { signingKey: s.signingKey } : {}),
     },

@@ -16,20 +16,57 @@ import { buildAgent, buildEngine, configuredModel } from './run-setup.js';
 import type { ServedAgent } from './server/serve-options.js';
 
 /** The agent of `--agent <module|react>` and the id clients name it by (`--name`, else "react" or the file name). */
-export async function servedAgentClass(io: CliIO, agent: string, exportName: string | undefined, name: string | undefined): Promise<{ loaded: LoadedAgent; name: string }> {
+export async function servedAgentClass(
+  io: CliIO,
+  agent: string,
+  exportName: string | undefined,
+  name: string | undefined,
+): Promise<{ loaded: LoadedAgent; name: string }> {
   const loaded = agent === 'react' ? reactLoaded() : await loadAgent(agent, exportName, io.cwd);
   return { loaded, name: name ?? (agent === 'react' ? 'react' : basename(agent, extname(agent))) };
 }
 
 /** The agent on the config's model as `name`, and on each of `extraModels` as `<name>@<provider:model>`. */
-export async function servedAgents(io: CliIO, loaded: LoadedAgent, name: string, config: QitosConfig, extraModels: string[], mcp: McpManager | undefined, approvals?: ApprovalQueue): Promise<ServedAgent[]> {
+export async function servedAgents(
+  io: CliIO,
+  loaded: LoadedAgent,
+  name: string,
+  config: QitosConfig,
+  extraModels: string[],
+  mcp: McpManager | undefined,
+  approvals?: ApprovalQueue,
+): Promise<ServedAgent[]> {
   // The server's runs are this machine's: signed, so `qitos replay` of them needs no flag.
   const signingKey = await loadTraceKey(io.env, { create: true });
-  const agents: ServedAgent[] = [{ id: name, engine: await engineFor(loaded, config, await configuredModel(config, io.cwd, io.env), io, mcp, signingKey, approvals) }];
+  const agents: ServedAgent[] = [
+    {
+      id: name,
+      engine: await engineFor(
+        loaded,
+        config,
+        await configuredModel(config, io.cwd, io.env),
+        io,
+        mcp,
+        signingKey,
+        approvals,
+      ),
+    },
+  ];
   for (const id of extraModels) {
     // As with --model and --set model=: the config's provider options (base URL, apiKeyEnv) stay for the same provider.
     const served = withModel(config, id);
-    agents.push({ id: `${name}@${id}`, engine: await engineFor(loaded, served, await configuredModel(served, io.cwd, io.env), io, mcp, signingKey, approvals) });
+    agents.push({
+      id: `${name}@${id}`,
+      engine: await engineFor(
+        loaded,
+        served,
+        await configuredModel(served, io.cwd, io.env),
+        io,
+        mcp,
+        signingKey,
+        approvals,
+      ),
+    });
   }
   return agents;
 }
@@ -40,14 +77,35 @@ export function traceRoot(io: CliIO, config: QitosConfig): string {
 }
 
 /** One agent and its engine; the server handles stop signals itself, so the engine does not. */
-async function engineFor(loaded: LoadedAgent, config: QitosConfig, model: Awaited<ReturnType<typeof configuredModel>>, io: CliIO, mcp: McpManager | undefined, signingKey: Uint8Array | undefined, approvals: ApprovalQueue | undefined): Promise<Engine<State>> {
+async function engineFor(
+  loaded: LoadedAgent,
+  config: QitosConfig,
+  model: Awaited<ReturnType<typeof configuredModel>>,
+  io: CliIO,
+  mcp: McpManager | undefined,
+  signingKey: Uint8Array | undefined,
+  approvals: ApprovalQueue | undefined,
+): Promise<Engine<State>> {
   const agent = buildAgent(loaded, config, model);
   // An agent whose decide() returns its Decisions in code needs no model (qitos run runs it too); one that leaves
   // DECIDE to the model path would fail at its first request, so that is said at start.
   if (!agent.model && agent.decide === AgentModule.prototype.decide) {
-    throw new CliError(`the agent takes the model path (it does not override decide) but has no model: give --model <provider:model> (or model.id in the config)`);
+    throw new CliError(
+      `the agent takes the model path (it does not override decide) but has no model: give --model <provider:model> (or model.id in the config)`,
+    );
   }
-  return buildEngine({ agent, loaded, config, cwd: io.cwd, warn: (l) => io.err(l), handleSigint: false, signingKey, redactor: io.redactor, ...(mcp ? { mcp } : {}), ...(approvals ? { onApproval: approvals.approver } : {}) });
+  return buildEngine({
+    agent,
+    loaded,
+    config,
+    cwd: io.cwd,
+    warn: (l) => io.err(l),
+    handleSigint: false,
+    signingKey,
+    redactor: io.redactor,
+    ...(mcp ? { mcp } : {}),
+    ...(approvals ? { onApproval: approvals.approver } : {}),
+  });
 }
 
 /** The built-in ReActAgent with the side-effect-free tools (calculate, datetime); skills and MCP tools join from the config. */
@@ -57,6 +115,10 @@ function reactLoaded(): LoadedAgent {
       super({ ...options, tools: [calculateTool(), datetimeTool()] });
     }
   }
-  return { AgentClass: ServedReAct as unknown as LoadedAgent['AgentClass'], module: 'qitos-ts/agents', export: 'ReActAgent', absPath: '' };
+  return {
+    AgentClass: ServedReAct as unknown as LoadedAgent['AgentClass'],
+    module: 'qitos-ts/agents',
+    export: 'ReActAgent',
+    absPath: '',
+  };
 }
-

@@ -18,7 +18,12 @@ export interface ConfiguredSkills {
  * `run_skill_script`, which runs a skill's scripts in the sandbox (`scripts: sandbox`). With `scripts` unset, scripts
  * run where bubblewrap works and the run has a workspace on disk; elsewhere they are off, and `warn` says so once.
  */
-export async function configuredSkills(config: QitosConfig, env: Env | undefined, cwd: string, warn: (line: string) => void = () => undefined): Promise<ConfiguredSkills> {
+export async function configuredSkills(
+  config: QitosConfig,
+  env: Env | undefined,
+  cwd: string,
+  warn: (line: string) => void = () => undefined,
+): Promise<ConfiguredSkills> {
   const s = config.skills;
   if (!s) return { tools: [], policies: [] };
   const roots = s.roots.map((r) => resolve(cwd, r));
@@ -29,18 +34,33 @@ export async function configuredSkills(config: QitosConfig, env: Env | undefined
     });
     return { tools: [skillTool(catalog), ...(scripts ? [skillScriptTool(catalog)] : [])], policies: [] };
   }
-  if (roots.length !== 1) throw new CliError(`skills.disclosure: retrieval searches one skills root (its index); the config gives ${roots.length}: keep one in skills.roots`);
+  if (roots.length !== 1)
+    throw new CliError(
+      `skills.disclosure: retrieval searches one skills root (its index); the config gives ${roots.length}: keep one in skills.roots`,
+    );
   const { service } = await ToolRetrievalService.open(roots[0]!).catch((err: Error) => {
     throw new CliError(`skills: ${err.message}`);
   });
   // No task is known when the engine is built (a server runs many): the run is shown its pinned skills and searches
   // the rest with find_skills, then loads what it found.
-  const disclosed = await discloseSkills({ retrieval: service, task: '', pinned: s.pinned ?? [], ...(s.threshold !== undefined ? { threshold: s.threshold } : {}), scripts });
+  const disclosed = await discloseSkills({
+    retrieval: service,
+    task: '',
+    pinned: s.pinned ?? [],
+    ...(s.threshold !== undefined ? { threshold: s.threshold } : {}),
+    scripts,
+  });
   return { tools: disclosed.tools, policies: [disclosed.policy as Policy<State>] };
 }
 
 /** Registers the configured skills' tools on the agent (unless it brings its own `skill` tool). */
-export async function addSkills(agent: AgentModule<State, unknown>, config: QitosConfig, env: Env | undefined, cwd: string, warn?: (line: string) => void): Promise<Policy<State>[]> {
+export async function addSkills(
+  agent: AgentModule<State, unknown>,
+  config: QitosConfig,
+  env: Env | undefined,
+  cwd: string,
+  warn?: (line: string) => void,
+): Promise<Policy<State>[]> {
   if (!config.skills || agent.tools.has('skill')) return [];
   const { tools, policies } = await configuredSkills(config, env, cwd, warn);
   for (const t of tools) if (!agent.tools.has(t.id)) agent.tools.register(t);
@@ -53,11 +73,20 @@ function scriptsMode(mode: 'sandbox' | 'off' | undefined, env: Env | undefined, 
   const workspace = env instanceof HostEnv;
   const bwrap = findBwrap() !== undefined;
   if (mode === 'sandbox') {
-    if (!workspace) throw new CliError('skills.scripts: sandbox runs scripts in the run\'s workspace: give one (--workspace <dir>, or env: { type: host, root } in the config)');
-    if (!bwrap) warn('warning: skills.scripts: sandbox without bubblewrap: Node scripts run under Node\'s permission model alone (no network isolation), Python and shell scripts are refused; install bubblewrap for the full sandbox\n');
+    if (!workspace)
+      throw new CliError(
+        "skills.scripts: sandbox runs scripts in the run's workspace: give one (--workspace <dir>, or env: { type: host, root } in the config)",
+      );
+    if (!bwrap)
+      warn(
+        "warning: skills.scripts: sandbox without bubblewrap: Node scripts run under Node's permission model alone (no network isolation), Python and shell scripts are refused; install bubblewrap for the full sandbox\n",
+      );
     return true;
   }
   if (!workspace) return false;
-  if (!bwrap) warn('skills: scripts are off: bubblewrap is not installed here (apt-get install bubblewrap), so they cannot run in the full sandbox; skills.scripts: sandbox runs Node scripts without it\n');
+  if (!bwrap)
+    warn(
+      'skills: scripts are off: bubblewrap is not installed here (apt-get install bubblewrap), so they cannot run in the full sandbox; skills.scripts: sandbox runs Node scripts without it\n',
+    );
   return bwrap;
 }

@@ -3,7 +3,19 @@ import { relative, resolve } from 'node:path';
 import type { Model } from '../core/index.js';
 import { type AgentFactoryContext, type RunSuiteOptions, type Suite } from '../kit/bench/index.js';
 import { resolveSuite } from '../kit/bench/suite.js';
-import { TAU_AGENTS, isTauAgentKind, isUserStrategy, loadTauDomain, tauAgentFactory, tauSuite, USER_STRATEGIES, type TauAgentBuilder, type TauAgentKind, type TauDomain, type TauDomainName } from '../kit/tau-bench/index.js';
+import {
+  TAU_AGENTS,
+  isTauAgentKind,
+  isUserStrategy,
+  loadTauDomain,
+  tauAgentFactory,
+  tauSuite,
+  USER_STRATEGIES,
+  type TauAgentBuilder,
+  type TauAgentKind,
+  type TauDomain,
+  type TauDomainName,
+} from '../kit/tau-bench/index.js';
 import { loadTraceKey } from '../trace/trace-key.js';
 import { CliError } from './cli-error.js';
 import type { BenchRunFlags } from './commands/command-flags.js';
@@ -33,7 +45,10 @@ export function tauSuiteRef(arg: string, cwd: string): TauSuiteRef | undefined {
 /** The task ids of `--task-ids 0,3,7-9`: indexes and inclusive ranges. */
 export function parseTaskIds(text: string): string[] {
   const ids: string[] = [];
-  for (const piece of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const piece of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const range = /^(\d+)-(\d+)$/.exec(piece);
     if (range) {
       const [a, b] = [Number(range[1]), Number(range[2])];
@@ -57,7 +72,13 @@ export interface LoadedTauBench {
 export async function loadTauBench(ref: TauSuiteRef, flags: BenchRunFlags, cwd: string): Promise<LoadedTauBench> {
   try {
     const domain = await loadTauDomain(ref.domain, flags.dataDir ? { dataDir: resolve(cwd, flags.dataDir) } : {});
-    const suite = await resolveSuite(tauSuite({ domain, split: flags.split ?? 'test', ...(flags.taskIds ? { taskIds: parseTaskIds(flags.taskIds) } : {}) }));
+    const suite = await resolveSuite(
+      tauSuite({
+        domain,
+        split: flags.split ?? 'test',
+        ...(flags.taskIds ? { taskIds: parseTaskIds(flags.taskIds) } : {}),
+      }),
+    );
     return { ref, domain, suite };
   } catch (err) {
     throw CliError.of(err);
@@ -70,25 +91,46 @@ export async function loadTauBench(ref: TauSuiteRef, flags: BenchRunFlags, cwd: 
  * (`--model`), the simulated customer's strategy and model (`--user-strategy`, `--user-model`, default the agent's
  * model), all recorded in run.json so a resume with other settings is refused.
  */
-export async function prepareTauBenchRun(io: CliIO, loaded: LoadedTauBench, flags: BenchRunFlags): Promise<Omit<RunSuiteOptions, 'outDir'>> {
+export async function prepareTauBenchRun(
+  io: CliIO,
+  loaded: LoadedTauBench,
+  flags: BenchRunFlags,
+): Promise<Omit<RunSuiteOptions, 'outDir'>> {
   const { suite, domain, ref } = loaded;
-  if (flags.export) throw new CliError('--export does not apply to tau-bench runs: an agent module exports createAgent(ctx)');
-  const config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set }, io.cwd);
+  if (flags.export)
+    throw new CliError('--export does not apply to tau-bench runs: an agent module exports createAgent(ctx)');
+  const config = await effectiveConfig(
+    {},
+    { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set },
+    io.cwd,
+  );
   const agentName = flags.agent ?? 'tool-calling';
   const builtIn = isTauAgentKind(agentName);
   const agentPath = resolve(io.cwd, agentName);
-  if (!builtIn && !existsSync(agentPath)) throw new CliError(`--agent: "${agentName}" is neither a tau-bench agent (${TAU_AGENTS.join(', ')}) nor an agent module file`);
-  if (flags.userStrategy !== undefined && !isUserStrategy(flags.userStrategy)) throw new CliError(`--user-strategy: unknown strategy "${flags.userStrategy}": use one of ${USER_STRATEGIES.join(', ')}`);
+  if (!builtIn && !existsSync(agentPath))
+    throw new CliError(
+      `--agent: "${agentName}" is neither a tau-bench agent (${TAU_AGENTS.join(', ')}) nor an agent module file`,
+    );
+  if (flags.userStrategy !== undefined && !isUserStrategy(flags.userStrategy))
+    throw new CliError(
+      `--user-strategy: unknown strategy "${flags.userStrategy}": use one of ${USER_STRATEGIES.join(', ')}`,
+    );
   const strategy = flags.userStrategy ?? (agentName === 'ground-truth' ? 'scripted' : 'llm');
   const modelId = config.model?.id;
   const userModelId = strategy === 'scripted' ? undefined : (flags.userModel ?? modelId);
-  if (agentName !== 'ground-truth' && !modelId) throw new CliError(`the tau-bench agent "${agentName}" needs a model: pass --model <provider:model>`);
-  if (strategy !== 'scripted' && !userModelId) throw new CliError(`the "${strategy}" user simulator needs a model: pass --user-model <provider:model> (or --model)`);
+  if (agentName !== 'ground-truth' && !modelId)
+    throw new CliError(`the tau-bench agent "${agentName}" needs a model: pass --model <provider:model>`);
+  if (strategy !== 'scripted' && !userModelId)
+    throw new CliError(
+      `the "${strategy}" user simulator needs a model: pass --user-model <provider:model> (or --model)`,
+    );
 
   // A scripted model keeps its place in its script: each trial gets its own. Provider models are shared.
   const perTrial = (id: string | undefined) => {
     if (!id) return async (): Promise<Model | undefined> => undefined;
-    const shared = id.startsWith('scripted:') ? undefined : resolveModel({ ...(id === modelId ? config.model : {}), id }, io.cwd, io.env);
+    const shared = id.startsWith('scripted:')
+      ? undefined
+      : resolveModel({ ...(id === modelId ? config.model : {}), id }, io.cwd, io.env);
     return async (): Promise<Model | undefined> => (shared ? shared : resolveModel({ id }, io.cwd, io.env));
   };
   const agentModel = perTrial(modelId);
@@ -102,22 +144,42 @@ export async function prepareTauBenchRun(io: CliIO, loaded: LoadedTauBench, flag
   else {
     const path = agentPath;
     const mod = await importUserModule(path);
-    if (typeof mod.createAgent !== 'function') throw new CliError(`agent module ${agentName} must export createAgent(ctx) for tau-bench (ctx.tau.env is the episode's env; see docs/tau-bench.md)`);
+    if (typeof mod.createAgent !== 'function')
+      throw new CliError(
+        `agent module ${agentName} must export createAgent(ctx) for tau-bench (ctx.tau.env is the episode's env; see docs/tau-bench.md)`,
+      );
     agent = mod.createAgent as TauAgentBuilder;
     agentLabel = relative(io.cwd, path) || path;
     sha256 = await moduleSha256(path);
   }
   const domainName = ref.domain;
   const split = flags.split ?? 'test';
-  const factory = tauAgentFactory({ domain, split, agent, userStrategy: strategy, userModel: async () => (await userModel())!, ...(config.engine?.maxSteps ? { maxSteps: config.engine.maxSteps } : {}) });
+  const factory = tauAgentFactory({
+    domain,
+    split,
+    agent,
+    userStrategy: strategy,
+    userModel: async () => (await userModel())!,
+    ...(config.engine?.maxSteps ? { maxSteps: config.engine.maxSteps } : {}),
+  });
   const e = config.engine ?? {};
-  const tau = { domain: domainName, split, commit: domain.commit, agent: agentName, userStrategy: strategy, userModel: userModelId ?? null };
+  const tau = {
+    domain: domainName,
+    split,
+    commit: domain.commit,
+    agent: agentName,
+    userStrategy: strategy,
+    userModel: userModelId ?? null,
+  };
   return {
     suite,
     agentFactory: async (ctx: AgentFactoryContext) => factory({ ...ctx, model: (await agentModel()) ?? ctx.model }),
     ...(sharedAgentModel ? { model: sharedAgentModel } : {}),
     budget: configBudget(config),
-    engine: { ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}), tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs } },
+    engine: {
+      ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
+      tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+    },
     agentLabel,
     ...(sha256 ? { agentSha256: sha256 } : {}),
     ...(modelId ? { modelLabel: modelId } : {}),

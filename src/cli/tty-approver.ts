@@ -18,17 +18,25 @@ export function ttyApprover(input: Readable, write: (text: string) => void): App
   };
 }
 
-async function askAtTerminal(input: Readable, write: (text: string) => void, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalReply> {
+async function askAtTerminal(
+  input: Readable,
+  write: (text: string) => void,
+  request: ApprovalRequest,
+  signal: AbortSignal,
+): Promise<ApprovalReply> {
   signal.throwIfAborted();
   const rl = createInterface({ input, terminal: false });
   try {
-    const rule = request.rule ? `rule ${request.rule.key} ${JSON.stringify(request.rule.pattern)}: ${request.rule.action}` : 'no rule';
+    const rule = request.rule
+      ? `rule ${request.rule.key} ${JSON.stringify(request.rule.pattern)}: ${request.rule.action}`
+      : 'no rule';
     const secs = Math.round((request.expiresAt - Date.now()) / 1000);
     write(`\n? permission (${rule}): ${request.title}\n`);
     for (let tries = 0; tries < 3; tries++) {
       write(`  [o]nce  [a]lways (this input, this run)  [r]eject  (${secs}s) > `);
       const answer = (await rl.question('', { signal })).trim().toLowerCase();
-      if (answer === 'o' || answer === 'once' || answer === 'y' || answer === 'yes') return { decision: 'once', by: 'tty' };
+      if (answer === 'o' || answer === 'once' || answer === 'y' || answer === 'yes')
+        return { decision: 'once', by: 'tty' };
       if (answer === 'a' || answer === 'always') return { decision: 'always', by: 'tty' };
       if (answer === 'r' || answer === 'reject' || answer === 'n' || answer === 'no') {
         write('  message for the agent (empty for none) > ');

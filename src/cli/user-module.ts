@@ -78,7 +78,12 @@ function loadFailure(err: unknown, absPath: string): string {
  * a caret line under the column, then the error. Only called once a module has failed to load.
  */
 function syntaxErrorLine(absPath: string): string | undefined {
-  const r = spawnSync(process.execPath, ['--check', absPath], { env: {}, encoding: 'utf8', timeout: 10_000, maxBuffer: 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--check', absPath], {
+    env: {},
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 1024 * 1024,
+  });
   const lines = (r.stderr ?? '').split('\n');
   const at = lines.findIndex((l) => /^\S.*:\d+$/.test(l) && l.includes(absPath));
   const error = lines.find((l) => /^SyntaxError: /.test(l));

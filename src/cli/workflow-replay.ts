@@ -26,7 +26,9 @@ export function recordedWorkflow(m: Manifest, dir: string): WorkflowDefinition |
   try {
     return WorkflowDefinition.create(recorded as Parameters<typeof WorkflowDefinition.create>[0]);
   } catch (err) {
-    throw new CliError(`corrupt trace: manifest.json in ${dir}: agent.config.workflow: ${err instanceof WorkflowError ? err.message.split('\n').join(' ') : errorMessage(err)}`);
+    throw new CliError(
+      `corrupt trace: manifest.json in ${dir}: agent.config.workflow: ${err instanceof WorkflowError ? err.message.split('\n').join(' ') : errorMessage(err)}`,
+    );
   }
 }
 
@@ -38,7 +40,10 @@ export function recordedWorkflow(m: Manifest, dir: string): WorkflowDefinition |
 export function recordedTools(trace: Pick<Trace, 'dir' | 'events' | 'steps' | 'manifest'>): AnyTool[] {
   const hash = trace.manifest.hashes.toolSchemas;
   const specs = hash === undefined ? undefined : traceTexts(trace).toolSpecs.get(hash);
-  if (!specs) throw new CliError(`trace ${trace.dir} does not hold the specs of its tools (written before traces recorded them), so its workflow cannot be rebuilt`);
+  if (!specs)
+    throw new CliError(
+      `trace ${trace.dir} does not hold the specs of its tools (written before traces recorded them), so its workflow cannot be rebuilt`,
+    );
   return specs
     .filter((s) => !INTERNAL_TOOLS.has(s.name))
     .map((s) =>
@@ -49,7 +54,9 @@ export function recordedTools(trace: Pick<Trace, 'dir' | 'events' | 'steps' | 'm
         // the model must see the recorded schema byte for byte (a JSON Schema -> zod -> JSON Schema trip changes it)
         inputSchema: s.inputSchema,
         execute: () => {
-          throw new Error(`tool "${s.name}" is served from the recording in a replay and cannot run here (replay with --live-tools to run it)`);
+          throw new Error(
+            `tool "${s.name}" is served from the recording in a replay and cannot run here (replay with --live-tools to run it)`,
+          );
         },
       }),
     );
@@ -77,10 +84,15 @@ export interface WorkflowReplaySetup {
  * fork's too: its branches are not run again, their recorded outcome is served) the replay executor answers.
  * Built like `qitos workflow run` builds its engine (its budget, env and trace folder; no config policies).
  */
-export async function replayWorkflow(io: Pick<CliIO, 'cwd'>, s: WorkflowReplaySetup): Promise<RunResult<WorkflowState>> {
+export async function replayWorkflow(
+  io: Pick<CliIO, 'cwd'>,
+  s: WorkflowReplaySetup,
+): Promise<RunResult<WorkflowState>> {
   const m = s.trace.manifest;
   const env = buildEnv(s.config, io.cwd);
-  const tools = s.executor ? recordedTools(s.trace) : await workflowTools(io as CliIO, s.toolsModule, env !== undefined);
+  const tools = s.executor
+    ? recordedTools(s.trace)
+    : await workflowTools(io as CliIO, s.toolsModule, env !== undefined);
   const at = m.agent.config as { entry?: unknown; stopAt?: unknown };
   let agent: WorkflowAgent;
   try {
@@ -93,7 +105,10 @@ export async function replayWorkflow(io: Pick<CliIO, 'cwd'>, s: WorkflowReplaySe
       ...(typeof at.stopAt === 'string' ? { stopAt: at.stopAt } : {}),
     });
   } catch (err) {
-    if (err instanceof WorkflowError) throw new CliError(`cannot rebuild the workflow of trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`);
+    if (err instanceof WorkflowError)
+      throw new CliError(
+        `cannot rebuild the workflow of trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`,
+      );
     throw err;
   }
   // Runs record a workflow: section (empty when none was given); runs recorded before it existed took engine:'s budget.
@@ -106,7 +121,11 @@ export async function replayWorkflow(io: Pick<CliIO, 'cwd'>, s: WorkflowReplaySe
     hooks: s.hooks,
     handleSigint: true,
     parent: s.parent,
-    trace: { dir: resolve(io.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR), config: recordableConfig(s.config) as Record<string, unknown>, ...(s.signingKey ? { signingKey: s.signingKey } : {}) },
+    trace: {
+      dir: resolve(io.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR),
+      config: recordableConfig(s.config) as Record<string, unknown>,
+      ...(s.signingKey ? { signingKey: s.signingKey } : {}),
+    },
   });
   return engine.run(m.task as Parameters<typeof engine.run>[0], s.resumeFrom ? { resumeFrom: s.resumeFrom } : {});
 }

@@ -28,18 +28,44 @@ export interface BudgetVerdict extends StopVerdict {
  */
 export function budgetVerdict(limits: Budget, use: BudgetUse): BudgetVerdict | undefined {
   const { maxSteps, maxSeconds, maxTokens, maxCost } = limits;
-  if (maxSteps !== undefined && use.step >= maxSteps) return { reason: 'budget_steps', kind: 'steps', limit: maxSteps, used: use.step, message: `step budget of ${maxSteps} reached` };
+  if (maxSteps !== undefined && use.step >= maxSteps)
+    return {
+      reason: 'budget_steps',
+      kind: 'steps',
+      limit: maxSteps,
+      used: use.step,
+      message: `step budget of ${maxSteps} reached`,
+    };
   if (maxSeconds !== undefined && use.elapsedMs >= maxSeconds * 1000) {
     const s = use.elapsedMs / 1000;
-    return { reason: 'budget_time', kind: 'time', limit: maxSeconds, used: s, message: `time budget of ${maxSeconds}s reached (${s.toFixed(1)}s)` };
+    return {
+      reason: 'budget_time',
+      kind: 'time',
+      limit: maxSeconds,
+      used: s,
+      message: `time budget of ${maxSeconds}s reached (${s.toFixed(1)}s)`,
+    };
   }
   if (maxTokens !== undefined) {
     const used = totalTokens(use.usage.tokens);
-    if (used >= maxTokens) return { reason: 'budget_tokens', kind: 'tokens', limit: maxTokens, used, message: `token budget of ${maxTokens} reached (${used} used)` };
+    if (used >= maxTokens)
+      return {
+        reason: 'budget_tokens',
+        kind: 'tokens',
+        limit: maxTokens,
+        used,
+        message: `token budget of ${maxTokens} reached (${used} used)`,
+      };
   }
   const cost = use.usage.cost;
   if (maxCost !== undefined && cost !== null && cost >= maxCost) {
-    return { reason: 'budget_cost', kind: 'cost', limit: maxCost, used: cost, message: `cost budget of $${maxCost} reached ($${cost.toFixed(4)} spent)` };
+    return {
+      reason: 'budget_cost',
+      kind: 'cost',
+      limit: maxCost,
+      used: cost,
+      message: `cost budget of $${maxCost} reached ($${cost.toFixed(4)} spent)`,
+    };
   }
   return undefined;
 }

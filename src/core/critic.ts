@@ -14,7 +14,12 @@ import type { State } from './state.js';
  */
 export const CriticVerdict = z.discriminatedUnion('action', [
   z.object({ action: z.literal('continue'), score: z.number().optional(), reason: z.string().optional() }),
-  z.object({ action: z.literal('retry'), feedback: z.string().min(1), score: z.number().optional(), reason: z.string().optional() }),
+  z.object({
+    action: z.literal('retry'),
+    feedback: z.string().min(1),
+    score: z.number().optional(),
+    reason: z.string().optional(),
+  }),
   z.object({ action: z.literal('stop'), reason: z.string().min(1), score: z.number().optional() }),
 ]);
 export type CriticVerdict = z.infer<typeof CriticVerdict>;

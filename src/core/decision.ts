@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { Action } from './action.js';
 
-const ActDecision = z.object({ mode: z.literal('act'), actions: z.array(Action).min(1), rationale: z.string().optional() });
+const ActDecision = z.object({
+  mode: z.literal('act'),
+  actions: z.array(Action).min(1),
+  rationale: z.string().optional(),
+});
 const FinalDecision = z.object({ mode: z.literal('final'), answer: z.string(), rationale: z.string().optional() });
 const WaitDecision = z.object({ mode: z.literal('wait'), rationale: z.string().optional() });
 
@@ -41,7 +45,11 @@ type Wait = z.infer<typeof WaitDecision>;
 /** Convenience constructors for decisions (each returns its own mode's type, so it can be a branch candidate). */
 export const decide = {
   act(actions: Array<Omit<Action, 'id'> & { id?: string }>, rationale?: string): Act {
-    return { mode: 'act', actions: actions.map((a) => ({ ...a, id: a.id ?? newActionId() })), ...(rationale ? { rationale } : {}) };
+    return {
+      mode: 'act',
+      actions: actions.map((a) => ({ ...a, id: a.id ?? newActionId() })),
+      ...(rationale ? { rationale } : {}),
+    };
   },
   call(name: string, args: Record<string, unknown> = {}, rationale?: string): Act {
     return decide.act([{ name, args }], rationale);

@@ -23,16 +23,26 @@ export interface EmbeddingModel {
  * problem, so a misbehaving endpoint never puts a broken vector into an index. A plain loop, not a schema: an
  * index build checks millions of numbers.
  */
-export function checkEmbeddings(model: Pick<EmbeddingModel, 'id' | 'dimensions'>, count: number, vectors: unknown): number[][] {
+export function checkEmbeddings(
+  model: Pick<EmbeddingModel, 'id' | 'dimensions'>,
+  count: number,
+  vectors: unknown,
+): number[][] {
   const fail = (what: string) => new Error(`embedding model ${model.id} returned invalid vectors: ${what}`);
-  if (!Array.isArray(vectors)) throw fail(`expected an array of vectors, got ${vectors === null ? 'null' : typeof vectors}`);
-  if (vectors.length !== count) throw new Error(`embedding model ${model.id} returned ${vectors.length} vectors for ${count} texts`);
+  if (!Array.isArray(vectors))
+    throw fail(`expected an array of vectors, got ${vectors === null ? 'null' : typeof vectors}`);
+  if (vectors.length !== count)
+    throw new Error(`embedding model ${model.id} returned ${vectors.length} vectors for ${count} texts`);
   const dim = model.dimensions ?? (vectors[0] as unknown[] | undefined)?.length;
   vectors.forEach((v: unknown, i) => {
     if (!Array.isArray(v)) throw fail(`[${i}] is not an array`);
     if (v.length === 0) throw fail(`[${i}] must not be empty`);
-    for (let j = 0; j < v.length; j++) if (typeof v[j] !== 'number' || !Number.isFinite(v[j])) throw fail(`[${i}][${j}] must be a finite number`);
-    if (v.length !== dim) throw new Error(`embedding model ${model.id} returned a vector of length ${v.length} for text ${i + 1}; expected ${dim}`);
+    for (let j = 0; j < v.length; j++)
+      if (typeof v[j] !== 'number' || !Number.isFinite(v[j])) throw fail(`[${i}][${j}] must be a finite number`);
+    if (v.length !== dim)
+      throw new Error(
+        `embedding model ${model.id} returned a vector of length ${v.length} for text ${i + 1}; expected ${dim}`,
+      );
   });
   return vectors as number[][];
 }

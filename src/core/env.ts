@@ -36,7 +36,17 @@ export interface ProcessResult {
 
 /** Process operations: run a command inside the workspace. */
 export interface ProcessOps {
-  run(command: string, options?: { cwd?: string; timeoutMs?: number; maxOutputBytes?: number; env?: Record<string, string>; signal?: AbortSignal; stdin?: string }): Promise<ProcessResult>;
+  run(
+    command: string,
+    options?: {
+      cwd?: string;
+      timeoutMs?: number;
+      maxOutputBytes?: number;
+      env?: Record<string, string>;
+      signal?: AbortSignal;
+      stdin?: string;
+    },
+  ): Promise<ProcessResult>;
 }
 
 /**

@@ -3,11 +3,16 @@
  * (fed back to the model); `model_request` (a bad request the same call would repeat, or an endpoint that cannot
  * be reached), `context_overflow` and `internal` are not, unless a policy handles them.
  */
-export type ErrorKind = 'parse' | 'model_transport' | 'model_request' | 'context_overflow' | 'tool' | 'env' | 'aborted' | 'internal';
+export type ErrorKind =
+  'parse' | 'model_transport' | 'model_request' | 'context_overflow' | 'tool' | 'env' | 'aborted' | 'internal';
 
 /** Base class of the kernel's classified errors. */
 export class QitosError extends Error {
-  constructor(readonly kind: ErrorKind, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'QitosError';
   }
@@ -15,14 +20,26 @@ export class QitosError extends Error {
 
 /** A model reply that could not be turned into a Decision. The message tells the model how to fix its output. */
 export class ParseError extends QitosError {
-  constructor(message: string, readonly raw?: string) {
+  constructor(
+    message: string,
+    readonly raw?: string,
+  ) {
     super('parse', message);
     this.name = 'ParseError';
   }
 }
 
 /** Sub-kinds of model errors, from providers. */
-export type ModelErrorKind = 'transport' | 'unreachable' | 'rate_limit' | 'server' | 'timeout' | 'bad_request' | 'auth' | 'context_overflow' | 'aborted';
+export type ModelErrorKind =
+  | 'transport'
+  | 'unreachable'
+  | 'rate_limit'
+  | 'server'
+  | 'timeout'
+  | 'bad_request'
+  | 'auth'
+  | 'context_overflow'
+  | 'aborted';
 
 /**
  * Model error kinds that end a run once the model's own retries are spent. An endpoint that cannot be reached
@@ -33,9 +50,20 @@ const ENDS_RUN: readonly ModelErrorKind[] = ['bad_request', 'auth', 'unreachable
 
 /** A failed model call, classified. `retryable` tells whether the same call may succeed later. */
 export class ModelError extends QitosError {
-  constructor(readonly modelKind: ModelErrorKind, message: string, readonly status?: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly modelKind: ModelErrorKind,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
     super(
-      modelKind === 'context_overflow' ? 'context_overflow' : modelKind === 'aborted' ? 'aborted' : ENDS_RUN.includes(modelKind) ? 'model_request' : 'model_transport',
+      modelKind === 'context_overflow'
+        ? 'context_overflow'
+        : modelKind === 'aborted'
+          ? 'aborted'
+          : ENDS_RUN.includes(modelKind)
+            ? 'model_request'
+            : 'model_transport',
       message,
       options,
     );

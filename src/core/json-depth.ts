@@ -15,7 +15,8 @@ export function nestsDeeperThan(value: unknown, limit: number = MAX_JSON_DEPTH):
     const [v, d] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (d + 1 > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
   }
   return false;
 }

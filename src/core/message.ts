@@ -6,29 +6,97 @@ const base = { id: z.string() };
 const Meta = z.record(z.string(), z.unknown()).optional();
 
 /** Plain text (from the model or the user). `synthetic` marks text the kernel wrote, e.g. a recovery note. */
-export const TextPart = z.object({ ...base, type: z.literal('text'), text: z.string(), synthetic: z.boolean().optional(), time: z.object({ start: z.number(), end: z.number().optional() }).optional(), metadata: Meta });
+export const TextPart = z.object({
+  ...base,
+  type: z.literal('text'),
+  text: z.string(),
+  synthetic: z.boolean().optional(),
+  time: z.object({ start: z.number(), end: z.number().optional() }).optional(),
+  metadata: Meta,
+});
 /** Model reasoning, with the time it started and ended streaming. `signature` is passed back where a provider needs it. */
-export const ReasoningPart = z.object({ ...base, type: z.literal('reasoning'), text: z.string(), signature: z.string().optional(), redacted: z.boolean().optional(), time: z.object({ start: z.number(), end: z.number().optional() }), metadata: Meta });
+export const ReasoningPart = z.object({
+  ...base,
+  type: z.literal('reasoning'),
+  text: z.string(),
+  signature: z.string().optional(),
+  redacted: z.boolean().optional(),
+  time: z.object({ start: z.number(), end: z.number().optional() }),
+  metadata: Meta,
+});
 /**
  * One tool call and its state. `origin` says whether the model called it natively (function calling) or
  * a text parser extracted it from the reply: the two render differently for the provider.
  */
-export const ToolPart = z.object({ ...base, type: z.literal('tool'), callID: z.string(), tool: z.string(), origin: z.enum(['native', 'parsed']), state: ToolState, metadata: Meta });
+export const ToolPart = z.object({
+  ...base,
+  type: z.literal('tool'),
+  callID: z.string(),
+  tool: z.string(),
+  origin: z.enum(['native', 'parsed']),
+  state: ToolState,
+  metadata: Meta,
+});
 /** Where one model reply starts in an assistant message. */
 export const StepStartPart = z.object({ ...base, type: z.literal('step-start') });
 /** Where one model reply ends: why it stopped, its tokens and cost. */
-export const StepFinishPart = z.object({ ...base, type: z.literal('step-finish'), reason: z.string(), tokens: Tokens, cost: z.number().nullable() });
+export const StepFinishPart = z.object({
+  ...base,
+  type: z.literal('step-finish'),
+  reason: z.string(),
+  tokens: Tokens,
+  cost: z.number().nullable(),
+});
 /** A file or image (a data: or file: URL) in a message. */
-export const FilePart = z.object({ ...base, type: z.literal('file'), mime: z.string(), url: z.string(), filename: z.string().optional(), source: z.record(z.string(), z.unknown()).optional() });
+export const FilePart = z.object({
+  ...base,
+  type: z.literal('file'),
+  mime: z.string(),
+  url: z.string(),
+  filename: z.string().optional(),
+  source: z.record(z.string(), z.unknown()).optional(),
+});
 /** A sub-run a tool call started (the `task` tool): what it was asked, and where its own trace is. */
-export const SubtaskPart = z.object({ ...base, type: z.literal('subtask'), prompt: z.string(), description: z.string(), agent: z.string(), model: z.string().optional(), runId: z.string().optional(), trace: z.string().optional() });
+export const SubtaskPart = z.object({
+  ...base,
+  type: z.literal('subtask'),
+  prompt: z.string(),
+  description: z.string(),
+  agent: z.string(),
+  model: z.string().optional(),
+  runId: z.string().optional(),
+  trace: z.string().optional(),
+});
 /** A failed attempt of the model call the message holds the reply of (written by the retry middleware's `retry` event). */
-export const RetryPart = z.object({ ...base, type: z.literal('retry'), attempt: z.number().int(), error: z.string(), errorKind: z.string().optional(), delayMs: z.number().optional(), time: z.object({ created: z.number() }) });
+export const RetryPart = z.object({
+  ...base,
+  type: z.literal('retry'),
+  attempt: z.number().int(),
+  error: z.string(),
+  errorKind: z.string().optional(),
+  delayMs: z.number().optional(),
+  time: z.object({ created: z.number() }),
+});
 /** Marks a compaction summary (the message replaces older history). */
-export const CompactionPart = z.object({ ...base, type: z.literal('compaction'), auto: z.boolean(), overflow: z.boolean().optional() });
+export const CompactionPart = z.object({
+  ...base,
+  type: z.literal('compaction'),
+  auto: z.boolean(),
+  overflow: z.boolean().optional(),
+});
 
 /** Every part kind a message can hold (opencode's message-v2 shape, without the kinds nothing here writes). */
-export const Part = z.discriminatedUnion('type', [TextPart, ReasoningPart, ToolPart, StepStartPart, StepFinishPart, FilePart, SubtaskPart, RetryPart, CompactionPart]);
+export const Part = z.discriminatedUnion('type', [
+  TextPart,
+  ReasoningPart,
+  ToolPart,
+  StepStartPart,
+  StepFinishPart,
+  FilePart,
+  SubtaskPart,
+  RetryPart,
+  CompactionPart,
+]);
 export type Part = z.infer<typeof Part>;
 export type TextPart = z.infer<typeof TextPart>;
 export type ReasoningPart = z.infer<typeof ReasoningPart>;

@@ -1,5 +1,13 @@
 import { ModelCallLog } from './model-call-log.js';
-import type { GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, RequestHashes, StreamListener } from './model.js';
+import type {
+  GenerateOptions,
+  Model,
+  ModelInfo,
+  ModelRequest,
+  ModelResponse,
+  RequestHashes,
+  StreamListener,
+} from './model.js';
 
 /**
  * One model call on its way through middleware to a model. A middleware passes a changed copy on
@@ -70,6 +78,19 @@ export function unwrapModel(model: Model): { middleware: ModelMiddleware[]; base
 }
 
 /** A fresh call of `purpose` for `request`, with the options of a `generate` call. */
-export function newModelCall(purpose: string, model: { id: string; info?: ModelInfo }, request: ModelRequest, options: GenerateOptions = {}): ModelCall {
-  return { purpose, request, signal: options.signal, onEvent: options.onEvent, requestHashes: options.requestHashes, model, log: new ModelCallLog() };
+export function newModelCall(
+  purpose: string,
+  model: { id: string; info?: ModelInfo },
+  request: ModelRequest,
+  options: GenerateOptions = {},
+): ModelCall {
+  return {
+    purpose,
+    request,
+    signal: options.signal,
+    onEvent: options.onEvent,
+    requestHashes: options.requestHashes,
+    model,
+    log: new ModelCallLog(),
+  };
 }

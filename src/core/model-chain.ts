@@ -1,4 +1,11 @@
-import { newModelCall, unwrapModel, type LayeredModel, type ModelCall, type ModelMiddleware, type ModelNext } from './model-call.js';
+import {
+  newModelCall,
+  unwrapModel,
+  type LayeredModel,
+  type ModelCall,
+  type ModelMiddleware,
+  type ModelNext,
+} from './model-call.js';
 import type { Model, ModelResponse } from './model.js';
 
 /**
@@ -32,7 +39,12 @@ export class ModelChain {
   /** The innermost step: one attempt reaches the base model with the call as the middleware left it. */
   private reachModel(call: ModelCall): Promise<ModelResponse> {
     call.log.attempted(call.request, call.requestHashes);
-    return this.base.generate(call.request, { signal: call.signal, onEvent: call.onEvent, requestHashes: call.requestHashes, purpose: call.purpose });
+    return this.base.generate(call.request, {
+      signal: call.signal,
+      onEvent: call.onEvent,
+      requestHashes: call.requestHashes,
+      purpose: call.purpose,
+    });
   }
 }
 

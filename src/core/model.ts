@@ -3,11 +3,21 @@ import { ModelMessage } from './model-message.js';
 import { Tokens } from './usage.js';
 
 /** A tool as a model sees it: name, description and JSON Schema of its input. */
-export const ToolSpec = z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
+export const ToolSpec = z.object({
+  name: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
 export type ToolSpec = z.infer<typeof ToolSpec>;
 
 /** Hashes of the parts of a model request, so replay can name what drifted. */
-export const RequestHashes = z.object({ request: z.string(), system: z.string(), messages: z.string(), tools: z.string(), params: z.string() });
+export const RequestHashes = z.object({
+  request: z.string(),
+  system: z.string(),
+  messages: z.string(),
+  tools: z.string(),
+  params: z.string(),
+});
 export type RequestHashes = z.infer<typeof RequestHashes>;
 
 /** One model call. */
@@ -32,8 +42,20 @@ export type FinishReason = z.infer<typeof FinishReason>;
 /** A part of a model's reply. Tool-call `input` is the raw JSON text; `args` is set when it parsed. */
 export const ResponsePart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('reasoning'), text: z.string(), signature: z.string().optional(), redacted: z.boolean().optional(), time: z.object({ start: z.number(), end: z.number() }).optional() }),
-  z.object({ type: z.literal('tool-call'), callId: z.string(), name: z.string(), input: z.string(), args: z.record(z.string(), z.unknown()).optional() }),
+  z.object({
+    type: z.literal('reasoning'),
+    text: z.string(),
+    signature: z.string().optional(),
+    redacted: z.boolean().optional(),
+    time: z.object({ start: z.number(), end: z.number() }).optional(),
+  }),
+  z.object({
+    type: z.literal('tool-call'),
+    callId: z.string(),
+    name: z.string(),
+    input: z.string(),
+    args: z.record(z.string(), z.unknown()).optional(),
+  }),
 ]);
 export type ResponsePart = z.infer<typeof ResponsePart>;
 
@@ -61,7 +83,13 @@ export const ModelStreamEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool-input-delta'), callId: z.string(), delta: z.string() }),
   z.object({ type: z.literal('tool-call'), callId: z.string(), name: z.string(), input: z.string() }),
   z.object({ type: z.literal('step-finish'), finishReason: FinishReason, usage: Tokens, cost: z.number().nullable() }),
-  z.object({ type: z.literal('retry'), attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), errorKind: z.string(), error: z.string() }),
+  z.object({
+    type: z.literal('retry'),
+    attempt: z.number().int().positive(),
+    delayMs: z.number().nonnegative(),
+    errorKind: z.string(),
+    error: z.string(),
+  }),
 ]);
 export type ModelStreamEvent = z.infer<typeof ModelStreamEvent>;
 
@@ -85,7 +113,9 @@ export type StreamListener = (event: ModelStreamEvent) => unknown;
 
 /** The promise a listener returned, if it returned one (what a streaming model awaits before it goes on). */
 export function pendingOf(value: unknown): PromiseLike<unknown> | undefined {
-  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function' ? (value as PromiseLike<unknown>) : undefined;
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function'
+    ? (value as PromiseLike<unknown>)
+    : undefined;
 }
 
 /** Options of one `generate` call. */

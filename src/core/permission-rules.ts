@@ -1,4 +1,10 @@
-import { DOOM_LOOP, EXTERNAL_DIRECTORY, PermissionConfig, type PermissionAction, type PermissionRule } from './permission.js';
+import {
+  DOOM_LOOP,
+  EXTERNAL_DIRECTORY,
+  PermissionConfig,
+  type PermissionAction,
+  type PermissionRule,
+} from './permission.js';
 
 const KEY = /^[A-Za-z0-9_*?-]+$/;
 const RANK: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -45,19 +51,30 @@ export function parsePermissionConfig(value: unknown, where = 'permission'): Per
   const isAction = (v: unknown) => v === 'allow' || v === 'ask' || v === 'deny';
   if (typeof value === 'string' || value === null || typeof value !== 'object' || Array.isArray(value)) {
     if (isAction(value)) return value as PermissionConfig;
-    throw new PermissionConfigError([], `${ACTIONS} or an object of rules by tool id, got ${JSON.stringify(value)}`, where);
+    throw new PermissionConfigError(
+      [],
+      `${ACTIONS} or an object of rules by tool id, got ${JSON.stringify(value)}`,
+      where,
+    );
   }
   for (const [key, rule] of Object.entries(value)) {
-    if (!KEY.test(key)) throw new PermissionConfigError([key], 'a key is a tool id (wildcards * and ? allowed), "external_directory" or "doom_loop"', where);
+    if (!KEY.test(key))
+      throw new PermissionConfigError(
+        [key],
+        'a key is a tool id (wildcards * and ? allowed), "external_directory" or "doom_loop"',
+        where,
+      );
     if (typeof rule === 'string') {
       if (!isAction(rule)) throw new PermissionConfigError([key], `${ACTIONS}, got ${JSON.stringify(rule)}`, where);
     } else if (rule && typeof rule === 'object' && !Array.isArray(rule)) {
       if (key === DOOM_LOOP) throw new PermissionConfigError([key], `${ACTIONS} (it has no patterns)`, where);
       for (const [pattern, action] of Object.entries(rule)) {
         if (!pattern) throw new PermissionConfigError([key, pattern], 'a pattern may not be empty', where);
-        if (!isAction(action)) throw new PermissionConfigError([key, pattern], `${ACTIONS}, got ${JSON.stringify(action)}`, where);
+        if (!isAction(action))
+          throw new PermissionConfigError([key, pattern], `${ACTIONS}, got ${JSON.stringify(action)}`, where);
       }
-    } else throw new PermissionConfigError([key], `${ACTIONS} or an object of patterns, got ${JSON.stringify(rule)}`, where);
+    } else
+      throw new PermissionConfigError([key], `${ACTIONS} or an object of patterns, got ${JSON.stringify(rule)}`, where);
   }
   // The checks above cover the schema; parsing once more keeps the schema the source of truth for the type.
   return PermissionConfig.parse(value);
@@ -100,11 +117,18 @@ export class PermissionRules {
     else {
       for (const [key, rule] of Object.entries(config)) {
         if (typeof rule === 'string') flat.push({ key, pattern: '*', action: rule });
-        else for (const [pattern, action] of Object.entries(rule)) flat.push({ key, pattern: options.home ? expandHome(pattern, options.home) : pattern, action });
+        else
+          for (const [pattern, action] of Object.entries(rule))
+            flat.push({ key, pattern: options.home ? expandHome(pattern, options.home) : pattern, action });
       }
     }
     this.rules = flat;
-    this.compiled = flat.map((rule) => ({ rule, key: wildcardRegExp(rule.key), pattern: wildcardRegExp(rule.pattern), absolute: rule.pattern.startsWith('/') }));
+    this.compiled = flat.map((rule) => ({
+      rule,
+      key: wildcardRegExp(rule.key),
+      pattern: wildcardRegExp(rule.pattern),
+      absolute: rule.pattern.startsWith('/'),
+    }));
   }
 
   /** True when some rule names this key (so a missing `external_directory` or `doom_loop` keeps today's behaviour). */
@@ -128,7 +152,8 @@ export class PermissionRules {
           break;
         }
       }
-      if (hit && (RANK[hit.rule.action] > RANK[best.action] || (best.rule === null && hit.rule.action === best.action))) best = { action: hit.rule.action, rule: hit.rule };
+      if (hit && (RANK[hit.rule.action] > RANK[best.action] || (best.rule === null && hit.rule.action === best.action)))
+        best = { action: hit.rule.action, rule: hit.rule };
     }
     return best;
   }
@@ -171,7 +196,16 @@ export function commandSegments(command: string): string[] {
       cur += ch;
       continue;
     }
-    if (ch === ';' || ch === '&' || ch === '|' || ch === '\n' || ch === '(' || ch === ')' || ch === '`' || (ch === '$' && command[i + 1] === '(')) {
+    if (
+      ch === ';' ||
+      ch === '&' ||
+      ch === '|' ||
+      ch === '\n' ||
+      ch === '(' ||
+      ch === ')' ||
+      ch === '`' ||
+      (ch === '$' && command[i + 1] === '(')
+    ) {
       if (cur.trim()) out.push(cur.trim());
       cur = '';
       continue;

@@ -5,7 +5,10 @@ export const PermissionAction = z.enum(['allow', 'ask', 'deny']);
 export type PermissionAction = z.infer<typeof PermissionAction>;
 
 /** One key's rule: an action for every call, or patterns over the call's main input (last matching pattern wins). */
-export const PermissionRuleValue = z.union([PermissionAction, z.record(z.string().min(1, 'a pattern may not be empty'), PermissionAction)]);
+export const PermissionRuleValue = z.union([
+  PermissionAction,
+  z.record(z.string().min(1, 'a pattern may not be empty'), PermissionAction),
+]);
 export type PermissionRuleValue = z.infer<typeof PermissionRuleValue>;
 
 /**
@@ -14,7 +17,10 @@ export type PermissionRuleValue = z.infer<typeof PermissionRuleValue>;
  * workspace) or `doom_loop` (what to do when the doom-loop policy fires), each an action or an object of patterns
  * over the call's main input. Keys and patterns are read in the order written: the last matching rule wins.
  */
-export const PermissionConfig = z.union([PermissionAction, z.record(z.string().min(1, 'a permission key may not be empty'), PermissionRuleValue)]);
+export const PermissionConfig = z.union([
+  PermissionAction,
+  z.record(z.string().min(1, 'a permission key may not be empty'), PermissionRuleValue),
+]);
 export type PermissionConfig = z.infer<typeof PermissionConfig>;
 
 /** The keys of a permission config that are not tool ids. */

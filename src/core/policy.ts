@@ -55,7 +55,10 @@ export interface Policy<S extends State = State> {
   /** CHECK_STOP. May return a stop verdict. */
   checkStop?(ctx: PolicyContext<S>): StopVerdict | void | Promise<StopVerdict | void>;
   /** DECIDE, right before a model call. May rewrite the messages or the state (the engine rebuilds messages then). */
-  beforeModel?(messages: ModelMessage[], ctx: PolicyContext<S>): BeforeModelResult<S> | void | Promise<BeforeModelResult<S> | void>;
+  beforeModel?(
+    messages: ModelMessage[],
+    ctx: PolicyContext<S>,
+  ): BeforeModelResult<S> | void | Promise<BeforeModelResult<S> | void>;
   /** A model call failed. Returning a state makes the engine retry the call once with it (e.g. after compaction). */
   onModelError?(error: ModelError, ctx: PolicyContext<S>): { state: S } | void | Promise<{ state: S } | void>;
 }

@@ -63,9 +63,10 @@ export class Redactor {
         }
       }
       if (!found) return out;
-      for (let i = 0; i < out.length; i++) if (covered[i] && (i === 0 || !covered[i - 1])) covered.fill(1, escapeStart(out, i), i);
+      for (let i = 0; i < out.length; i++)
+        if (covered[i] && (i === 0 || !covered[i - 1])) covered.fill(1, escapeStart(out, i), i);
       let next = '';
-      for (let i = 0; i < out.length; ) {
+      for (let i = 0; i < out.length;) {
         if (!covered[i]) next += out[i++];
         else {
           while (i < out.length && covered[i]) i++;
@@ -93,7 +94,7 @@ export class Redactor {
       }
     }
     // Never cut inside a secret that is already whole: hold all of it.
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const s of this.secrets) {
         for (let i = text.indexOf(s); i !== -1 && i < cut; i = text.indexOf(s, i + 1)) {
@@ -125,7 +126,13 @@ export class Redactor {
         return typeof json === 'function' ? this.walk(json.call(value)) : value;
       }
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) Object.defineProperty(out, this.redact(k), { value: this.walk(v), enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of Object.entries(value))
+        Object.defineProperty(out, this.redact(k), {
+          value: this.walk(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       return out;
     }
     return value;

@@ -21,5 +21,15 @@ export type State = z.infer<typeof BaseState>;
 
 /** Fields of a fresh state for a task (spread it into your own `initState`). */
 export function baseState(task: { id: string; objective: string }, maxSteps = 30): State {
-  return { task: task.objective, taskId: task.id, step: 0, maxSteps, finalResult: null, stopReason: null, messages: [], metrics: {}, metadata: {} };
+  return {
+    task: task.objective,
+    taskId: task.id,
+    step: 0,
+    maxSteps,
+    finalResult: null,
+    stopReason: null,
+    messages: [],
+    metrics: {},
+    metadata: {},
+  };
 }

@@ -12,8 +12,20 @@ export function toolResultFor(part: ToolPart): ModelToolResultPart {
   const base = { callId: part.callID, name: part.tool };
   if (s.status === 'completed') {
     if (s.time.compacted) return { type: 'tool-result', ...base, output: COMPACTED_PLACEHOLDER, isError: false };
-    const files = s.attachments?.map((a): ModelFilePart => ({ type: 'file', mime: a.mime, url: a.url, ...(a.filename ? { filename: a.filename } : {}), bestEffort: true }));
-    return { type: 'tool-result', ...base, output: s.output, isError: false, ...(files?.length ? { attachments: files } : {}) };
+    const files = s.attachments?.map((a): ModelFilePart => ({
+      type: 'file',
+      mime: a.mime,
+      url: a.url,
+      ...(a.filename ? { filename: a.filename } : {}),
+      bestEffort: true,
+    }));
+    return {
+      type: 'tool-result',
+      ...base,
+      output: s.output,
+      isError: false,
+      ...(files?.length ? { attachments: files } : {}),
+    };
   }
   if (s.status === 'error') return { type: 'tool-result', ...base, output: s.error, isError: true };
   return { type: 'tool-result', ...base, output: INTERRUPTED_TOOL_ERROR, isError: true };
@@ -26,13 +38,18 @@ export type ResultFormatter = (results: readonly ModelToolResultPart[]) => Model
  * One user message carrying the results of text-parsed calls: one paragraph per result (`line` words it), then
  * the files the tools returned (their attachments). Parsers build their `formatResults` with it.
  */
-export function resultsMessage(results: readonly ModelToolResultPart[], line: (r: ModelToolResultPart) => string): ModelMessage {
+export function resultsMessage(
+  results: readonly ModelToolResultPart[],
+  line: (r: ModelToolResultPart) => string,
+): ModelMessage {
   const files = results.flatMap((r) => r.attachments ?? []);
   return { role: 'user', content: [{ type: 'text', text: results.map(line).join('\n\n') }, ...files] };
 }
 
 /** The default way results of text-parsed calls go back: one user message, one paragraph per result. */
-export const plainResults: ResultFormatter = (results) => [resultsMessage(results, (r) => `${r.isError ? 'Error from' : 'Result of'} ${r.name}: ${r.output}`)];
+export const plainResults: ResultFormatter = (results) => [
+  resultsMessage(results, (r) => `${r.isError ? 'Error from' : 'Result of'} ${r.name}: ${r.output}`),
+];
 
 /**
  * Converts one history message into what a provider receives (0..3 model messages).
@@ -57,7 +74,12 @@ export function messageToModel(message: Message, formatResults: ResultFormatter 
     if (p.type === 'text') {
       if (p.text) content.push({ type: 'text', text: p.text });
     } else if (p.type === 'reasoning') {
-      content.push({ type: 'reasoning', text: p.text, ...(p.signature ? { signature: p.signature } : {}), ...(p.redacted ? { redacted: true } : {}) });
+      content.push({
+        type: 'reasoning',
+        text: p.text,
+        ...(p.signature ? { signature: p.signature } : {}),
+        ...(p.redacted ? { redacted: true } : {}),
+      });
     } else if (p.type === 'tool') {
       const result = toolResultFor(p);
       if (p.origin === 'native') {
@@ -76,7 +98,10 @@ export function messageToModel(message: Message, formatResults: ResultFormatter 
 }
 
 /** Converts a whole history (the engine does this incrementally; this is the reference). */
-export function toModelMessages(history: readonly Message[], formatResults: ResultFormatter = plainResults): ModelMessage[] {
+export function toModelMessages(
+  history: readonly Message[],
+  formatResults: ResultFormatter = plainResults,
+): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const m of history) for (const mm of messageToModel(m, formatResults)) out.push(mm);
   return out;

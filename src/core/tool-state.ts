@@ -12,7 +12,12 @@ export type Attachment = z.infer<typeof Attachment>;
  * (`time.compacted`): the output stays in the trace, the model sees a placeholder.
  */
 export const ToolState = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('pending'), input: Args, raw: z.string().optional(), time: z.object({ created: z.number() }) }),
+  z.object({
+    status: z.literal('pending'),
+    input: Args,
+    raw: z.string().optional(),
+    time: z.object({ created: z.number() }),
+  }),
   z.object({
     status: z.literal('running'),
     input: Args,

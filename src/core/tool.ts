@@ -116,11 +116,19 @@ export function toolSpec(tool: AnyTool): ToolSpec {
  * a run: say so where the schema comes in, naming the version found.
  */
 export function assertZod4Schema(schema: unknown, where: string): void {
-  const version = (schema as { _zod?: { version?: { major: number; minor: number; patch: number } } } | null)?._zod?.version;
+  const version = (schema as { _zod?: { version?: { major: number; minor: number; patch: number } } } | null)?._zod
+    ?.version;
   if (version?.major === 4) return;
   const fix = 'define it with zod 4 (npm install zod@^4; with zod 3.25 or later, import { z } from "zod/v4")';
-  if (version) throw new TypeError(`${where}: parameters is a zod ${version.major}.${version.minor}.${version.patch} schema; qitos-ts needs zod ^4: ${fix}`);
-  const v3 = typeof schema === 'object' && schema !== null && '_def' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+  if (version)
+    throw new TypeError(
+      `${where}: parameters is a zod ${version.major}.${version.minor}.${version.patch} schema; qitos-ts needs zod ^4: ${fix}`,
+    );
+  const v3 =
+    typeof schema === 'object' &&
+    schema !== null &&
+    '_def' in schema &&
+    typeof (schema as { safeParse?: unknown }).safeParse === 'function';
   if (v3) throw new TypeError(`${where}: parameters is a zod 3 schema; qitos-ts needs zod ^4: ${fix}`);
   throw new TypeError(`${where}: parameters must be a zod 4 schema, got ${schema === null ? 'null' : typeof schema}`);
 }

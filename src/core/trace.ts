@@ -20,7 +20,14 @@ export { TRACE_SCHEMA, TRACE_VERSION };
  * and `at` the first frame outside qitos-ts and node_modules, as `file:line:col`: where the user's code threw.
  * Both are absent in traces written before they existed.
  */
-export const Failure = z.object({ step: z.number(), kind: z.string(), message: z.string(), fatal: z.boolean(), at: z.string().optional(), stack: z.string().optional() });
+export const Failure = z.object({
+  step: z.number(),
+  kind: z.string(),
+  message: z.string(),
+  fatal: z.boolean(),
+  at: z.string().optional(),
+  stack: z.string().optional(),
+});
 export type Failure = z.infer<typeof Failure>;
 
 /** `traces/<runId>/manifest.json`: written at start, replaced atomically at the end. */
@@ -32,10 +39,19 @@ export const Manifest = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   /** `sha256`: of the agent module file's content when the run started (absent in traces written before it was recorded). */
-  agent: z.object({ name: z.string(), module: z.string().optional(), export: z.string().optional(), sha256: z.string().optional(), variant: z.string().optional(), config: z.record(z.string(), z.unknown()).optional() }),
+  agent: z.object({
+    name: z.string(),
+    module: z.string().optional(),
+    export: z.string().optional(),
+    sha256: z.string().optional(),
+    variant: z.string().optional(),
+    config: z.record(z.string(), z.unknown()).optional(),
+  }),
   task: z.record(z.string(), z.unknown()),
   /** `endpoint`: where the model's requests went (a provider's effective base URL, without credentials or query). */
-  model: z.object({ id: z.string(), params: z.record(z.string(), z.unknown()).optional(), endpoint: z.string().optional() }).nullable(),
+  model: z
+    .object({ id: z.string(), params: z.record(z.string(), z.unknown()).optional(), endpoint: z.string().optional() })
+    .nullable(),
   parser: z.string().nullable(),
   tools: z.array(z.string()),
   policies: z.array(z.string()),
@@ -43,7 +59,11 @@ export const Manifest = z.object({
   /** `sandbox`: how the env isolated commands (`bwrap` or `none`), when it runs any. */
   env: z.object({ name: z.string(), sandbox: z.string().optional() }),
   seed: z.number().nullable(),
-  hashes: z.object({ config: z.string().optional(), systemPrompt: z.string().optional(), toolSchemas: z.string().optional() }),
+  hashes: z.object({
+    config: z.string().optional(),
+    systemPrompt: z.string().optional(),
+    toolSchemas: z.string().optional(),
+  }),
   /** The effective config the run was started with (CLI: config file + flags), so replay and fork can rebuild it. */
   config: z.record(z.string(), z.unknown()).optional(),
   parent: RunParent.nullable(),
@@ -79,7 +99,14 @@ export const Manifest = z.object({
 export type Manifest = z.infer<typeof Manifest>;
 
 /** One line of `events.jsonl`. */
-export const EventRecord = z.object({ seq: z.number().int(), ts: z.number(), step: z.number().int(), phase: Phase, type: z.string(), data: z.unknown() });
+export const EventRecord = z.object({
+  seq: z.number().int(),
+  ts: z.number(),
+  step: z.number().int(),
+  phase: Phase,
+  type: z.string(),
+  data: z.unknown(),
+});
 export type EventRecord = z.infer<typeof EventRecord>;
 
 /** Top-level state changes of one step: keys set to a value, arrays replaced from an index on, keys removed. */

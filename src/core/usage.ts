@@ -13,7 +13,11 @@ export type Tokens = z.infer<typeof Tokens>;
  * Usage of a run: tokens, cost and model calls, its own and those of its sub-runs (task tool, workflow branches),
  * each counted once where it was spent and rolled up. `cost` is null when any priced step had an unknown price.
  */
-export const Usage = z.object({ tokens: Tokens, cost: z.number().nonnegative().nullable(), modelCalls: z.number().int() });
+export const Usage = z.object({
+  tokens: Tokens,
+  cost: z.number().nonnegative().nullable(),
+  modelCalls: z.number().int(),
+});
 export type Usage = z.infer<typeof Usage>;
 
 /** Zero tokens. */
@@ -30,7 +34,6 @@ export function addTokens(a: Tokens, b: Tokens): Tokens {
     cache: { read: a.cache.read + b.cache.read, write: a.cache.write + b.cache.write },
   };
 }
-
 
 /** Adds costs where `null` (unknown) is contagious: unknown + anything = unknown. */
 export function addCost(a: number | null, b: number | null): number | null {

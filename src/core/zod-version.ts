@@ -7,5 +7,7 @@ import { z } from 'zod';
  * it), before any module that builds a schema; `core/index.ts` does too, for the CLI's commands.
  */
 if (typeof (z as { toJSONSchema?: unknown }).toJSONSchema !== 'function') {
-  throw new Error('qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4');
+  throw new Error(
+    'qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4',
+  );
 }

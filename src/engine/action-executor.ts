@@ -1,4 +1,13 @@
-import type { ActContext, Action, ActionResult, ActionRunner, AnyTool, PermissionRecord, ToolOutput, ToolState } from '../core/index.js';
+import type {
+  ActContext,
+  Action,
+  ActionResult,
+  ActionRunner,
+  AnyTool,
+  PermissionRecord,
+  ToolOutput,
+  ToolState,
+} from '../core/index.js';
 import { describeIssues, errorMessage } from '../core/index.js';
 import { forEachConcurrent } from './for-each-concurrent.js';
 import { PermissionGate } from './permission-gate.js';
@@ -23,7 +32,12 @@ export const TOOL_TIMEOUT_GRACE_MS = 5_000;
  * declares a limit for its arguments (bash: `timeoutMs` of the call, else its default), that limit plus
  * {@link TOOL_TIMEOUT_GRACE_MS}; else the executor's `timeoutMs` (default 120 s).
  */
-export function callTimeout(action: Action, tool: AnyTool, args: unknown, executorTimeoutMs: number | undefined): number {
+export function callTimeout(
+  action: Action,
+  tool: AnyTool,
+  args: unknown,
+  executorTimeoutMs: number | undefined,
+): number {
   if (action.timeoutMs !== undefined) return action.timeoutMs;
   const own = tool.timeoutMs?.(args);
   if (own !== undefined) return own + TOOL_TIMEOUT_GRACE_MS;
@@ -65,10 +79,25 @@ export class ActionExecutor implements ActionRunner {
       const end = Date.now();
       // Metadata a tool set before failing (e.g. the child trace of a sub-agent) stays visible.
       const metadata = running?.status === 'running' ? running.metadata : undefined;
-      const state: ToolState = { status: 'error', input, error, ...(metadata ? { metadata } : {}), time: { created, start, end } };
+      const state: ToolState = {
+        status: 'error',
+        input,
+        error,
+        ...(metadata ? { metadata } : {}),
+        time: { created, start, end },
+      };
       const told = ctx.onState(action, state);
       if (told) await told;
-      return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: end - start, state, ...(permission ? { permission } : {}) };
+      return {
+        actionId: action.id,
+        name: action.name,
+        status: 'error',
+        output: null,
+        error,
+        latencyMs: end - start,
+        state,
+        ...(permission ? { permission } : {}),
+      };
     };
     if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
     const tool = this.registry.get(action.name);
@@ -78,7 +107,9 @@ export class ActionExecutor implements ActionRunner {
     }
     const parsed = tool.parameters.safeParse(input);
     if (!parsed.success) {
-      return fail(`Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`);
+      return fail(
+        `Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`,
+      );
     }
     // Permission rules decide before the tool runs (an ask waits here for its answer).
     if (ctx.permit) {
@@ -93,32 +124,55 @@ export class ActionExecutor implements ActionRunner {
     const timeoutMs = callTimeout(action, tool, parsed.data, this.options.timeoutMs);
     try {
       const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
-        running = { ...running!, ...(u.title !== undefined ? { title: u.title } : {}), ...(u.metadata ? { metadata: u.metadata } : {}) } as ToolState;
+        running = {
+          ...running!,
+          ...(u.title !== undefined ? { title: u.title } : {}),
+          ...(u.metadata ? { metadata: u.metadata } : {}),
+        } as ToolState;
         void ctx.onState(action, running); // a tool reports progress synchronously: nothing to wait on
       });
       const o: ToolOutput = typeof out === 'string' ? { output: out } : out;
-      if (typeof o?.output !== 'string') throw new Error(`tool "${tool.id}" returned ${JSON.stringify(out)?.slice(0, 80)}; expected a string or { output: string }`);
+      if (typeof o?.output !== 'string')
+        throw new Error(
+          `tool "${tool.id}" returned ${JSON.stringify(out)?.slice(0, 80)}; expected a string or { output: string }`,
+        );
       const end = Date.now();
       const r = running as Extract<ToolState, { status: 'running' }>;
       const state: ToolState = {
         status: 'completed',
         input,
         output: o.output,
-        ...(o.title ?? r.title ? { title: o.title ?? r.title } : {}),
-        ...(o.metadata ?? r.metadata ? { metadata: { ...r.metadata, ...o.metadata } } : {}),
+        ...((o.title ?? r.title) ? { title: o.title ?? r.title } : {}),
+        ...((o.metadata ?? r.metadata) ? { metadata: { ...r.metadata, ...o.metadata } } : {}),
         ...(o.attachments ? { attachments: o.attachments } : {}),
         time: { created, start, end },
       };
       const told = ctx.onState(action, state);
       if (told) await told;
-      return { actionId: action.id, name: action.name, status: 'success', output: o.full ?? o.output, latencyMs: end - start, state, ...(o.parts?.length ? { parts: o.parts } : {}), ...(permission ? { permission } : {}) };
+      return {
+        actionId: action.id,
+        name: action.name,
+        status: 'success',
+        output: o.full ?? o.output,
+        latencyMs: end - start,
+        state,
+        ...(o.parts?.length ? { parts: o.parts } : {}),
+        ...(permission ? { permission } : {}),
+      };
     } catch (err) {
       return fail(errorMessage(err), start);
     }
   }
 
   /** Runs `execute` racing the timeout and the run's abort; a hung tool is left behind, its late rejection handled. */
-  private execute(tool: AnyTool, args: unknown, action: Action, ctx: ActContext, timeoutMs: number, metadata: (u: { title?: string; metadata?: Record<string, unknown> }) => void): Promise<ToolOutput | string> {
+  private execute(
+    tool: AnyTool,
+    args: unknown,
+    action: Action,
+    ctx: ActContext,
+    timeoutMs: number,
+    metadata: (u: { title?: string; metadata?: Record<string, unknown> }) => void,
+  ): Promise<ToolOutput | string> {
     const controller = new AbortController();
     return new Promise<ToolOutput | string>((resolve, reject) => {
       let settled = false;
@@ -166,4 +220,3 @@ export class ActionExecutor implements ActionRunner {
     });
   }
 }
-

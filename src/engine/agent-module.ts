@@ -1,4 +1,14 @@
-import type { ActionResult, AnyTool, CallModel, Decision, MemoryAccess, Model, Parser, State, Task } from '../core/index.js';
+import type {
+  ActionResult,
+  AnyTool,
+  CallModel,
+  Decision,
+  MemoryAccess,
+  Model,
+  Parser,
+  State,
+  Task,
+} from '../core/index.js';
 import { ToolRegistry } from './tool-registry.js';
 
 /**
@@ -36,7 +46,14 @@ export interface AgentModuleOptions {
   /** A label for the experiment variant (e.g. "baseline", "with-critic"), recorded on user messages and in the manifest. */
   variant?: string;
   /** Sampling parameters sent with every model request. */
-  modelParams?: { temperature?: number; topP?: number; maxOutputTokens?: number; seed?: number; stop?: string[]; providerOptions?: Record<string, unknown> };
+  modelParams?: {
+    temperature?: number;
+    topP?: number;
+    maxOutputTokens?: number;
+    seed?: number;
+    stop?: string[];
+    providerOptions?: Record<string, unknown>;
+  };
 }
 
 /**

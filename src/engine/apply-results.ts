@@ -22,7 +22,8 @@ export function applyResults(message: AssistantMessage, results: readonly Action
   for (const part of message.parts) {
     parts.push(part);
     if (part.type !== 'tool') continue;
-    for (const extra of results.find((r) => r.actionId === part.callID)?.parts ?? []) parts.push({ id: newId('prt'), ...extra } as Part);
+    for (const extra of results.find((r) => r.actionId === part.callID)?.parts ?? [])
+      parts.push({ id: newId('prt'), ...extra } as Part);
   }
   message.parts = parts;
 }

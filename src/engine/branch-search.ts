@@ -1,4 +1,14 @@
-import type { BranchRecord, Decision, FrontierEntry, ScoredCandidate, Search, SearchContext, SearchState, SimpleDecision, State } from '../core/index.js';
+import type {
+  BranchRecord,
+  Decision,
+  FrontierEntry,
+  ScoredCandidate,
+  Search,
+  SearchContext,
+  SearchState,
+  SimpleDecision,
+  State,
+} from '../core/index.js';
 import { QitosError, decisionSignature, emptySearchState } from '../core/index.js';
 import type { EngineOptions } from './engine-options.js';
 import type { ActiveRun, RunServices, RunState } from './run-context.js';
@@ -11,19 +21,42 @@ type Branch = Extract<Decision, { mode: 'branch' }>;
  * Either way the choice is recorded like a search's, so `qitos fork --branch` can take another candidate of any
  * branch step, and reported as an event.
  */
-export async function chooseCandidate<S extends State>(options: Pick<EngineOptions<S>, 'search' | 'selectBranch'>, branch: Branch, { run, services }: ActiveRun<S>): Promise<{ decision: SimpleDecision; record: BranchRecord }> {
+export async function chooseCandidate<S extends State>(
+  options: Pick<EngineOptions<S>, 'search' | 'selectBranch'>,
+  branch: Branch,
+  { run, services }: ActiveRun<S>,
+): Promise<{ decision: SimpleDecision; record: BranchRecord }> {
   if (options.search) {
     const found = await searchBranch(options.search, branch, run, services);
     run.state = found.state;
     const { record } = found;
-    services.events.emit({ type: 'search', step: run.step, search: record.search, scores: record.scores, chosen: record.chosen, frontier: record.frontier });
+    services.events.emit({
+      type: 'search',
+      step: run.step,
+      search: record.search,
+      scores: record.scores,
+      chosen: record.chosen,
+      frontier: record.frontier,
+    });
     return { decision: found.decision, record };
   }
   const { candidates, scores } = branch;
   const chosen = await (options.selectBranch ? options.selectBranch(candidates, run.state) : candidates[0]);
   const index = candidates.indexOf(chosen);
-  const record: BranchRecord = { search: options.selectBranch ? 'selectBranch' : 'first', candidates, scores: candidates.map((_, i) => scores?.[i] ?? 0), chosen: { from: 'step', index, fromStep: run.step }, frontier: 0 };
-  services.events.emit({ type: 'policy', step: run.step, policy: 'branch', event: 'selected', data: { candidates: candidates.length, chosen: chosen.mode, index } });
+  const record: BranchRecord = {
+    search: options.selectBranch ? 'selectBranch' : 'first',
+    candidates,
+    scores: candidates.map((_, i) => scores?.[i] ?? 0),
+    chosen: { from: 'step', index, fromStep: run.step },
+    frontier: 0,
+  };
+  services.events.emit({
+    type: 'policy',
+    step: run.step,
+    policy: 'branch',
+    event: 'selected',
+    data: { candidates: candidates.length, chosen: chosen.mode, index },
+  });
   return { decision: chosen, record };
 }
 
@@ -40,7 +73,12 @@ interface SearchOutcome<S extends State> {
  * The frontier is kept in `state.metadata.search`; the states it may return to are kept by the run (never in the
  * trace's state diffs), so an entry whose state is gone (a forked run) is left out before the search sees it.
  */
-async function searchBranch<S extends State>(search: Search<S>, branch: Branch, run: RunState<S>, services: RunServices<S>): Promise<SearchOutcome<S>> {
+async function searchBranch<S extends State>(
+  search: Search<S>,
+  branch: Branch,
+  run: RunState<S>,
+  services: RunServices<S>,
+): Promise<SearchOutcome<S>> {
   const previous = searchStateOf(run.state);
   const restorable = previous.frontier.filter((e) => run.searchSnapshots.has(e.step));
   const ctx: SearchContext<S> = {
@@ -53,10 +91,18 @@ async function searchBranch<S extends State>(search: Search<S>, branch: Branch, 
     callModel: services.callModel,
   };
   const candidates = search.expand ? await search.expand(branch.candidates, ctx) : branch.candidates;
-  if (!Array.isArray(candidates) || candidates.length === 0) throw new QitosError('internal', `search ${search.name}: expand returned no candidates`);
+  if (!Array.isArray(candidates) || candidates.length === 0)
+    throw new QitosError('internal', `search ${search.name}: expand returned no candidates`);
   const scores = await search.score(candidates, ctx);
-  if (!Array.isArray(scores) || scores.length !== candidates.length || scores.some((x) => typeof x !== 'number' || Number.isNaN(x))) {
-    throw new QitosError('internal', `search ${search.name}: score must return one number per candidate (${candidates.length}), got ${JSON.stringify(scores)}`);
+  if (
+    !Array.isArray(scores) ||
+    scores.length !== candidates.length ||
+    scores.some((x) => typeof x !== 'number' || Number.isNaN(x))
+  ) {
+    throw new QitosError(
+      'internal',
+      `search ${search.name}: score must return one number per candidate (${candidates.length}), got ${JSON.stringify(scores)}`,
+    );
   }
   const scored: ScoredCandidate[] = candidates.map((candidate, index) => ({ index, candidate, score: scores[index] }));
   const choice = search.select(scored, ctx);
@@ -64,10 +110,18 @@ async function searchBranch<S extends State>(search: Search<S>, branch: Branch, 
   let from: FrontierEntry | undefined;
   if (choice.from === 'step') {
     const picked = scored[choice.index];
-    if (!picked) throw new QitosError('internal', `search ${search.name}: select chose candidate ${choice.index} of ${scored.length}`);
+    if (!picked)
+      throw new QitosError(
+        'internal',
+        `search ${search.name}: select chose candidate ${choice.index} of ${scored.length}`,
+      );
     decision = picked.candidate;
   } else {
-    if (!run.searchSnapshots.has(choice.entry.step)) throw new QitosError('internal', `search ${search.name}: select chose a frontier entry of step ${choice.entry.step}, whose state is not kept`);
+    if (!run.searchSnapshots.has(choice.entry.step))
+      throw new QitosError(
+        'internal',
+        `search ${search.name}: select chose a frontier entry of step ${choice.entry.step}, whose state is not kept`,
+      );
     from = choice.entry;
     decision = choice.entry.candidate;
   }
@@ -77,7 +131,8 @@ async function searchBranch<S extends State>(search: Search<S>, branch: Branch, 
   // Without its search state: a restore writes the new one, and copies of frontiers in every copy would grow as n^2.
   if (frontier.some((e) => e.step === run.step)) run.searchSnapshots.set(run.step, snapshotOf(run.state));
   const kept = new Set(frontier.map((e) => e.step));
-  for (const step of run.searchSnapshots.keys()) if (!kept.has(step) && step !== from?.step) run.searchSnapshots.delete(step);
+  for (const step of run.searchSnapshots.keys())
+    if (!kept.has(step) && step !== from?.step) run.searchSnapshots.delete(step);
   const signature = decisionSignature(decision);
   const next: SearchState = {
     frontier,
@@ -91,7 +146,9 @@ async function searchBranch<S extends State>(search: Search<S>, branch: Branch, 
     search: search.name,
     candidates,
     scores,
-    chosen: from ? { from: 'frontier', index: from.index, fromStep: from.step } : { from: 'step', index: (choice as { index: number }).index, fromStep: run.step },
+    chosen: from
+      ? { from: 'frontier', index: from.index, fromStep: from.step }
+      : { from: 'step', index: (choice as { index: number }).index, fromStep: run.step },
     frontier: frontier.length,
   };
   return { decision, record, state };
@@ -103,7 +160,15 @@ async function searchBranch<S extends State>(search: Search<S>, branch: Branch, 
  */
 function searchStateOf(state: State): SearchState {
   const s = state.metadata.search as Partial<SearchState> | undefined;
-  if (!s || typeof s !== 'object' || !Array.isArray(s.frontier) || !s.explored || typeof s.explored !== 'object' || typeof s.backtracks !== 'number') return emptySearchState();
+  if (
+    !s ||
+    typeof s !== 'object' ||
+    !Array.isArray(s.frontier) ||
+    !s.explored ||
+    typeof s.explored !== 'object' ||
+    typeof s.backtracks !== 'number'
+  )
+    return emptySearchState();
   return s as SearchState;
 }
 

@@ -17,19 +17,48 @@ export interface CritiqueOutcome {
  * `maxRetries` consecutive retries: then the verdict is recorded as exhausted and the step stands. Every verdict
  * is a `critic` event and goes into the step record.
  */
-export async function critique<S extends State>(critics: readonly Critic<S>[], { run, services }: ActiveRun<S>, decision: Decision, results: ActionResult[]): Promise<CritiqueOutcome> {
+export async function critique<S extends State>(
+  critics: readonly Critic<S>[],
+  { run, services }: ActiveRun<S>,
+  decision: Decision,
+  results: ActionResult[],
+): Promise<CritiqueOutcome> {
   const records: CritiqueRecord[] = [];
   for (const critic of critics) {
     const retries = run.criticRetries[critic.name] ?? 0;
-    const raw = await critic.critique({ runId: run.runId, step: run.step, state: run.state, decision, results, retries, signal: services.signal, callModel: services.callModel });
+    const raw = await critic.critique({
+      runId: run.runId,
+      step: run.step,
+      state: run.state,
+      decision,
+      results,
+      retries,
+      signal: services.signal,
+      callModel: services.callModel,
+    });
     const parsed = CriticVerdict.safeParse(raw);
-    if (!parsed.success) throw new QitosError('internal', `critic ${critic.name} returned an invalid verdict: ${formatZodIssue(parsed.error.issues[0], '(verdict)')}`);
+    if (!parsed.success)
+      throw new QitosError(
+        'internal',
+        `critic ${critic.name} returned an invalid verdict: ${formatZodIssue(parsed.error.issues[0], '(verdict)')}`,
+      );
     const verdict = parsed.data;
     const exhausted = verdict.action === 'retry' && retries >= (critic.maxRetries ?? 2);
     const record: CritiqueRecord = { critic: critic.name, verdict, ...(exhausted ? { exhausted } : {}) };
     records.push(record);
-    services.events.emit({ type: 'critic', step: run.step, critic: critic.name, verdict, ...(exhausted ? { exhausted } : {}) });
-    if (verdict.action === 'stop') return { records, stop: { reason: 'critic_stop', message: `critic ${critic.name}: ${verdict.reason}` }, retry: false };
+    services.events.emit({
+      type: 'critic',
+      step: run.step,
+      critic: critic.name,
+      verdict,
+      ...(exhausted ? { exhausted } : {}),
+    });
+    if (verdict.action === 'stop')
+      return {
+        records,
+        stop: { reason: 'critic_stop', message: `critic ${critic.name}: ${verdict.reason}` },
+        retry: false,
+      };
     if (verdict.action === 'continue' || exhausted) {
       run.criticRetries[critic.name] = 0;
       continue;
@@ -38,7 +67,14 @@ export async function critique<S extends State>(critics: readonly Critic<S>[], {
     run.state.messages.push({
       role: 'user',
       info: { id: newId('msg'), role: 'user', time: { created: Date.now() }, agent: services.agent.name },
-      parts: [{ id: newId('prt'), type: 'text', synthetic: true, text: `Critic ${critic.name} (retry ${retries + 1} of ${critic.maxRetries ?? 2}): ${verdict.feedback}` }],
+      parts: [
+        {
+          id: newId('prt'),
+          type: 'text',
+          synthetic: true,
+          text: `Critic ${critic.name} (retry ${retries + 1} of ${critic.maxRetries ?? 2}): ${verdict.feedback}`,
+        },
+      ],
     });
     return { records, stop: undefined, retry: true };
   }

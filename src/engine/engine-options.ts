@@ -1,5 +1,24 @@
 import type {
-  ActionRunner, Approver, Budget, PermissionConfig, Critic, Env, Failure, Hook, HookEvent, Memory, Model, ModelMiddleware, ParentLink, Policy, Redactor, Search, SimpleDecision, State, StopReason, Usage,
+  ActionRunner,
+  Approver,
+  Budget,
+  PermissionConfig,
+  Critic,
+  Env,
+  Failure,
+  Hook,
+  HookEvent,
+  Memory,
+  Model,
+  ModelMiddleware,
+  ParentLink,
+  Policy,
+  Redactor,
+  Search,
+  SimpleDecision,
+  State,
+  StopReason,
+  Usage,
 } from '../core/index.js';
 import type { TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';

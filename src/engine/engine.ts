@@ -50,14 +50,31 @@ export class Engine<S extends State = State> {
     done = this.execute(input, { ...opts, signal: controller.signal }, stream).then((result) => {
       opts.signal?.removeEventListener('abort', onAbort);
       // The stream is what a server answers from: the run's secrets stay out of it (the result of run() is the caller's own).
-      stream.close({ type: 'result', result: this.options.redactor ? this.options.redactor.redactValue(result) : result });
+      stream.close({
+        type: 'result',
+        result: this.options.redactor ? this.options.redactor.redactValue(result) : result,
+      });
     });
     return stream;
   }
 
-  private execute(input: TaskInput | string, opts: RunOptions<S>, sink: EventStream<RunEvent<S>> | undefined): Promise<RunResult<S>> {
+  private execute(
+    input: TaskInput | string,
+    opts: RunOptions<S>,
+    sink: EventStream<RunEvent<S>> | undefined,
+  ): Promise<RunResult<S>> {
     const parsed = TaskSchema.safeParse(typeof input === 'string' ? { id: newId('task'), objective: input } : input);
-    const task: Task = parsed.success ? parsed.data : { id: 'invalid', objective: '', inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: { input } };
+    const task: Task = parsed.success
+      ? parsed.data
+      : {
+          id: 'invalid',
+          objective: '',
+          inputs: {},
+          resources: {},
+          budget: {},
+          successCriteria: [],
+          metadata: { input },
+        };
     const invalid = parsed.success ? undefined : `invalid task: ${formatZodIssue(parsed.error.issues[0], '(task)')}`;
     const { run, services } = openRun(this.options, task, sink);
     return new RunLoop(this.options, this.executor, run, services).execute(opts, invalid);

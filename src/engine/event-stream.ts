@@ -19,7 +19,8 @@ export class EventStream<T> implements AsyncIterableIterator<T> {
     private readonly capacity: number,
     private readonly onReturn: () => Promise<void>,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`stream buffer must be a positive integer, got ${String(capacity)}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`stream buffer must be a positive integer, got ${String(capacity)}`);
   }
 
   /** Items waiting for the consumer. */

@@ -4,7 +4,12 @@
  * no new item starts once `stop()` is true or a `work` threw. Resolves when every started item is done, then
  * rejects with the first error if there was one.
  */
-export async function forEachConcurrent<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>, stop?: () => boolean): Promise<void> {
+export async function forEachConcurrent<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+  stop?: () => boolean,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {

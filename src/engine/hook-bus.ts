@@ -23,7 +23,8 @@ export class HookBus {
     for (const hook of this.hooks) {
       try {
         const r = hook(event);
-        if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).then(undefined, (err) => this.fail(event, err));
+        if (r && typeof (r as Promise<void>).then === 'function')
+          (r as Promise<void>).then(undefined, (err) => this.fail(event, err));
       } catch (err) {
         this.fail(event, err);
       }
@@ -31,7 +32,8 @@ export class HookBus {
   }
 
   private fail(event: HookEvent, err: unknown): void {
-    if (this.failOnError && !this.failure) this.failure = new Error(`hook failed on ${event.type}: ${errorMessage(err)}`);
+    if (this.failOnError && !this.failure)
+      this.failure = new Error(`hook failed on ${event.type}: ${errorMessage(err)}`);
     this.onError(event, err);
   }
 }

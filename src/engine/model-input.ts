@@ -64,7 +64,13 @@ export class ModelInputBuilder {
   }
 
   /** Hashes of a request's parts; pass `messagesHash` from `build` unless a policy rewrote the messages. */
-  hashes(req: { system: string | undefined; messages: ModelMessage[]; messagesHash?: string; tools: readonly ToolSpec[] | undefined; params: Record<string, unknown> }): RequestHashes {
+  hashes(req: {
+    system: string | undefined;
+    messages: ModelMessage[];
+    messagesHash?: string;
+    tools: readonly ToolSpec[] | undefined;
+    params: Record<string, unknown>;
+  }): RequestHashes {
     if (req.tools !== this.toolsRef) {
       this.toolsRef = req.tools;
       this.toolsHash = shortHash(canonicalJson(req.tools ?? []));
@@ -84,13 +90,25 @@ export class ModelInputBuilder {
     }
     const system = this.systemHash;
     const params = this.paramsHash;
-    return { request: shortHash(system + messages + this.toolsHash + params), system, messages, tools: this.toolsHash, params };
+    return {
+      request: shortHash(system + messages + this.toolsHash + params),
+      system,
+      messages,
+      tools: this.toolsHash,
+      params,
+    };
   }
 
   /** Hashes of a whole model-path request (what a middleware passed on): its system prompt, messages, tools and params. */
   hashesOf(request: ModelRequest): RequestHashes {
     const { messages, tools, ...params } = request;
     const system = messages[0]?.role === 'system' ? messages[0].content : undefined;
-    return this.hashes({ system, messages, messagesHash: messages === this.lastMessages ? this.lastMessagesHash : undefined, tools, params });
+    return this.hashes({
+      system,
+      messages,
+      messagesHash: messages === this.lastMessages ? this.lastMessagesHash : undefined,
+      tools,
+      params,
+    });
   }
 }

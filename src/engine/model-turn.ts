@@ -1,5 +1,15 @@
 import type {
-  AssistantMessage, Decision, ModelRequest, ModelResponse, ModelStreamEvent, ModelTurn, Part, RetryPart, State, ToolPart, UserMessage,
+  AssistantMessage,
+  Decision,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTurn,
+  Part,
+  RetryPart,
+  State,
+  ToolPart,
+  UserMessage,
 } from '../core/index.js';
 import { MAX_JSON_DEPTH, ParseError, QitosError, nestsDeeperThan, newId, newModelCall } from '../core/index.js';
 import type { AgentContext } from './agent-module.js';
@@ -12,9 +22,17 @@ import type { ActiveRun, RunServices, RunState } from './run-context.js';
  * turns it into a Decision or a ParseError. The reply stays in the history either way; the caller records the
  * turn and throws a ParseError into RECOVER.
  */
-export async function takeModelTurn<S extends State>({ run, services }: ActiveRun<S>, observation: unknown, ctx: AgentContext): Promise<ModelTurn> {
+export async function takeModelTurn<S extends State>(
+  { run, services }: ActiveRun<S>,
+  observation: unknown,
+  ctx: AgentContext,
+): Promise<ModelTurn> {
   const { agent, chain, model } = services;
-  if (!chain || !model) throw new QitosError('internal', `agent "${agent.name}" returned no decision and has no model: pass a model, or return a Decision from decide()`);
+  if (!chain || !model)
+    throw new QitosError(
+      'internal',
+      `agent "${agent.name}" returned no decision and has no model: pass a model, or return a Decision from decide()`,
+    );
   const parser = agent.parser;
   if (!parser) throw new QitosError('internal', `agent "${agent.name}" takes the model path but has no parser`);
 
@@ -31,7 +49,11 @@ export async function takeModelTurn<S extends State>({ run, services }: ActiveRu
   // 2. The response, streamed: events go to hooks, the trace and a stream consumer as they come.
   const listener = new ReplyListener(run, services);
   const created = Date.now();
-  const call = newModelCall('decide', model, built, { signal: services.signal, onEvent: listener.onEvent, requestHashes: hashes });
+  const call = newModelCall('decide', model, built, {
+    signal: services.signal,
+    onEvent: listener.onEvent,
+    requestHashes: hashes,
+  });
   const response = await chain.generate(call);
 
   // 3. The reply joins the history.
@@ -41,7 +63,12 @@ export async function takeModelTurn<S extends State>({ run, services }: ActiveRu
   // 4. The decision.
   const parsed = parser.parse(response, { tools: agent.tools.names, specs: agent.tools.specs() });
   // Whatever the parser, a decision nested past the limit would overflow the stack where it is hashed and traced.
-  const outcome = !(parsed instanceof ParseError) && nestsDeeperThan(parsed) ? new ParseError(`the decision nests deeper than ${MAX_JSON_DEPTH} levels of JSON arrays and objects: send flatter arguments`) : parsed;
+  const outcome =
+    !(parsed instanceof ParseError) && nestsDeeperThan(parsed)
+      ? new ParseError(
+          `the decision nests deeper than ${MAX_JSON_DEPTH} levels of JSON arrays and objects: send flatter arguments`,
+        )
+      : parsed;
   if (outcome instanceof ParseError) failPendingTools(message, outcome.message);
   else if (outcome.mode === 'act' && !parser.native) addParsedTools(message, outcome);
   return {
@@ -71,9 +98,18 @@ class ReplyListener {
 
   readonly onEvent = (event: ModelStreamEvent): unknown => {
     if (event.type === 'reasoning-start') this.reasoningTimes.push({ start: Date.now() });
-    else if (event.type === 'reasoning-end' && this.reasoningTimes.length) this.reasoningTimes[this.reasoningTimes.length - 1].end = Date.now();
+    else if (event.type === 'reasoning-end' && this.reasoningTimes.length)
+      this.reasoningTimes[this.reasoningTimes.length - 1].end = Date.now();
     else if (event.type === 'retry') {
-      this.retries.push({ id: newId('prt'), type: 'retry', attempt: event.attempt, error: event.error, errorKind: event.errorKind, delayMs: event.delayMs, time: { created: Date.now() } });
+      this.retries.push({
+        id: newId('prt'),
+        type: 'retry',
+        attempt: event.attempt,
+        error: event.error,
+        errorKind: event.errorKind,
+        delayMs: event.delayMs,
+        time: { created: Date.now() },
+      });
     }
     return this.services.events.emit({ type: 'model_event', step: this.run.step, event });
   };
@@ -85,30 +121,74 @@ function userMessage<S extends State>(services: RunServices<S>, text: string, sy
   for (const name of agent.tools.names) tools[name] = true;
   return {
     role: 'user',
-    info: { id: newId('msg'), role: 'user', time: { created: Date.now() }, agent: agent.name, ...(model ? { model: model.id } : {}), ...(system ? { system } : {}), tools, ...(agent.variant ? { variant: agent.variant } : {}) },
+    info: {
+      id: newId('msg'),
+      role: 'user',
+      time: { created: Date.now() },
+      agent: agent.name,
+      ...(model ? { model: model.id } : {}),
+      ...(system ? { system } : {}),
+      tools,
+      ...(agent.variant ? { variant: agent.variant } : {}),
+    },
     parts: [{ id: newId('prt'), type: 'text', text }],
   };
 }
 
 /** The assistant message of a reply: its retries, then step-start, text, reasoning and native tool calls (pending), step-finish. */
-function assistantMessage<S extends State>(services: RunServices<S>, response: ModelResponse, created: number, listener: ReplyListener): AssistantMessage {
+function assistantMessage<S extends State>(
+  services: RunServices<S>,
+  response: ModelResponse,
+  created: number,
+  listener: ReplyListener,
+): AssistantMessage {
   const now = Date.now();
-  const parts: Part[] = listener.retries.length ? [...listener.retries, { id: newId('prt'), type: 'step-start' }] : [{ id: newId('prt'), type: 'step-start' }];
+  const parts: Part[] = listener.retries.length
+    ? [...listener.retries, { id: newId('prt'), type: 'step-start' }]
+    : [{ id: newId('prt'), type: 'step-start' }];
   let r = 0;
   for (const p of response.parts) {
     if (p.type === 'text') parts.push({ id: newId('prt'), type: 'text', text: p.text });
     else if (p.type === 'reasoning') {
       const t = p.time ?? listener.reasoningTimes[r] ?? { start: created };
       r++;
-      parts.push({ id: newId('prt'), type: 'reasoning', text: p.text, ...(p.signature ? { signature: p.signature } : {}), ...(p.redacted ? { redacted: true } : {}), time: { start: t.start, end: t.end ?? now } });
+      parts.push({
+        id: newId('prt'),
+        type: 'reasoning',
+        text: p.text,
+        ...(p.signature ? { signature: p.signature } : {}),
+        ...(p.redacted ? { redacted: true } : {}),
+        time: { start: t.start, end: t.end ?? now },
+      });
     } else {
-      parts.push({ id: newId('prt'), type: 'tool', callID: p.callId, tool: p.name, origin: 'native', state: { status: 'pending', input: p.args ?? {}, raw: p.input, time: { created: now } } });
+      parts.push({
+        id: newId('prt'),
+        type: 'tool',
+        callID: p.callId,
+        tool: p.name,
+        origin: 'native',
+        state: { status: 'pending', input: p.args ?? {}, raw: p.input, time: { created: now } },
+      });
     }
   }
-  parts.push({ id: newId('prt'), type: 'step-finish', reason: response.finishReason, tokens: response.usage, cost: response.cost });
+  parts.push({
+    id: newId('prt'),
+    type: 'step-finish',
+    reason: response.finishReason,
+    tokens: response.usage,
+    cost: response.cost,
+  });
   return {
     role: 'assistant',
-    info: { id: newId('msg'), role: 'assistant', time: { created, completed: now }, model: response.modelId ?? services.model?.id, tokens: response.usage, cost: response.cost, finish: response.finishReason },
+    info: {
+      id: newId('msg'),
+      role: 'assistant',
+      time: { created, completed: now },
+      model: response.modelId ?? services.model?.id,
+      tokens: response.usage,
+      cost: response.cost,
+      finish: response.finishReason,
+    },
     parts,
   };
 }
@@ -116,7 +196,14 @@ function assistantMessage<S extends State>(services: RunServices<S>, response: M
 /** Tool parts for the calls a text parser read from the reply, before its step-finish. */
 function addParsedTools(message: AssistantMessage, decision: Extract<Decision, { mode: 'act' }>): void {
   const created = Date.now();
-  const tools: ToolPart[] = decision.actions.map((a) => ({ id: newId('prt'), type: 'tool', callID: a.id, tool: a.name, origin: 'parsed', state: { status: 'pending', input: a.args, time: { created } } }));
+  const tools: ToolPart[] = decision.actions.map((a) => ({
+    id: newId('prt'),
+    type: 'tool',
+    callID: a.id,
+    tool: a.name,
+    origin: 'parsed',
+    state: { status: 'pending', input: a.args, time: { created } },
+  }));
   message.parts.splice(message.parts.length - 1, 0, ...tools);
 }
 
@@ -125,6 +212,11 @@ function failPendingTools(message: AssistantMessage, reason: string): void {
   const t = Date.now();
   for (const part of message.parts) {
     if (part.type !== 'tool' || part.state.status !== 'pending') continue;
-    part.state = { status: 'error', input: part.state.input, error: `Not executed: ${reason}`, time: { created: part.state.time.created, start: t, end: t } };
+    part.state = {
+      status: 'error',
+      input: part.state.input,
+      error: `Not executed: ${reason}`,
+      time: { created: part.state.time.created, start: t, end: t },
+    };
   }
 }

@@ -1,7 +1,31 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { Budget, CallModel, Env, Model, ModelStreamEvent, ParentLink, Policy, State, Task, Tokens } from '../core/index.js';
-import { ModelChain, PermissionRules, QitosError, addCost, addTokens, emptyTokens, newId, newModelCall, nullEnv, tightestBudget, totalTokens, unwrapModel } from '../core/index.js';
+import type {
+  Budget,
+  CallModel,
+  Env,
+  Model,
+  ModelStreamEvent,
+  ParentLink,
+  Policy,
+  State,
+  Task,
+  Tokens,
+} from '../core/index.js';
+import {
+  ModelChain,
+  PermissionRules,
+  QitosError,
+  addCost,
+  addTokens,
+  emptyTokens,
+  newId,
+  newModelCall,
+  nullEnv,
+  tightestBudget,
+  totalTokens,
+  unwrapModel,
+} from '../core/index.js';
 import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';
 import type { EngineOptions } from './engine-options.js';
@@ -17,10 +41,15 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './pe
  * policy instances (`Policy.forRun`), the model chain (the engine's middleware, the user's, the model's own
  * layers, composed once) and the memory.
  */
-export function openRun<S extends State>(options: EngineOptions<S>, task: Task, sink: EventSink | undefined): { run: RunStart<S>; services: RunServices<S> } {
+export function openRun<S extends State>(
+  options: EngineOptions<S>,
+  task: Task,
+  sink: EventSink | undefined,
+): { run: RunStart<S>; services: RunServices<S> } {
   const agent = options.agent;
   const controller = new AbortController();
-  const runId = options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
+  const runId =
+    options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
   const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
   const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
   const run = newRunStart<S>(runId, task);
@@ -28,22 +57,43 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
   const rules = permissionRules(options);
-  const recorder = traceDir && traceOpts ? new RunRecorder(traceDir, { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) }, { ...traceOpts, redactor: options.redactor }) : undefined;
+  const recorder =
+    traceDir && traceOpts
+      ? new RunRecorder(
+          traceDir,
+          { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) },
+          { ...traceOpts, redactor: options.redactor },
+        )
+      : undefined;
   const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
   let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
   const callModel: CallModel = (request, opts = {}) => {
-    const onEvent = opts.onEvent ?? (opts.stream ? (event: ModelStreamEvent) => events.emit({ type: 'model_event', step: run.step, event }) : undefined);
+    const onEvent =
+      opts.onEvent ??
+      (opts.stream
+        ? (event: ModelStreamEvent) => events.emit({ type: 'model_event', step: run.step, event })
+        : undefined);
     const callOptions = { signal: opts.signal ?? controller.signal, onEvent };
     if (opts.model) {
       // Composed per call (rare: summaries): the run's accounting and the user's middleware, then the model's own.
       const other = unwrapModel(opts.model);
-      return new ModelChain([accountingMiddleware(run, services), ...userMiddleware, ...other.middleware], other.base).generate(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
+      return new ModelChain(
+        [accountingMiddleware(run, services), ...userMiddleware, ...other.middleware],
+        other.base,
+      ).generate(newModelCall(opts.purpose ?? 'direct', other.base, request, callOptions));
     }
-    if (!chain || !base) return Promise.reject(new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`));
+    if (!chain || !base)
+      return Promise.reject(
+        new QitosError('model_request', `run ${runId} has no model to call: give the agent or the engine one`),
+      );
     return chain.generate(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
   };
-  const memory = options.memory ? (typeof options.memory === 'function' ? options.memory() : options.memory) : undefined;
+  const memory = options.memory
+    ? typeof options.memory === 'function'
+      ? options.memory()
+      : options.memory
+    : undefined;
   const parser = agent.parser;
   const services: RunServices<S> = {
     runId,
@@ -61,27 +111,42 @@ export function openRun<S extends State>(options: EngineOptions<S>, task: Task, 
     abort: controller,
     chain: undefined,
     callModel,
-    memory: memory ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events) : undefined,
+    memory: memory
+      ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events)
+      : undefined,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     permission: rules && permissionGate(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services),
-    onToolState: (action, state) => events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
+    onToolState: (action, state) =>
+      events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
   const userMiddleware = options.middleware?.length ? [...options.middleware, sentHashesMiddleware(services)] : [];
   if (base) {
     const own = policies.some((p) => p.beforeModel || p.onModelError) ? [policyMiddleware(run, services)] : [];
-    chain = services.chain = new ModelChain([...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware], base.base);
+    chain = services.chain = new ModelChain(
+      [...own, accountingMiddleware(run, services), ...userMiddleware, ...base.middleware],
+      base.base,
+    );
   }
   return { run, services };
 }
 
 /** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */
 function permissionRules<S extends State>(options: EngineOptions<S>): PermissionRules | undefined {
-  return options.permission === undefined ? undefined : new PermissionRules(options.permission, { home: options.home ?? homedir() });
+  return options.permission === undefined
+    ? undefined
+    : new PermissionRules(options.permission, { home: options.home ?? homedir() });
 }
 
 /** The run's permission gate: its rules, approver and timeout, the env's workspace for external paths. */
-function permissionGate<S extends State>(options: EngineOptions<S>, rules: PermissionRules, run: RunStart<S>, env: Env, events: RunEvents, signal: AbortSignal): PermissionGate {
+function permissionGate<S extends State>(
+  options: EngineOptions<S>,
+  rules: PermissionRules,
+  run: RunStart<S>,
+  env: Env,
+  events: RunEvents,
+  signal: AbortSignal,
+): PermissionGate {
   return new PermissionGate({
     runId: run.runId,
     rules,
@@ -117,12 +182,25 @@ function newRunStart<S extends State>(runId: string, task: Task): RunStart<S> {
 }
 
 /** What the manifest records about how a run is set up. */
-function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOptions, model: Model | undefined, env: Env, policies: readonly Policy<S>[]): RunDescription {
+function describeRun<S extends State>(
+  options: EngineOptions<S>,
+  trace: TraceOptions,
+  model: Model | undefined,
+  env: Env,
+  policies: readonly Policy<S>[],
+): RunDescription {
   const agent: AgentModule<S, unknown> = options.agent;
   const parent = options.parent;
   return {
-    agent: { name: agent.name, ...trace.agentSource, ...(agent.variant ? { variant: agent.variant } : {}), config: agent.config },
-    model: model ? { id: model.id, params: agent.modelParams, ...(model.info?.endpoint ? { endpoint: model.info.endpoint } : {}) } : null,
+    agent: {
+      name: agent.name,
+      ...trace.agentSource,
+      ...(agent.variant ? { variant: agent.variant } : {}),
+      config: agent.config,
+    },
+    model: model
+      ? { id: model.id, params: agent.modelParams, ...(model.info?.endpoint ? { endpoint: model.info.endpoint } : {}) }
+      : null,
     parser: agent.parser?.name ?? null,
     tools: agent.tools.names,
     toolSpecs: agent.tools.specs(),
@@ -131,7 +209,14 @@ function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOpt
     seed: options.seed ?? agent.modelParams.seed ?? null,
     budget: options.budget,
     parent: parent
-      ? { runId: parent.runId, path: parent.path, kind: parent.kind, ...(parent.atStep !== undefined ? { atStep: parent.atStep } : {}), ...(parent.depth !== undefined ? { depth: parent.depth } : {}), ...(parent.budget ? { budget: parent.budget } : {}) }
+      ? {
+          runId: parent.runId,
+          path: parent.path,
+          kind: parent.kind,
+          ...(parent.atStep !== undefined ? { atStep: parent.atStep } : {}),
+          ...(parent.depth !== undefined ? { depth: parent.depth } : {}),
+          ...(parent.budget ? { budget: parent.budget } : {}),
+        }
       : null,
     ...(trace.config ? { config: trace.config } : {}),
     systemPrompt: (state) => agent.buildSystemPrompt(state as S),
@@ -143,12 +228,16 @@ function describeRun<S extends State>(options: EngineOptions<S>, trace: TraceOpt
  * and time budget as its share, and its usage (tokens, cost, model calls) added to the run's (and on up the chain
  * of parents).
  */
-export function childLink<S extends State>(run: RunStart<S>, services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent'>): ParentLink {
+export function childLink<S extends State>(
+  run: RunStart<S>,
+  services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent'>,
+): ParentLink {
   const b = services.budget;
   const share: Budget = {};
   if (b.maxTokens !== undefined) share.maxTokens = Math.max(1, b.maxTokens - totalTokens(run.usage.tokens));
   if (b.maxCost !== undefined && run.usage.cost !== null) share.maxCost = Math.max(1e-9, b.maxCost - run.usage.cost);
-  if (b.maxSeconds !== undefined) share.maxSeconds = Math.max(0.001, b.maxSeconds - (Date.now() - run.startedAt) / 1000);
+  if (b.maxSeconds !== undefined)
+    share.maxSeconds = Math.max(0.001, b.maxSeconds - (Date.now() - run.startedAt) / 1000);
   return {
     runId: run.runId,
     path: services.traceDir,
@@ -156,7 +245,11 @@ export function childLink<S extends State>(run: RunStart<S>, services: Pick<RunS
     depth: services.depth + 1,
     ...(Object.keys(share).length ? { budget: share } : {}),
     spend: (tokens: Tokens, cost: number | null, modelCalls: number) => {
-      run.usage = { tokens: addTokens(run.usage.tokens, tokens), cost: addCost(run.usage.cost, cost), modelCalls: run.usage.modelCalls + modelCalls };
+      run.usage = {
+        tokens: addTokens(run.usage.tokens, tokens),
+        cost: addCost(run.usage.cost, cost),
+        modelCalls: run.usage.modelCalls + modelCalls,
+      };
       services.parent?.spend?.(tokens, cost, modelCalls);
     },
   };

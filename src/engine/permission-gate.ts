@@ -1,6 +1,28 @@
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
-import type { ActContext, Action, AnyTool, ApprovalReply, ApprovalRequest, Approver, FileOps, HookEvent, MatchSubject, PermissionAction, PermissionRecord, PermissionRule, PermissionSubject } from '../core/index.js';
-import { ApprovalReply as ApprovalReplySchema, DOOM_LOOP, EXTERNAL_DIRECTORY, PermissionRules, commandSegments, errorMessage, newId } from '../core/index.js';
+import type {
+  ActContext,
+  Action,
+  AnyTool,
+  ApprovalReply,
+  ApprovalRequest,
+  Approver,
+  FileOps,
+  HookEvent,
+  MatchSubject,
+  PermissionAction,
+  PermissionRecord,
+  PermissionRule,
+  PermissionSubject,
+} from '../core/index.js';
+import {
+  ApprovalReply as ApprovalReplySchema,
+  DOOM_LOOP,
+  EXTERNAL_DIRECTORY,
+  PermissionRules,
+  commandSegments,
+  errorMessage,
+  newId,
+} from '../core/index.js';
 
 /** Default wait for an answer to an ask (5 minutes); then the call is refused. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
@@ -52,9 +74,18 @@ export class PermissionGate {
       declared = tool?.permission?.(args as never);
     } catch (err) {
       // A tool whose main input cannot be worked out is refused (fail closed), saying why.
-      return { key, subjects: [`(the permission input of ${key} failed: ${errorMessage(err)})`], action: 'deny', rule: null };
+      return {
+        key,
+        subjects: [`(the permission input of ${key} failed: ${errorMessage(err)})`],
+        action: 'deny',
+        rule: null,
+      };
     }
-    for (const s of declared === undefined ? [] : Array.isArray(declared) ? declared : [declared as PermissionSubject]) {
+    for (const s of declared === undefined
+      ? []
+      : Array.isArray(declared)
+        ? declared
+        : [declared as PermissionSubject]) {
       if (s.kind === 'command') for (const seg of commandSegments(s.value)) match.push({ text: seg });
       else if (s.kind === 'path') {
         const p = this.placePath(s.value);
@@ -66,21 +97,40 @@ export class PermissionGate {
     const subjects = match.map((m) => m.text);
     if (external.length && this.o.rules.mentions(EXTERNAL_DIRECTORY)) {
       const ext = this.o.rules.evaluate(EXTERNAL_DIRECTORY, external);
-      if (RANK[ext.action] > RANK[own.action]) return { key: EXTERNAL_DIRECTORY, subjects: external.map((e) => e.text), ...ext };
+      if (RANK[ext.action] > RANK[own.action])
+        return { key: EXTERNAL_DIRECTORY, subjects: external.map((e) => e.text), ...ext };
     }
     return { key, subjects, ...own };
   }
 
   /** What the ACT phase's context gets: `permit` for the executor, `judge` for a replay's comparison. */
   actHooks(): Pick<ActContext, 'permit' | 'judge'> {
-    return { permit: (action, tool, args) => this.permit(action, tool, args), judge: (action) => this.judge(action, this.o.tool(action.name), action.args) };
+    return {
+      permit: (action, tool, args) => this.permit(action, tool, args),
+      judge: (action) => this.judge(action, this.o.tool(action.name), action.args),
+    };
   }
 
   /** Decides a tool call: by rule, by an earlier "always", or by asking. */
   async permit(action: Action, tool: AnyTool, args: unknown): Promise<PermissionRecord> {
     const j = this.judge(action, tool, args);
-    if (j.action === 'ask') return this.settle(action.id, action.name, await this.ask(j, { callId: action.id, tool: action.name, args: action.args, title: `${action.name} ${j.subjects.join(' ; ') || JSON.stringify(action.args).slice(0, 200)}` }));
-    return this.settle(action.id, action.name, { ...j, outcome: j.action === 'deny' ? 'deny' : 'allow', decidedBy: 'rule', at: Date.now() });
+    if (j.action === 'ask')
+      return this.settle(
+        action.id,
+        action.name,
+        await this.ask(j, {
+          callId: action.id,
+          tool: action.name,
+          args: action.args,
+          title: `${action.name} ${j.subjects.join(' ; ') || JSON.stringify(action.args).slice(0, 200)}`,
+        }),
+      );
+    return this.settle(action.id, action.name, {
+      ...j,
+      outcome: j.action === 'deny' ? 'deny' : 'allow',
+      decidedBy: 'rule',
+      at: Date.now(),
+    });
   }
 
   /**
@@ -91,7 +141,15 @@ export class PermissionGate {
     if (!this.o.rules.mentions(DOOM_LOOP)) return false;
     const v = this.o.rules.evaluate(DOOM_LOOP, []);
     const j: Judgement = { key: DOOM_LOOP, subjects: [], ...v };
-    const record = j.action === 'ask' ? await this.ask(j, { title: `the run repeats itself: ${message}` }) : { ...j, outcome: j.action === 'deny' ? ('deny' as const) : ('allow' as const), decidedBy: 'rule' as const, at: Date.now() };
+    const record =
+      j.action === 'ask'
+        ? await this.ask(j, { title: `the run repeats itself: ${message}` })
+        : {
+            ...j,
+            outcome: j.action === 'deny' ? ('deny' as const) : ('allow' as const),
+            decidedBy: 'rule' as const,
+            at: Date.now(),
+          };
     this.settle(undefined, undefined, record);
     return record.outcome === 'allow';
   }
@@ -99,42 +157,95 @@ export class PermissionGate {
   /** The message the model sees for a refused call. */
   static refusal(r: PermissionRecord): string {
     const rule = r.rule ? `rule ${r.rule.key} ${JSON.stringify(r.rule.pattern)}: ${r.rule.action}` : 'no rule';
-    if (r.decidedBy === 'rule') return `Permission denied: this call was refused by the permission rules (${rule}). Do not retry it; use another way or ask the user.`;
-    const why = r.decidedBy === 'timeout' ? 'no answer came in time' : r.decidedBy === 'abort' ? 'the run was stopped while it waited' : r.decidedBy === 'default' ? 'no one could answer here' : 'the user rejected it';
+    if (r.decidedBy === 'rule')
+      return `Permission denied: this call was refused by the permission rules (${rule}). Do not retry it; use another way or ask the user.`;
+    const why =
+      r.decidedBy === 'timeout'
+        ? 'no answer came in time'
+        : r.decidedBy === 'abort'
+          ? 'the run was stopped while it waited'
+          : r.decidedBy === 'default'
+            ? 'no one could answer here'
+            : 'the user rejected it';
     return `Permission denied: this call needed approval (${rule}) and was refused: ${why}.${r.message ? ` Message: ${r.message}` : ''}`;
   }
 
   private settle(callId: string | undefined, tool: string | undefined, record: PermissionRecord): PermissionRecord {
-    void this.o.emit({ type: 'permission', step: this.o.step(), ...(callId ? { callId } : {}), ...(tool ? { tool } : {}), record });
+    void this.o.emit({
+      type: 'permission',
+      step: this.o.step(),
+      ...(callId ? { callId } : {}),
+      ...(tool ? { tool } : {}),
+      record,
+    });
     return record;
   }
 
   /** Asks the approver, unless an "always" of this run already covers every subject. */
-  private async ask(j: Judgement, what: { callId?: string; tool?: string; args?: Record<string, unknown>; title: string }): Promise<PermissionRecord> {
-    if ((j.subjects.length ? j.subjects : ['']).every((s) => this.grants.some((g) => g.key === j.key && g.subject === s))) {
+  private async ask(
+    j: Judgement,
+    what: { callId?: string; tool?: string; args?: Record<string, unknown>; title: string },
+  ): Promise<PermissionRecord> {
+    if (
+      (j.subjects.length ? j.subjects : ['']).every((s) => this.grants.some((g) => g.key === j.key && g.subject === s))
+    ) {
       return { ...j, outcome: 'allow', decidedBy: 'grant', at: Date.now() };
     }
     const approver = this.o.approver;
     const created = Date.now();
-    if (!approver) return { ...j, outcome: 'deny', decidedBy: 'default', message: 'no approver is attached to this run (no terminal, no onApproval)', at: created };
-    const request: ApprovalRequest = { id: newId('apr'), runId: this.o.runId, step: this.o.step(), ...what, key: j.key, subjects: j.subjects, rule: j.rule, createdAt: created, expiresAt: created + this.o.timeoutMs };
+    if (!approver)
+      return {
+        ...j,
+        outcome: 'deny',
+        decidedBy: 'default',
+        message: 'no approver is attached to this run (no terminal, no onApproval)',
+        at: created,
+      };
+    const request: ApprovalRequest = {
+      id: newId('apr'),
+      runId: this.o.runId,
+      step: this.o.step(),
+      ...what,
+      key: j.key,
+      subjects: j.subjects,
+      rule: j.rule,
+      createdAt: created,
+      expiresAt: created + this.o.timeoutMs,
+    };
     const pending = this.o.emit({ type: 'approval', step: request.step, status: 'pending', request });
     if (pending) await pending;
     const { outcome, reply } = await this.wait(approver, request);
     const base = { ...j, approvalId: request.id, waitedMs: Date.now() - created, at: Date.now() };
     let record: PermissionRecord;
-    if (outcome !== 'reply') record = { ...base, outcome: 'deny', decidedBy: outcome, ...(reply?.message ? { message: reply.message } : {}) };
+    if (outcome !== 'reply')
+      record = { ...base, outcome: 'deny', decidedBy: outcome, ...(reply?.message ? { message: reply.message } : {}) };
     else {
       const by = reply!.by ?? 'onApproval';
-      record = { ...base, outcome: reply!.decision === 'reject' ? 'deny' : 'allow', decidedBy: by === 'auto' ? 'auto' : by === 'replay' ? 'replay' : 'user', approver: by, ...(reply!.message ? { message: reply!.message } : {}) };
-      if (reply!.decision === 'always') for (const subject of j.subjects.length ? j.subjects : ['']) this.grants.push({ key: j.key, subject });
+      record = {
+        ...base,
+        outcome: reply!.decision === 'reject' ? 'deny' : 'allow',
+        decidedBy: by === 'auto' ? 'auto' : by === 'replay' ? 'replay' : 'user',
+        approver: by,
+        ...(reply!.message ? { message: reply!.message } : {}),
+      };
+      if (reply!.decision === 'always')
+        for (const subject of j.subjects.length ? j.subjects : ['']) this.grants.push({ key: j.key, subject });
     }
-    void this.o.emit({ type: 'approval', step: request.step, status: 'answered', request, reply: reply ?? { decision: 'reject', by: outcome === 'reply' ? 'onApproval' : outcome } });
+    void this.o.emit({
+      type: 'approval',
+      step: request.step,
+      status: 'answered',
+      request,
+      reply: reply ?? { decision: 'reject', by: outcome === 'reply' ? 'onApproval' : outcome },
+    });
     return record;
   }
 
   /** Waits for the approver's reply, the timeout or the run's abort, whichever comes first; the approver's signal then ends its wait. */
-  private wait(approver: Approver, request: ApprovalRequest): Promise<{ outcome: 'reply' | 'timeout' | 'abort' | 'default'; reply?: ApprovalReply }> {
+  private wait(
+    approver: Approver,
+    request: ApprovalRequest,
+  ): Promise<{ outcome: 'reply' | 'timeout' | 'abort' | 'default'; reply?: ApprovalReply }> {
     const controller = new AbortController();
     const run = this.o.signal;
     return new Promise((resolveWait) => {
@@ -147,8 +258,16 @@ export class PermissionGate {
         controller.abort(new Error(`approval ${request.id} ${v.outcome === 'reply' ? 'answered' : v.outcome}`));
         resolveWait(v);
       };
-      const timer = setTimeout(() => finish({ outcome: 'timeout', reply: { decision: 'reject', message: `no answer within ${this.o.timeoutMs} ms`, by: 'timeout' } }), this.o.timeoutMs);
-      const onAbort = () => finish({ outcome: 'abort', reply: { decision: 'reject', message: 'the run was aborted', by: 'abort' } });
+      const timer = setTimeout(
+        () =>
+          finish({
+            outcome: 'timeout',
+            reply: { decision: 'reject', message: `no answer within ${this.o.timeoutMs} ms`, by: 'timeout' },
+          }),
+        this.o.timeoutMs,
+      );
+      const onAbort = () =>
+        finish({ outcome: 'abort', reply: { decision: 'reject', message: 'the run was aborted', by: 'abort' } });
       if (run.aborted) return onAbort();
       run.addEventListener('abort', onAbort, { once: true });
       let answer: Promise<ApprovalReply>;
@@ -161,9 +280,21 @@ export class PermissionGate {
         (reply) => {
           const parsed = ApprovalReplySchema.safeParse(reply);
           if (parsed.success) finish({ outcome: 'reply', reply: parsed.data });
-          else finish({ outcome: 'default', reply: { decision: 'reject', message: `the approver's answer is not valid (${JSON.stringify(reply)?.slice(0, 100)})`, by: 'default' } });
+          else
+            finish({
+              outcome: 'default',
+              reply: {
+                decision: 'reject',
+                message: `the approver's answer is not valid (${JSON.stringify(reply)?.slice(0, 100)})`,
+                by: 'default',
+              },
+            });
         },
-        (err) => finish({ outcome: 'default', reply: { decision: 'reject', message: `the approver failed: ${errorMessage(err)}`, by: 'default' } }),
+        (err) =>
+          finish({
+            outcome: 'default',
+            reply: { decision: 'reject', message: `the approver failed: ${errorMessage(err)}`, by: 'default' },
+          }),
       );
     });
   }

@@ -2,7 +2,10 @@ import type { ActionResult, Decision, PolicyContext, State } from '../core/index
 import type { ActiveRun } from './run-context.js';
 
 /** What a policy sees of a run at this point (with the step's decision and results in REDUCE and CHECK_STOP). */
-export function policyContext<S extends State>({ run, services }: ActiveRun<S>, extra?: { decision?: Decision; results?: ActionResult[] }): PolicyContext<S> {
+export function policyContext<S extends State>(
+  { run, services }: ActiveRun<S>,
+  extra?: { decision?: Decision; results?: ActionResult[] },
+): PolicyContext<S> {
   return {
     runId: run.runId,
     task: run.task,
@@ -18,7 +21,13 @@ export function policyContext<S extends State>({ run, services }: ActiveRun<S>, 
     callModel: services.callModel,
     emit: (event, data) => {
       run.policyEvents[event] = (run.policyEvents[event] ?? 0) + 1;
-      services.events.emit({ type: 'policy', step: run.step, policy: String(data.policy ?? event.split(':')[0]), event, data });
+      services.events.emit({
+        type: 'policy',
+        step: run.step,
+        policy: String(data.policy ?? event.split(':')[0]),
+        event,
+        data,
+      });
     },
   };
 }

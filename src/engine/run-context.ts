@@ -1,5 +1,19 @@
 import type {
-  ActContext, Budget, CallModel, Env, Failure, Model, ModelChain, ParentLink, Phase, Policy, SimpleDecision, State, Task, Tokens, Usage,
+  ActContext,
+  Budget,
+  CallModel,
+  Env,
+  Failure,
+  Model,
+  ModelChain,
+  ParentLink,
+  Phase,
+  Policy,
+  SimpleDecision,
+  State,
+  Task,
+  Tokens,
+  Usage,
 } from '../core/index.js';
 import type { RunRecorder } from '../trace/index.js';
 import type { AgentModule } from './agent-module.js';

@@ -51,7 +51,12 @@ export class RunEvents {
   private hookFailed(event: HookEvent, err: unknown): void {
     const run = this.run;
     const ev: HookEvent = { type: 'hook_error', step: run.step, event: event.type, message: errorMessage(err) };
-    run.failures.push({ step: run.step, kind: 'hook', message: `hook failed on ${event.type}: ${errorMessage(err)}`, fatal: this.failOnHookError });
+    run.failures.push({
+      step: run.step,
+      kind: 'hook',
+      message: `hook failed on ${event.type}: ${errorMessage(err)}`,
+      fatal: this.failOnHookError,
+    });
     if (event.type !== 'hook_error') this.hooks.emit(ev);
     for (const e of this.redacted(ev)) {
       this.recorder?.event(run.step, run.phase, e);

@@ -1,5 +1,30 @@
-import type { Action, ActionResult, ActContext, ActionRunner, Decision, EnvArtifact, Failure, Manifest, Phase, State, StopVerdict } from '../core/index.js';
-import { AbortedError, BaseState, ParseError, QitosError, TimeBudgetError, budgetVerdict, bugStack, classifyError, errorMessage, formatZodIssue, newActionId, newId } from '../core/index.js';
+import type {
+  Action,
+  ActionResult,
+  ActContext,
+  ActionRunner,
+  Decision,
+  EnvArtifact,
+  Failure,
+  Manifest,
+  Phase,
+  State,
+  StopVerdict,
+} from '../core/index.js';
+import {
+  AbortedError,
+  BaseState,
+  ParseError,
+  QitosError,
+  TimeBudgetError,
+  budgetVerdict,
+  bugStack,
+  classifyError,
+  errorMessage,
+  formatZodIssue,
+  newActionId,
+  newId,
+} from '../core/index.js';
 import { firstUserFrame } from '../trace/first-user-frame.js';
 import type { AgentContext } from './agent-module.js';
 import { applyResults } from './apply-results.js';
@@ -45,7 +70,13 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     } catch (err) {
       // Setup, initState or the engine itself failed: record it and end; never reject.
       const start = this.start;
-      start.failures.push({ step: start.step, kind: classifyError(err), message: errorMessage(err), fatal: true, ...whereThrown(err) });
+      start.failures.push({
+        step: start.step,
+        kind: classifyError(err),
+        message: errorMessage(err),
+        fatal: true,
+        ...whereThrown(err),
+      });
       const reason = this.services.signal.aborted ? 'interrupted' : 'unrecoverable_error';
       return await this.end({ reason, message: `${start.phase} failed: ${errorMessage(err)}` });
     } finally {
@@ -114,8 +145,12 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       const results = decision.mode === 'act' ? await this.phase('act', () => this.act(decision.actions)) : [];
       this.throwIfAborted();
       await this.phase('reduce', () => this.reduce(observation, decision, results));
-      const critiqued = this.options.critics?.length ? await this.phase('critique', () => this.critique(decision, results)) : undefined;
-      verdict = critiqued?.stop ?? (await this.phase('check_stop', () => this.checkStop(decision, results, critiqued?.retry ?? false)));
+      const critiqued = this.options.critics?.length
+        ? await this.phase('critique', () => this.critique(decision, results))
+        : undefined;
+      verdict =
+        critiqued?.stop ??
+        (await this.phase('check_stop', () => this.checkStop(decision, results, critiqued?.retry ?? false)));
       run.recoveries = 0;
     } catch (err) {
       verdict = this.recover(err) ?? this.checkBudgets();
@@ -141,7 +176,13 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       // A fork of a branch step acts on the candidate it was given.
       decision = run.forced;
       run.forced = undefined;
-      services.events.emit({ type: 'policy', step: run.step, policy: 'fork', event: 'forced_decision', data: { mode: decision.mode } });
+      services.events.emit({
+        type: 'policy',
+        step: run.step,
+        policy: 'fork',
+        event: 'forced_decision',
+        data: { mode: decision.mode },
+      });
     } else decision = await services.agent.decide(run.state, observation, this.ctx);
     if (decision === undefined) {
       const turn = await takeModelTurn(this, observation, this.ctx);
@@ -201,15 +242,24 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   }
 
   /** CHECK_STOP: final, agent, env, policies, budgets, in that order; a final answer a critic sent back does not end the run. */
-  private async checkStop(decision: Decision, results: ActionResult[], retried: boolean): Promise<StopVerdict | undefined> {
+  private async checkStop(
+    decision: Decision,
+    results: ActionResult[],
+    retried: boolean,
+  ): Promise<StopVerdict | undefined> {
     const { run, services } = this;
     if (decision.mode === 'final' && !retried) {
       run.state.finalResult = decision.answer;
       return { reason: 'final', message: 'the agent gave a final answer' };
     }
     const own = services.agent.shouldStop(run.state);
-    if (own) return { reason: 'agent_condition', message: typeof own === 'string' ? own : `${services.agent.name}.shouldStop returned true` };
-    if (services.env.isTerminal?.()) return { reason: 'env_terminal', message: `env "${services.env.name}" reached a terminal state` };
+    if (own)
+      return {
+        reason: 'agent_condition',
+        message: typeof own === 'string' ? own : `${services.agent.name}.shouldStop returned true`,
+      };
+    if (services.env.isTerminal?.())
+      return { reason: 'env_terminal', message: `env "${services.env.name}" reached a terminal state` };
     for (const p of services.policies) {
       if (!p.checkStop) continue;
       const v = await p.checkStop(policyContext(this, { decision, results }));
@@ -224,7 +274,10 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     const { run, services } = this;
     const b = services.budget;
     const maxSteps = b.maxSteps === undefined ? run.state.maxSteps : Math.min(run.state.maxSteps, b.maxSteps);
-    const v = budgetVerdict({ ...b, maxSteps }, { step: run.step, elapsedMs: Date.now() - run.startedAt, usage: run.usage });
+    const v = budgetVerdict(
+      { ...b, maxSteps },
+      { step: run.step, elapsedMs: Date.now() - run.startedAt, usage: run.usage },
+    );
     return v && { reason: v.reason, message: v.message };
   }
 
@@ -244,14 +297,30 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       return this.abortVerdict();
     }
     const limit = this.options.maxRecoveries ?? 3;
-    const fatal = services.events.hooks.failure !== undefined || kind === 'internal' || kind === 'model_request' || kind === 'context_overflow' || run.recoveries >= limit;
+    const fatal =
+      services.events.hooks.failure !== undefined ||
+      kind === 'internal' ||
+      kind === 'model_request' ||
+      kind === 'context_overflow' ||
+      run.recoveries >= limit;
     rec.failed({ kind, message, recovered: !fatal });
     const where = whereThrown(err);
     run.failures.push({ step: run.step, kind, message, fatal, ...where });
-    services.events.emit({ type: 'recover', step: run.step, kind, message, recoveries: run.recoveries, fatal, ...where });
+    services.events.emit({
+      type: 'recover',
+      step: run.step,
+      kind,
+      message,
+      recoveries: run.recoveries,
+      fatal,
+      ...where,
+    });
     if (fatal) {
       if (kind === 'context_overflow') return { reason: 'context_overflow', message };
-      const why = run.recoveries >= limit && kind !== 'internal' ? `gave up after ${limit} consecutive recoveries; last error (${kind}): ${message}` : `${kind} error in ${rec.hasDecision ? 'step' : 'decide'} ${run.step}: ${message}`;
+      const why =
+        run.recoveries >= limit && kind !== 'internal'
+          ? `gave up after ${limit} consecutive recoveries; last error (${kind}): ${message}`
+          : `${kind} error in ${rec.hasDecision ? 'step' : 'decide'} ${run.step}: ${message}`;
       return { reason: 'unrecoverable_error', message: why };
     }
     run.recoveries++;
@@ -259,7 +328,9 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     run.state.messages.push({
       role: 'user',
       info: { id: newId('msg'), role: 'user', time: { created: Date.now() }, agent: services.agent.name },
-      parts: [{ id: newId('prt'), type: 'text', synthetic: true, text: `Error (${kind}) in step ${run.step}: ${message}` }],
+      parts: [
+        { id: newId('prt'), type: 'text', synthetic: true, text: `Error (${kind}) in step ${run.step}: ${message}` },
+      ],
     });
     return undefined;
   }
@@ -308,7 +379,8 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       signal: services.signal,
       callModel: services.callModel,
       memory: services.memory,
-      emit: (event, data) => void services.events.emit({ type: 'agent', step: run.step, agent: services.agent.name, event, data }),
+      emit: (event, data) =>
+        void services.events.emit({ type: 'agent', step: run.step, agent: services.agent.name, event, data }),
     };
   }
 
@@ -320,7 +392,12 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     const onAbort = () => controller.abort(external?.reason ?? new AbortedError());
     if (external?.aborted) onAbort();
     external?.addEventListener('abort', onAbort, { once: true });
-    const unwatch = this.options.handleSigint ? watchStopSignals((sig) => controller.abort(new AbortedError(sig)), () => env.kill?.()) : undefined;
+    const unwatch = this.options.handleSigint
+      ? watchStopSignals(
+          (sig) => controller.abort(new AbortedError(sig)),
+          () => env.kill?.(),
+        )
+      : undefined;
     return () => {
       external?.removeEventListener('abort', onAbort);
       unwatch?.();
@@ -332,7 +409,10 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     const secs = this.services.budget.maxSeconds;
     if (secs === undefined) return undefined;
     const controller = this.services.abort;
-    const t = setTimeout(() => controller.abort(new TimeBudgetError(secs)), Math.max(0, secs * 1000 - (Date.now() - this.start.startedAt)));
+    const t = setTimeout(
+      () => controller.abort(new TimeBudgetError(secs)),
+      Math.max(0, secs * 1000 - (Date.now() - this.start.startedAt)),
+    );
     t.unref?.();
     return t;
   }
@@ -357,12 +437,23 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       failures: run.failures,
       policyEvents: run.policyEvents,
     };
-    services.events.emit({ type: 'run_end', runId: run.runId, stopReason: verdict.reason, finalResult: summary.finalResult, steps: run.step });
+    services.events.emit({
+      type: 'run_end',
+      runId: run.runId,
+      stopReason: verdict.reason,
+      finalResult: summary.finalResult,
+      steps: run.step,
+    });
     try {
       services.recorder?.finish(run, verdict, summary, artifacts);
     } catch (err) {
       // The trace cannot be written (disk full, folder removed): the result still says how the run ended.
-      run.failures.push({ step: run.step, kind: 'trace', message: `could not write the trace in ${services.traceDir}: ${errorMessage(err)}`, fatal: false });
+      run.failures.push({
+        step: run.step,
+        kind: 'trace',
+        message: `could not write the trace in ${services.traceDir}: ${errorMessage(err)}`,
+        fatal: false,
+      });
     }
     return {
       // undefined only for a run that never had a state (RunResult.state says when)
@@ -387,12 +478,22 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     try {
       artifacts = (await services.env.artifacts?.()) ?? [];
     } catch (err) {
-      run.failures.push({ step: run.step, kind: 'env', message: `env.artifacts failed: ${errorMessage(err)}`, fatal: false });
+      run.failures.push({
+        step: run.step,
+        kind: 'env',
+        message: `env.artifacts failed: ${errorMessage(err)}`,
+        fatal: false,
+      });
     }
     try {
       await services.env.close?.();
     } catch (err) {
-      run.failures.push({ step: run.step, kind: 'env', message: `env.close failed: ${errorMessage(err)}`, fatal: false });
+      run.failures.push({
+        step: run.step,
+        kind: 'env',
+        message: `env.close failed: ${errorMessage(err)}`,
+        fatal: false,
+      });
     }
     return artifacts;
   }
@@ -408,18 +509,28 @@ function whereThrown(err: unknown): Pick<Failure, 'at' | 'stack'> {
 
 /** Light shape check of a decision returned by agent code (the hot path avoids a full zod parse). */
 function checkDecision(d: Decision, agent: string): Decision {
-  if (!d || typeof d !== 'object') throw new QitosError('internal', `${agent}.decide returned ${JSON.stringify(d)}, not a Decision`);
+  if (!d || typeof d !== 'object')
+    throw new QitosError('internal', `${agent}.decide returned ${JSON.stringify(d)}, not a Decision`);
   if (d.mode === 'act') {
-    if (!Array.isArray(d.actions) || d.actions.length === 0) throw new QitosError('internal', `${agent}: an "act" decision needs at least one action`);
+    if (!Array.isArray(d.actions) || d.actions.length === 0)
+      throw new QitosError('internal', `${agent}: an "act" decision needs at least one action`);
     for (const a of d.actions) {
-      if (!a || typeof a.name !== 'string' || !a.name) throw new QitosError('internal', `${agent}: action without a tool name: ${JSON.stringify(a)}`);
+      if (!a || typeof a.name !== 'string' || !a.name)
+        throw new QitosError('internal', `${agent}: action without a tool name: ${JSON.stringify(a)}`);
       if (!a.id) a.id = newActionId();
       if (!a.args || typeof a.args !== 'object') a.args = {};
     }
   } else if (d.mode === 'final') {
-    if (typeof d.answer !== 'string') throw new QitosError('internal', `${agent}: a "final" decision needs a string answer, got ${JSON.stringify(d.answer)}`);
+    if (typeof d.answer !== 'string')
+      throw new QitosError(
+        'internal',
+        `${agent}: a "final" decision needs a string answer, got ${JSON.stringify(d.answer)}`,
+      );
   } else if (d.mode !== 'wait') {
-    throw new QitosError('internal', `${agent}: unknown decision mode ${JSON.stringify((d as { mode: unknown }).mode)}`);
+    throw new QitosError(
+      'internal',
+      `${agent}: unknown decision mode ${JSON.stringify((d as { mode: unknown }).mode)}`,
+    );
   }
   return d;
 }

@@ -15,7 +15,11 @@ export class RunMemoryAccess implements MemoryAccess {
     return this.memory.name;
   }
 
-  private note(op: Extract<HookEvent, { type: 'memory' }>['op'], ctx: MemoryContext, data: Record<string, unknown>): void {
+  private note(
+    op: Extract<HookEvent, { type: 'memory' }>['op'],
+    ctx: MemoryContext,
+    data: Record<string, unknown>,
+  ): void {
     this.events.emit({ type: 'memory', step: ctx.step, memory: this.memory.name, op, data });
   }
 

@@ -10,25 +10,37 @@ import { withState, type RunServices, type RunStart, type RunState } from './run
  * the step's own (`callModel`) is reported as a `model_call` event with its response, so the trace holds it and
  * a replay can serve it again.
  */
-export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'usageByPurpose' | 'lastStepTokens'>, services: Pick<RunServices, 'parent' | 'events'>): ModelMiddleware {
+export function accountingMiddleware(
+  run: Pick<RunState, 'step' | 'usage' | 'usageByPurpose' | 'lastStepTokens'>,
+  services: Pick<RunServices, 'parent' | 'events'>,
+): ModelMiddleware {
   return async (call, next) => {
     const t0 = performance.now();
     let response;
     try {
       response = await next(call);
     } catch (err) {
-      if (call.purpose !== 'decide') services.events.emit(callEvent(run.step, call, performance.now() - t0, { error: errorMessage(err) }));
+      if (call.purpose !== 'decide')
+        services.events.emit(callEvent(run.step, call, performance.now() - t0, { error: errorMessage(err) }));
       throw err;
     }
     const latencyMs = Math.round((performance.now() - t0) * 1000) / 1000;
     call.log.timed(latencyMs);
-    run.usage = { tokens: addTokens(run.usage.tokens, response.usage), cost: addCost(run.usage.cost, response.cost), modelCalls: run.usage.modelCalls + 1 };
+    run.usage = {
+      tokens: addTokens(run.usage.tokens, response.usage),
+      cost: addCost(run.usage.cost, response.cost),
+      modelCalls: run.usage.modelCalls + 1,
+    };
     services.parent?.spend?.(response.usage, response.cost, 1);
     if (call.purpose === 'decide') run.lastStepTokens = response.usage;
     else {
       const side = run.usageByPurpose[call.purpose];
       run.usageByPurpose[call.purpose] = side
-        ? { tokens: addTokens(side.tokens, response.usage), cost: addCost(side.cost, response.cost), modelCalls: side.modelCalls + 1 }
+        ? {
+            tokens: addTokens(side.tokens, response.usage),
+            cost: addCost(side.cost, response.cost),
+            modelCalls: side.modelCalls + 1,
+          }
         : { tokens: { ...response.usage, cache: { ...response.usage.cache } }, cost: response.cost, modelCalls: 1 };
       services.events.emit(callEvent(run.step, call, latencyMs, { response }));
     }
@@ -36,8 +48,22 @@ export function accountingMiddleware(run: Pick<RunState, 'step' | 'usage' | 'usa
   };
 }
 
-function callEvent(step: number, call: ModelCall, latencyMs: number, outcome: Pick<Extract<HookEvent, { type: 'model_call' }>, 'response' | 'error'>): HookEvent {
-  return { type: 'model_call', step, purpose: call.purpose, model: call.model.id, latencyMs, attempts: call.log.attempts, hashes: sideCallHashes(call.request), ...outcome };
+function callEvent(
+  step: number,
+  call: ModelCall,
+  latencyMs: number,
+  outcome: Pick<Extract<HookEvent, { type: 'model_call' }>, 'response' | 'error'>,
+): HookEvent {
+  return {
+    type: 'model_call',
+    step,
+    purpose: call.purpose,
+    model: call.model.id,
+    latencyMs,
+    attempts: call.log.attempts,
+    hashes: sideCallHashes(call.request),
+    ...outcome,
+  };
 }
 
 /**
@@ -61,7 +87,17 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
       const { system, tools, params } = partsOf(call.request);
       const rebuilt = services.input.build(system, run.state.messages);
       const request: ModelRequest = { ...call.request, messages: rebuilt.messages };
-      return next({ ...call, request, requestHashes: services.input.hashes({ system, messages: rebuilt.messages, messagesHash: rebuilt.messagesHash, tools, params }) });
+      return next({
+        ...call,
+        request,
+        requestHashes: services.input.hashes({
+          system,
+          messages: rebuilt.messages,
+          messagesHash: rebuilt.messagesHash,
+          tools,
+          params,
+        }),
+      });
     }
   };
 
@@ -93,7 +129,13 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
       }
     }
     if (!changed) return call;
-    const requestHashes = services.input.hashes({ system, messages, messagesHash: rewritten ? undefined : messagesHash, tools, params });
+    const requestHashes = services.input.hashes({
+      system,
+      messages,
+      messagesHash: rewritten ? undefined : messagesHash,
+      tools,
+      params,
+    });
     return { ...call, request: { ...call.request, messages }, requestHashes };
   }
 
@@ -114,11 +156,16 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
  * trace (and a replay's drift check) describes what the model received, whatever a middleware rewrote.
  */
 export function sentHashesMiddleware(services: Pick<RunServices, 'input'>): ModelMiddleware {
-  return (call, next) => (call.purpose === 'decide' ? next({ ...call, requestHashes: services.input.hashesOf(call.request) }) : next(call));
+  return (call, next) =>
+    call.purpose === 'decide' ? next({ ...call, requestHashes: services.input.hashesOf(call.request) }) : next(call);
 }
 
 /** A model-path request's system prompt, tools and sampling params (what its hashes are made of). */
-function partsOf(request: ModelRequest): { system: string | undefined; tools: ModelRequest['tools']; params: Record<string, unknown> } {
+function partsOf(request: ModelRequest): {
+  system: string | undefined;
+  tools: ModelRequest['tools'];
+  params: Record<string, unknown>;
+} {
   const { messages, tools, ...params } = request;
   return { system: messages[0]?.role === 'system' ? messages[0].content : undefined, tools, params };
 }

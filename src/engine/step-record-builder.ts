@@ -1,4 +1,15 @@
-import type { ActionResult, AssistantMessage, BranchRecord, CritiqueRecord, Decision, ModelTurn, Phase, StepRecord, StopVerdict, ToolSpec } from '../core/index.js';
+import type {
+  ActionResult,
+  AssistantMessage,
+  BranchRecord,
+  CritiqueRecord,
+  Decision,
+  ModelTurn,
+  Phase,
+  StepRecord,
+  StopVerdict,
+  ToolSpec,
+} from '../core/index.js';
 
 /**
  * The record of one step as steps.jsonl holds it, and its one writer. The `RunLoop` owns one per step and tells
@@ -11,7 +22,16 @@ export class StepRecordBuilder {
 
   constructor(step: number) {
     // `stateDiff` is the recorder's to compute; it is here so the line's fields keep their order.
-    this.rec = { step, startedAt: Date.now(), durationMs: 0, phases: {}, observation: null, decision: null, results: [], stateDiff: {} };
+    this.rec = {
+      step,
+      startedAt: Date.now(),
+      durationMs: 0,
+      phases: {},
+      observation: null,
+      decision: null,
+      results: [],
+      stateDiff: {},
+    };
   }
 
   /** The record so far (the whole record once `finished`). */
@@ -52,7 +72,12 @@ export class StepRecordBuilder {
   /** DECIDE took a model turn: what was sent (hashes), the response, latency, tokens and cost. */
   modelTurn(turn: ModelTurn): void {
     this.turn = turn;
-    this.rec.model = { hashes: turn.sent.hashes, messageCount: turn.sent.request.messages.length, response: turn.response, latencyMs: turn.latencyMs };
+    this.rec.model = {
+      hashes: turn.sent.hashes,
+      messageCount: turn.sent.request.messages.length,
+      response: turn.response,
+      latencyMs: turn.latencyMs,
+    };
     this.rec.tokens = turn.response.usage;
     this.rec.cost = turn.response.cost;
   }

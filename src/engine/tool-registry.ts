@@ -53,7 +53,8 @@ export class ToolRegistry {
   /** Tools whose required op groups the env lacks, as `{ tool, group }` pairs. */
   missingCapabilities(env: Env): Array<{ tool: string; group: string }> {
     const missing: Array<{ tool: string; group: string }> = [];
-    for (const t of this.tools.values()) for (const g of t.requires) if (env.ops(g) === undefined) missing.push({ tool: t.id, group: g });
+    for (const t of this.tools.values())
+      for (const g of t.requires) if (env.ops(g) === undefined) missing.push({ tool: t.id, group: g });
     return missing;
   }
 }

@@ -33,7 +33,8 @@ export class AnchoredDir {
 
   /** A path that names `name` in this folder (one component, never `..`). */
   at(name: string): string {
-    if (!name || name === '..' || name.includes('/')) throw new Error(`AnchoredDir.at takes one name, got ${JSON.stringify(name)}`);
+    if (!name || name === '..' || name.includes('/'))
+      throw new Error(`AnchoredDir.at takes one name, got ${JSON.stringify(name)}`);
     return `${this.self}/${name}`;
   }
 
@@ -111,7 +112,9 @@ export class DirAnchors {
   /** Checks that the opened folder is inside the root and wraps it. */
   private async checked(fd: number, abs: string): Promise<AnchoredDir> {
     const refuse = () =>
-      new EnvError(`path "${this.jail.show(abs)}" changed while it was being opened (a folder on it was replaced, e.g. by a symlink that leads outside the workspace); it was not used`);
+      new EnvError(
+        `path "${this.jail.show(abs)}" changed while it was being opened (a folder on it was replaced, e.g. by a symlink that leads outside the workspace); it was not used`,
+      );
     if (this.viaProc) {
       const self = `/proc/self/fd/${fd}`;
       // Synchronous: /proc answers from memory, and a trip through the thread pool would cost more than the call.

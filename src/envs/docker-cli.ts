@@ -5,7 +5,14 @@ import { PLUMBING_OUTPUT_CAP, plumbingEnv } from './plumbing-env.js';
 import { runProcessBytes, type ProcessBytes } from './sandbox/run-process.js';
 
 /** Host variables the docker CLI may need to find its engine (passed through; nothing else of the host's is). */
-export const DOCKER_CLI_ENV = ['DOCKER_HOST', 'DOCKER_CONTEXT', 'DOCKER_CONFIG', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY', 'DOCKER_API_VERSION'];
+export const DOCKER_CLI_ENV = [
+  'DOCKER_HOST',
+  'DOCKER_CONTEXT',
+  'DOCKER_CONFIG',
+  'DOCKER_CERT_PATH',
+  'DOCKER_TLS_VERIFY',
+  'DOCKER_API_VERSION',
+];
 
 /**
  * The docker command-line client, run with an argument list (never a shell) and an environment of PATH, HOME and
@@ -24,13 +31,24 @@ export class DockerCli {
   }
 
   /** Runs `docker <args>`. */
-  async run(args: readonly string[], options: { input?: string | Uint8Array; timeoutMs: number; maxOutputBytes?: number; signal?: AbortSignal }): Promise<ProcessBytes> {
+  async run(
+    args: readonly string[],
+    options: { input?: string | Uint8Array; timeoutMs: number; maxOutputBytes?: number; signal?: AbortSignal },
+  ): Promise<ProcessBytes> {
     try {
       const { input, maxOutputBytes, ...rest } = options;
-      return await runProcessBytes(this.bin, args, { env: this.env, maxOutputBytes: maxOutputBytes ?? PLUMBING_OUTPUT_CAP, ...rest, ...(input !== undefined ? { stdin: input } : {}) });
+      return await runProcessBytes(this.bin, args, {
+        env: this.env,
+        maxOutputBytes: maxOutputBytes ?? PLUMBING_OUTPUT_CAP,
+        ...rest,
+        ...(input !== undefined ? { stdin: input } : {}),
+      });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new EnvError(`DockerEnv needs the docker CLI: "${this.bin}" was not found on PATH (install Docker, or pass docker: "/path/to/docker")`, { cause: err });
+        throw new EnvError(
+          `DockerEnv needs the docker CLI: "${this.bin}" was not found on PATH (install Docker, or pass docker: "/path/to/docker")`,
+          { cause: err },
+        );
       }
       throw err;
     }
@@ -39,7 +57,10 @@ export class DockerCli {
   /** Runs `docker <args>` and returns stdout; a failure is an EnvError naming `what` and docker's message. */
   async ok(args: readonly string[], what: string, timeoutMs: number): Promise<string> {
     const r = await this.run(args, { timeoutMs });
-    if (r.exitCode !== 0) throw new EnvError(`DockerEnv: ${what}: ${r.timedOut ? `docker did not answer within ${timeoutMs} ms` : firstLines(r.stderr) || `docker exited ${r.exitCode}`}`);
+    if (r.exitCode !== 0)
+      throw new EnvError(
+        `DockerEnv: ${what}: ${r.timedOut ? `docker did not answer within ${timeoutMs} ms` : firstLines(r.stderr) || `docker exited ${r.exitCode}`}`,
+      );
     return r.stdout.toString('utf8');
   }
 
@@ -47,8 +68,12 @@ export class DockerCli {
   async check(timeoutMs: number): Promise<void> {
     const r = await this.run(['info', '--format', '{{.ServerVersion}}'], { timeoutMs });
     if (r.exitCode !== 0 || !r.stdout.toString('utf8').trim()) {
-      const why = r.timedOut ? `no answer within ${timeoutMs} ms` : firstLines(r.stderr) || firstLines(r.stdout) || `exit code ${r.exitCode}`;
-      throw new EnvError(`DockerEnv: the docker CLI is present but no docker engine answers ("docker info" failed: ${why})`);
+      const why = r.timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : firstLines(r.stderr) || firstLines(r.stdout) || `exit code ${r.exitCode}`;
+      throw new EnvError(
+        `DockerEnv: the docker CLI is present but no docker engine answers ("docker info" failed: ${why})`,
+      );
     }
   }
 }

@@ -62,13 +62,23 @@ export class DockerEnv implements Env {
   private checked = false;
 
   constructor(private readonly options: DockerEnvOptions) {
-    if (!options || (!options.image && !options.container)) throw new Error('DockerEnv needs an image or a container: new DockerEnv({ image: "python:3.12-slim" })');
-    if (options.image && options.container) throw new Error('DockerEnv takes an image (a container per run) or a container (an existing one), not both');
-    if (options.container && (options.copyFrom || options.mount || options.network || options.runArgs || options.user)) throw new Error('DockerEnv: copyFrom, mount, network, runArgs and user apply to a container the env starts (image), not to an existing container');
+    if (!options || (!options.image && !options.container))
+      throw new Error('DockerEnv needs an image or a container: new DockerEnv({ image: "python:3.12-slim" })');
+    if (options.image && options.container)
+      throw new Error('DockerEnv takes an image (a container per run) or a container (an existing one), not both');
+    if (options.container && (options.copyFrom || options.mount || options.network || options.runArgs || options.user))
+      throw new Error(
+        'DockerEnv: copyFrom, mount, network, runArgs and user apply to a container the env starts (image), not to an existing container',
+      );
     const workdir = options.workdir ?? '/workspace';
-    if (!path.posix.isAbsolute(workdir) || path.posix.normalize(workdir) !== workdir || workdir === '/') throw new Error(`DockerEnv workdir must be an absolute folder other than "/", got ${JSON.stringify(workdir)}`);
-    for (const [key, dir] of [['copyFrom', options.copyFrom], ['mount', options.mount]] as const) {
-      if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw new Error(`DockerEnv ${key} ${dir} is not a folder`);
+    if (!path.posix.isAbsolute(workdir) || path.posix.normalize(workdir) !== workdir || workdir === '/')
+      throw new Error(`DockerEnv workdir must be an absolute folder other than "/", got ${JSON.stringify(workdir)}`);
+    for (const [key, dir] of [
+      ['copyFrom', options.copyFrom],
+      ['mount', options.mount],
+    ] as const) {
+      if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory()))
+        throw new Error(`DockerEnv ${key} ${dir} is not a folder`);
     }
     this.workdir = workdir;
     this.name = options.name ?? 'docker';
@@ -84,7 +94,11 @@ export class DockerEnv implements Env {
       },
     };
     this.files = new DockerFileOps(this.target, new Set(options.ignoreDirs ?? ['node_modules']));
-    this.processes = new DockerProcessOps(this.target, { timeoutMs: options.timeoutMs ?? 120_000, maxOutputBytes: options.maxOutputBytes ?? 10 * 1024 * 1024, env: options.env ?? {} });
+    this.processes = new DockerProcessOps(this.target, {
+      timeoutMs: options.timeoutMs ?? 120_000,
+      maxOutputBytes: options.maxOutputBytes ?? 10 * 1024 * 1024,
+      env: options.env ?? {},
+    });
   }
 
   /** The container the env works in (while set up). */
@@ -99,7 +113,13 @@ export class DockerEnv implements Env {
       this.checked = true;
     }
     if (this.options.container) {
-      const running = (await this.cli.ok(['inspect', '--format', '{{.State.Running}}', this.options.container], `cannot use container ${this.options.container}`, this.target.opTimeoutMs)).trim();
+      const running = (
+        await this.cli.ok(
+          ['inspect', '--format', '{{.State.Running}}', this.options.container],
+          `cannot use container ${this.options.container}`,
+          this.target.opTimeoutMs,
+        )
+      ).trim();
       if (running !== 'true') throw new EnvError(`DockerEnv: container ${this.options.container} is not running`);
       this.id = this.options.container;
       await this.prepareWorkdir();
@@ -111,7 +131,10 @@ export class DockerEnv implements Env {
 
   /** A fresh container from the image: the workspace as it was at setup. An existing container cannot be reset. */
   async reset(): Promise<void> {
-    if (this.options.container) throw new EnvError(`DockerEnv: container ${this.options.container} belongs to the user and cannot be reset; use image to get a fresh container per run`);
+    if (this.options.container)
+      throw new EnvError(
+        `DockerEnv: container ${this.options.container} belongs to the user and cannot be reset; use image to get a fresh container per run`,
+      );
     await this.remove();
     await this.start();
   }
@@ -139,26 +162,48 @@ export class DockerEnv implements Env {
     const o = this.options;
     const name = `qitos-${newId('env').replace(/[^A-Za-z0-9]/g, '')}`;
     const args = [
-      'run', '--detach', '--init', '--name', name, '--label', 'qitos.env=docker',
-      '--network', o.network ?? 'none',
-      '--workdir', this.workdir,
+      'run',
+      '--detach',
+      '--init',
+      '--name',
+      name,
+      '--label',
+      'qitos.env=docker',
+      '--network',
+      o.network ?? 'none',
+      '--workdir',
+      this.workdir,
       ...(o.user ? ['--user', o.user] : []),
       ...(o.mount ? ['--volume', `${path.resolve(o.mount)}:${this.workdir}`] : []),
       ...(o.runArgs ?? []),
       // Kept alive by a command that waits forever; the image's entrypoint is not run.
-      '--entrypoint', 'tail', o.image!, '-f', '/dev/null',
+      '--entrypoint',
+      'tail',
+      o.image!,
+      '-f',
+      '/dev/null',
     ];
     const out = await this.cli.ok(args, `cannot start a container from image ${o.image}`, this.target.opTimeoutMs * 5);
     this.id = out.trim().split('\n').pop() || name;
     this.started = true;
     await this.prepareWorkdir();
-    if (o.copyFrom) await this.cli.ok(['cp', `${path.resolve(o.copyFrom)}/.`, `${this.id}:${this.workdir}`], `cannot copy ${o.copyFrom} into the container`, this.target.opTimeoutMs * 5);
+    if (o.copyFrom)
+      await this.cli.ok(
+        ['cp', `${path.resolve(o.copyFrom)}/.`, `${this.id}:${this.workdir}`],
+        `cannot copy ${o.copyFrom} into the container`,
+        this.target.opTimeoutMs * 5,
+      );
   }
 
   private async prepareWorkdir(): Promise<void> {
     // Relative to /, so no argument of ours is an absolute path (the paths of every exec are relative to -w).
-    const r = await this.cli.run(['exec', '-w', '/', this.id!, 'mkdir', '-p', path.posix.relative('/', this.workdir)], { timeoutMs: this.target.opTimeoutMs });
-    if (r.exitCode !== 0) throw new EnvError(`DockerEnv: cannot make the workspace ${this.workdir} in the container: ${firstLines(r.stderr) || `exit ${r.exitCode}`}`);
+    const r = await this.cli.run(['exec', '-w', '/', this.id!, 'mkdir', '-p', path.posix.relative('/', this.workdir)], {
+      timeoutMs: this.target.opTimeoutMs,
+    });
+    if (r.exitCode !== 0)
+      throw new EnvError(
+        `DockerEnv: cannot make the workspace ${this.workdir} in the container: ${firstLines(r.stderr) || `exit ${r.exitCode}`}`,
+      );
   }
 
   private async remove(): Promise<void> {
@@ -167,6 +212,7 @@ export class DockerEnv implements Env {
     this.id = undefined;
     this.started = false;
     const r = await this.cli.run(['rm', '--force', id], { timeoutMs: this.target.opTimeoutMs });
-    if (r.exitCode !== 0 && !/no such container/i.test(r.stderr.toString('utf8'))) throw new EnvError(`DockerEnv: cannot remove container ${id}: ${firstLines(r.stderr)}`);
+    if (r.exitCode !== 0 && !/no such container/i.test(r.stderr.toString('utf8')))
+      throw new EnvError(`DockerEnv: cannot remove container ${id}: ${firstLines(r.stderr)}`);
   }
 }

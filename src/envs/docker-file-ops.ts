@@ -23,14 +23,18 @@ export interface DockerTarget {
 // (always `./relative`, so never an option), so no path or content is ever parsed by a shell. Exit codes 20-22 carry
 // the errors the host file ops name (ENOENT, EISDIR, ENOTDIR).
 // `gone` exits 22 (ENOTDIR) when a parent of the missing path is a file, else 20 (ENOENT), as the host's errors say.
-const GONE = 'gone() { d=$(dirname "$1"); while [ "$d" != . ]; do if [ -e "$d" ]; then [ -d "$d" ] && exit 20; exit 22; fi; d=$(dirname "$d"); done; exit 20; }; ';
+const GONE =
+  'gone() { d=$(dirname "$1"); while [ "$d" != . ]; do if [ -e "$d" ]; then [ -d "$d" ] && exit 20; exit 22; fi; d=$(dirname "$d"); done; exit 20; }; ';
 const READ = GONE + '[ -d "$1" ] && exit 21; [ -e "$1" ] || gone "$1"; exec cat "$1"';
 const WRITE = '[ -d "$1" ] && exit 21; mkdir -p "$(dirname "$1")" 2>/dev/null || exit 22; exec cat > "$1"';
 const STAT = GONE + '[ -e "$1" ] || [ -L "$1" ] || gone "$1"; stat -c "%F|%s|%Y" "$1"';
 const LIST =
-  GONE + '[ -e "$1" ] || gone "$1"; [ -d "$1" ] || exit 22; cd "$1" || exit 20; ' +
+  GONE +
+  '[ -e "$1" ] || gone "$1"; [ -d "$1" ] || exit 22; cd "$1" || exit 20; ' +
   'for f in * .*; do case "$f" in .|..) continue;; esac; [ -e "$f" ] || [ -L "$f" ] || continue; stat -c "%F|%s|%Y|%n" "./$f"; printf "\\0"; done';
-const REMOVE = GONE + '[ -e "$1" ] || [ -L "$1" ] || gone "$1"; if [ -d "$1" ] && [ ! -L "$1" ]; then [ "$2" = r ] || exit 21; exec rm -rf "$1"; fi; exec rm -f "$1"';
+const REMOVE =
+  GONE +
+  '[ -e "$1" ] || [ -L "$1" ] || gone "$1"; if [ -d "$1" ] && [ ! -L "$1" ]; then [ "$2" = r ] || exit 21; exec rm -rf "$1"; fi; exec rm -f "$1"';
 // The whole tree below a folder, in three NUL-separated sections (folders, symlinks, other entries) ended by "#" records
 // (a path always starts with "./", so "#" is never one). Folders named in the remaining arguments are pruned.
 const TREE =
@@ -101,7 +105,10 @@ export class DockerFileOps implements FileOps {
     const prune = [...this.ignoreDirs].filter((d) => !matcher.literals.has(d));
     if (!matcher.dotted) prune.push('.*');
     const r = await this.run(TREE, [cwd, ...prune, ''], TREE_CAP);
-    if (r.truncated) throw new EnvError(`cannot search "${show(cwd)}": it holds too many files to list (over ${TREE_CAP / 1024 / 1024} MiB of names); search a smaller folder`);
+    if (r.truncated)
+      throw new EnvError(
+        `cannot search "${show(cwd)}": it holds too many files to list (over ${TREE_CAP / 1024 / 1024} MiB of names); search a smaller folder`,
+      );
     if (r.exitCode !== 0) throw this.failure(r, 'search', cwd);
     const tree = treeOf(r.stdout.toString('utf8'));
     const list = async (relDir: string): Promise<WalkEntry[]> => tree.get(relDir) ?? [];
@@ -113,7 +120,8 @@ export class DockerFileOps implements FileOps {
     const rel = this.rel(p);
     if (rel === '.') throw new EnvError('cannot remove ".": it is the workspace root folder');
     const r = await this.run(REMOVE, [rel, options.recursive ? 'r' : '-']);
-    if (r.exitCode === 21) throw new EnvError(`cannot remove "${show(rel)}": it is a folder; pass recursive to remove it with its contents`);
+    if (r.exitCode === 21)
+      throw new EnvError(`cannot remove "${show(rel)}": it is a folder; pass recursive to remove it with its contents`);
     if (r.exitCode !== 0) throw this.failure(r, 'remove', rel);
   }
 
@@ -132,14 +140,36 @@ export class DockerFileOps implements FileOps {
 
   private run(script: string, args: string[], maxOutputBytes?: number, input?: string) {
     const { cli, workdir, opTimeoutMs } = this.target;
-    const execArgs = ['exec', ...(input !== undefined ? ['-i'] : []), '-w', workdir, this.target.container(), 'sh', '-c', script, 'sh', ...args];
-    return cli.run(execArgs, { timeoutMs: opTimeoutMs, ...(maxOutputBytes ? { maxOutputBytes } : {}), ...(input !== undefined ? { input } : {}) });
+    const execArgs = [
+      'exec',
+      ...(input !== undefined ? ['-i'] : []),
+      '-w',
+      workdir,
+      this.target.container(),
+      'sh',
+      '-c',
+      script,
+      'sh',
+      ...args,
+    ];
+    return cli.run(execArgs, {
+      timeoutMs: opTimeoutMs,
+      ...(maxOutputBytes ? { maxOutputBytes } : {}),
+      ...(input !== undefined ? { input } : {}),
+    });
   }
 
-  private failure(r: { exitCode: number | null; timedOut: boolean; stderr: Buffer }, action: string, rel: string): EnvError {
+  private failure(
+    r: { exitCode: number | null; timedOut: boolean; stderr: Buffer },
+    action: string,
+    rel: string,
+  ): EnvError {
     const code = r.exitCode !== null ? CODES[r.exitCode] : undefined;
     if (code) return fsError(errno(code), show(rel), action);
-    if (r.timedOut) return new EnvError(`cannot ${action} "${show(rel)}": docker exec did not finish within ${this.target.opTimeoutMs} ms`);
+    if (r.timedOut)
+      return new EnvError(
+        `cannot ${action} "${show(rel)}": docker exec did not finish within ${this.target.opTimeoutMs} ms`,
+      );
     const msg = firstLines(r.stderr);
     if (/permission denied/i.test(msg)) return fsError(errno('EACCES'), show(rel), action);
     return new EnvError(`cannot ${action} "${show(rel)}": ${msg || `docker exec exited ${r.exitCode}`}`);

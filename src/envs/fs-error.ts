@@ -24,10 +24,15 @@ export function fsError(err: unknown, shown: string, action: string): EnvError {
     case 'ENOTEMPTY':
       return new EnvError(`cannot ${action} "${shown}": the folder is not empty`, { cause: err });
     case 'ENXIO':
-      return new EnvError(`cannot ${action} "${shown}": it is a named pipe or device with nothing on the other end`, { cause: err });
+      return new EnvError(`cannot ${action} "${shown}": it is a named pipe or device with nothing on the other end`, {
+        cause: err,
+      });
     case 'ENOSPC':
       return new EnvError(`cannot ${action} "${shown}": no space left on the device`, { cause: err });
     default:
-      return new EnvError(`cannot ${action} "${shown}": ${code ?? (err instanceof Error ? err.message : String(err))}`, { cause: err });
+      return new EnvError(
+        `cannot ${action} "${shown}": ${code ?? (err instanceof Error ? err.message : String(err))}`,
+        { cause: err },
+      );
   }
 }

@@ -26,14 +26,18 @@ const MAX_PATTERN = 4096;
 
 /** Compiles a glob; throws EnvError naming the problem for patterns that are absolute or climb with `..`. */
 export function compileGlob(pattern: string): GlobMatcher {
-  if (typeof pattern !== 'string' || pattern.length === 0) throw new EnvError('glob pattern must be a non-empty string');
-  if (pattern.length > MAX_PATTERN) throw new EnvError(`glob pattern is ${pattern.length} characters long; the limit is ${MAX_PATTERN}`);
+  if (typeof pattern !== 'string' || pattern.length === 0)
+    throw new EnvError('glob pattern must be a non-empty string');
+  if (pattern.length > MAX_PATTERN)
+    throw new EnvError(`glob pattern is ${pattern.length} characters long; the limit is ${MAX_PATTERN}`);
   if (pattern.includes('\0')) throw new EnvError('glob pattern contains a NUL byte');
-  if (pattern.startsWith('/')) throw new EnvError(`glob pattern "${pattern}" is absolute; give a pattern relative to the search folder`);
+  if (pattern.startsWith('/'))
+    throw new EnvError(`glob pattern "${pattern}" is absolute; give a pattern relative to the search folder`);
   const alternatives = expandBraces(pattern);
   const segmentLists = alternatives.map((alt) => alt.split('/').filter((s) => s !== ''));
   for (const segs of segmentLists) {
-    if (segs.includes('..')) throw new EnvError(`glob pattern "${pattern}" contains "..": patterns cannot leave the search folder`);
+    if (segs.includes('..'))
+      throw new EnvError(`glob pattern "${pattern}" contains "..": patterns cannot leave the search folder`);
   }
   const regexes = segmentLists.map((segs) => new RegExp(`^${segmentsToRegex(segs.filter((s) => s !== '.'))}$`));
   const literalPrefixes = segmentLists.map((segs) => {
@@ -46,7 +50,9 @@ export function compileGlob(pattern: string): GlobMatcher {
   });
   const base = commonPrefix(literalPrefixes).join('/');
   const baseDepth = base ? base.split('/').length : 0;
-  const maxDepth = Math.max(...segmentLists.map((segs) => (segs.includes('**') ? Infinity : segs.filter((s) => s !== '.').length - baseDepth)));
+  const maxDepth = Math.max(
+    ...segmentLists.map((segs) => (segs.includes('**') ? Infinity : segs.filter((s) => s !== '.').length - baseDepth)),
+  );
   const dotted = segmentLists.some((segs) => segs.some((s) => s.startsWith('.') && s !== '.' && s !== '..'));
   const literals = new Set<string>();
   for (const segs of segmentLists) for (const s of segs) if (!hasMagic(s)) literals.add(unescape(s));
@@ -80,7 +86,8 @@ function expandBraces(pattern: string): string[] {
   for (const opt of options) {
     for (const rest of expandBraces(pattern.slice(0, start) + opt + pattern.slice(end + 1))) {
       out.push(rest);
-      if (out.length > MAX_ALTERNATIVES) throw new EnvError(`glob pattern "${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives`);
+      if (out.length > MAX_ALTERNATIVES)
+        throw new EnvError(`glob pattern "${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives`);
     }
   }
   return out;

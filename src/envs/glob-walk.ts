@@ -16,7 +16,11 @@ export type ListFolder = (relDir: string) => Promise<WalkEntry[]>;
  * `ignore` folder names unless the pattern names them. Symlinked folders are not descended into, so a walk
  * neither loops nor leaves the tree.
  */
-export async function walkGlob(matcher: GlobMatcher, list: ListFolder, options: { limit?: number; ignore?: ReadonlySet<string>; signal?: AbortSignal } = {}): Promise<string[]> {
+export async function walkGlob(
+  matcher: GlobMatcher,
+  list: ListFolder,
+  options: { limit?: number; ignore?: ReadonlySet<string>; signal?: AbortSignal } = {},
+): Promise<string[]> {
   const limit = options.limit ?? Infinity;
   const base = matcher.base ? matcher.base.split('/') : [];
   const out: string[] = [];

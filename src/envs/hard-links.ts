@@ -9,7 +9,11 @@ export const MAX_LINK_SEARCH = 100_000;
  * inode, or undefined when the folder holds more than `maxEntries` entries and the count cannot be
  * trusted. A write to a file with more links than this count would change a file outside the root.
  */
-export async function namesInside(root: string, file: { dev: bigint; ino: bigint }, maxEntries = MAX_LINK_SEARCH): Promise<number | undefined> {
+export async function namesInside(
+  root: string,
+  file: { dev: bigint; ino: bigint },
+  maxEntries = MAX_LINK_SEARCH,
+): Promise<number | undefined> {
   let seen = 0;
   let found = 0;
   const folders = [root];

@@ -54,7 +54,8 @@ export class HostEnv implements Env {
   readonly commandSandbox: Sandbox | undefined;
 
   constructor(options: HostEnvOptions) {
-    if (!options || typeof options.root !== 'string' || !options.root) throw new Error('HostEnv needs a root folder: new HostEnv({ root: "./workspace" })');
+    if (!options || typeof options.root !== 'string' || !options.root)
+      throw new Error('HostEnv needs a root folder: new HostEnv({ root: "./workspace" })');
     const wanted = path.resolve(options.root);
     if (options.create) mkdirSync(wanted, { recursive: true });
     let real: string;

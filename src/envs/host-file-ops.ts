@@ -124,11 +124,18 @@ export class HostFileOps implements FileOps {
       try {
         dir = await this.anchors.open(relDir ? path.join(cwd, ...relDir.split('/')) : cwd);
         const dirents = await readdir(dir.self, { withFileTypes: true });
-        return dirents.map((d) => ({ name: d.name, kind: d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : 'file' }));
+        return dirents.map((d) => ({
+          name: d.name,
+          kind: d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : 'file',
+        }));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         // The start folder must exist; a folder removed, unreadable or swapped for a symlink mid-walk is skipped.
-        if (relDir && (err instanceof EnvError || code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'ELOOP')) return [];
+        if (
+          relDir &&
+          (err instanceof EnvError || code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'ELOOP')
+        )
+          return [];
         throw fsError(err, cwdShown, 'search');
       } finally {
         dir?.close();
@@ -147,13 +154,19 @@ export class HostFileOps implements FileOps {
     await this.inParent(abs, shown, 'remove', async (dir, name) => {
       const st = await lstat(dir.at(name));
       if (!st.isDirectory()) return unlink(dir.at(name));
-      if (!options.recursive) throw new EnvError(`cannot remove "${shown}": it is a folder; pass recursive to remove it with its contents`);
+      if (!options.recursive)
+        throw new EnvError(`cannot remove "${shown}": it is a folder; pass recursive to remove it with its contents`);
       await removeTree(dir, name);
     });
   }
 
   /** Runs `fn` with the held folder that contains `abs` and the entry's name in it (`.` for the root itself). */
-  private async inParent<T>(abs: string, shown: string, action: string, fn: (dir: AnchoredDir, name: string) => Promise<T>): Promise<T> {
+  private async inParent<T>(
+    abs: string,
+    shown: string,
+    action: string,
+    fn: (dir: AnchoredDir, name: string) => Promise<T>,
+  ): Promise<T> {
     const atRoot = abs === this.jail.root;
     let dir: AnchoredDir | undefined;
     try {
@@ -171,7 +184,10 @@ export class HostFileOps implements FileOps {
     const st = await fh.stat({ bigint: true });
     const inside = await namesInside(this.jail.root, st);
     if (inside !== undefined && inside >= links) return;
-    const outside = inside === undefined ? 'the workspace is too large to check that none is outside it' : `${links - inside === 1 ? 'one is' : `${links - inside} are`} outside the workspace`;
+    const outside =
+      inside === undefined
+        ? 'the workspace is too large to check that none is outside it'
+        : `${links - inside === 1 ? 'one is' : `${links - inside} are`} outside the workspace`;
     throw new EnvError(
       `cannot write "${shown}": it has ${links} hard links, and ${outside}; a write would change that file too. ` +
         'Remove it and write a new file in its place if you mean to replace it.',
@@ -202,6 +218,14 @@ async function requireRegularFile(fh: FileHandle, shown: string, action: string)
   throw new EnvError(`cannot ${action} "${shown}": it is ${kind}, not a regular file`);
 }
 
-function toStat(shown: string, st: { isDirectory(): boolean; isSymbolicLink(): boolean; size: number; mtimeMs: number }): FileStat {
-  return { path: shown, type: st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'directory' : 'file', size: st.size, mtimeMs: st.mtimeMs };
+function toStat(
+  shown: string,
+  st: { isDirectory(): boolean; isSymbolicLink(): boolean; size: number; mtimeMs: number },
+): FileStat {
+  return {
+    path: shown,
+    type: st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'directory' : 'file',
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+  };
 }

@@ -42,7 +42,11 @@ export class HostProcessOps implements ProcessOps {
   /** The environment a command sees (without per-call additions). */
   baseEnv(): Record<string, string> {
     const host = process.env;
-    const env: Record<string, string> = { PATH: host.PATH || FALLBACK_PATH, HOME: this.jail.root, LANG: host.LANG || 'C.UTF-8' };
+    const env: Record<string, string> = {
+      PATH: host.PATH || FALLBACK_PATH,
+      HOME: this.jail.root,
+      LANG: host.LANG || 'C.UTF-8',
+    };
     for (const name of this.settings.allowEnv) {
       const v = host[name];
       if (v !== undefined) env[name] = v;
@@ -51,10 +55,14 @@ export class HostProcessOps implements ProcessOps {
   }
 
   async run(command: string, options: RunOptions = {}): Promise<ProcessResult> {
-    if (typeof command !== 'string' || !command.trim()) throw new EnvError('command is empty: give a shell command to run');
+    if (typeof command !== 'string' || !command.trim())
+      throw new EnvError('command is empty: give a shell command to run');
     if (command.includes('\0')) throw new EnvError('command contains a NUL byte');
     const cwd = await this.workingFolder(options.cwd);
-    const sandboxed = this.settings.sandbox.command([this.settings.shell, '-c', command], { cwd, writable: [this.jail.root] });
+    const sandboxed = this.settings.sandbox.command([this.settings.shell, '-c', command], {
+      cwd,
+      writable: [this.jail.root],
+    });
     return runProcess(sandboxed.file, sandboxed.args, {
       cwd,
       env: { ...this.baseEnv(), ...options.env },
@@ -77,7 +85,8 @@ export class HostProcessOps implements ProcessOps {
   private async workingFolder(p: string | undefined): Promise<string> {
     const cwd = await this.jail.resolve(p ?? '.');
     const st = await stat(cwd).catch(() => undefined);
-    if (!st?.isDirectory()) throw new EnvError(`cannot run in "${this.jail.show(cwd)}": it is not an existing folder in the workspace`);
+    if (!st?.isDirectory())
+      throw new EnvError(`cannot run in "${this.jail.show(cwd)}": it is not an existing folder in the workspace`);
     return cwd;
   }
 }

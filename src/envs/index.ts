@@ -10,8 +10,34 @@ export { plumbingEnv, PLUMBING_OUTPUT_CAP } from './plumbing-env.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
 export { HostProcessOps, type HostProcessSettings } from './host-process-ops.js';
-export { Sandbox, SkillsSandboxExecutor, sandboxHint, DEFAULT_LIMITS, bwrapArgv, limitArgv, probeBwrap, findBwrap, runProcess, runProcessBytes, killGroup, LINGER_NOTE, SYSTEM_DIRS } from './sandbox/index.js';
-export type { SkillsSandboxOptions, SkillScriptResult, SandboxInfo, SandboxMode, SandboxOptions, SandboxedCommand, BwrapSpec, SandboxLimits, BwrapProbe, RunProcessOptions, ProcessBytes } from './sandbox/index.js';
+export {
+  Sandbox,
+  SkillsSandboxExecutor,
+  sandboxHint,
+  DEFAULT_LIMITS,
+  bwrapArgv,
+  limitArgv,
+  probeBwrap,
+  findBwrap,
+  runProcess,
+  runProcessBytes,
+  killGroup,
+  LINGER_NOTE,
+  SYSTEM_DIRS,
+} from './sandbox/index.js';
+export type {
+  SkillsSandboxOptions,
+  SkillScriptResult,
+  SandboxInfo,
+  SandboxMode,
+  SandboxOptions,
+  SandboxedCommand,
+  BwrapSpec,
+  SandboxLimits,
+  BwrapProbe,
+  RunProcessOptions,
+  ProcessBytes,
+} from './sandbox/index.js';
 export { MemoryFileOps } from './memory-file-ops.js';
 export { MountedFileOps } from './mounted-file-ops.js';
 export { PathJail, checkPathInput, isInside, resolveLexical } from './path-jail.js';

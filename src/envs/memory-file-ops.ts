@@ -82,7 +82,8 @@ export class MemoryFileOps implements FileOps {
     if (abs === this.root) throw new EnvError('cannot remove ".": it is the workspace root folder');
     if (this.files.delete(abs)) return;
     if (!this.dirs.has(abs)) throw fsError(code('ENOENT'), shown, 'remove');
-    if (!options.recursive) throw new EnvError(`cannot remove "${shown}": it is a folder; pass recursive to remove it with its contents`);
+    if (!options.recursive)
+      throw new EnvError(`cannot remove "${shown}": it is a folder; pass recursive to remove it with its contents`);
     const prefix = `${abs}/`;
     for (const k of [...this.files.keys()]) if (k.startsWith(prefix)) this.files.delete(k);
     for (const d of [...this.dirs]) if (d === abs || d.startsWith(prefix)) this.dirs.delete(d);
@@ -115,8 +116,10 @@ export class MemoryFileOps implements FileOps {
 
   private children(dir: string): WalkEntry[] {
     const out: WalkEntry[] = [];
-    for (const k of this.files.keys()) if (posix.dirname(k) === dir) out.push({ name: posix.basename(k), kind: 'file' });
-    for (const d of this.dirs) if (d !== dir && posix.dirname(d) === dir) out.push({ name: posix.basename(d), kind: 'directory' });
+    for (const k of this.files.keys())
+      if (posix.dirname(k) === dir) out.push({ name: posix.basename(k), kind: 'file' });
+    for (const d of this.dirs)
+      if (d !== dir && posix.dirname(d) === dir) out.push({ name: posix.basename(d), kind: 'directory' });
     return out;
   }
 

@@ -9,7 +9,8 @@ const MAX_SYMLINK_HOPS = 40;
 /** Throws EnvError unless `p` is a usable path string: non-empty, no NUL byte. */
 export function checkPathInput(p: unknown): string {
   if (typeof p !== 'string') throw new EnvError(`path must be a string, got ${p === null ? 'null' : typeof p}`);
-  if (p.length === 0) throw new EnvError('path is empty: give a path relative to the workspace root (use "." for the root itself)');
+  if (p.length === 0)
+    throw new EnvError('path is empty: give a path relative to the workspace root (use "." for the root itself)');
   if (p.includes('\0')) throw new EnvError(`path ${JSON.stringify(p)} contains a NUL byte`);
   return p;
 }
@@ -70,40 +71,57 @@ export class PathJail {
       if (comp === '.') continue;
       if (comp === '..') {
         // Only reachable through a symlink target: walking above the root is an escape.
-        if (current === this.root) throw new EnvError(`path "${input}" resolves through a symlink to a place outside the workspace root ${this.root}`);
+        if (current === this.root)
+          throw new EnvError(
+            `path "${input}" resolves through a symlink to a place outside the workspace root ${this.root}`,
+          );
         current = path.dirname(current);
         continue;
       }
       const candidate = path.join(current, comp);
       const st = await lstat(candidate).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-        throw new EnvError(`cannot resolve "${input}": ${err.code ?? err.message} at ${this.show(candidate)}`, { cause: err });
+        throw new EnvError(`cannot resolve "${input}": ${err.code ?? err.message} at ${this.show(candidate)}`, {
+          cause: err,
+        });
       });
       if (!st) {
         // The rest does not exist: nothing below can be a symlink. Collapse what is left and check it.
         const rest = path.resolve(candidate, ...queue);
-        if (!isInside(this.root, rest)) throw new EnvError(`path "${input}" resolves through a symlink to a place outside the workspace root ${this.root}`);
+        if (!isInside(this.root, rest))
+          throw new EnvError(
+            `path "${input}" resolves through a symlink to a place outside the workspace root ${this.root}`,
+          );
         return rest;
       }
       if (!st.isSymbolicLink()) {
         current = candidate;
         continue;
       }
-      if (++hops > MAX_SYMLINK_HOPS) throw new EnvError(`path "${input}" has too many levels of symlinks (more than ${MAX_SYMLINK_HOPS})`);
+      if (++hops > MAX_SYMLINK_HOPS)
+        throw new EnvError(`path "${input}" has too many levels of symlinks (more than ${MAX_SYMLINK_HOPS})`);
       const target = await readlink(candidate).catch((err: NodeJS.ErrnoException) => {
         // The link was removed or replaced between the lstat and here (another process is changing the tree).
-        throw new EnvError(`path "${input}" changed while it was being resolved (${this.show(candidate)}: ${err.code ?? err.message}); try again`, { cause: err });
+        throw new EnvError(
+          `path "${input}" changed while it was being resolved (${this.show(candidate)}: ${err.code ?? err.message}); try again`,
+          { cause: err },
+        );
       });
       if (path.isAbsolute(target)) {
         const t = path.normalize(target);
-        if (!isInside(this.root, t)) throw new EnvError(`path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`);
+        if (!isInside(this.root, t))
+          throw new EnvError(
+            `path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`,
+          );
         current = this.root;
         queue.unshift(...path.relative(this.root, t).split(path.sep).filter(Boolean));
       } else {
         queue.unshift(...target.split(path.sep).filter(Boolean));
         // A relative target is walked from the link's folder, `..` physically, so an escape is caught above.
         if (!isInside(this.root, path.resolve(current, target))) {
-          throw new EnvError(`path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`);
+          throw new EnvError(
+            `path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`,
+          );
         }
       }
     }

@@ -56,8 +56,30 @@ export interface RepoEnvOptions {
 
 // Settings on every git command of ours: no hooks, no fsmonitor, no lazy fetch of missing objects, plain paths. The
 // workspace has no .git of its own; these make sure nothing in the source repo's config runs either.
-const GIT_SAFETY = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.allow=never', '-c', 'core.quotePath=false', '-c', 'core.bare=false', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
-const STATUS: Record<string, RepoFileChange['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type_changed' };
+const GIT_SAFETY = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'core.quotePath=false',
+  '-c',
+  'core.bare=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+];
+const STATUS: Record<string, RepoFileChange['status']> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'copied',
+  T: 'type_changed',
+};
 
 /**
  * An env over a checkout of a git repository at a base commit, in a temporary folder: the agent works on real files
@@ -86,9 +108,11 @@ export class RepoEnv implements Env {
   lastDiff: RepoDiff | undefined;
 
   constructor(private readonly options: RepoEnvOptions) {
-    if (!options || typeof options.repo !== 'string' || !options.repo) throw new Error('RepoEnv needs a repository: new RepoEnv({ repo: "./my-repo" })');
+    if (!options || typeof options.repo !== 'string' || !options.repo)
+      throw new Error('RepoEnv needs a repository: new RepoEnv({ repo: "./my-repo" })');
     const repo = path.resolve(options.repo);
-    if (!existsSync(repo) || !statSync(repo).isDirectory()) throw new Error(`RepoEnv repository ${repo} is not a folder`);
+    if (!existsSync(repo) || !statSync(repo).isDirectory())
+      throw new Error(`RepoEnv repository ${repo} is not a folder`);
     this.repo = repo;
     this.name = options.name ?? 'repo';
     const self = this;
@@ -118,13 +142,20 @@ export class RepoEnv implements Env {
 
   /** Checks out the task's base commit into the workspace (made on first use, reset after). */
   async setup(task: Task): Promise<void> {
-    if (this.busy) throw new EnvError(`RepoEnv ${this.name} is already in use by a run; give each concurrent run its own RepoEnv`);
+    if (this.busy)
+      throw new EnvError(`RepoEnv ${this.name} is already in use by a run; give each concurrent run its own RepoEnv`);
     this.busy = true;
     try {
       const wanted = (typeof this.options.ref === 'function' ? this.options.ref(task) : this.options.ref) ?? 'HEAD';
-      if (typeof wanted !== 'string' || !wanted || wanted.startsWith('-') || /[\s\0]/.test(wanted)) throw new EnvError(`RepoEnv ref ${JSON.stringify(wanted)} is not a ref, tag or commit id`);
+      if (typeof wanted !== 'string' || !wanted || wanted.startsWith('-') || /[\s\0]/.test(wanted))
+        throw new EnvError(`RepoEnv ref ${JSON.stringify(wanted)} is not a ref, tag or commit id`);
       if (!this.tmp) await this.materialize();
-      this.commit = (await this.git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`], `${JSON.stringify(wanted)} is not a commit of ${this.repo}`)).trim();
+      this.commit = (
+        await this.git(
+          ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`],
+          `${JSON.stringify(wanted)} is not a commit of ${this.repo}`,
+        )
+      ).trim();
       await this.reset();
       this.lastDiff = undefined;
     } catch (err) {
@@ -157,8 +188,16 @@ export class RepoEnv implements Env {
     const commit = this.baseCommit;
     await this.git(['add', '--all'], 'cannot read the changes', options.signal);
     const maxBytes = this.options.maxDiffBytes ?? 10 * 1024 * 1024;
-    const patch = await this.gitRaw(['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', commit, '--'], maxBytes, options.signal);
-    const names = await this.git(['diff', '--cached', '--name-status', '-z', '--no-ext-diff', commit, '--'], 'cannot list the changes', options.signal);
+    const patch = await this.gitRaw(
+      ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', commit, '--'],
+      maxBytes,
+      options.signal,
+    );
+    const names = await this.git(
+      ['diff', '--cached', '--name-status', '-z', '--no-ext-diff', commit, '--'],
+      'cannot list the changes',
+      options.signal,
+    );
     return { baseCommit: commit, patch: patch.text, files: parseNameStatus(names), truncated: patch.truncated };
   }
 
@@ -167,7 +206,14 @@ export class RepoEnv implements Env {
     if (!this.host || !this.commit) return [];
     const d = await this.diff();
     this.lastDiff = d;
-    return [{ name: 'repo.diff', content: d.truncated ? `${d.patch}\n[the diff was cut at ${this.options.maxDiffBytes ?? 10 * 1024 * 1024} bytes]\n` : d.patch }];
+    return [
+      {
+        name: 'repo.diff',
+        content: d.truncated
+          ? `${d.patch}\n[the diff was cut at ${this.options.maxDiffBytes ?? 10 * 1024 * 1024} bytes]\n`
+          : d.patch,
+      },
+    ];
   }
 
   /** Stops the workspace's commands and removes the temporary folder (unless `keep`). */
@@ -191,8 +237,25 @@ export class RepoEnv implements Env {
     this.tmp = tmp;
     try {
       // The one transport allowed: reading the local source repository.
-      const clone = await this.run(['-c', 'protocol.file.allow=always', 'clone', '--quiet', '--bare', '--shared', '--', this.repo, path.join(tmp, 'git')], undefined, false);
-      if (clone.exitCode !== 0) throw new EnvError(`RepoEnv cannot read the repository ${this.repo}: ${clone.stderr.toString('utf8').trim() || `git clone exited ${clone.exitCode}`}`);
+      const clone = await this.run(
+        [
+          '-c',
+          'protocol.file.allow=always',
+          'clone',
+          '--quiet',
+          '--bare',
+          '--shared',
+          '--',
+          this.repo,
+          path.join(tmp, 'git'),
+        ],
+        undefined,
+        false,
+      );
+      if (clone.exitCode !== 0)
+        throw new EnvError(
+          `RepoEnv cannot read the repository ${this.repo}: ${clone.stderr.toString('utf8').trim() || `git clone exited ${clone.exitCode}`}`,
+        );
       mkdirSync(path.join(tmp, 'work'));
       this.host = new HostEnv({ ...this.options.host, root: path.join(tmp, 'work'), name: this.name });
     } catch (err) {
@@ -205,16 +268,27 @@ export class RepoEnv implements Env {
   private async git(args: string[], what: string, signal?: AbortSignal): Promise<string> {
     const r = await this.run(args, signal);
     if (r.exitCode !== 0 || r.timedOut || r.truncated) {
-      const why = r.timedOut ? `timed out after ${this.options.gitTimeoutMs ?? 120_000} ms` : r.truncated ? 'printed too much' : r.stderr.toString('utf8').trim() || `exit code ${r.exitCode}`;
+      const why = r.timedOut
+        ? `timed out after ${this.options.gitTimeoutMs ?? 120_000} ms`
+        : r.truncated
+          ? 'printed too much'
+          : r.stderr.toString('utf8').trim() || `exit code ${r.exitCode}`;
       throw new EnvError(`RepoEnv: ${what}: ${why}`);
     }
     return r.stdout.toString('utf8');
   }
 
-  private async gitRaw(args: string[], maxBytes: number, signal?: AbortSignal): Promise<{ text: string; truncated: boolean }> {
+  private async gitRaw(
+    args: string[],
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<{ text: string; truncated: boolean }> {
     const r = await this.run(args, signal, true, maxBytes);
     if (r.truncated) return { text: r.stdout.toString('utf8'), truncated: true };
-    if (r.exitCode !== 0 || r.timedOut) throw new EnvError(`RepoEnv: cannot compute the diff: ${r.timedOut ? 'timed out' : r.stderr.toString('utf8').trim()}`);
+    if (r.exitCode !== 0 || r.timedOut)
+      throw new EnvError(
+        `RepoEnv: cannot compute the diff: ${r.timedOut ? 'timed out' : r.stderr.toString('utf8').trim()}`,
+      );
     return { text: r.stdout.toString('utf8'), truncated: false };
   }
 
@@ -224,14 +298,20 @@ export class RepoEnv implements Env {
     try {
       return await runProcessBytes(this.options.git ?? 'git', [...GIT_SAFETY, ...where, ...args], {
         // Nothing of the host's git settings (GIT_DIR, GIT_INDEX_FILE, ~/.gitconfig) reaches these commands.
-        env: plumbingEnv(tmp, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_ATTR_NOSYSTEM: '1' }),
+        env: plumbingEnv(tmp, {
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_TERMINAL_PROMPT: '0',
+          GIT_ATTR_NOSYSTEM: '1',
+        }),
         ...(withTree ? { cwd: path.join(tmp, 'work') } : {}),
         timeoutMs: this.options.gitTimeoutMs ?? 120_000,
         maxOutputBytes: maxOutputBytes ?? PLUMBING_OUTPUT_CAP,
         signal,
       });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new EnvError(`RepoEnv needs git: "${this.options.git ?? 'git'}" was not found on PATH`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new EnvError(`RepoEnv needs git: "${this.options.git ?? 'git'}" was not found on PATH`);
       throw err;
     }
   }
@@ -241,10 +321,11 @@ export class RepoEnv implements Env {
 function parseNameStatus(out: string): RepoFileChange[] {
   const parts = out.split('\0').filter((p) => p !== '');
   const files: RepoFileChange[] = [];
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     const code = parts[i++];
     const status = STATUS[code[0]];
-    if (!status) throw new EnvError(`RepoEnv: git reported a change status "${code}" that a diff against a commit does not have`);
+    if (!status)
+      throw new EnvError(`RepoEnv: git reported a change status "${code}" that a diff against a commit does not have`);
     if (code[0] === 'R' || code[0] === 'C') {
       files.push({ path: parts[i + 1], status, from: parts[i] });
       i += 2;

@@ -1,5 +1,12 @@
 import type {
-  ContentBlockParam, DocumentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, Tool, ToolChoice, ToolResultBlockParam,
+  ContentBlockParam,
+  DocumentBlockParam,
+  ImageBlockParam,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolChoice,
+  ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelFilePart, ModelMessage, ModelRequest, ToolSpec } from '../core/index.js';
 import { ModelError } from '../core/index.js';
@@ -34,7 +41,15 @@ export function toAnthropicPrompt(messages: readonly ModelMessage[], opts: { cac
     if (m.role === 'system') systemText.push(m.content);
     else if (m.role === 'user') push('user', m.content.map(userBlock));
     else if (m.role === 'tool') {
-      push('user', m.content.map((r) => ({ type: 'tool_result', tool_use_id: r.callId, content: r.attachments?.length ? toolResultContent(r.output, r.attachments) : r.output, ...(r.isError ? { is_error: true } : {}) })));
+      push(
+        'user',
+        m.content.map((r) => ({
+          type: 'tool_result',
+          tool_use_id: r.callId,
+          content: r.attachments?.length ? toolResultContent(r.output, r.attachments) : r.output,
+          ...(r.isError ? { is_error: true } : {}),
+        })),
+      );
     } else {
       const blocks: ContentBlockParam[] = [];
       for (const p of m.content) {
@@ -48,7 +63,9 @@ export function toAnthropicPrompt(messages: readonly ModelMessage[], opts: { cac
       push('assistant', blocks);
     }
   }
-  const system: TextBlockParam[] | undefined = systemText.length ? [{ type: 'text', text: systemText.join('\n\n') }] : undefined;
+  const system: TextBlockParam[] | undefined = systemText.length
+    ? [{ type: 'text', text: systemText.join('\n\n') }]
+    : undefined;
   if (opts.cache) {
     if (system) system[system.length - 1].cache_control = { type: 'ephemeral' };
     for (const msg of out.slice(-2)) markLastCacheable(msg.content);
@@ -60,7 +77,13 @@ export function toAnthropicPrompt(messages: readonly ModelMessage[], opts: { cac
 function markLastCacheable(blocks: ContentBlockParam[]): void {
   for (let i = blocks.length - 1; i >= 0; i--) {
     const b = blocks[i];
-    if (b.type === 'text' || b.type === 'image' || b.type === 'document' || b.type === 'tool_use' || b.type === 'tool_result') {
+    if (
+      b.type === 'text' ||
+      b.type === 'image' ||
+      b.type === 'document' ||
+      b.type === 'tool_use' ||
+      b.type === 'tool_result'
+    ) {
       b.cache_control = { type: 'ephemeral' };
       return;
     }
@@ -74,21 +97,34 @@ function userBlock(p: Extract<ModelMessage, { role: 'user' }>['content'][number]
   const data = parseBase64DataUrl(p.url);
   if ((IMAGE_TYPES as readonly string[]).includes(p.mime)) {
     const mediaType = p.mime as (typeof IMAGE_TYPES)[number];
-    return data ? { type: 'image', source: { type: 'base64', media_type: mediaType, data } } : { type: 'image', source: { type: 'url', url: p.url } };
+    return data
+      ? { type: 'image', source: { type: 'base64', media_type: mediaType, data } }
+      : { type: 'image', source: { type: 'url', url: p.url } };
   }
   if (p.mime === 'application/pdf') {
-    return data ? { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } } : { type: 'document', source: { type: 'url', url: p.url } };
+    return data
+      ? { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }
+      : { type: 'document', source: { type: 'url', url: p.url } };
   }
   const text = decodeTextDataUrl(p.url, p.mime);
   if (text !== undefined) return { type: 'text', text };
   if (p.bestEffort) return { type: 'text', text: unsentFileNote(p) };
-  throw new ModelError('bad_request', `a user file of type ${p.mime} cannot be sent to an Anthropic model: send JPEG/PNG/GIF/WebP images, PDFs, or text files as data: URLs`);
+  throw new ModelError(
+    'bad_request',
+    `a user file of type ${p.mime} cannot be sent to an Anthropic model: send JPEG/PNG/GIF/WebP images, PDFs, or text files as data: URLs`,
+  );
 }
 
 /** A tool result with files: its text, then each file as an image or document block (or a note when it cannot be sent). */
 function toolResultContent(output: string, files: ModelFilePart[]): ToolResultBlockParam['content'] {
   const blocks = files.map((f) => userBlock(f));
-  return [{ type: 'text', text: output || '(no text)' }, ...blocks.filter((b): b is TextBlockParam | ImageBlockParam | DocumentBlockParam => b.type === 'text' || b.type === 'image' || b.type === 'document')];
+  return [
+    { type: 'text', text: output || '(no text)' },
+    ...blocks.filter(
+      (b): b is TextBlockParam | ImageBlockParam | DocumentBlockParam =>
+        b.type === 'text' || b.type === 'image' || b.type === 'document',
+    ),
+  ];
 }
 
 function parseBase64DataUrl(url: string): string | undefined {
@@ -98,7 +134,11 @@ function parseBase64DataUrl(url: string): string | undefined {
 
 /** Tool specs as Anthropic tools. */
 export function toAnthropicTools(tools: readonly ToolSpec[]): Tool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } as Tool['input_schema'] }));
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: { type: 'object', ...t.inputSchema } as Tool['input_schema'],
+  }));
 }
 
 /** Our tool choice as Anthropic's (`required` is Anthropic's `any`). */

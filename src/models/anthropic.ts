@@ -1,5 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  MessageCreateParamsStreaming,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import type { FinishReason, GenerateOptions, ModelRequest, ModelResponse, Tokens } from '../core/index.js';
 import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from './anthropic-messages.js';
 import { classifyProviderError } from './classify-provider-error.js';
@@ -39,11 +42,21 @@ export class AnthropicModel extends ProviderModel {
 
   constructor(private readonly options: AnthropicOptions) {
     const id = `anthropic:${options.model}`;
-    if (!options.apiKey && !options.authToken) throw new ModelConfigError('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
+    if (!options.apiKey && !options.authToken)
+      throw new ModelConfigError('AnthropicModel needs an apiKey or an authToken (set ANTHROPIC_API_KEY)');
     checkProviderOptions(id, options);
-    super(id, providerModelInfo('anthropic', options.model, options, options.baseURL ?? 'https://api.anthropic.com'), options);
-    if (options.defaultMaxTokens !== undefined && !(Number.isInteger(options.defaultMaxTokens) && options.defaultMaxTokens > 0)) {
-      throw new ModelConfigError(`${this.id}: invalid option: defaultMaxTokens must be an integer >= 1, got ${String(options.defaultMaxTokens)}`);
+    super(
+      id,
+      providerModelInfo('anthropic', options.model, options, options.baseURL ?? 'https://api.anthropic.com'),
+      options,
+    );
+    if (
+      options.defaultMaxTokens !== undefined &&
+      !(Number.isInteger(options.defaultMaxTokens) && options.defaultMaxTokens > 0)
+    ) {
+      throw new ModelConfigError(
+        `${this.id}: invalid option: defaultMaxTokens must be an integer >= 1, got ${String(options.defaultMaxTokens)}`,
+      );
     }
     this.price = configuredPrice('anthropic', options.model, options);
   }
@@ -54,7 +67,9 @@ export class AnthropicModel extends ProviderModel {
       Anthropic,
       client: new Anthropic({
         // Passing the credential (and null for the other) keeps the SDK from reading process.env behind our back.
-        ...(options.apiKey ? { apiKey: options.apiKey, authToken: null } : { authToken: options.authToken, apiKey: null }),
+        ...(options.apiKey
+          ? { apiKey: options.apiKey, authToken: null }
+          : { authToken: options.authToken, apiKey: null }),
         baseURL: options.baseURL ?? 'https://api.anthropic.com',
         ...ProviderModel.clientOptions(options),
       }),
@@ -86,7 +101,13 @@ export class AnthropicModel extends ProviderModel {
   async attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const body = this.body(request);
     const { Anthropic, client } = await this.loadSdk();
-    const state: StreamState = { blocks: new Map(), stop: undefined, stopped: false, usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, model: undefined };
+    const state: StreamState = {
+      blocks: new Map(),
+      stop: undefined,
+      stopped: false,
+      usage: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      model: undefined,
+    };
     return streamReply<RawMessageStreamEvent>({
       signal: options.signal,
       onEvent: options.onEvent,
@@ -131,7 +152,11 @@ function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState, 
     case 'message_start':
       // A repeat of the open message's start (some proxies resend it) adds nothing: ignored, as vercel/ai does.
       if (s.messageId === ev.message.id) return;
-      if (s.messageId !== undefined) throw new ProviderError('transport', `${id}: protocol error: a second message_start in one stream (${ev.message.id}, while ${s.messageId} is open)`);
+      if (s.messageId !== undefined)
+        throw new ProviderError(
+          'transport',
+          `${id}: protocol error: a second message_start in one stream (${ev.message.id}, while ${s.messageId} is open)`,
+        );
       s.messageId = ev.message.id;
       s.model = ev.message.model;
       applyUsage(s.usage, ev.message.usage as UsageLike);
@@ -153,7 +178,8 @@ function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState, 
         s.blocks.set(ev.index, { type: 'tool_use', callId: block.id });
         b.toolStart(block.id, block.name);
         // Some servers put the whole input in the start block instead of streaming it.
-        if (block.input && typeof block.input === 'object' && Object.keys(block.input).length) b.toolDelta(block.id, JSON.stringify(block.input));
+        if (block.input && typeof block.input === 'object' && Object.keys(block.input).length)
+          b.toolDelta(block.id, JSON.stringify(block.input));
       } else s.blocks.set(ev.index, { type: block.type });
       return;
     }
@@ -179,7 +205,11 @@ function onEvent(ev: RawMessageStreamEvent, b: ResponseBuilder, s: StreamState, 
       return;
     case 'message_stop': {
       const open = [...s.blocks.values()].find((x) => x.callId);
-      if (open) throw new ProviderError('transport', `${id}: protocol error: tool call ${open.callId} was not closed before message_stop`);
+      if (open)
+        throw new ProviderError(
+          'transport',
+          `${id}: protocol error: tool call ${open.callId} was not closed before message_stop`,
+        );
       s.stopped = true;
       return;
     }
@@ -193,7 +223,8 @@ function applyUsage(t: Tokens, u: UsageLike | null | undefined): void {
   if (typeof u.output_tokens === 'number') t.output = u.output_tokens;
   if (typeof u.cache_read_input_tokens === 'number') t.cache.read = u.cache_read_input_tokens;
   if (typeof u.cache_creation_input_tokens === 'number') t.cache.write = u.cache_creation_input_tokens;
-  if (typeof u.output_tokens_details?.thinking_tokens === 'number') t.reasoning = u.output_tokens_details.thinking_tokens;
+  if (typeof u.output_tokens_details?.thinking_tokens === 'number')
+    t.reasoning = u.output_tokens_details.thinking_tokens;
 }
 
 /** Maps Anthropic's stop reason onto ours. */

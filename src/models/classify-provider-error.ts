@@ -4,7 +4,12 @@ import { parseRetryAfter } from './retry.js';
 
 /** The error classes of an SDK (the `openai` and `@anthropic-ai/sdk` packages have the same shape). */
 export interface SdkErrorClasses {
-  APIError: abstract new (...args: never[]) => Error & { status?: number; headers?: { get(name: string): string | null }; error?: unknown; requestID?: string | null };
+  APIError: abstract new (...args: never[]) => Error & {
+    status?: number;
+    headers?: { get(name: string): string | null };
+    error?: unknown;
+    requestID?: string | null;
+  };
   APIConnectionError: abstract new (...args: never[]) => Error;
   APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
   APIUserAbortError: abstract new (...args: never[]) => Error;
@@ -41,25 +46,45 @@ export function isContextOverflowText(text: string): boolean {
  * take the HTTP status their body names (`code: 400`, as vLLM and others send it), else are classified by
  * their type; anything else thrown while reading (a cut socket, bad JSON) is transport.
  */
-export function classifyProviderError(err: unknown, provider: string, sdk: SdkErrorClasses, endpoint?: string): ModelError {
+export function classifyProviderError(
+  err: unknown,
+  provider: string,
+  sdk: SdkErrorClasses,
+  endpoint?: string,
+): ModelError {
   if (err instanceof ModelError) return err;
   const where = `${provider}: `;
-  if (err instanceof sdk.APIUserAbortError) return new ModelError('aborted', `${where}request aborted`, undefined, { cause: err });
-  if (err instanceof sdk.APIConnectionTimeoutError) return new ProviderError('timeout', `${where}request timed out`, { cause: err });
+  if (err instanceof sdk.APIUserAbortError)
+    return new ModelError('aborted', `${where}request aborted`, undefined, { cause: err });
+  if (err instanceof sdk.APIConnectionTimeoutError)
+    return new ProviderError('timeout', `${where}request timed out`, { cause: err });
   if (err instanceof sdk.APIConnectionError) {
     const unreachable = unreachableCause(err);
-    if (unreachable) return new ProviderError('unreachable', `${where}cannot reach ${endpoint ?? 'the endpoint'}: ${unreachable}`, { cause: err });
-    return new ProviderError('transport', `${where}connection failed${endpoint ? ` (${endpoint})` : ''}: ${causeText(err)}`, { cause: err });
+    if (unreachable)
+      return new ProviderError('unreachable', `${where}cannot reach ${endpoint ?? 'the endpoint'}: ${unreachable}`, {
+        cause: err,
+      });
+    return new ProviderError(
+      'transport',
+      `${where}connection failed${endpoint ? ` (${endpoint})` : ''}: ${causeText(err)}`,
+      { cause: err },
+    );
   }
   if (err instanceof sdk.APIError) {
     const body = bodyInfo(err.error);
     const status = typeof err.status === 'number' ? err.status : body.status;
     const text = `${err.message} ${body.code ?? ''} ${body.type ?? ''}`;
-    const common = { status, cause: err, requestId: err.requestID ?? undefined, retryAfterMs: parseRetryAfter(err.headers) };
+    const common = {
+      status,
+      cause: err,
+      requestId: err.requestID ?? undefined,
+      retryAfterMs: parseRetryAfter(err.headers),
+    };
     const msg = `${where}${err.message}`;
     // A 429 "too many tokens per minute" is a rate limit, not an overflow.
     const limited = status === 429 || /rate_limit/i.test(`${body.type ?? ''} ${body.code ?? ''}`);
-    if (!limited && isContextOverflowText(text) && (status === undefined || (status >= 400 && status < 500))) return new ProviderError('context_overflow', msg, common);
+    if (!limited && isContextOverflowText(text) && (status === undefined || (status >= 400 && status < 500)))
+      return new ProviderError('context_overflow', msg, common);
     if (status === undefined) {
       // An error frame inside a stream: the body's type says what it was.
       const t = `${body.type ?? ''} ${body.code ?? ''}`;
@@ -69,7 +94,8 @@ export function classifyProviderError(err: unknown, provider: string, sdk: SdkEr
       return new ProviderError('server', msg, common);
     }
     if (status === 429) {
-      if (/insufficient_quota|quota|billing/i.test(text)) return new ProviderError('auth', `${msg} (quota or billing: retrying will not help)`, common);
+      if (/insufficient_quota|quota|billing/i.test(text))
+        return new ProviderError('auth', `${msg} (quota or billing: retrying will not help)`, common);
       return new ProviderError('rate_limit', msg, common);
     }
     if (status === 401 || status === 403) return new ProviderError('auth', msg, common);
@@ -95,7 +121,11 @@ const UNREACHABLE: Record<string, string> = {
  * A TLS failure (an untrusted or expired certificate, a name mismatch) is unreachable too: retrying does not fix it.
  */
 export function unreachableCause(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 6;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
     const words = Object.hasOwn(UNREACHABLE, code) ? UNREACHABLE[code] : undefined;
@@ -121,6 +151,11 @@ function bodyInfo(body: unknown): { code?: string; type?: string; status?: numbe
   const inner = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : undefined;
   const pick = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const code = b.code ?? inner?.code;
-  const status = typeof code === 'number' || (typeof code === 'string' && /^\d{3}$/.test(code)) ? Number(code) : undefined;
-  return { code: pick(code), type: pick(inner?.type) ?? pick(b.type), ...(status !== undefined && status >= 400 && status < 600 ? { status } : {}) };
+  const status =
+    typeof code === 'number' || (typeof code === 'string' && /^\d{3}$/.test(code)) ? Number(code) : undefined;
+  return {
+    code: pick(code),
+    type: pick(inner?.type) ?? pick(b.type),
+    ...(status !== undefined && status >= 400 && status < 600 ? { status } : {}),
+  };
 }

@@ -13,7 +13,12 @@ export interface SdkStream<T> extends AsyncIterable<T> {
  * `settle`, when given, is awaited after each item before the next is read (a slow stream listener).
  * If reading stops before the end for any reason, the stream is aborted so the request does not linger.
  */
-export async function consumeStream<T>(stream: SdkStream<T>, handle: (item: T) => void, failure: string, settle?: () => PromiseLike<unknown> | undefined): Promise<void> {
+export async function consumeStream<T>(
+  stream: SdkStream<T>,
+  handle: (item: T) => void,
+  failure: string,
+  settle?: () => PromiseLike<unknown> | undefined,
+): Promise<void> {
   const it = stream[Symbol.asyncIterator]();
   let complete = false;
   try {

@@ -37,20 +37,32 @@ export interface CreateModelOptions extends ProviderOptions {
 export function createModel(spec: string, options: CreateModelOptions = {}): Model {
   const colon = spec.indexOf(':');
   if (colon <= 0 || colon === spec.length - 1) {
-    throw new ModelConfigError(`invalid model "${spec}": write "provider:model", e.g. "openai:gpt-4o-mini" or "ollama:qwen2.5"`);
+    throw new ModelConfigError(
+      `invalid model "${spec}": write "provider:model", e.g. "openai:gpt-4o-mini" or "ollama:qwen2.5"`,
+    );
   }
   const provider = spec.slice(0, colon);
   const model = spec.slice(colon + 1);
   const presets: Record<string, ProviderPreset> = { ...providerPresets, ...options.presets };
   const preset = Object.hasOwn(presets, provider) ? presets[provider] : undefined;
-  if (!preset) throw new ModelConfigError(`unknown model provider "${provider}" in "${spec}": known providers are ${Object.keys(presets).join(', ')}`);
+  if (!preset)
+    throw new ModelConfigError(
+      `unknown model provider "${provider}" in "${spec}": known providers are ${Object.keys(presets).join(', ')}`,
+    );
   const env = options.env ?? process.env;
 
   const baseURL = options.baseURL || env[preset.baseURLEnv] || preset.baseURL;
-  if (!baseURL) throw new ModelConfigError(`provider "${provider}" needs a base URL: set ${preset.baseURLEnv} or pass baseURL (e.g. http://localhost:8000/v1)`);
+  if (!baseURL)
+    throw new ModelConfigError(
+      `provider "${provider}" needs a base URL: set ${preset.baseURLEnv} or pass baseURL (e.g. http://localhost:8000/v1)`,
+    );
   const urlProblem = baseURLProblem(baseURL);
   if (urlProblem) {
-    const source = options.baseURL ? 'the baseURL option' : env[preset.baseURLEnv] ? `the environment variable ${preset.baseURLEnv}` : `the "${provider}" preset`;
+    const source = options.baseURL
+      ? 'the baseURL option'
+      : env[preset.baseURLEnv]
+        ? `the environment variable ${preset.baseURLEnv}`
+        : `the "${provider}" preset`;
     throw new ModelConfigError(`provider "${provider}": the base URL from ${source}, ${urlProblem}`);
   }
   const limits = knownModel(preset, model);
@@ -71,13 +83,21 @@ export function createModel(spec: string, options: CreateModelOptions = {}): Mod
   // A variable the user named must hold the key, even where the provider would run without one: otherwise the
   // request goes out with a placeholder and fails later with a 401 that no longer says which variable was empty.
   if (!options.apiKey && options.apiKeyEnv && !env[options.apiKeyEnv]) {
-    throw new ModelConfigError(`provider "${provider}": apiKeyEnv names the environment variable ${options.apiKeyEnv}, which is not set (or empty): set it, or remove apiKeyEnv`);
+    throw new ModelConfigError(
+      `provider "${provider}": apiKeyEnv names the environment variable ${options.apiKeyEnv}, which is not set (or empty): set it, or remove apiKeyEnv`,
+    );
   }
 
   if (preset.protocol === 'anthropic') {
     const authToken = apiKey ? undefined : env.ANTHROPIC_AUTH_TOKEN;
-    if (!apiKey && !authToken) throw missingKey(provider, keyEnv ?? 'ANTHROPIC_API_KEY', ' (or ANTHROPIC_AUTH_TOKEN for a bearer token)');
-    return new AnthropicModel({ ...common, ...(apiKey ? { apiKey } : { authToken }), baseURL, ...(options.cache !== undefined ? { cache: options.cache } : {}) });
+    if (!apiKey && !authToken)
+      throw missingKey(provider, keyEnv ?? 'ANTHROPIC_API_KEY', ' (or ANTHROPIC_AUTH_TOKEN for a bearer token)');
+    return new AnthropicModel({
+      ...common,
+      ...(apiKey ? { apiKey } : { authToken }),
+      baseURL,
+      ...(options.cache !== undefined ? { cache: options.cache } : {}),
+    });
   }
 
   const needsKey = keyEnv !== undefined && !preset.apiKeyOptional && !preset.local;
@@ -101,13 +121,19 @@ export function createModel(spec: string, options: CreateModelOptions = {}): Mod
  * Creates a model from a config object (as loaded from YAML), validated by the `ModelConfig` schema.
  * An invalid config throws a ModelConfigError naming the field.
  */
-export function modelFromConfig(config: unknown, options: Pick<CreateModelOptions, 'env' | 'presets' | 'retry'> = {}): Model {
+export function modelFromConfig(
+  config: unknown,
+  options: Pick<CreateModelOptions, 'env' | 'presets' | 'retry'> = {},
+): Model {
   const parsed = ModelConfig.safeParse(config);
-  if (!parsed.success) throw new ModelConfigError(`invalid model config:\n${formatZodIssues(parsed.error, '(model config)')}`);
+  if (!parsed.success)
+    throw new ModelConfigError(`invalid model config:\n${formatZodIssues(parsed.error, '(model config)')}`);
   const { provider, model, ...rest } = parsed.data;
   return createModel(`${provider}:${model}`, { ...rest, ...options });
 }
 
 function missingKey(provider: string, variable: string, extra = ''): ModelConfigError {
-  return new ModelConfigError(`no API key for provider "${provider}": set the environment variable ${variable}${extra}, or pass apiKey`);
+  return new ModelConfigError(
+    `no API key for provider "${provider}": set the environment variable ${variable}${extra}, or pass apiKey`,
+  );
 }

@@ -1,16 +1,35 @@
 import '../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { ScriptedModel, type ScriptReply, type ScriptedModelOptions } from './scripted-model.js';
-export { OpenAICompatibleModel, mapFinishReason, openAITokens, type OpenAICompatibleOptions } from './openai-compatible.js';
+export {
+  OpenAICompatibleModel,
+  mapFinishReason,
+  openAITokens,
+  type OpenAICompatibleOptions,
+} from './openai-compatible.js';
 export { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from './openai-messages.js';
 export { AnthropicModel, mapStopReason, type AnthropicOptions } from './anthropic.js';
-export { toAnthropicPrompt, toAnthropicTools, toAnthropicToolChoice, type AnthropicPrompt } from './anthropic-messages.js';
+export {
+  toAnthropicPrompt,
+  toAnthropicTools,
+  toAnthropicToolChoice,
+  type AnthropicPrompt,
+} from './anthropic-messages.js';
 export { createModel, modelFromConfig, type CreateModelOptions } from './create-model.js';
 export type { ProviderOptions } from './provider-options.js';
 export { ModelConfig } from './model-config.js';
 export { ModelConfigError } from './model-config-error.js';
 export { providerPresets, knownModel, type ProviderPreset, type KnownModel } from './presets.js';
 export { ModelPrice, PricingTable, defaultPricing, priceFor, computeCost } from './pricing.js';
-export { callWithRetry, backoffDelay, parseRetryAfter, retryDelay, type RetryOptions, type RetryInfo, type AttemptContext, type CallOptions } from './retry.js';
+export {
+  callWithRetry,
+  backoffDelay,
+  parseRetryAfter,
+  retryDelay,
+  type RetryOptions,
+  type RetryInfo,
+  type AttemptContext,
+  type CallOptions,
+} from './retry.js';
 export { retryMiddleware, type RetryMiddlewareOptions } from './retry-middleware.js';
 export { ProviderModel } from './provider-model.js';
 export { streamReply, type StreamReplySpec } from './stream-reply.js';
@@ -20,4 +39,12 @@ export { classifyProviderError, isContextOverflowText, type SdkErrorClasses } fr
 export { ResponseBuilder, parseArgs } from './response-builder.js';
 export { modelIdCandidates } from './model-id-candidates.js';
 export { ProviderWire, type WireProtocol } from './provider-wire.js';
-export { hashingEmbedder, hashText, openAIEmbedder, transformersEmbedder, type HashingEmbedderOptions, type OpenAIEmbedderOptions, type TransformersEmbedderOptions } from './embedders/index.js';
+export {
+  hashingEmbedder,
+  hashText,
+  openAIEmbedder,
+  transformersEmbedder,
+  type HashingEmbedderOptions,
+  type OpenAIEmbedderOptions,
+  type TransformersEmbedderOptions,
+} from './embedders/index.js';

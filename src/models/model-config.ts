@@ -12,7 +12,10 @@ export const ModelConfig = z
     model: z.string().min(1),
     baseURL: z.url().optional(),
     /** Environment variable to read the API key from, instead of the preset's. */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .optional(),
     timeoutMs: z.number().int().positive().optional(),
     maxRetries: z.number().int().nonnegative().optional(),
     contextWindow: z.number().int().positive().optional(),

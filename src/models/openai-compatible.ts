@@ -99,13 +99,22 @@ export class OpenAICompatibleModel extends ProviderModel {
       open: (signal) => client.chat.completions.create(body, { signal }),
       onChunk: (chunk, builder) => {
         // An error sent as a chunk of a 200 stream (`event: error` without an `error` key, which the SDK passes on).
-        if (isErrorChunk(chunk)) throw classifyProviderError(new OpenAI.APIError(undefined, chunk, undefined, undefined), this.id, OpenAI);
+        if (isErrorChunk(chunk))
+          throw classifyProviderError(new OpenAI.APIError(undefined, chunk, undefined, undefined), this.id, OpenAI);
         onChunk(chunk, builder, state);
       },
       finish: (builder) => {
-        if (state.finish === undefined) throw new ProviderError('transport', `${this.id}: the stream ended before the model finished (no finish_reason)`);
+        if (state.finish === undefined)
+          throw new ProviderError(
+            'transport',
+            `${this.id}: the stream ended before the model finished (no finish_reason)`,
+          );
         const nameless = state.calls.find((c) => !c.name);
-        if (nameless) throw new ProviderError('transport', `${this.id}: protocol error: tool call ${nameless.id} has no function name`);
+        if (nameless)
+          throw new ProviderError(
+            'transport',
+            `${this.id}: protocol error: tool call ${nameless.id} has no function name`,
+          );
         for (const c of state.calls) {
           if (!c.started) startCall(c, builder);
           builder.toolEnd(c.id);
@@ -144,7 +153,10 @@ async function fetchWithWrappedErrors(input: string | URL | Request, init?: Requ
 /** A chunk that is an error body (`{object: "error", message, code}` and the like), not a completion chunk. */
 function isErrorChunk(chunk: ChatCompletionChunk): boolean {
   const c = chunk as unknown as Record<string, unknown>;
-  return !Array.isArray(c.choices) && (c.object === 'error' || c.type === 'error' || (typeof c.message === 'string' && !c.usage));
+  return (
+    !Array.isArray(c.choices) &&
+    (c.object === 'error' || c.type === 'error' || (typeof c.message === 'string' && !c.usage))
+  );
 }
 
 interface PendingCall {
@@ -223,7 +235,10 @@ export function mapFinishReason(reason: string, hasToolCalls: boolean): FinishRe
 
 /** Our tokens from an OpenAI usage object: `input` excludes cached prompt tokens (OpenAI `cached_tokens`, DeepSeek `prompt_cache_hit_tokens`). */
 export function openAITokens(u: NonNullable<ChatCompletionChunk['usage']>): Tokens {
-  const x = u as typeof u & { prompt_cache_hit_tokens?: number; prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null };
+  const x = u as typeof u & {
+    prompt_cache_hit_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+  };
   const prompt = u.prompt_tokens ?? 0;
   const read = x.prompt_tokens_details?.cached_tokens ?? x.prompt_cache_hit_tokens ?? 0;
   const write = x.prompt_tokens_details?.cache_write_tokens ?? 0;

@@ -12,5 +12,7 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   } catch {
     return undefined; // malformed: the parser turns a tool call without args into a ParseError the model sees
   }
-  return v && typeof v === 'object' && !Array.isArray(v) && !nestsDeeperThan(v) ? (v as Record<string, unknown>) : undefined;
+  return v && typeof v === 'object' && !Array.isArray(v) && !nestsDeeperThan(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
 }

@@ -10,7 +10,11 @@ export class ProviderError extends ModelError {
   /** The provider's request id, for support tickets. */
   readonly requestId?: string;
 
-  constructor(kind: ModelErrorKind, message: string, options: { status?: number; cause?: unknown; retryAfterMs?: number; requestId?: string } = {}) {
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    options: { status?: number; cause?: unknown; retryAfterMs?: number; requestId?: string } = {},
+  ) {
     super(kind, message, options.status, { cause: options.cause });
     this.name = 'ModelError';
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;

@@ -37,8 +37,16 @@ export abstract class ProviderModel implements LayeredModel, WireProtocol {
    * The SDK client options every provider sets: the SDK's own retries off (ours are middleware), its timeout
    * past ours so it never fires first, the extra headers.
    */
-  protected static clientOptions(options: ProviderOptions): { maxRetries: 0; timeout: number; defaultHeaders?: Record<string, string> } {
-    return { maxRetries: 0, timeout: attemptLimits(options).timeoutMs + 60_000, ...(options.headers ? { defaultHeaders: options.headers } : {}) };
+  protected static clientOptions(options: ProviderOptions): {
+    maxRetries: 0;
+    timeout: number;
+    defaultHeaders?: Record<string, string>;
+  } {
+    return {
+      maxRetries: 0,
+      timeout: attemptLimits(options).timeoutMs + 60_000,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    };
   }
 
   /** One attempt in the provider's wire protocol: no retries, no timer of its own (the signal carries both). Its caller is the `ProviderWire` at the base of the chain. */

@@ -36,7 +36,12 @@ export function attemptLimits(options: ProviderOptions): { retry: RetryOptions; 
 }
 
 /** The ModelInfo of `provider`'s `model`: the limits are included only when the options set them. */
-export function providerModelInfo(provider: string, model: string, options: ProviderOptions, baseURL?: string): ModelInfo {
+export function providerModelInfo(
+  provider: string,
+  model: string,
+  options: ProviderOptions,
+  baseURL?: string,
+): ModelInfo {
   return {
     provider,
     model,
@@ -68,7 +73,9 @@ export function publicEndpoint(baseURL: string): string {
  * `options.pricing` merged over it; undefined (cost null) when unknown or when `options.price` is `null`.
  */
 export function configuredPrice(provider: string, model: string, options: ProviderOptions): ModelPrice | undefined {
-  return options.price === null ? undefined : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, model));
+  return options.price === null
+    ? undefined
+    : (options.price ?? priceFor({ ...defaultPricing, ...options.pricing }, provider, model));
 }
 
 /**
@@ -79,10 +86,12 @@ export function configuredPrice(provider: string, model: string, options: Provid
 export function checkProviderOptions(where: string, options: ProviderOptions & { baseURL?: string }): void {
   const problems: string[] = [];
   const count = (name: string, v: number | undefined, min: number) => {
-    if (v !== undefined && !(Number.isInteger(v) && v >= min)) problems.push(`${name} must be an integer >= ${min}, got ${String(v)}`);
+    if (v !== undefined && !(Number.isInteger(v) && v >= min))
+      problems.push(`${name} must be an integer >= ${min}, got ${String(v)}`);
   };
   const ms = (name: string, v: number | undefined, min: number) => {
-    if (v !== undefined && !(Number.isFinite(v) && v >= min)) problems.push(`${name} must be a number of milliseconds >= ${min}, got ${String(v)}`);
+    if (v !== undefined && !(Number.isFinite(v) && v >= min))
+      problems.push(`${name} must be a number of milliseconds >= ${min}, got ${String(v)}`);
   };
   ms('timeoutMs', options.timeoutMs, 1);
   count('maxRetries', options.maxRetries, 0);
@@ -104,7 +113,8 @@ export function checkProviderOptions(where: string, options: ProviderOptions & {
     const problem = baseURLProblem(options.baseURL);
     if (problem) problems.push(`baseURL ${problem}`);
   }
-  if (problems.length) throw new ModelConfigError(`${where}: invalid option${problems.length > 1 ? 's' : ''}: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new ModelConfigError(`${where}: invalid option${problems.length > 1 ? 's' : ''}: ${problems.join('; ')}`);
 }
 
 /** What is wrong with a base URL (not a URL, or not http/https), or undefined when it is fine. */
@@ -116,9 +126,12 @@ export function baseURLProblem(url: string): string | undefined {
     return `${JSON.stringify(url)} is not a URL: write it with its scheme, e.g. http://localhost:11434/v1`;
   }
   // Credentials in the URL are never echoed: fetch refuses to send them, and the URL ends up in traces.
-  if (parsed.username || parsed.password) return `holds a user name or password (${parsed.protocol}//…@${parsed.host}), which requests cannot carry: pass the key as apiKey or through its environment variable`;
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${JSON.stringify(url)} is not an http(s) URL: write it with http:// or https://, e.g. http://localhost:11434/v1`;
+  if (parsed.username || parsed.password)
+    return `holds a user name or password (${parsed.protocol}//…@${parsed.host}), which requests cannot carry: pass the key as apiKey or through its environment variable`;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `${JSON.stringify(url)} is not an http(s) URL: write it with http:// or https://, e.g. http://localhost:11434/v1`;
   // The client appends its paths (/chat/completions) to the base URL: after a query they would land inside it.
-  if (parsed.search) return `${parsed.origin}${parsed.pathname} has a query (?…), which the request paths would be appended to: remove it (headers or provider options carry extra parameters)`;
+  if (parsed.search)
+    return `${parsed.origin}${parsed.pathname} has a query (?…), which the request paths would be appended to: remove it (headers or provider options carry extra parameters)`;
   return undefined;
 }

@@ -33,7 +33,13 @@ export function retryMiddleware(options: RetryMiddlewareOptions = {}): ModelMidd
           ...options.retry,
           onRetry: (info) => {
             options.retry?.onRetry?.(info);
-            void listener?.({ type: 'retry', attempt: info.attempt, delayMs: info.delayMs, errorKind: info.error.modelKind, error: info.error.message });
+            void listener?.({
+              type: 'retry',
+              attempt: info.attempt,
+              delayMs: info.delayMs,
+              errorKind: info.error.modelKind,
+              error: info.error.message,
+            });
           },
         },
       },

@@ -64,7 +64,8 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
   }
   const random = options.retry?.random ?? Math.random;
   // `n >= NaN` is never true: a non-integer limit would retry forever
-  if (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0) throw new ModelConfigError(`retry.maxRetries must be an integer >= 0, got ${String(retry.maxRetries)}`);
+  if (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0)
+    throw new ModelConfigError(`retry.maxRetries must be an integer >= 0, got ${String(retry.maxRetries)}`);
   for (let n = 0; ; n++) {
     if (options.signal?.aborted) throw abortedError(options.signal);
     let started = false;
@@ -89,7 +90,13 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
       // A kernel error that is not a model error (a bug while handling a chunk) is not the provider's fault: no retry.
       if (err instanceof QitosError && !(err instanceof ModelError)) throw err;
       if (options.signal?.aborted) error = abortedError(options.signal, err);
-      else if (timedOut) error = new ModelError('timeout', `model call timed out after ${options.timeoutMs} ms${started ? ' (mid-stream)' : ''}`, undefined, { cause: err });
+      else if (timedOut)
+        error = new ModelError(
+          'timeout',
+          `model call timed out after ${options.timeoutMs} ms${started ? ' (mid-stream)' : ''}`,
+          undefined,
+          { cause: err },
+        );
       else if (options.classify) error = options.classify(err);
       else if (err instanceof ModelError) error = err;
       else throw err;
@@ -99,11 +106,19 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
     }
     if (!error.retryable) throw error;
     if (started) {
-      throw new ProviderError(error.modelKind, `${error.message} (the reply was cut after output had begun; not retried, to avoid duplicated output)`, { status: error.status, cause: error });
+      throw new ProviderError(
+        error.modelKind,
+        `${error.message} (the reply was cut after output had begun; not retried, to avoid duplicated output)`,
+        { status: error.status, cause: error },
+      );
     }
     if (n >= retry.maxRetries) {
       if (retry.maxRetries === 0) throw error;
-      throw new ProviderError(error.modelKind, `${error.message} (gave up after ${n + 1} attempts)`, { status: error.status, cause: error, retryAfterMs: retryAfterOf(error) });
+      throw new ProviderError(error.modelKind, `${error.message} (gave up after ${n + 1} attempts)`, {
+        status: error.status,
+        cause: error,
+        retryAfterMs: retryAfterOf(error),
+      });
     }
     const delayMs = retryDelay(n, error, retry, random);
     options.retry?.onRetry?.({ attempt: n + 1, delayMs, error });
@@ -112,14 +127,24 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
 }
 
 /** The wait before retry number `n + 1`: the server's `retry-after` (capped) if it sent one, else backoff with jitter. */
-export function retryDelay(n: number, error: ModelError, retry: Required<Omit<RetryOptions, 'random' | 'onRetry'>>, random: () => number): number {
+export function retryDelay(
+  n: number,
+  error: ModelError,
+  retry: Required<Omit<RetryOptions, 'random' | 'onRetry'>>,
+  random: () => number,
+): number {
   const after = retryAfterOf(error);
   if (after !== undefined) return Math.min(after, retry.maxRetryAfterMs);
   return backoffDelay(n, retry.baseDelayMs, retry.maxDelayMs, random);
 }
 
 /** Exponential backoff with "equal jitter": half the delay is fixed, half random, so retries of many clients spread out. */
-export function backoffDelay(n: number, baseDelayMs: number, maxDelayMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  n: number,
+  baseDelayMs: number,
+  maxDelayMs: number,
+  random: () => number = Math.random,
+): number {
   const d = Math.min(maxDelayMs, baseDelayMs * 2 ** n);
   return Math.round(d / 2 + (d / 2) * random());
 }
@@ -128,7 +153,10 @@ export function backoffDelay(n: number, baseDelayMs: number, maxDelayMs: number,
  * Parses a server's wait hint: `retry-after-ms` (milliseconds), or `retry-after` as seconds or an HTTP date.
  * Returns undefined when there is no usable hint (absent, malformed, negative).
  */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms');
   if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.round(Number(ms));

@@ -1,4 +1,14 @@
-import type { FinishReason, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ModelStreamEvent, ResponsePart, Tokens } from '../core/index.js';
+import type {
+  FinishReason,
+  GenerateOptions,
+  Model,
+  ModelInfo,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ResponsePart,
+  Tokens,
+} from '../core/index.js';
 import { AbortedError, QitosError, emptyTokens, pendingOf } from '../core/index.js';
 import { parseJsonObject } from './parse-json-object.js';
 
@@ -46,7 +56,8 @@ export class ScriptedModel implements Model {
     private readonly script: ScriptReply[],
     private readonly options: ScriptedModelOptions = {},
   ) {
-    if (!Array.isArray(script)) throw new TypeError(`ScriptedModel: the script must be an array of replies, got ${typeof script}`);
+    if (!Array.isArray(script))
+      throw new TypeError(`ScriptedModel: the script must be an array of replies, got ${typeof script}`);
     // a negative size would never advance through the text: the stream would not end
     if (options.chunkSize !== undefined && !(Number.isInteger(options.chunkSize) && options.chunkSize > 0)) {
       throw new RangeError(`ScriptedModel: chunkSize must be a positive integer, got ${String(options.chunkSize)}`);
@@ -64,7 +75,11 @@ export class ScriptedModel implements Model {
   async generate(request: ModelRequest, options: GenerateOptions = {}): Promise<ModelResponse> {
     if (this.options.recordRequests !== false) this.requests.push(request);
     if (this.index >= this.script.length) {
-      if (!this.options.loop || this.script.length === 0) throw new QitosError('internal', `ScriptedModel script exhausted: it has ${this.script.length} replies and request #${this.index + 1} asked for another`);
+      if (!this.options.loop || this.script.length === 0)
+        throw new QitosError(
+          'internal',
+          `ScriptedModel script exhausted: it has ${this.script.length} replies and request #${this.index + 1} asked for another`,
+        );
       this.index = 0;
     }
     const i = this.index++;

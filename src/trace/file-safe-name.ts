@@ -8,6 +8,10 @@ import { shortHash } from './short-hash.js';
  */
 export function fileSafeName(text: string, opts: { maxLength?: number; lowerCase?: boolean } = {}): string {
   const folded = opts.lowerCase ? text.toLowerCase() : text;
-  const safe = folded.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_').slice(0, opts.maxLength ?? 80) || '_';
+  const safe =
+    folded
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .replace(/^\./, '_')
+      .slice(0, opts.maxLength ?? 80) || '_';
   return safe === text ? safe : `${safe}-${shortHash(text).slice(0, 8)}`;
 }

@@ -38,7 +38,8 @@ export function firstUserFrame(stack: string, ownRoot: string = OWN_ROOT): strin
 }
 
 function isUserFile(file: string, root: string): boolean {
-  if (file.startsWith('node:') || file.startsWith('internal/') || file === '<anonymous>' || file === 'native') return false;
+  if (file.startsWith('node:') || file.startsWith('internal/') || file === '<anonymous>' || file === 'native')
+    return false;
   if (file.includes(`${sep}node_modules${sep}`) || file.includes('/node_modules/')) return false;
   return !(file.startsWith(`${root}src${sep}`) || file.startsWith(`${root}dist${sep}`));
 }

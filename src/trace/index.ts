@@ -20,6 +20,19 @@ export { ReplayMemory, type ReplayMemoryOptions } from './replay-memory.js';
 export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
 export { ReplayApprovals } from './replay-approvals.js';
 export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';
-export { diffTraces, textDiffs, stepLabel, decisionKey, stableJson, DIFF_PHASES, type DiffPhase, type StepDiff, type RunTotals, type TraceDiff, type TextDiff, type TextDiffKind } from './trace-diff.js';
+export {
+  diffTraces,
+  textDiffs,
+  stepLabel,
+  decisionKey,
+  stableJson,
+  DIFF_PHASES,
+  type DiffPhase,
+  type StepDiff,
+  type RunTotals,
+  type TraceDiff,
+  type TextDiff,
+  type TextDiffKind,
+} from './trace-diff.js';
 export { unifiedTextDiff, jsonDiffText, type TextDiffOptions } from './text-diff.js';
 export { traceTexts, type TraceTexts } from './trace-texts.js';

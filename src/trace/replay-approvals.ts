@@ -10,7 +10,13 @@ import type { ReplayDrift } from './replay-drift.js';
  */
 export class ReplayApprovals {
   readonly drifts: ReplayDrift[] = [];
-  private readonly recorded: Array<{ step: number; key: string; subjects: string; reply: ApprovalReply; used: boolean }> = [];
+  private readonly recorded: Array<{
+    step: number;
+    key: string;
+    subjects: string;
+    reply: ApprovalReply;
+    used: boolean;
+  }> = [];
 
   constructor(events: readonly EventRecord[]) {
     for (const e of events) {
@@ -21,7 +27,13 @@ export class ReplayApprovals {
       const reply = ApprovalReplySchema.safeParse(data.reply);
       // A trace is untrusted data: an entry that does not parse is not an answer.
       if (!request.success || !reply.success) continue;
-      this.recorded.push({ step: request.data.step, key: request.data.key, subjects: canonicalJson(request.data.subjects), reply: reply.data, used: false });
+      this.recorded.push({
+        step: request.data.step,
+        key: request.data.key,
+        subjects: canonicalJson(request.data.subjects),
+        reply: reply.data,
+        used: false,
+      });
     }
   }
 
@@ -32,11 +44,15 @@ export class ReplayApprovals {
 
   readonly approver: Approver = (request) => {
     const subjects = canonicalJson(request.subjects);
-    const hit = this.recorded.find((r) => !r.used && r.step === request.step && r.key === request.key && r.subjects === subjects);
+    const hit = this.recorded.find(
+      (r) => !r.used && r.step === request.step && r.key === request.key && r.subjects === subjects,
+    );
     if (hit) {
       hit.used = true;
       // Timeouts and aborts were refusals: served as a rejection with their message.
-      return hit.reply.decision === 'reject' ? { decision: 'reject', by: 'replay', message: hit.reply.message ?? `recorded: ${hit.reply.by ?? 'rejected'}` } : { decision: hit.reply.decision, by: 'replay' };
+      return hit.reply.decision === 'reject'
+        ? { decision: 'reject', by: 'replay', message: hit.reply.message ?? `recorded: ${hit.reply.by ?? 'rejected'}` }
+        : { decision: hit.reply.decision, by: 'replay' };
     }
     const message = `replay drift at step ${request.step}: the replay asks permission for ${request.key} ${request.subjects.join(' ; ') || '(no input)'}, which the recorded run was not asked`;
     this.drifts.push({ step: request.step, parts: ['permission'], message });

@@ -1,7 +1,8 @@
 import { QitosError } from '../core/index.js';
 
 /** The part of a model request or tool call where a replay left its recording. */
-export type DriftPart = 'system' | 'messages' | 'tools' | 'params' | 'model-calls' | 'tool-call' | 'memory' | 'permission';
+export type DriftPart =
+  'system' | 'messages' | 'tools' | 'params' | 'model-calls' | 'tool-call' | 'memory' | 'permission';
 
 /** Where a replay's live run differs from the recorded one. */
 export interface ReplayDrift {

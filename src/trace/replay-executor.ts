@@ -19,7 +19,10 @@ export class ReplayExecutor implements ActionRunner {
   readonly drifts: ReplayDrift[] = [];
   private readonly byStep = new Map<number, StepRecord>();
 
-  constructor(steps: readonly StepRecord[], private readonly options: ReplayExecutorOptions = {}) {
+  constructor(
+    steps: readonly StepRecord[],
+    private readonly options: ReplayExecutorOptions = {},
+  ) {
     for (const s of steps) this.byStep.set(s.step, s);
   }
 
@@ -28,21 +31,31 @@ export class ReplayExecutor implements ActionRunner {
     const recActions = rec?.decision?.mode === 'act' ? rec.decision.actions : [];
     const recResults = rec?.results ?? [];
     const problems: string[] = [];
-    if (recActions.length !== actions.length) problems.push(`${actions.length} tool call(s) where the recording has ${recActions.length}`);
+    if (recActions.length !== actions.length)
+      problems.push(`${actions.length} tool call(s) where the recording has ${recActions.length}`);
     actions.forEach((a, i) => {
       const r = recActions[i];
       if (!r) return;
       if (r.name !== a.name) problems.push(`call ${i + 1} is ${a.name}, recorded ${r.name}`);
-      else if (canonicalJson(r.args) !== canonicalJson(a.args)) problems.push(`call ${i + 1} (${a.name}) has args ${canonicalJson(a.args)}, recorded ${canonicalJson(r.args)}`);
+      else if (canonicalJson(r.args) !== canonicalJson(a.args))
+        problems.push(`call ${i + 1} (${a.name}) has args ${canonicalJson(a.args)}, recorded ${canonicalJson(r.args)}`);
     });
     if (problems.length) {
-      const drift: ReplayDrift = { step: ctx.step, parts: ['tool-call'], message: `replay drift at step ${ctx.step}: ${problems.join('; ')}` };
+      const drift: ReplayDrift = {
+        step: ctx.step,
+        parts: ['tool-call'],
+        message: `replay drift at step ${ctx.step}: ${problems.join('; ')}`,
+      };
       this.drifts.push(drift);
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
     const ruled = permissionDrift(actions, recResults, ctx);
     if (ruled.length) {
-      const drift: ReplayDrift = { step: ctx.step, parts: ['permission'], message: `replay drift at step ${ctx.step}: ${ruled.join('; ')}` };
+      const drift: ReplayDrift = {
+        step: ctx.step,
+        parts: ['permission'],
+        message: `replay drift at step ${ctx.step}: ${ruled.join('; ')}`,
+      };
       this.drifts.push(drift);
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
@@ -54,7 +67,12 @@ export class ReplayExecutor implements ActionRunner {
     ctx.onState(action, { status: 'pending', input: action.args, time: { created } });
     if (!recorded) {
       const error = `Replay has no recorded result for call ${action.name} at step ${ctx.step}`;
-      const state: ToolState = { status: 'error', input: action.args, error, time: { created, start: created, end: created } };
+      const state: ToolState = {
+        status: 'error',
+        input: action.args,
+        error,
+        time: { created, start: created, end: created },
+      };
       ctx.onState(action, state);
       return { actionId: action.id, name: action.name, status: 'error', output: null, error, latencyMs: 0, state };
     }
@@ -76,8 +94,12 @@ function permissionDrift(actions: readonly Action[], recorded: readonly ActionRe
     const was = recorded[i]?.permission;
     const now = ctx.judge?.(a);
     if (!was && !now) return;
-    const show = (p: { action: string; rule: { key: string; pattern: string } | null } | undefined) => (p ? `${p.action} (${p.rule ? `rule ${p.rule.key} ${JSON.stringify(p.rule.pattern)}` : 'no rule'})` : 'not checked (no rules)');
-    if (was?.action !== now?.action || canonicalJson(was?.rule ?? null) !== canonicalJson(now?.rule ?? null)) out.push(`call ${i + 1} (${a.name}) was ${show(was)} when recorded; the current rules say ${show(now)}`);
+    const show = (p: { action: string; rule: { key: string; pattern: string } | null } | undefined) =>
+      p
+        ? `${p.action} (${p.rule ? `rule ${p.rule.key} ${JSON.stringify(p.rule.pattern)}` : 'no rule'})`
+        : 'not checked (no rules)';
+    if (was?.action !== now?.action || canonicalJson(was?.rule ?? null) !== canonicalJson(now?.rule ?? null))
+      out.push(`call ${i + 1} (${a.name}) was ${show(was)} when recorded; the current rules say ${show(now)}`);
   });
   return out;
 }

@@ -28,13 +28,17 @@ export class ReplayMemory implements Memory {
   private readonly ops: RecordedOp[] = [];
   private cursor = 0;
 
-  constructor(events: readonly EventRecord[], private readonly options: ReplayMemoryOptions = {}) {
+  constructor(
+    events: readonly EventRecord[],
+    private readonly options: ReplayMemoryOptions = {},
+  ) {
     let name: string | undefined;
     for (const e of events) {
       if (e.type !== 'memory') continue;
       const d = e.data as { memory?: unknown; op?: unknown; data?: unknown };
       if (typeof d.memory === 'string') name ??= d.memory;
-      if (d.op === 'append' || d.op === 'retrieve' || d.op === 'summarize' || d.op === 'evict') this.ops.push({ step: e.step, op: d.op, data: (d.data ?? {}) as Record<string, unknown> });
+      if (d.op === 'append' || d.op === 'retrieve' || d.op === 'summarize' || d.op === 'evict')
+        this.ops.push({ step: e.step, op: d.op, data: (d.data ?? {}) as Record<string, unknown> });
     }
     this.name = name ?? 'replay';
   }
@@ -44,12 +48,24 @@ export class ReplayMemory implements Memory {
     return this.ops.length > 0;
   }
 
-  private next(op: Op, ctx: MemoryContext, same: (d: Record<string, unknown>) => string | undefined): RecordedOp | undefined {
+  private next(
+    op: Op,
+    ctx: MemoryContext,
+    same: (d: Record<string, unknown>) => string | undefined,
+  ): RecordedOp | undefined {
     const rec = this.ops[this.cursor];
-    const problem = !rec ? `a memory ${op} the recording does not have` : rec.op !== op ? `memory ${op} where the recording has ${rec.op}` : same(rec.data);
+    const problem = !rec
+      ? `a memory ${op} the recording does not have`
+      : rec.op !== op
+        ? `memory ${op} where the recording has ${rec.op}`
+        : same(rec.data);
     if (rec) this.cursor++;
     if (problem) {
-      const drift: ReplayDrift = { step: rec?.step ?? ctx.step, parts: ['memory'], message: `replay drift at step ${ctx.step}: ${problem}` };
+      const drift: ReplayDrift = {
+        step: rec?.step ?? ctx.step,
+        parts: ['memory'],
+        message: `replay drift at step ${ctx.step}: ${problem}`,
+      };
       this.drifts.push(drift);
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
@@ -57,13 +73,24 @@ export class ReplayMemory implements Memory {
   }
 
   append(record: MemoryRecord, ctx: MemoryContext): void {
-    this.next('append', ctx, (d) => (d.role !== record.role || d.chars !== record.content.length ? `memory append of a ${record.role} record of ${record.content.length} chars, recorded ${String(d.role)} of ${String(d.chars)}` : undefined));
+    this.next('append', ctx, (d) =>
+      d.role !== record.role || d.chars !== record.content.length
+        ? `memory append of a ${record.role} record of ${record.content.length} chars, recorded ${String(d.role)} of ${String(d.chars)}`
+        : undefined,
+    );
   }
 
   retrieve(query: string, k: number, ctx: MemoryContext): MemoryRecord[] {
-    const rec = this.next('retrieve', ctx, (d) => (d.query !== query || d.k !== k ? `memory retrieve(${JSON.stringify(query)}, ${k}), recorded retrieve(${JSON.stringify(d.query)}, ${String(d.k)})` : undefined));
+    const rec = this.next('retrieve', ctx, (d) =>
+      d.query !== query || d.k !== k
+        ? `memory retrieve(${JSON.stringify(query)}, ${k}), recorded retrieve(${JSON.stringify(d.query)}, ${String(d.k)})`
+        : undefined,
+    );
     const records = MemoryRecordSchema.array().safeParse(rec?.data.records);
-    if (rec && !records.success) throw new Error(`the trace's memory retrieve at step ${rec.step} has no records to serve (it was written before records were traced)`);
+    if (rec && !records.success)
+      throw new Error(
+        `the trace's memory retrieve at step ${rec.step} has no records to serve (it was written before records were traced)`,
+      );
     return records.success ? records.data : [];
   }
 

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import type { EventRecord, GenerateOptions, Model, ModelInfo, ModelRequest, ModelResponse, ModelStreamEvent, RequestHashes, StepRecord } from '../core/index.js';
+import type {
+  EventRecord,
+  GenerateOptions,
+  Model,
+  ModelInfo,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  RequestHashes,
+  StepRecord,
+} from '../core/index.js';
 import { ModelError, ModelResponse as ModelResponseSchema, canonicalJson, pendingOf } from '../core/index.js';
 import { shortHash } from './short-hash.js';
 import { sideCallHashes, type SideCallHashes } from './side-call-hashes.js';
@@ -30,7 +40,9 @@ export interface ReplayModelOptions {
 }
 
 /** A recorded call that was not a step's own: its response, or the error it ended with. */
-type RecordedExtra = ({ step: number; response: ModelResponse } | { step: number; error: string }) & { hashes?: SideCallHashes };
+type RecordedExtra = ({ step: number; response: ModelResponse } | { step: number; error: string }) & {
+  hashes?: SideCallHashes;
+};
 
 const MODEL_ERROR_KINDS: Record<string, ConstructorParameters<typeof ModelError>[0]> = {
   model_transport: 'transport',
@@ -55,21 +67,31 @@ export class ReplayModel implements Model {
   /** The recorded system prompts and tool specs by hash, to show a drift as a diff. */
   private readonly texts: TraceTexts;
 
-  constructor(steps: readonly StepRecord[], private readonly options: ReplayModelOptions) {
+  constructor(
+    steps: readonly StepRecord[],
+    private readonly options: ReplayModelOptions,
+  ) {
     this.id = options.id;
     this.info = options.info;
     this.texts = traceTexts({ steps: steps as StepRecord[], events: (options.events ?? []) as EventRecord[] });
     for (const s of steps) {
-      if (s.model) this.calls.push({ step: s.step, kind: 'response', hashes: s.model.hashes, response: s.model.response });
-      else if (s.error && s.error.kind in MODEL_ERROR_KINDS) this.calls.push({ step: s.step, kind: 'error', errorKind: s.error.kind, message: s.error.message });
+      if (s.model)
+        this.calls.push({ step: s.step, kind: 'response', hashes: s.model.hashes, response: s.model.response });
+      else if (s.error && s.error.kind in MODEL_ERROR_KINDS)
+        this.calls.push({ step: s.step, kind: 'error', errorKind: s.error.kind, message: s.error.message });
     }
     for (const e of options.events ?? []) {
       if (e.type !== 'model_call') continue;
       const d = e.data as { purpose?: unknown; response?: unknown; error?: unknown; hashes?: unknown };
       const response = ModelResponseSchema.safeParse(d.response);
-      const outcome = response.success ? { step: e.step, response: response.data } : typeof d.error === 'string' ? { step: e.step, error: d.error } : undefined;
+      const outcome = response.success
+        ? { step: e.step, response: response.data }
+        : typeof d.error === 'string'
+          ? { step: e.step, error: d.error }
+          : undefined;
       const hashes = SideHashes.safeParse(d.hashes);
-      const call: RecordedExtra | undefined = outcome && (hashes.success ? { ...outcome, hashes: hashes.data } : outcome);
+      const call: RecordedExtra | undefined =
+        outcome && (hashes.success ? { ...outcome, hashes: hashes.data } : outcome);
       if (!call || typeof d.purpose !== 'string') continue;
       const list = this.extra.get(d.purpose) ?? [];
       list.push(call);
@@ -93,7 +115,11 @@ export class ReplayModel implements Model {
     if (!call) {
       const last = this.calls.length ? this.calls[this.calls.length - 1].step : 0;
       // Nothing left to serve: the run cannot go on, allowDrift or not.
-      const drift: ReplayDrift = { step: last + 1, parts: ['model-calls'], message: `replay drift after step ${last}: the recorded run made ${this.calls.length} model calls and the replay asked for one more` };
+      const drift: ReplayDrift = {
+        step: last + 1,
+        parts: ['model-calls'],
+        message: `replay drift after step ${last}: the recorded run made ${this.calls.length} model calls and the replay asked for one more`,
+      };
       this.drifts.push(drift);
       throw new ReplayDriftError(drift);
     }
@@ -102,7 +128,11 @@ export class ReplayModel implements Model {
     if (call.kind === 'error') throw new ModelError(MODEL_ERROR_KINDS[call.errorKind], call.message);
     const parts = differingParts(call.hashes, options.requestHashes ?? partialHashes(request));
     if (parts.length) {
-      const drift: ReplayDrift = { step: call.step, parts, message: `replay drift at step ${call.step}: the model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}` };
+      const drift: ReplayDrift = {
+        step: call.step,
+        parts,
+        message: `replay drift at step ${call.step}: the model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}`,
+      };
       const texts = this.driftTexts(parts, call.hashes, request);
       if (texts.length) drift.texts = texts;
       this.drifts.push(drift);
@@ -114,22 +144,40 @@ export class ReplayModel implements Model {
   }
 
   /** Diffs of the recorded system prompt and tool specs against the live request's, for the parts that drifted. */
-  private driftTexts(parts: DriftPart[], recorded: Omit<RequestHashes, 'request'>, request: ModelRequest): NonNullable<ReplayDrift['texts']> {
+  private driftTexts(
+    parts: DriftPart[],
+    recorded: Omit<RequestHashes, 'request'>,
+    request: ModelRequest,
+  ): NonNullable<ReplayDrift['texts']> {
     const out: NonNullable<ReplayDrift['texts']> = [];
     const labels = { labelA: 'recorded', labelB: 'replay' };
     if (parts.includes('system')) {
       const was = this.texts.prompts.get(recorded.system);
       const now = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
-      if (was === undefined) out.push({ part: 'system', diff: null, note: 'the trace does not hold the recorded system prompt (written before traces recorded it)' });
+      if (was === undefined)
+        out.push({
+          part: 'system',
+          diff: null,
+          note: 'the trace does not hold the recorded system prompt (written before traces recorded it)',
+        });
       else if (was === '' && now !== '') {
         // A trace written before the parser's instructions became the default system prompt (an agent without buildSystemPrompt sent none).
-        const note = 'the recorded run sent no system prompt; an agent that does not override buildSystemPrompt now sends its parser\'s instructions: override buildSystemPrompt() to return undefined to replay it as recorded';
+        const note =
+          "the recorded run sent no system prompt; an agent that does not override buildSystemPrompt now sends its parser's instructions: override buildSystemPrompt() to return undefined to replay it as recorded";
         out.push({ part: 'system', diff: unifiedTextDiff(was, now, labels), note });
       } else out.push({ part: 'system', diff: unifiedTextDiff(was, now, labels) });
     }
     if (parts.includes('tools')) {
       const was = this.texts.toolSpecs.get(recorded.tools);
-      out.push(was === undefined ? { part: 'tools', diff: null, note: 'the trace does not hold the recorded tool specs (written before traces recorded them)' } : { part: 'tools', diff: unifiedTextDiff(jsonDiffText(was), jsonDiffText(request.tools ?? []), labels) });
+      out.push(
+        was === undefined
+          ? {
+              part: 'tools',
+              diff: null,
+              note: 'the trace does not hold the recorded tool specs (written before traces recorded them)',
+            }
+          : { part: 'tools', diff: unifiedTextDiff(jsonDiffText(was), jsonDiffText(request.tools ?? []), labels) },
+      );
     }
     return out;
   }
@@ -141,14 +189,22 @@ export class ReplayModel implements Model {
   private async serveExtra(purpose: string, request: ModelRequest, options: GenerateOptions): Promise<ModelResponse> {
     const call = this.extra.get(purpose)?.shift();
     if (!call) {
-      const drift: ReplayDrift = { step: 0, parts: ['model-calls'], message: `replay drift: the replay made a "${purpose}" model call the recorded run did not make` };
+      const drift: ReplayDrift = {
+        step: 0,
+        parts: ['model-calls'],
+        message: `replay drift: the replay made a "${purpose}" model call the recorded run did not make`,
+      };
       this.drifts.push(drift);
       throw new ReplayDriftError(drift);
     }
     if (call.hashes) {
       const parts = differingParts(call.hashes, sideCallHashes(request));
       if (parts.length) {
-        const drift: ReplayDrift = { step: call.step, parts, message: `replay drift at step ${call.step}: the "${purpose}" model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}` };
+        const drift: ReplayDrift = {
+          step: call.step,
+          parts,
+          message: `replay drift at step ${call.step}: the "${purpose}" model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}`,
+        };
         const texts = this.driftTexts(parts, call.hashes, request);
         if (texts.length) drift.texts = texts;
         this.drifts.push(drift);
@@ -165,7 +221,8 @@ export class ReplayModel implements Model {
 /** The parts whose hashes differ; `messages` is skipped when the live hash is unknown. */
 function differingParts(recorded: Omit<RequestHashes, 'request'>, live: Partial<RequestHashes>): DriftPart[] {
   const out: DriftPart[] = [];
-  for (const p of ['system', 'messages', 'tools', 'params'] as const) if (live[p] !== undefined && live[p] !== recorded[p]) out.push(p);
+  for (const p of ['system', 'messages', 'tools', 'params'] as const)
+    if (live[p] !== undefined && live[p] !== recorded[p]) out.push(p);
   return out;
 }
 
@@ -177,7 +234,11 @@ function differingParts(recorded: Omit<RequestHashes, 'request'>, live: Partial<
 function partialHashes(request: ModelRequest): Partial<RequestHashes> {
   const { messages, tools, ...params } = request;
   const system = messages[0]?.role === 'system' ? messages[0].content : '';
-  return { system: shortHash(system), tools: shortHash(canonicalJson(tools ?? [])), params: shortHash(canonicalJson(params)) };
+  return {
+    system: shortHash(system),
+    tools: shortHash(canonicalJson(tools ?? [])),
+    params: shortHash(canonicalJson(params)),
+  };
 }
 
 /** Streams a recorded response as a live provider would, so hooks and the trace see the same events (waiting for a slow listener). */

@@ -1,4 +1,18 @@
-import type { Budget, EnvArtifact, HookEvent, Manifest, PermissionRule, Phase, Redactor, RunParent, State, StepRecord, StopVerdict, Task, ToolSpec } from '../core/index.js';
+import type {
+  Budget,
+  EnvArtifact,
+  HookEvent,
+  Manifest,
+  PermissionRule,
+  Phase,
+  Redactor,
+  RunParent,
+  State,
+  StepRecord,
+  StopVerdict,
+  Task,
+  ToolSpec,
+} from '../core/index.js';
 import { ARTIFACT_NAME, TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
 import { shortHash } from './short-hash.js';
 import { StateDiffer } from './state-differ.js';
@@ -96,10 +110,14 @@ export class RunRecorder {
     // The texts behind the manifest's hashes, so diff and replay can show what changed, not only that it did
     // (written right after run_start, which the engine emits next).
     const system = this.firstSystem.text;
-    if (system && manifest.hashes.systemPrompt) this.startTexts.push({ type: 'prompt', data: { hash: manifest.hashes.systemPrompt, text: system } });
+    if (system && manifest.hashes.systemPrompt)
+      this.startTexts.push({ type: 'prompt', data: { hash: manifest.hashes.systemPrompt, text: system } });
     if (this.description.toolSpecs.length) {
       this.toolHashes.add(manifest.hashes.toolSchemas!);
-      this.startTexts.push({ type: 'tool_specs', data: { hash: manifest.hashes.toolSchemas, specs: this.description.toolSpecs } });
+      this.startTexts.push({
+        type: 'tool_specs',
+        data: { hash: manifest.hashes.toolSchemas, specs: this.description.toolSpecs },
+      });
     }
   }
 
@@ -130,7 +148,13 @@ export class RunRecorder {
     const line: StepRecord = { ...rec, stateDiff: this.differ.diff(state as unknown as Record<string, unknown>) };
     if (m && m.hashes.system !== this.systemHash) {
       this.systemHash = m.hashes.system;
-      line.model = { hashes: m.hashes, system: system ?? '', messageCount: m.messageCount, response: m.response, latencyMs: m.latencyMs };
+      line.model = {
+        hashes: m.hashes,
+        system: system ?? '',
+        messageCount: m.messageCount,
+        response: m.response,
+        latencyMs: m.latencyMs,
+      };
     }
     this.writer.step(line);
     this.writer.flush();
@@ -154,7 +178,14 @@ export class RunRecorder {
         const s = event.state;
         // Final states carry every timestamp (created, start, end); the moves before are traced only in full mode.
         if (!full && (s.status === 'pending' || s.status === 'running')) return;
-        data = { callId: event.callId, tool: event.tool, status: s.status, time: s.time, ...(s.status === 'error' ? { error: s.error } : {}), ...('title' in s && s.title ? { title: s.title } : {}) };
+        data = {
+          callId: event.callId,
+          tool: event.tool,
+          status: s.status,
+          time: s.time,
+          ...(s.status === 'error' ? { error: s.error } : {}),
+          ...('title' in s && s.title ? { title: s.title } : {}),
+        };
         break;
       }
       default: {
@@ -167,7 +198,12 @@ export class RunRecorder {
   }
 
   /** Writes the env's artifacts, flushes, closes and replaces the manifest with its final status and summary. */
-  finish(run: RunSnapshot, verdict: StopVerdict, summary: NonNullable<Manifest['summary']>, artifacts: readonly EnvArtifact[] = []): void {
+  finish(
+    run: RunSnapshot,
+    verdict: StopVerdict,
+    summary: NonNullable<Manifest['summary']>,
+    artifacts: readonly EnvArtifact[] = [],
+  ): void {
     // A run that ended before its trace started (invalid task, initState threw) still leaves a trace that says so.
     if (!this.differ) {
       this.writer.start(this.manifest(run, 'running', null));
@@ -178,18 +214,38 @@ export class RunRecorder {
     for (const a of artifacts) {
       // An env names its files; a name that is not a plain file name is refused, never resolved as a path.
       if (typeof a?.name !== 'string' || !ARTIFACT_NAME.test(a.name) || written.some((w) => w.name === a.name)) {
-        summary.failures.push({ step: summary.steps, kind: 'env', message: `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")`, fatal: false });
+        summary.failures.push({
+          step: summary.steps,
+          kind: 'env',
+          message: `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")`,
+          fatal: false,
+        });
         continue;
       }
       try {
         written.push({ name: a.name, bytes: this.writer.artifact(a.name, a.content) });
       } catch (err) {
         // A file that cannot be written (disk full) must not keep the manifest from being finalized.
-        summary.failures.push({ step: summary.steps, kind: 'trace', message: `env artifact "${a.name}" could not be written: ${(err as Error).message}`, fatal: false });
+        summary.failures.push({
+          step: summary.steps,
+          kind: 'trace',
+          message: `env artifact "${a.name}" could not be written: ${(err as Error).message}`,
+          fatal: false,
+        });
       }
     }
-    const failed = verdict.reason === 'unrecoverable_error' || verdict.reason === 'task_invalid' || verdict.reason === 'env_capability_mismatch';
-    this.writer.finish({ ...this.manifest(run, verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed', summary), ...(written.length ? { artifacts: written } : {}) });
+    const failed =
+      verdict.reason === 'unrecoverable_error' ||
+      verdict.reason === 'task_invalid' ||
+      verdict.reason === 'env_capability_mismatch';
+    this.writer.finish({
+      ...this.manifest(
+        run,
+        verdict.reason === 'interrupted' ? 'interrupted' : failed ? 'failed' : 'completed',
+        summary,
+      ),
+      ...(written.length ? { artifacts: written } : {}),
+    });
   }
 
   private manifest(run: RunSnapshot, status: Manifest['status'], summary: Manifest['summary']): Manifest {

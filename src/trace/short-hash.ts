@@ -6,5 +6,8 @@ const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 
 
 /** A short (16 hex chars) content hash used in traces and replay drift checks: the first 16 hex digits of its SHA-256. */
 export function shortHash(text: string): string {
-  return (oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex')).slice(0, 16);
+  return (oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex')).slice(
+    0,
+    16,
+  );
 }

@@ -8,16 +8,23 @@ import { TraceError, type Trace } from './trace-reader.js';
  */
 export function stateAtStep(trace: Trace, at: number): State {
   const initial = trace.manifest.initialState as State | null;
-  if (!initial || typeof initial !== 'object') throw new TraceError(`trace ${trace.dir} has no initial state (the run ended before its first step), so it cannot be forked`);
+  if (!initial || typeof initial !== 'object')
+    throw new TraceError(
+      `trace ${trace.dir} has no initial state (the run ended before its first step), so it cannot be forked`,
+    );
   const first = typeof initial.step === 'number' ? initial.step : 0;
   const last = trace.steps.length ? trace.steps[trace.steps.length - 1].step : first;
-  if (at < first) throw new TraceError(`step ${at} is before this trace's first state (step ${first}); fork its parent instead`);
+  if (at < first)
+    throw new TraceError(`step ${at} is before this trace's first state (step ${first}); fork its parent instead`);
   if (at > last) throw new TraceError(`trace ${trace.dir} has steps ${first + 1}..${last}; cannot fork at step ${at}`);
   let state = structuredClone(initial) as unknown as Record<string, unknown>;
   let expected = first + 1;
   for (const s of trace.steps) {
     if (s.step > at) break;
-    if (s.step !== expected) throw new TraceError(`trace ${trace.dir} is missing step ${expected}, so the state after step ${at} cannot be rebuilt`);
+    if (s.step !== expected)
+      throw new TraceError(
+        `trace ${trace.dir} is missing step ${expected}, so the state after step ${at} cannot be rebuilt`,
+      );
     state = applyStateDiff(state, s.stateDiff);
     expected++;
   }

@@ -20,8 +20,10 @@ export class StateDiffer {
       const value = state[key];
       if (key === 'messages' && Array.isArray(value)) {
         const at = this.firstChanged(value);
-        if (at < value.length || at < this.messageRefs.length) (diff.splice ??= {}).messages = { at, items: value.slice(at) };
-        if (value === this.messages && at === this.messageRefs.length) for (let i = at; i < value.length; i++) this.messageRefs.push(value[i]);
+        if (at < value.length || at < this.messageRefs.length)
+          (diff.splice ??= {}).messages = { at, items: value.slice(at) };
+        if (value === this.messages && at === this.messageRefs.length)
+          for (let i = at; i < value.length; i++) this.messageRefs.push(value[i]);
         else this.messageRefs = value.slice();
         this.messages = value;
         continue;

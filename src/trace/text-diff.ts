@@ -19,9 +19,12 @@ export interface TextDiffOptions {
 export function unifiedTextDiff(a: string, b: string, options: TextDiffOptions = {}): string {
   if (a === b) return '';
   const nl = (t: string) => (t === '' || t.endsWith('\n') ? t : `${t}\n`);
-  const patch = structuredPatch(options.labelA ?? 'A', options.labelB ?? 'B', nl(a), nl(b), undefined, undefined, { context: options.context ?? 3 });
+  const patch = structuredPatch(options.labelA ?? 'A', options.labelB ?? 'B', nl(a), nl(b), undefined, undefined, {
+    context: options.context ?? 3,
+  });
   // Equal line by line (the texts differed only in a final newline): say so rather than print an empty diff.
-  if (!patch.hunks.length) return `--- ${patch.oldFileName}\n+++ ${patch.newFileName}\n(the texts differ only in a final newline)\n`;
+  if (!patch.hunks.length)
+    return `--- ${patch.oldFileName}\n+++ ${patch.newFileName}\n(the texts differ only in a final newline)\n`;
   // jsdiff's own formatting (hunk headers of empty sides included), without its `Index:` / `====` lines.
   return formatPatch(patch, FILE_HEADERS_ONLY).replace(/\t$/gm, '');
 }

@@ -5,7 +5,16 @@ import { jsonDiffText, unifiedTextDiff } from './text-diff.js';
 import { traceTexts, type TraceTexts } from './trace-texts.js';
 
 /** The phases of a step two runs can part in, in loop order. `missing`: the step exists in one run only. */
-export const DIFF_PHASES = ['observation', 'model_input', 'decision', 'action_args', 'result', 'state', 'error', 'missing'] as const;
+export const DIFF_PHASES = [
+  'observation',
+  'model_input',
+  'decision',
+  'action_args',
+  'result',
+  'state',
+  'error',
+  'missing',
+] as const;
 export type DiffPhase = (typeof DIFF_PHASES)[number];
 
 /** How one step of A compares with the same step of B. */
@@ -64,7 +73,17 @@ export interface TextDiff {
 }
 
 /** Keys whose values change on every run without meaning anything: generated ids, timestamps, latencies. */
-const VOLATILE = new Set(['id', 'taskId', 'callID', 'callId', 'actionId', 'time', 'latencyMs', 'durationMs', 'startedAt']);
+const VOLATILE = new Set([
+  'id',
+  'taskId',
+  'callID',
+  'callId',
+  'actionId',
+  'time',
+  'latencyMs',
+  'durationMs',
+  'startedAt',
+]);
 
 /** A value with volatile keys removed at every level, as canonical JSON. */
 export function stableJson(value: unknown): string {
@@ -93,7 +112,15 @@ export function stepLabel(s: StepRecord | undefined): string | null {
   const d = s.decision;
   if (!d) return s.error ? `error: ${s.error.kind}` : '(no decision)';
   if (d.mode === 'final') return `final: ${d.answer}`;
-  if (d.mode === 'act') return d.actions.map((a) => `${a.name}(${Object.entries(a.args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`).join(' ');
+  if (d.mode === 'act')
+    return d.actions
+      .map(
+        (a) =>
+          `${a.name}(${Object.entries(a.args)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(', ')})`,
+      )
+      .join(' ');
   return d.mode;
 }
 
@@ -117,7 +144,8 @@ export function diffTraces(a: Trace, b: Trace): TraceDiff {
     steps.push(d);
     if (!first && d.phases.length) first = { step: n, phase: d.phases[0], detail: detailOf(d, sa, sb) };
   }
-  const initialStateDiffers = forkAt === undefined && stableJson(a.manifest.initialState) !== stableJson(b.manifest.initialState);
+  const initialStateDiffers =
+    forkAt === undefined && stableJson(a.manifest.initialState) !== stableJson(b.manifest.initialState);
   const stopA = a.manifest.summary?.stopReason ?? null;
   const stopB = b.manifest.summary?.stopReason ?? null;
   return {
@@ -160,20 +188,46 @@ export function textDiffs(a: Trace, b: Trace): TextDiff[] {
   }
   const [ca, cb] = [a.manifest.config, b.manifest.config];
   if (ca && cb && canonicalJson(ca) !== canonicalJson(cb)) {
-    out.push({ kind: 'config', hashA: ma.config ?? null, hashB: mb.config ?? null, diff: unifiedTextDiff(jsonDiffText(ca), jsonDiffText(cb), { labelA: 'A config', labelB: 'B config' }) });
+    out.push({
+      kind: 'config',
+      hashA: ma.config ?? null,
+      hashB: mb.config ?? null,
+      diff: unifiedTextDiff(jsonDiffText(ca), jsonDiffText(cb), { labelA: 'A config', labelB: 'B config' }),
+    });
   }
   return out;
 }
 
-function pairDiff(kind: 'system prompt' | 'tool specs', ha: string, hb: string, ta: TraceTexts, tb: TraceTexts, step: number | undefined): TextDiff {
-  const text = (t: TraceTexts, h: string) => (kind === 'system prompt' ? t.prompts.get(h) : t.toolSpecs.has(h) ? jsonDiffText(t.toolSpecs.get(h)) : undefined);
+function pairDiff(
+  kind: 'system prompt' | 'tool specs',
+  ha: string,
+  hb: string,
+  ta: TraceTexts,
+  tb: TraceTexts,
+  step: number | undefined,
+): TextDiff {
+  const text = (t: TraceTexts, h: string) =>
+    kind === 'system prompt' ? t.prompts.get(h) : t.toolSpecs.has(h) ? jsonDiffText(t.toolSpecs.get(h)) : undefined;
   const [xa, xb] = [text(ta, ha), text(tb, hb)];
   const at = step === undefined ? {} : { step };
   if (xa === undefined || xb === undefined) {
     const missing = [xa === undefined ? 'A' : null, xb === undefined ? 'B' : null].filter(Boolean).join(' and ');
-    return { kind, ...at, hashA: ha, hashB: hb, diff: null, note: `the trace of ${missing} does not hold the ${kind} text (written before traces recorded it): only the hashes differ` };
+    return {
+      kind,
+      ...at,
+      hashA: ha,
+      hashB: hb,
+      diff: null,
+      note: `the trace of ${missing} does not hold the ${kind} text (written before traces recorded it): only the hashes differ`,
+    };
   }
-  return { kind, ...at, hashA: ha, hashB: hb, diff: unifiedTextDiff(xa, xb, { labelA: `A ${kind}`, labelB: `B ${kind}` }) };
+  return {
+    kind,
+    ...at,
+    hashA: ha,
+    hashB: hb,
+    diff: unifiedTextDiff(xa, xb, { labelA: `A ${kind}`, labelB: `B ${kind}` }),
+  };
 }
 
 /** When one trace is a fork of the other, the step it was forked after. */
@@ -198,10 +252,24 @@ function diffStep(step: number, a: StepRecord | undefined, b: StepRecord | undef
     out.modelInput = mi;
   }
   const [da, db] = [a.decision, b.decision];
-  const shape = (d: Decision | null) => (d ? canonicalJson({ mode: d.mode, answer: 'answer' in d ? d.answer : undefined, rationale: d.rationale, calls: d.mode === 'act' ? d.actions.map((x) => x.name) : undefined }) : 'null');
+  const shape = (d: Decision | null) =>
+    d
+      ? canonicalJson({
+          mode: d.mode,
+          answer: 'answer' in d ? d.answer : undefined,
+          rationale: d.rationale,
+          calls: d.mode === 'act' ? d.actions.map((x) => x.name) : undefined,
+        })
+      : 'null';
   if (shape(da) !== shape(db)) out.phases.push('decision');
-  else if (da?.mode === 'act' && db?.mode === 'act' && da.actions.some((x, i) => canonicalJson(x.args) !== canonicalJson(db.actions[i].args))) out.phases.push('action_args');
-  const result = (s: StepRecord) => stableJson(s.results.map((r) => ({ name: r.name, status: r.status, output: r.output, error: r.error })));
+  else if (
+    da?.mode === 'act' &&
+    db?.mode === 'act' &&
+    da.actions.some((x, i) => canonicalJson(x.args) !== canonicalJson(db.actions[i].args))
+  )
+    out.phases.push('action_args');
+  const result = (s: StepRecord) =>
+    stableJson(s.results.map((r) => ({ name: r.name, status: r.status, output: r.output, error: r.error })));
   if (result(a) !== result(b)) out.phases.push('result');
   if (stableJson(a.stateDiff) !== stableJson(b.stateDiff)) out.phases.push('state');
   if (stableJson(a.error ?? null) !== stableJson(b.error ?? null)) out.phases.push('error');
@@ -216,16 +284,27 @@ function modelInputDiff(a: StepRecord, b: StepRecord): string[] {
 
 function detailOf(d: StepDiff, a: StepRecord | undefined, b: StepRecord | undefined): string {
   const phase = d.phases[0];
-  if (phase === 'missing') return a ? `only A has step ${d.step} (B ended after step ${d.step - 1})` : `only B has step ${d.step} (A ended after step ${d.step - 1})`;
+  if (phase === 'missing')
+    return a
+      ? `only A has step ${d.step} (B ended after step ${d.step - 1})`
+      : `only B has step ${d.step} (A ended after step ${d.step - 1})`;
   if (phase === 'model_input') return `model input differs in ${d.modelInput!.join(', ')}`;
   if (phase === 'decision' || phase === 'action_args') return `A: ${d.a}  |  B: ${d.b}`;
-  if (phase === 'result') return `A: ${a!.results.map((r) => `${r.name} ${r.status}`).join(', ')}  |  B: ${b!.results.map((r) => `${r.name} ${r.status}`).join(', ')}`;
+  if (phase === 'result')
+    return `A: ${a!.results.map((r) => `${r.name} ${r.status}`).join(', ')}  |  B: ${b!.results.map((r) => `${r.name} ${r.status}`).join(', ')}`;
   if (phase === 'state') {
-    const keys = (s: StepRecord) => [...Object.keys(s.stateDiff.set ?? {}), ...Object.keys(s.stateDiff.splice ?? {}), ...(s.stateDiff.unset ?? [])];
-    const all = [...new Set([...keys(a!), ...keys(b!)])].filter((k) => stableJson(pick(a!, k)) !== stableJson(pick(b!, k)));
+    const keys = (s: StepRecord) => [
+      ...Object.keys(s.stateDiff.set ?? {}),
+      ...Object.keys(s.stateDiff.splice ?? {}),
+      ...(s.stateDiff.unset ?? []),
+    ];
+    const all = [...new Set([...keys(a!), ...keys(b!)])].filter(
+      (k) => stableJson(pick(a!, k)) !== stableJson(pick(b!, k)),
+    );
     return `state differs in ${all.join(', ') || '(diff shape)'}`;
   }
-  if (phase === 'error') return `A: ${a!.error ? `${a!.error.kind}: ${a!.error.message}` : 'no error'}  |  B: ${b!.error ? `${b!.error.kind}: ${b!.error.message}` : 'no error'}`;
+  if (phase === 'error')
+    return `A: ${a!.error ? `${a!.error.kind}: ${a!.error.message}` : 'no error'}  |  B: ${b!.error ? `${b!.error.kind}: ${b!.error.message}` : 'no error'}`;
   return `${phase} differs`;
 }
 
@@ -236,7 +315,9 @@ function pick(s: StepRecord, key: string): unknown {
 function totals(t: Trace): RunTotals {
   const m = t.manifest;
   const s = m.summary;
-  const tokens = s ? totalTokens(s.usage.tokens) : t.steps.reduce((n, x) => n + (x.tokens ? totalTokens(x.tokens) : 0), 0);
+  const tokens = s
+    ? totalTokens(s.usage.tokens)
+    : t.steps.reduce((n, x) => n + (x.tokens ? totalTokens(x.tokens) : 0), 0);
   return {
     runId: m.runId,
     model: m.model?.id ?? null,

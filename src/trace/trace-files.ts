@@ -61,7 +61,12 @@ export function folderDigests(dir: string, own: Readonly<Record<string, string>>
  * parent's digest covers). Returns what differs first (one phrase naming the file), or undefined when all match.
  * `known` holds digests the caller already computed (from the bytes it read).
  */
-export function traceFilesProblem(dir: string, files: Readonly<Record<string, string>>, known: Readonly<Record<string, string>> = {}, at = ''): string | undefined {
+export function traceFilesProblem(
+  dir: string,
+  files: Readonly<Record<string, string>>,
+  known: Readonly<Record<string, string>> = {},
+  at = '',
+): string | undefined {
   let listing: FolderListing;
   try {
     listing = listFolder(dir);
@@ -93,5 +98,7 @@ export function traceFilesProblem(dir: string, files: Readonly<Record<string, st
 
 /** A `files` value as a manifest holds it: file paths to hex digests. */
 export function isDigest(v: unknown): v is Record<string, string> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((d) => typeof d === 'string');
+  return (
+    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((d) => typeof d === 'string')
+  );
 }

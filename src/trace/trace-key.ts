@@ -18,16 +18,21 @@ export function traceKeyPath(env: Record<string, string | undefined>): string | 
  * 0600 in a 0700 folder; without it, a missing key is undefined (nothing was signed with it). A key others can
  * read could sign a forged trace, so one with group or other permissions is refused (TraceError).
  */
-export async function loadTraceKey(env: Record<string, string | undefined>, opts: { create?: boolean } = {}): Promise<Uint8Array | undefined> {
+export async function loadTraceKey(
+  env: Record<string, string | undefined>,
+  opts: { create?: boolean } = {},
+): Promise<Uint8Array | undefined> {
   const path = traceKeyPath(env);
   if (!path) return undefined;
   const existing = await readKey(path);
   if (existing || !opts.create) return existing;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // `wx`: two commands creating it at once keep the first one's key (the loser reads it back).
-  await writeFile(path, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw new TraceError(`cannot create the trace key ${path}: ${err.message}`);
-  });
+  await writeFile(path, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw new TraceError(`cannot create the trace key ${path}: ${err.message}`);
+    },
+  );
   return readKey(path);
 }
 
@@ -39,9 +44,14 @@ async function readKey(path: string): Promise<Uint8Array | undefined> {
   if (!st) return undefined;
   if (!st.isFile()) throw new TraceError(`the trace key ${path} is not a file`);
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
-    throw new TraceError(`the trace key ${path} can be read by other users (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+    throw new TraceError(
+      `the trace key ${path} can be read by other users (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`,
+    );
   }
   const text = (await readFile(path, 'utf8')).trim();
-  if (!/^[0-9a-f]{64}$/.test(text)) throw new TraceError(`the trace key ${path} is not 64 hex digits: delete it and qitos makes a new one (traces signed with the old key then count as from elsewhere)`);
+  if (!/^[0-9a-f]{64}$/.test(text))
+    throw new TraceError(
+      `the trace key ${path} is not 64 hex digits: delete it and qitos makes a new one (traces signed with the old key then count as from elsewhere)`,
+    );
   return Buffer.from(text, 'hex');
 }

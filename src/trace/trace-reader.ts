@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
 import { checkManifestSignature } from './manifest-signature.js';
 import { fileSha256, isDigest, traceFilesProblem } from './trace-files.js';
-import { MAX_JSON_DEPTH, Manifest as ManifestSchema, StepRecord as StepRecordSchema, TRACE_SCHEMA, TRACE_VERSION, formatZodIssue, nestsDeeperThan } from '../core/index.js';
+import {
+  MAX_JSON_DEPTH,
+  Manifest as ManifestSchema,
+  StepRecord as StepRecordSchema,
+  TRACE_SCHEMA,
+  TRACE_VERSION,
+  formatZodIssue,
+  nestsDeeperThan,
+} from '../core/index.js';
 
 /** A trace read from disk. `warnings` lists what the reader tolerated (e.g. a last line cut by a crash). */
 export interface Trace {
@@ -50,17 +58,32 @@ export async function readTrace(dir: string, options: ReadTraceOptions = {}): Pr
   if (!st?.isDirectory()) throw new TraceError(`not a trace: ${dir} is not a folder`);
   const { manifest, raw } = await readManifestFile(dir);
   const warnings: string[] = [];
-  const [eventBytes, stepBytes] = await Promise.all([readOptional(join(dir, 'events.jsonl')), readOptional(join(dir, 'steps.jsonl'))]);
+  const [eventBytes, stepBytes] = await Promise.all([
+    readOptional(join(dir, 'events.jsonl')),
+    readOptional(join(dir, 'steps.jsonl')),
+  ]);
   const events = parseJsonl<EventRecord>(eventBytes.toString('utf8'), 'events.jsonl', warnings);
   const rawSteps = parseJsonl<StepRecord>(stepBytes.toString('utf8'), 'steps.jsonl', warnings);
   const steps = options.validateSteps === false ? rawSteps : rawSteps.map((s, i) => validateStep(s, i));
   const trace: Trace = { dir, manifest, events, steps, warnings };
-  if (options.key) Object.assign(trace, checkSignature(dir, raw, options.key, { 'events.jsonl': fileSha256(eventBytes), 'steps.jsonl': fileSha256(stepBytes) }));
+  if (options.key)
+    Object.assign(
+      trace,
+      checkSignature(dir, raw, options.key, {
+        'events.jsonl': fileSha256(eventBytes),
+        'steps.jsonl': fileSha256(stepBytes),
+      }),
+    );
   return trace;
 }
 
 /** Whether the trace in `dir` is signed whole under `key` (its manifest as parsed, `known` digests of files already read). */
-function checkSignature(dir: string, raw: unknown, key: Uint8Array, known: Record<string, string>): Pick<Trace, 'signature' | 'signatureProblem'> {
+function checkSignature(
+  dir: string,
+  raw: unknown,
+  key: Uint8Array,
+  known: Record<string, string>,
+): Pick<Trace, 'signature' | 'signatureProblem'> {
   const signature = checkManifestSignature(raw, key);
   if (signature !== 'signed') return { signature };
   const files = (raw as { files?: unknown }).files;
@@ -84,20 +107,28 @@ async function readManifestFile(dir: string): Promise<{ manifest: Manifest; raw:
   } catch (err) {
     throw new TraceError(`corrupt trace: manifest.json in ${dir} is not JSON (${(err as Error).message})`);
   }
-  if (nestsDeeperThan(raw)) throw new TraceError(`corrupt trace: manifest.json in ${dir} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestsDeeperThan(raw))
+    throw new TraceError(`corrupt trace: manifest.json in ${dir} nests deeper than ${MAX_JSON_DEPTH} levels`);
   const head = raw as { schema?: unknown; version?: unknown };
-  if (head?.schema !== TRACE_SCHEMA) throw new TraceError(`not a trace: manifest.json in ${dir} has schema ${JSON.stringify(head?.schema)}, expected "${TRACE_SCHEMA}"`);
+  if (head?.schema !== TRACE_SCHEMA)
+    throw new TraceError(
+      `not a trace: manifest.json in ${dir} has schema ${JSON.stringify(head?.schema)}, expected "${TRACE_SCHEMA}"`,
+    );
   if (typeof head.version === 'number' && head.version > TRACE_VERSION) {
-    throw new TraceError(`trace ${dir} has schema version ${head.version}, newer than this qitos supports (${TRACE_VERSION}); upgrade qitos-ts`);
+    throw new TraceError(
+      `trace ${dir} has schema version ${head.version}, newer than this qitos supports (${TRACE_VERSION}); upgrade qitos-ts`,
+    );
   }
   const parsed = ManifestSchema.safeParse(raw);
-  if (!parsed.success) throw new TraceError(`corrupt trace: manifest.json in ${dir}: ${formatZodIssue(parsed.error.issues[0])}`);
+  if (!parsed.success)
+    throw new TraceError(`corrupt trace: manifest.json in ${dir}: ${formatZodIssue(parsed.error.issues[0])}`);
   return { manifest: parsed.data, raw };
 }
 
 function validateStep(s: StepRecord, i: number): StepRecord {
   const r = StepRecordSchema.safeParse(s);
-  if (!r.success) throw new TraceError(`corrupt trace: steps.jsonl line ${i + 1}: ${formatZodIssue(r.error.issues[0])}`);
+  if (!r.success)
+    throw new TraceError(`corrupt trace: steps.jsonl line ${i + 1}: ${formatZodIssue(r.error.issues[0])}`);
   return r.data;
 }
 
@@ -132,7 +163,8 @@ export function parseJsonl<T>(text: string, name: string, warnings: string[]): T
       }
       throw new TraceError(`corrupt trace: ${name} line ${i + 1} is not JSON`);
     }
-    if (nestsDeeperThan(value)) throw new TraceError(`corrupt trace: ${name} line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (nestsDeeperThan(value))
+      throw new TraceError(`corrupt trace: ${name} line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels`);
     out.push(value as T);
   }
   return out;

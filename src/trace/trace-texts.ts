@@ -25,6 +25,8 @@ export function traceTexts(trace: Pick<Trace, 'events' | 'steps'>): TraceTexts {
     if (e.type === 'prompt' && typeof d.text === 'string') prompts.set(d.hash, d.text);
     else if (e.type === 'tool_specs' && Array.isArray(d.specs)) toolSpecs.set(d.hash, d.specs as ToolSpec[]);
   }
-  for (const s of trace.steps) if (s.model?.system !== undefined && !prompts.has(s.model.hashes.system)) prompts.set(s.model.hashes.system, s.model.system);
+  for (const s of trace.steps)
+    if (s.model?.system !== undefined && !prompts.has(s.model.hashes.system))
+      prompts.set(s.model.hashes.system, s.model.system);
   return { prompts, toolSpecs };
 }

@@ -71,7 +71,10 @@ export class TraceWriter {
   artifact(name: string, content: string | Uint8Array): number {
     const dir = join(this.dir, 'artifacts');
     mkdirSync(dir, { recursive: true });
-    const bytes = typeof content === 'string' ? Buffer.from(this.redactor ? this.redactor.redact(content) : content, 'utf8') : content;
+    const bytes =
+      typeof content === 'string'
+        ? Buffer.from(this.redactor ? this.redactor.redact(content) : content, 'utf8')
+        : content;
     writeFileSync(join(dir, name), bytes);
     this.artifactHashes[`artifacts/${name}`] = fileSha256(bytes);
     return bytes.length;
@@ -94,9 +97,15 @@ export class TraceWriter {
   private writeManifest(original: Manifest): void {
     const manifest = this.redactor ? this.redactor.redactValue(original) : original;
     const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
-    const own = { 'events.jsonl': this.eventsHash.copy().digest('hex'), 'steps.jsonl': this.stepsHash.copy().digest('hex'), ...this.artifactHashes };
+    const own = {
+      'events.jsonl': this.eventsHash.copy().digest('hex'),
+      'steps.jsonl': this.stepsHash.copy().digest('hex'),
+      ...this.artifactHashes,
+    };
     const withFiles: Manifest = { ...manifest, files: folderDigests(this.dir, own) };
-    const body = this.signingKey ? { ...withFiles, signature: manifestSignature(withFiles, this.signingKey) } : withFiles;
+    const body = this.signingKey
+      ? { ...withFiles, signature: manifestSignature(withFiles, this.signingKey) }
+      : withFiles;
     writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n');
     renameSync(tmp, join(this.dir, 'manifest.json'));
   }

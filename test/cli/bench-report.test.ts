@@ -32,11 +32,22 @@ export default class Answerer extends AgentModule<State> {
   );
   await writeFile(join(dir, 'suite.yaml'), 'name: flips\ntasks: tasks.jsonl\nscorer: exact_match\nagent: ./agent.ts\n');
   const ids = ['t1', 't2', 't3', 't4', 't5', 't6', EVIL_ID, 't8'];
-  await writeFile(join(dir, 'tasks.jsonl'), ids.map((id, i) => JSON.stringify({ id, objective: 'answer', expected: i % 3 === 0 ? '2' : '1' })).join('\n') + '\n');
-  const replies = (answer: string, cost: number, input: number) => JSON.stringify({ replies: [{ text: JSON.stringify({ final_answer: answer }), usage: { input, output: 10 }, cost }], loop: true });
+  await writeFile(
+    join(dir, 'tasks.jsonl'),
+    ids.map((id, i) => JSON.stringify({ id, objective: 'answer', expected: i % 3 === 0 ? '2' : '1' })).join('\n') +
+      '\n',
+  );
+  const replies = (answer: string, cost: number, input: number) =>
+    JSON.stringify({
+      replies: [{ text: JSON.stringify({ final_answer: answer }), usage: { input, output: 10 }, cost }],
+      loop: true,
+    });
   await writeFile(join(dir, 'a.json'), replies('1', 0.001, 100));
   await writeFile(join(dir, 'b.json'), replies('2', 0.004, 300));
-  for (const [out, model] of [['runs/a', 'a.json'], ['runs/b', 'b.json']]) {
+  for (const [out, model] of [
+    ['runs/a', 'a.json'],
+    ['runs/b', 'b.json'],
+  ]) {
     const r = await qitos(['bench', 'run', '.', '-o', out, '-m', `scripted:${model}`, '--no-progress'], dir);
     expect(r.code, r.err).toBe(0);
   }
@@ -55,7 +66,9 @@ describe('qitos bench report', () => {
     expect(d.runs[1].tokens).toEqual(Array(8).fill(310));
     expect(d.flipCounts).toEqual([{ run: 1, onlyA: 5, onlyB: 3, shared: 8 }]);
     expect(d.tasks.every((t) => t.flips)).toBe(true);
-    expect(() => benchReportData([join(dir, 'nope')], ['nope'])).toThrow('bench report: nope is not a bench run folder (no results.jsonl)');
+    expect(() => benchReportData([join(dir, 'nope')], ['nope'])).toThrow(
+      'bench report: nope is not a bench run folder (no results.jsonl)',
+    );
   });
 
   it('writes one page with no script and no network reference; bench output is escaped', async () => {
@@ -65,7 +78,9 @@ describe('qitos bench report', () => {
     const html = await readFile(join(dir, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|<img|<link|src=["']?http/i);
     expect(html.replace(/xmlns="http:\/\/www\.w3\.org\/2000\/svg"/g, '')).not.toMatch(/https?:\/\//);
-    expect(html).toContain('&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;');
+    expect(html).toContain(
+      '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;',
+    );
     const bad = await qitos(['bench', 'report', 'runs/a', 'missing'], dir);
     expect(bad.code).toBe(2);
     expect(bad.err).toBe('qitos: bench report: missing is not a bench run folder (no results.jsonl)\n');
@@ -73,16 +88,20 @@ describe('qitos bench report', () => {
 
   it('niceTicks: increasing round ticks whose range holds [lo, hi]', () => {
     fc.assert(
-      fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: 0, max: 1e6, noNaN: true }), (lo, span) => {
-        const t = niceTicks(lo, lo + span);
-        expect(t.length).toBeGreaterThanOrEqual(2);
-        expect(t.length).toBeLessThanOrEqual(12);
-        // covers [lo, hi] up to a billionth of the axis (float noise at the ends is not worth a tick)
-        const slack = 1e-9 * (t[t.length - 1] - t[0]);
-        expect(t[0]).toBeLessThanOrEqual(lo + slack);
-        expect(t[t.length - 1]).toBeGreaterThanOrEqual(lo + span - slack);
-        for (let i = 1; i < t.length; i++) expect(t[i]).toBeGreaterThan(t[i - 1]);
-      }),
+      fc.property(
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        (lo, span) => {
+          const t = niceTicks(lo, lo + span);
+          expect(t.length).toBeGreaterThanOrEqual(2);
+          expect(t.length).toBeLessThanOrEqual(12);
+          // covers [lo, hi] up to a billionth of the axis (float noise at the ends is not worth a tick)
+          const slack = 1e-9 * (t[t.length - 1] - t[0]);
+          expect(t[0]).toBeLessThanOrEqual(lo + slack);
+          expect(t[t.length - 1]).toBeGreaterThanOrEqual(lo + span - slack);
+          for (let i = 1; i < t.length; i++) expect(t[i]).toBeGreaterThan(t[i - 1]);
+        },
+      ),
       { seed: fcSeed },
     );
   });
@@ -91,7 +110,10 @@ describe('qitos bench report', () => {
 describe.runIf(requires('chromium'))('qitos bench report in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
   });
   afterAll(() => browser?.close());
 
@@ -119,7 +141,9 @@ describe.runIf(requires('chromium'))('qitos bench report in headless Chromium', 
     expect(await page.locator('svg.chart g.run-box rect').count()).toBe(4);
     expect(await page.locator('#flips tr.flip').count()).toBe(8);
     expect(await page.locator('#flips').innerText()).toContain(EVIL_ID);
-    expect(await page.locator('body').innerText()).toContain('B against A: 5 tasks pass only in A, 3 only in B (of 8 tasks both ran)');
+    expect(await page.locator('body').innerText()).toContain(
+      'B against A: 5 tasks pass only in A, 3 only in B (of 8 tasks both ran)',
+    );
     expect(await page.title()).toBe('qitos bench report: runs/a vs runs/b');
     expect(await page.locator('script, img').count()).toBe(0);
 

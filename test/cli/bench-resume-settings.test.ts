@@ -21,9 +21,14 @@ function cut(out: string, n: number): void {
 describe('bench run --resume checks the recorded settings', () => {
   it('records the effective settings in run.json and the module hash in every trace', async () => {
     writeFileSync(join(dir, 'a.yaml'), 'engine:\n  maxRecoveries: 2\nagent:\n  variantNote: a\n');
-    const r = await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'a.yaml', '--set', 'engine.toolTimeoutMs=5000', '--no-progress'], dir);
+    const r = await qitos(
+      ['bench', 'run', ARITH, '-o', 'r', '-c', 'a.yaml', '--set', 'engine.toolTimeoutMs=5000', '--no-progress'],
+      dir,
+    );
     expect(r.code, r.err).toBe(0);
-    const sha = createHash('sha256').update(readFileSync(join(ARITH, 'agent.ts'))).digest('hex');
+    const sha = createHash('sha256')
+      .update(readFileSync(join(ARITH, 'agent.ts')))
+      .digest('hex');
     const run = read('r/run.json');
     expect(run.config).toEqual({
       module: { path: expect.stringMatching(/benchmarks\/arithmetic\/agent\.ts$/), export: 'default', sha256: sha },
@@ -32,19 +37,34 @@ describe('bench run --resume checks the recorded settings', () => {
       components: { parser: 'json', tools: ['calculate'], policies: [] },
     });
     const manifest = read('r/traces/arith-001.e1/manifest.json');
-    expect(manifest.agent).toMatchObject({ module: expect.stringMatching(/agent\.ts$/), export: 'default', sha256: sha });
-    expect(manifest.config).toMatchObject({ engine: { maxRecoveries: 2, toolTimeoutMs: 5000 }, agent: { variantNote: 'a' } });
+    expect(manifest.agent).toMatchObject({
+      module: expect.stringMatching(/agent\.ts$/),
+      export: 'default',
+      sha256: sha,
+    });
+    expect(manifest.config).toMatchObject({
+      engine: { maxRecoveries: 2, toolTimeoutMs: 5000 },
+      agent: { variantNote: 'a' },
+    });
   });
 
   it('a refusal over a setting that is a text of several lines (a prompt in the agent options) shows its unified diff', async () => {
-    writeFileSync(join(dir, 'a.yaml'), 'agent:\n  note: |\n    Be careful.\n    Check every sum twice.\n    Answer with a number.\n');
-    writeFileSync(join(dir, 'b.yaml'), 'agent:\n  note: |\n    Be careful.\n    Check every sum once.\n    Answer with a number.\n');
+    writeFileSync(
+      join(dir, 'a.yaml'),
+      'agent:\n  note: |\n    Be careful.\n    Check every sum twice.\n    Answer with a number.\n',
+    );
+    writeFileSync(
+      join(dir, 'b.yaml'),
+      'agent:\n  note: |\n    Be careful.\n    Check every sum once.\n    Answer with a number.\n',
+    );
     expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'a.yaml', '--no-progress'], dir)).code).toBe(0);
     cut('r', 3);
     const refused = await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--no-progress'], dir);
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('--- agent.note (recorded)\n+++ agent.note (now)\n');
-    expect(refused.err).toContain('\n Be careful.\n-Check every sum twice.\n+Check every sum once.\n Answer with a number.\n');
+    expect(refused.err).toContain(
+      '\n Be careful.\n-Check every sum twice.\n+Check every sum once.\n Answer with a number.\n',
+    );
   });
 
   it('refuses a resume with another config, naming the fields; the same settings resume; --force-resume proceeds and is recorded', async () => {
@@ -62,13 +82,19 @@ describe('bench run --resume checks the recorded settings', () => {
     expect(readFileSync(join(dir, 'r/results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
 
     // The same settings given another way (--set instead of the file) are the same run.
-    const same = await qitos(['bench', 'run', ARITH, '-o', 'r', '--set', 'engine.maxRecoveries=2', '--resume', '--no-progress'], dir);
+    const same = await qitos(
+      ['bench', 'run', ARITH, '-o', 'r', '--set', 'engine.maxRecoveries=2', '--resume', '--no-progress'],
+      dir,
+    );
     expect(same.code, same.err).toBe(0);
     expect(same.out).toContain('suite arithmetic: 25/25 trials');
     expect(read('r/run.json').forcedResumes).toBeUndefined();
 
     cut('r', 5);
-    const forced = await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--force-resume', '--no-progress'], dir);
+    const forced = await qitos(
+      ['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--force-resume', '--no-progress'],
+      dir,
+    );
     expect(forced.code, forced.err).toBe(0);
     expect(forced.out).toContain('suite arithmetic: 25/25 trials');
     const run = read('r/run.json');
@@ -82,7 +108,9 @@ describe('bench run --resume checks the recorded settings', () => {
         ],
       },
     ]);
-    expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '--force-resume'], dir)).err).toContain('--force-resume goes with --resume');
+    expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '--force-resume'], dir)).err).toContain(
+      '--force-resume goes with --resume',
+    );
   });
 
   it('an edited agent module is another variant: resume names module.sha256', async () => {
@@ -108,6 +136,8 @@ describe('bench run --resume checks the recorded settings', () => {
     writeFileSync(join(dir, 'r/run.json'), JSON.stringify(run));
     const r = await qitos(['bench', 'run', ARITH, '-o', 'r', '--resume', '--no-progress', '--json'], dir);
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out).warnings).toContain('run.json records no settings (written by an older qitos): resumed without checking that the settings are the same');
+    expect(JSON.parse(r.out).warnings).toContain(
+      'run.json records no settings (written by an older qitos): resumed without checking that the settings are the same',
+    );
   });
 });

@@ -10,7 +10,10 @@ afterEach(() => cleanup());
 
 describe('bin/qitos.js (subprocess)', () => {
   it('loads TypeScript at run time: run a .ts agent, then replay it', async () => {
-    const r = await qitosProcess(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`], dir);
+    const r = await qitosProcess(
+      ['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`],
+      dir,
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^final: +391$/m);
@@ -22,8 +25,14 @@ describe('bin/qitos.js (subprocess)', () => {
 
   it('loads agent modules outside an ESM package (no package.json): .ts with a default export, .js with a named one', async () => {
     const src = resolve(__dirname, '../../src/index.ts');
-    await writeFile(join(dir, 'shout.ts'), `import { AgentModule, baseState, type State, type Task } from '${src}';\nexport default class Shout extends AgentModule<State> {\n  initState(t: Task): State { return baseState(t, 2); }\n  override decide(s: State) { return { mode: 'final' as const, answer: s.task.toUpperCase() }; }\n}\n`);
-    await writeFile(join(dir, 'echo.js'), `import { AgentModule, baseState } from '${src}';\nexport class Echo extends AgentModule {\n  initState(t) { return baseState(t, 2); }\n  decide(s) { return { mode: 'final', answer: 'echo ' + s.task }; }\n}\n`);
+    await writeFile(
+      join(dir, 'shout.ts'),
+      `import { AgentModule, baseState, type State, type Task } from '${src}';\nexport default class Shout extends AgentModule<State> {\n  initState(t: Task): State { return baseState(t, 2); }\n  override decide(s: State) { return { mode: 'final' as const, answer: s.task.toUpperCase() }; }\n}\n`,
+    );
+    await writeFile(
+      join(dir, 'echo.js'),
+      `import { AgentModule, baseState } from '${src}';\nexport class Echo extends AgentModule {\n  initState(t) { return baseState(t, 2); }\n  decide(s) { return { mode: 'final', answer: 'echo ' + s.task }; }\n}\n`,
+    );
     const ts = await qitosProcess(['run', 'shout.ts', '-t', 'hi', '--json'], dir);
     expect(ts.stderr).toBe('');
     expect(JSON.parse(ts.stdout)).toMatchObject({ stopReason: 'final', finalResult: 'HI' });
@@ -44,7 +53,8 @@ describe('bin/qitos.js (subprocess)', () => {
   it('--help exits 0 and lists the commands', async () => {
     const r = await qitosProcess(['--help'], dir);
     expect(r.code).toBe(0);
-    for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect'])
+      expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
   });
 });
 
@@ -53,7 +63,10 @@ describe('bin/qitos.js output', () => {
     const { spawn } = await import('node:child_process');
     // A long run: the live view keeps writing one line per step after the reader has gone.
     const call = { text: '{"action": {"name": "calc", "args": {"expr": "1 + 1"}}}' };
-    await writeFile(join(dir, 'long.json'), JSON.stringify([...Array.from({ length: 400 }, () => call), { text: '{"final_answer": "2"}' }]));
+    await writeFile(
+      join(dir, 'long.json'),
+      JSON.stringify([...Array.from({ length: 400 }, () => call), { text: '{"final_answer": "2"}' }]),
+    );
     await writeFile(join(dir, 'q.yaml'), 'agent:\n  maxSteps: 500\n');
     const args = [BIN, 'run', CALC_AGENT, '-t', 'add', '-m', `scripted:${join(dir, 'long.json')}`, '-c', 'q.yaml'];
     const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,9 +6,14 @@ import { getPath, parseSetting, parseSettingValue, schemaKeysAt, setPath } from 
 import { QitosConfig } from '../../src/cli/config-schema.js';
 import { qitos, recordCalcRun, tempDir } from '../helpers/cli-harness.js';
 
-const key = fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !['__proto__', 'prototype', 'constructor'].includes(k) && !k.includes('.'));
+const key = fc
+  .string({ minLength: 1, maxLength: 6 })
+  .filter((k) => !['__proto__', 'prototype', 'constructor'].includes(k) && !k.includes('.'));
 const path = fc.array(key, { minLength: 1, maxLength: 4 });
-const config = fc.dictionary(key, fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }))));
+const config = fc.dictionary(
+  key,
+  fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }))),
+);
 
 describe('setPath / getPath (the --set setter)', () => {
   it('set then get returns the value; the input is not changed; keys off the path are untouched (property)', () => {
@@ -24,24 +29,46 @@ describe('setPath / getPath (the --set setter)', () => {
         for (let i = 1; i < p.length; i++) {
           const parentBefore = getPath(obj, p.slice(0, i));
           if (!parentBefore || typeof parentBefore !== 'object' || Array.isArray(parentBefore)) continue;
-          for (const [k, v] of Object.entries(parentBefore)) if (k !== p[i]) expect(getPath(out, [...p.slice(0, i), k])).toEqual(v);
+          for (const [k, v] of Object.entries(parentBefore))
+            if (k !== p[i]) expect(getPath(out, [...p.slice(0, i), k])).toEqual(v);
         }
       }),
     );
   });
 
   it('a path through a scalar replaces it with an object; "__proto__" stays data', () => {
-    expect(setPath({ policies: { doomLoop: true } }, ['policies', 'doomLoop', 'threshold'], 3)).toEqual({ policies: { doomLoop: { threshold: 3 } } });
+    expect(setPath({ policies: { doomLoop: true } }, ['policies', 'doomLoop', 'threshold'], 3)).toEqual({
+      policies: { doomLoop: { threshold: 3 } },
+    });
     const out = setPath({}, ['a'], 1);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 
   it('values: JSON scalars, arrays and objects are parsed; anything else is the text', () => {
-    expect(['0', '0.7', '-3', '1e3', 'true', 'false', 'null'].map(parseSettingValue)).toEqual([0, 0.7, -3, 1000, true, false, null]);
+    expect(['0', '0.7', '-3', '1e3', 'true', 'false', 'null'].map(parseSettingValue)).toEqual([
+      0,
+      0.7,
+      -3,
+      1000,
+      true,
+      false,
+      null,
+    ]);
     expect(parseSettingValue('["a","b"]')).toEqual(['a', 'b']);
     expect(parseSettingValue('{"x":1}')).toEqual({ x: 1 });
-    expect(['openai:gpt-4o', '0x10', '', 'True', '[not json', '1.2.3'].map(parseSettingValue)).toEqual(['openai:gpt-4o', '0x10', '', 'True', '[not json', '1.2.3']);
-    expect(parseSetting('agent.prompt=a=b')).toMatchObject({ key: 'agent.prompt', path: ['agent', 'prompt'], value: 'a=b' });
+    expect(['openai:gpt-4o', '0x10', '', 'True', '[not json', '1.2.3'].map(parseSettingValue)).toEqual([
+      'openai:gpt-4o',
+      '0x10',
+      '',
+      'True',
+      '[not json',
+      '1.2.3',
+    ]);
+    expect(parseSetting('agent.prompt=a=b')).toMatchObject({
+      key: 'agent.prompt',
+      path: ['agent', 'prompt'],
+      value: 'a=b',
+    });
     expect(() => parseSetting('novalue')).toThrow('--set novalue: expected key=value');
     expect(() => parseSetting('a..b=1')).toThrow('is not a dotted path');
     expect(() => parseSetting('agent.__proto__.x=1')).toThrow('"__proto__" cannot be a field');
@@ -62,18 +89,50 @@ describe('--set on run, fork and bench run', () => {
   afterEach(() => cleanup());
 
   it('run records the set fields in the manifest; fork sets over the recorded config', async () => {
-    const { traceDir } = await recordCalcRun(dir, ['--set', 'engine.maxSteps=7', '--set', 'agent.note=first run', '--set', 'policies.doomLoop=true']);
+    const { traceDir } = await recordCalcRun(dir, [
+      '--set',
+      'engine.maxSteps=7',
+      '--set',
+      'agent.note=first run',
+      '--set',
+      'policies.doomLoop=true',
+    ]);
     const m = JSON.parse(readFileSync(join(resolve(dir, traceDir), 'manifest.json'), 'utf8'));
-    expect(m.config).toMatchObject({ engine: { maxSteps: 7 }, agent: { note: 'first run' }, policies: { doomLoop: true } });
-    const f = await qitos(['fork', traceDir, '--at', '0', '--json', '--set', 'policies.doomLoop.threshold=4', '--set', 'model.params.temperature=0.25'], dir);
+    expect(m.config).toMatchObject({
+      engine: { maxSteps: 7 },
+      agent: { note: 'first run' },
+      policies: { doomLoop: true },
+    });
+    const f = await qitos(
+      [
+        'fork',
+        traceDir,
+        '--at',
+        '0',
+        '--json',
+        '--set',
+        'policies.doomLoop.threshold=4',
+        '--set',
+        'model.params.temperature=0.25',
+      ],
+      dir,
+    );
     expect(f.code, f.err).toBe(0);
     const fm = JSON.parse(readFileSync(join(resolve(dir, JSON.parse(f.out).traceDir), 'manifest.json'), 'utf8'));
-    expect(fm.config).toMatchObject({ engine: { maxSteps: 7 }, agent: { note: 'first run' }, policies: { doomLoop: { threshold: 4 } }, model: { params: { temperature: 0.25 } } });
+    expect(fm.config).toMatchObject({
+      engine: { maxSteps: 7 },
+      agent: { note: 'first run' },
+      policies: { doomLoop: { threshold: 4 } },
+      model: { params: { temperature: 0.25 } },
+    });
   });
 
   it('a bad path or value is one error naming the key and what was expected', async () => {
     const cases: Array<[string, string]> = [
-      ['engine.maxStep=3', '--set engine.maxStep=3: engine has no field "maxStep" (expected one of: maxSteps, maxSeconds'],
+      [
+        'engine.maxStep=3',
+        '--set engine.maxStep=3: engine has no field "maxStep" (expected one of: maxSteps, maxSeconds',
+      ],
       ['engine.maxSteps=abc', '--set engine.maxSteps=abc: '],
       ['foo=1', '--set foo=1: no config section "foo" (expected one of: model, engine, workflow, policies'],
       ['policies.doomLoop.onDetect=loud', '--set policies.doomLoop.onDetect=loud: '],
@@ -81,7 +140,10 @@ describe('--set on run, fork and bench run', () => {
       ['engine.maxSteps', '--set engine.maxSteps: expected key=value'],
     ];
     for (const [set, message] of cases) {
-      const r = await qitos(['bench', 'run', join(__dirname, '../../benchmarks/arithmetic'), '-o', 'x', '--no-progress', '--set', set], dir);
+      const r = await qitos(
+        ['bench', 'run', join(__dirname, '../../benchmarks/arithmetic'), '-o', 'x', '--no-progress', '--set', set],
+        dir,
+      );
       expect(r.code, set).not.toBe(0);
       expect(r.err, set).toContain(message);
       expect(r.err.trim().split('\n'), set).toHaveLength(1);
@@ -93,7 +155,24 @@ describe('--set on run, fork and bench run', () => {
   });
 
   it('--set model=<id> is --model; a later --set wins over the file and the flags', async () => {
-    const r = await qitos(['bench', 'run', join(__dirname, '../../benchmarks/arithmetic'), '-o', 'r', '--no-progress', '--json', '--max-steps', '3', '--set', 'engine.maxSteps=6', '--set', 'model=scripted:nope.json'], dir);
+    const r = await qitos(
+      [
+        'bench',
+        'run',
+        join(__dirname, '../../benchmarks/arithmetic'),
+        '-o',
+        'r',
+        '--no-progress',
+        '--json',
+        '--max-steps',
+        '3',
+        '--set',
+        'engine.maxSteps=6',
+        '--set',
+        'model=scripted:nope.json',
+      ],
+      dir,
+    );
     // The scripted file does not exist: every trial fails at setup, but the settings are what was asked.
     const run = JSON.parse(readFileSync(join(dir, 'r/run.json'), 'utf8'));
     expect(run.config).toMatchObject({ model: { id: 'scripted:nope.json' }, engine: { maxSteps: 6 } });

@@ -40,13 +40,21 @@ describe('qitos diff', () => {
     const r = await qitos(['diff', a, b, '--exit-code'], dir);
     expect(r.code).toBe(1);
     expect(r.out).not.toMatch(/start from different states/);
-    expect(r.out).toMatch(/^first difference: step 1, action args: A: calc\(expr="17 \* 23"\) \| B: calc\(expr="17 \* 22"\)$/m);
-    expect(r.out).toMatch(/^2 +final: 391 +calc\(expr="374 \+ 17"\) +model_input\(messages\), decision, result, state$/m);
+    expect(r.out).toMatch(
+      /^first difference: step 1, action args: A: calc\(expr="17 \* 23"\) \| B: calc\(expr="17 \* 22"\)$/m,
+    );
+    expect(r.out).toMatch(
+      /^2 +final: 391 +calc\(expr="374 \+ 17"\) +model_input\(messages\), decision, result, state$/m,
+    );
     expect(r.out).toMatch(/^3 +\(none\) +final: 391 +missing$/m);
     expect(r.out).toMatch(/^steps +2 +3$/m);
     expect(r.out).toMatch(/^stop +final +final$/m);
     const j = JSON.parse((await qitos(['diff', a, b, '--json'], dir)).out);
-    expect(j.first).toEqual({ step: 1, phase: 'action_args', detail: 'A: calc(expr="17 * 23")  |  B: calc(expr="17 * 22")' });
+    expect(j.first).toEqual({
+      step: 1,
+      phase: 'action_args',
+      detail: 'A: calc(expr="17 * 23")  |  B: calc(expr="17 * 22")',
+    });
     expect(j.steps[0].phases).toEqual(['action_args', 'result', 'state']);
     expect(j.totals.a.tokens).toBe(312);
     expect(j.totals.b.model).toBe(`scripted:${script}`);
@@ -95,7 +103,9 @@ describe('qitos fork', () => {
     const parent = await readTrace(traceDir);
     expect(fork.manifest.parent).toEqual({ runId: parent.manifest.runId, path: traceDir, kind: 'fork', atStep: 1 });
     expect(fork.steps.map((s) => s.step)).toEqual([2]);
-    expect(stableJson(fork.manifest.initialState)).toBe(stableJson({ ...stateAtStep(parent, 1), stopReason: null, finalResult: null }));
+    expect(stableJson(fork.manifest.initialState)).toBe(
+      stableJson({ ...stateAtStep(parent, 1), stopReason: null, finalResult: null }),
+    );
     // The fork's model saw the parent's history: same request as the parent's step 2.
     expect(fork.steps[0].model!.hashes).toEqual(parent.steps[1].model!.hashes);
     const d = JSON.parse((await qitos(['diff', traceDir, res.traceDir, '--json'], dir)).out);
@@ -109,7 +119,9 @@ describe('qitos fork', () => {
     const m = await editManifest(traceDir, (m) => delete m.config.model);
     const r = await qitos(['fork', traceDir, '--at', '1', '--json'], dir);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model\n`);
+    expect(r.err).toBe(
+      `qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model\n`,
+    );
     expect(JSON.parse(r.out).error).toMatch(/pass --model$/);
     const script = await other('f.json', ['{"final_answer": "391"}']);
     expect((await qitos(['fork', traceDir, '--at', '1', '--model', `scripted:${script}`, '--json'], dir)).code).toBe(0);
@@ -127,9 +139,18 @@ describe('qitos fork', () => {
     const neg = await qitos(['fork', traceDir, '--at', '-1'], dir);
     expect(neg.code).toBe(2);
     expect(neg.err).toMatch(/expected a non-negative integer/);
-    const fromFork = JSON.parse((await qitos(['fork', traceDir, '--at', '1', '--model', `scripted:${join(FIXTURES, 'scripts/calc.json')}`, '--json'], dir)).out).traceDir;
+    const fromFork = JSON.parse(
+      (
+        await qitos(
+          ['fork', traceDir, '--at', '1', '--model', `scripted:${join(FIXTURES, 'scripts/calc.json')}`, '--json'],
+          dir,
+        )
+      ).out,
+    ).traceDir;
     const before = await qitos(['fork', fromFork, '--at', '0'], dir);
-    expect(before.err).toMatch(/^qitos: step 0 is before this trace's first state \(step 1\); fork its parent instead\n$/);
+    expect(before.err).toMatch(
+      /^qitos: step 0 is before this trace's first state \(step 1\); fork its parent instead\n$/,
+    );
   });
 });
 
@@ -139,16 +160,26 @@ describe('qitos fork: the model endpoint', () => {
     const a = await startFakeOpenAI([reply, reply]);
     const b = await startFakeOpenAI([reply]);
     try {
-      const run = await qitos(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', 'openai-compatible:m', '--json'], dir, { OPENAI_COMPATIBLE_BASE_URL: a.url });
+      const run = await qitos(
+        ['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', 'openai-compatible:m', '--json'],
+        dir,
+        { OPENAI_COMPATIBLE_BASE_URL: a.url },
+      );
       expect(run.code, run.err).toBe(0);
       const traceDir = JSON.parse(run.out).traceDir as string;
       expect((await readTrace(traceDir)).manifest.model?.endpoint).toBe(a.url.replace(/\/$/, ''));
-      const same = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, { OPENAI_COMPATIBLE_BASE_URL: a.url });
+      const same = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, {
+        OPENAI_COMPATIBLE_BASE_URL: a.url,
+      });
       expect(same.code, same.err).toBe(0);
       expect(same.err).not.toMatch(/warning: the fork's model requests go to/);
-      const moved = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, { OPENAI_COMPATIBLE_BASE_URL: b.url });
+      const moved = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, {
+        OPENAI_COMPATIBLE_BASE_URL: b.url,
+      });
       expect(moved.code, moved.err).toBe(0);
-      expect(moved.err).toContain(`warning: the fork's model requests go to ${b.url.replace(/\/$/, '')}, the parent's went to ${a.url.replace(/\/$/, '')}`);
+      expect(moved.err).toContain(
+        `warning: the fork's model requests go to ${b.url.replace(/\/$/, '')}, the parent's went to ${a.url.replace(/\/$/, '')}`,
+      );
       expect(b.requests).toHaveLength(1);
     } finally {
       await Promise.all([a.close(), b.close()]);

@@ -39,7 +39,13 @@ function recordProgress(client: Client): Progress[] {
 describe('qitos mcp serve', () => {
   it('over stdio: one run_<agent> tool, progress per step, the answer and the trace id out (the SDK client drives it)', async () => {
     const client = new Client({ name: 'test-host', version: '1' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', 'serve', '--agent', CALC_AGENT, '--model', `scripted:${CALC_SCRIPT}`], cwd: dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', 'serve', '--agent', CALC_AGENT, '--model', `scripted:${CALC_SCRIPT}`],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d));
     await client.connect(transport);
@@ -48,12 +54,19 @@ describe('qitos mcp serve', () => {
     expect(tools.map((t) => t.name)).toEqual(['run_calc-agent']);
     expect(tools[0].inputSchema.required).toEqual(['task']);
     const progress = recordProgress(client);
-    const result = await client.callTool({ name: 'run_calc-agent', arguments: { task: 'What is 17 * 23?' } }, undefined, { onprogress: () => {} });
+    const result = await client.callTool(
+      { name: 'run_calc-agent', arguments: { task: 'What is 17 * 23?' } },
+      undefined,
+      { onprogress: () => {} },
+    );
     expect(result.isError).toBeFalsy();
     expect(result.content).toEqual([{ type: 'text', text: '391' }]);
     const out = result.structuredContent as { answer: string; runId: string; stopReason: string; steps: number };
     expect(out).toMatchObject({ answer: '391', stopReason: 'final', steps: 2 });
-    expect(progress.map((p) => [p.progress, p.message])).toEqual([[1, 'step 1: called calc'], [2, 'step 2: decided']]);
+    expect(progress.map((p) => [p.progress, p.message])).toEqual([
+      [1, 'step 1: called calc'],
+      [2, 'step 2: decided'],
+    ]);
     const manifest = JSON.parse(await readFile(join(dir, 'traces', out.runId, 'manifest.json'), 'utf8'));
     expect(manifest.status).toBe('completed');
     expect(stderr).toMatch(/qitos mcp serve: stdio {2}tools: run_calc-agent/);
@@ -62,11 +75,22 @@ describe('qitos mcp serve', () => {
   it('over streamable HTTP: the same tool, progress notifications, isError for a run that fails, and the token rule', async () => {
     const traceDir = join(dir, 'traces');
     const broken = scriptedEngine(traceDir, () => ({ text: 'x' }), false, new ScriptedModel([]));
-    const server = await startMcpHttpServer({ agents: [{ id: 'adder', engine: scriptedEngine(traceDir, adder, true) }, { id: 'broken', engine: broken }], token: 'tok', port: 0 });
+    const server = await startMcpHttpServer({
+      agents: [
+        { id: 'adder', engine: scriptedEngine(traceDir, adder, true) },
+        { id: 'broken', engine: broken },
+      ],
+      token: 'tok',
+      port: 0,
+    });
     closers.push(server.close);
     const connect = async (token: string) => {
       const client = new Client({ name: 'test-host', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       closers.push(() => client.close());
       return client;
     };
@@ -74,17 +98,23 @@ describe('qitos mcp serve', () => {
     const client = await connect('tok');
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['run_adder', 'run_broken']);
     const progress = recordProgress(client);
-    const ok = await client.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } }, undefined, { onprogress: () => {} });
+    const ok = await client.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } }, undefined, {
+      onprogress: () => {},
+    });
     expect(ok.structuredContent).toMatchObject({ answer: '5', stopReason: 'final', steps: 2 });
     expect(progress.map((p) => p.message)).toEqual(['step 1: called add', 'step 2: decided']);
     const bad = await client.callTool({ name: 'run_broken', arguments: { task: 'x' } });
     expect(bad.isError).toBe(true);
-    expect((bad.content as Array<{ text: string }>)[0].text).toMatch(/^the run ended unrecoverable_error: .*script exhausted.* \(trace \S+\)$/);
-    const invalid = await client.callTool({ name: 'run_adder', arguments: { task: '' } }).catch((e: Error) => ({ isError: true, content: [{ text: e.message }] }));
+    expect((bad.content as Array<{ text: string }>)[0].text).toMatch(
+      /^the run ended unrecoverable_error: .*script exhausted.* \(trace \S+\)$/,
+    );
+    const invalid = await client
+      .callTool({ name: 'run_adder', arguments: { task: '' } })
+      .catch((e: Error) => ({ isError: true, content: [{ text: e.message }] }));
     expect(invalid.isError).toBe(true);
   }, 60_000);
 
-  it('names tools run_<id> within MCP\'s allowed characters', () => {
+  it("names tools run_<id> within MCP's allowed characters", () => {
     expect(runToolName('react@openai:gpt-4o-mini')).toBe('run_react_openai_gpt-4o-mini');
     expect(runToolName('x'.repeat(100))).toHaveLength(64);
   });
@@ -102,8 +132,18 @@ async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Prom
 /** A model that takes 30 s to answer: a call to it is still running when the test cancels it. */
 const SLOW = { text: 'Thought: this takes a while\nFinal Answer: too late', delayMs: 30_000 };
 
-async function httpServer(traceDir: string, extra: Partial<Parameters<typeof startMcpHttpServer>[0]> = {}): Promise<McpHttpServer> {
-  const server = await startMcpHttpServer({ agents: [{ id: 'react', engine: scriptedEngine(traceDir, () => SLOW) }, { id: 'adder', engine: scriptedEngine(traceDir, adder, true) }], port: 0, ...extra });
+async function httpServer(
+  traceDir: string,
+  extra: Partial<Parameters<typeof startMcpHttpServer>[0]> = {},
+): Promise<McpHttpServer> {
+  const server = await startMcpHttpServer({
+    agents: [
+      { id: 'react', engine: scriptedEngine(traceDir, () => SLOW) },
+      { id: 'adder', engine: scriptedEngine(traceDir, adder, true) },
+    ],
+    port: 0,
+    ...extra,
+  });
   closers.push(server.close);
   return server;
 }
@@ -116,25 +156,39 @@ async function httpClient(server: McpHttpServer): Promise<Client> {
 }
 
 describe('qitos mcp serve: cancellation and limits', () => {
-  it.each(['stdio', 'streamable HTTP'])('over %s, a cancelled tools/call interrupts its run: the trace ends interrupted', async (transport) => {
-    const traceDir = join(dir, 'traces');
-    let client: Client;
-    if (transport === 'stdio') {
-      await writeFile(join(dir, 'slow.json'), JSON.stringify([SLOW]));
-      client = new Client({ name: 'test-host', version: '1' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', 'serve', '--agent', 'react', '--model', 'scripted:slow.json'], cwd: dir, env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' }));
-      closers.push(() => client.close());
-    } else client = await httpClient(await httpServer(traceDir));
-    const cancel = new AbortController();
-    const call = client.callTool({ name: 'run_react', arguments: { task: 'think slowly' } }, undefined, { signal: cancel.signal }).catch((e: unknown) => e);
-    await until(async () => (await readdir(traceDir).catch(() => [])).length === 1);
-    const [runId] = await readdir(traceDir);
-    const manifest = async () => JSON.parse(await readFile(join(traceDir, runId, 'manifest.json'), 'utf8'));
-    cancel.abort();
-    expect(await call).toBeInstanceOf(Error);
-    await until(async () => (await manifest()).status !== 'running');
-    expect(await manifest()).toMatchObject({ status: 'interrupted', summary: { stopReason: 'interrupted' } });
-  }, 60_000);
+  it.each(['stdio', 'streamable HTTP'])(
+    'over %s, a cancelled tools/call interrupts its run: the trace ends interrupted',
+    async (transport) => {
+      const traceDir = join(dir, 'traces');
+      let client: Client;
+      if (transport === 'stdio') {
+        await writeFile(join(dir, 'slow.json'), JSON.stringify([SLOW]));
+        client = new Client({ name: 'test-host', version: '1' });
+        await client.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: [BIN, 'mcp', 'serve', '--agent', 'react', '--model', 'scripted:slow.json'],
+            cwd: dir,
+            env: { PATH: process.env.PATH ?? '' },
+            stderr: 'pipe',
+          }),
+        );
+        closers.push(() => client.close());
+      } else client = await httpClient(await httpServer(traceDir));
+      const cancel = new AbortController();
+      const call = client
+        .callTool({ name: 'run_react', arguments: { task: 'think slowly' } }, undefined, { signal: cancel.signal })
+        .catch((e: unknown) => e);
+      await until(async () => (await readdir(traceDir).catch(() => [])).length === 1);
+      const [runId] = await readdir(traceDir);
+      const manifest = async () => JSON.parse(await readFile(join(traceDir, runId, 'manifest.json'), 'utf8'));
+      cancel.abort();
+      expect(await call).toBeInstanceOf(Error);
+      await until(async () => (await manifest()).status !== 'running');
+      expect(await manifest()).toMatchObject({ status: 'interrupted', summary: { stopReason: 'interrupted' } });
+    },
+    60_000,
+  );
 
   it('over HTTP, runs past maxRuns (over every session) are a tool error and start nothing; a slot frees when a run ends', async () => {
     const traceDir = join(dir, 'traces');
@@ -142,15 +196,24 @@ describe('qitos mcp serve: cancellation and limits', () => {
     const [a, b] = [await httpClient(server), await httpClient(server)];
     expect(server.sessions).toBe(2);
     const cancel = new AbortController();
-    const slow = a.callTool({ name: 'run_react', arguments: { task: 'x' } }, undefined, { signal: cancel.signal }).catch((e: unknown) => e);
+    const slow = a
+      .callTool({ name: 'run_react', arguments: { task: 'x' } }, undefined, { signal: cancel.signal })
+      .catch((e: unknown) => e);
     await until(() => server.activeRuns === 1);
     const refused = await b.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } });
-    expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/running 1 runs, its limit \(--max-runs\); retry shortly/) }] });
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [
+        { type: 'text', text: expect.stringMatching(/running 1 runs, its limit \(--max-runs\); retry shortly/) },
+      ],
+    });
     expect(await readdir(traceDir)).toHaveLength(1);
     cancel.abort();
     await slow;
     await until(() => server.activeRuns === 0);
-    expect((await b.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } })).structuredContent).toMatchObject({ answer: '5' });
+    expect(
+      (await b.callTool({ name: 'run_adder', arguments: { task: 'add 2 and 3' } })).structuredContent,
+    ).toMatchObject({ answer: '5' });
   }, 60_000);
 
   it('over HTTP, sessions are capped (503 past maxSessions) and an idle one is closed; its id then gets 404', async () => {
@@ -168,25 +231,61 @@ describe('qitos mcp serve: cancellation and limits', () => {
     const server = await httpServer(join(dir, 'traces'));
     const initialize = (host: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-dns-rebinding-test', version: '1.0.0' } } });
-        const req = request(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', host, origin: `http://${host}`, accept: 'application/json, text/event-stream' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (t: string) => (text += t));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'conformance-dns-rebinding-test', version: '1.0.0' },
+          },
         });
+        const req = request(
+          `${server.url}/mcp`,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              host,
+              origin: `http://${host}`,
+              accept: 'application/json, text/event-stream',
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (t: string) => (text += t));
+            res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
     const evil = await initialize('evil.example.com');
     expect(evil.status).toBe(403);
-    expect(JSON.parse(evil.body).error).toMatchObject({ code: 'forbidden_host', message: expect.stringMatching(/Host "evil\.example\.com"/) });
+    expect(JSON.parse(evil.body).error).toMatchObject({
+      code: 'forbidden_host',
+      message: expect.stringMatching(/Host "evil\.example\.com"/),
+    });
     const port = new URL(server.url).port;
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) expect((await initialize(host)).status, host).toBe(200);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`])
+      expect((await initialize(host)).status, host).toBe(200);
     const foreignOrigin = await new Promise<number>((resolve, reject) => {
-      const req = request(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://attacker.example', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = request(
+        `${server.url}/mcp`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            origin: 'https://attacker.example',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });

@@ -9,7 +9,13 @@ import { CALC_AGENT, qitos, tempDir } from '../helpers/cli-harness.js';
 import { ROOT, alive } from '../helpers/mcp-fixtures.js';
 
 const FIXTURE = resolve(ROOT, 'test/fixtures/mcp/server.ts');
-const fixture = (extra: Record<string, unknown> = {}) => ({ type: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE], cwd: ROOT, ...extra });
+const fixture = (extra: Record<string, unknown> = {}) => ({
+  type: 'stdio',
+  command: process.execPath,
+  args: ['--import', 'tsx', FIXTURE],
+  cwd: ROOT,
+  ...extra,
+});
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -25,11 +31,17 @@ function writeScript(replies: unknown[], name = 'replies.json'): string {
   return `scripted:${name}`;
 }
 /** The parts of the user message step 1 added to the history (as the trace's state diff records it). */
-function firstUserParts(trace: Awaited<ReturnType<typeof readTrace>>): Array<{ type: string; source?: unknown; mime?: string; text?: string }> {
-  const items = trace.steps[0].stateDiff.splice?.messages?.items as Array<{ parts: Array<{ type: string; source?: unknown; mime?: string; text?: string }> }>;
+function firstUserParts(
+  trace: Awaited<ReturnType<typeof readTrace>>,
+): Array<{ type: string; source?: unknown; mime?: string; text?: string }> {
+  const items = trace.steps[0].stateDiff.splice?.messages?.items as Array<{
+    parts: Array<{ type: string; source?: unknown; mime?: string; text?: string }>;
+  }>;
   return items[0].parts;
 }
-const act = (name: string, args: Record<string, unknown>) => ({ text: JSON.stringify({ thought: 'use it', action: { name, args } }) });
+const act = (name: string, args: Record<string, unknown>) => ({
+  text: JSON.stringify({ thought: 'use it', action: { name, args } }),
+});
 const final = (answer: string) => ({ text: JSON.stringify({ thought: 'done', final_answer: answer }) });
 
 describe('qitos mcp call', () => {
@@ -45,28 +57,47 @@ describe('qitos mcp call', () => {
     expect(failed.err).toMatch(/^error: .*no luck/m);
     const badArgs = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": "x", "b": 1}', '-c', cfg], dir);
     expect(badArgs.code).toBe(1);
-    expect(badArgs.err).toMatch(/^error: Invalid arguments for tool "fx_add"[\s\S]*\ba: Invalid input: expected number/m);
-    expect((await qitos(['mcp', 'call', 'fx', 'nope', '-c', cfg], dir)).err).toMatch(/MCP server "fx" has no tool "nope" \(its tools: fx_add, /);
-    expect((await qitos(['mcp', 'call', 'other', 'add', '-c', cfg], dir)).err).toMatch(/has no MCP server "other" \(its servers: fx\)/);
-    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '[1]', '-c', cfg], dir)).err).toMatch(/--args: expected a JSON object, got an array/);
-    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '{a:1}', '-c', cfg], dir)).err).toMatch(/--args: not JSON/);
+    expect(badArgs.err).toMatch(
+      /^error: Invalid arguments for tool "fx_add"[\s\S]*\ba: Invalid input: expected number/m,
+    );
+    expect((await qitos(['mcp', 'call', 'fx', 'nope', '-c', cfg], dir)).err).toMatch(
+      /MCP server "fx" has no tool "nope" \(its tools: fx_add, /,
+    );
+    expect((await qitos(['mcp', 'call', 'other', 'add', '-c', cfg], dir)).err).toMatch(
+      /has no MCP server "other" \(its servers: fx\)/,
+    );
+    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '[1]', '-c', cfg], dir)).err).toMatch(
+      /--args: expected a JSON object, got an array/,
+    );
+    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '{a:1}', '-c', cfg], dir)).err).toMatch(
+      /--args: not JSON/,
+    );
   }, 180_000);
 
-  it('qitos run --mcp <file> adds that file\'s servers to the run', async () => {
+  it("qitos run --mcp <file> adds that file's servers to the run", async () => {
     const servers = writeConfig({ fx: fixture() }, 'servers.yaml');
     const model = writeScript([act('fx_add', { a: 2, b: 3 }), final('5')]);
-    const r = await qitos(['run', CALC_AGENT, '--mcp', servers, '--model', model, '--task', 'Add 2 and 3', '--json'], dir);
+    const r = await qitos(
+      ['run', CALC_AGENT, '--mcp', servers, '--model', model, '--task', 'Add 2 and 3', '--json'],
+      dir,
+    );
     expect(r.code, r.err).toBe(0);
     const trace = await readTrace(JSON.parse(r.out).traceDir);
     expect(trace.steps[0].results[0]).toMatchObject({ name: 'fx_add', status: 'success', output: '5' });
     writeFileSync(join(dir, 'empty.yaml'), 'engine:\n  maxSteps: 3\n');
-    expect((await qitos(['run', CALC_AGENT, '--mcp', 'empty.yaml', '--model', model, '--task', 'x'], dir)).err).toMatch(/--mcp empty.yaml: the file has no MCP servers/);
+    expect((await qitos(['run', CALC_AGENT, '--mcp', 'empty.yaml', '--model', model, '--task', 'x'], dir)).err).toMatch(
+      /--mcp empty.yaml: the file has no MCP servers/,
+    );
   }, 180_000);
 });
 
 describe('qitos mcp list', () => {
-  it('shows each server\'s status, transport and tools; exit 1 when one failed; --json for scripts', async () => {
-    const cfg = writeConfig({ fx: fixture({ tools: { include: ['add', 'echo'] } }), off: fixture({ enabled: false }), ghost: { type: 'stdio', command: '/nonexistent/mcp-server' } });
+  it("shows each server's status, transport and tools; exit 1 when one failed; --json for scripts", async () => {
+    const cfg = writeConfig({
+      fx: fixture({ tools: { include: ['add', 'echo'] } }),
+      off: fixture({ enabled: false }),
+      ghost: { type: 'stdio', command: '/nonexistent/mcp-server' },
+    });
     const text = await qitos(['mcp', 'list', '-c', cfg], dir);
     expect(text.code).toBe(1);
     expect(text.out).toMatch(/^server +type +transport +tools +resources +prompts +status$/m);
@@ -77,7 +108,11 @@ describe('qitos mcp list', () => {
     expect(text.out).toMatch(/^ {2}skipped fail: left out by the tools filter$/m);
     const json = await qitos(['mcp', 'list', '-c', cfg, '--json'], dir);
     const servers = JSON.parse(json.out).servers as Array<{ name: string; state: string; tools: string[] }>;
-    expect(servers.map((s) => [s.name, s.state, s.tools.length])).toEqual([['fx', 'connected', 2], ['off', 'disabled', 0], ['ghost', 'failed', 0]]);
+    expect(servers.map((s) => [s.name, s.state, s.tools.length])).toEqual([
+      ['fx', 'connected', 2],
+      ['off', 'disabled', 0],
+      ['ghost', 'failed', 0],
+    ]);
   }, 180_000);
 
   it('points at the line of a config mistake, and says when there are no servers', async () => {
@@ -85,16 +120,38 @@ describe('qitos mcp list', () => {
     const bad = await qitos(['mcp', 'list', '-c', 'bad.yaml'], dir);
     expect(bad.err).toBe('qitos: bad.yaml:5: mcp.fx.timout: unknown field "timout"\n');
     writeFileSync(join(dir, 'none.yaml'), 'engine:\n  maxSteps: 3\n');
-    expect((await qitos(['mcp', 'list', '-c', 'none.yaml'], dir)).err).toBe('qitos: none.yaml has no MCP servers (add an mcp: section, see docs/mcp.md)\n');
+    expect((await qitos(['mcp', 'list', '-c', 'none.yaml'], dir)).err).toBe(
+      'qitos: none.yaml has no MCP servers (add an mcp: section, see docs/mcp.md)\n',
+    );
   }, 180_000);
 });
 
 describe('qitos run / replay / fork with MCP servers', () => {
-  it('gives the agent the servers\' tools, resolves mcp:// in the task, records the config without secrets; replay and fork start the servers again', async () => {
-    const cfg = writeConfig({ fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: 'sk-literal-secret' } }) });
-    const model = writeScript([act('fx_env_value', { name: 'API_TOKEN' }), act('fx_add', { a: 17, b: 25 }), final('42')]);
+  it("gives the agent the servers' tools, resolves mcp:// in the task, records the config without secrets; replay and fork start the servers again", async () => {
+    const cfg = writeConfig({
+      fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: 'sk-literal-secret' } }),
+    });
+    const model = writeScript([
+      act('fx_env_value', { name: 'API_TOKEN' }),
+      act('fx_add', { a: 17, b: 25 }),
+      final('42'),
+    ]);
     const env = { QITOS_TEST_TOKEN: 'tok-from-env-123' };
-    const r = await qitos(['run', CALC_AGENT, '-c', cfg, '--model', model, '--task', 'Add 17 and 25; notes: mcp://fx/fixture://notes.txt', '--json'], dir, env);
+    const r = await qitos(
+      [
+        'run',
+        CALC_AGENT,
+        '-c',
+        cfg,
+        '--model',
+        model,
+        '--task',
+        'Add 17 and 25; notes: mcp://fx/fixture://notes.txt',
+        '--json',
+      ],
+      dir,
+      env,
+    );
     expect(r.code, r.err).toBe(0);
     const out = JSON.parse(r.out);
     expect(out).toMatchObject({ stopReason: 'final', finalResult: '42' });
@@ -103,7 +160,10 @@ describe('qitos run / replay / fork with MCP servers', () => {
     expect(manifestText).not.toContain('tok-from-env-123');
     expect(manifestText).not.toContain('sk-literal-secret');
     const trace = await readTrace(out.traceDir);
-    expect((trace.manifest.config as { mcp: { fx: { env: unknown } } }).mcp.fx.env).toEqual({ API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: '<redacted>' });
+    expect((trace.manifest.config as { mcp: { fx: { env: unknown } } }).mcp.fx.env).toEqual({
+      API_TOKEN: '${QITOS_TEST_TOKEN}',
+      LITERAL_KEY: '<redacted>',
+    });
     expect(trace.manifest.tools).toEqual(expect.arrayContaining(['calc', 'fx_add', 'read_mcp_resource']));
     expect(trace.manifest.policies).toEqual(['mcp']);
     // The server got the expanded value (it echoes it back); the trace holds it redacted (docs/security.md).
@@ -119,8 +179,25 @@ describe('qitos run / replay / fork with MCP servers', () => {
     expect(broken.err).toMatch(/mcp: server "fx" is not available: mcp\.fx\.env\.LITERAL_KEY was not recorded/);
     expect(JSON.parse(broken.out).matched).toBe(false);
     // fork takes the value from --config; a config that names the variable instead replays as recorded
-    const fix = writeConfig({ fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: '${QITOS_TEST_TOKEN}' } }) }, 'fix.yaml');
-    const forked = await qitos(['fork', out.traceDir, '--at', '1', '-c', fix, '--model', writeScript([act('fx_add', { a: 1, b: 2 }), final('3')], 'fork.json'), '--json'], dir, env);
+    const fix = writeConfig(
+      { fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: '${QITOS_TEST_TOKEN}' } }) },
+      'fix.yaml',
+    );
+    const forked = await qitos(
+      [
+        'fork',
+        out.traceDir,
+        '--at',
+        '1',
+        '-c',
+        fix,
+        '--model',
+        writeScript([act('fx_add', { a: 1, b: 2 }), final('3')], 'fork.json'),
+        '--json',
+      ],
+      dir,
+      env,
+    );
     expect(forked.code, forked.err).toBe(0);
     expect(JSON.parse(forked.out)).toMatchObject({ stopReason: 'final', finalResult: '3' });
     const forkTrace = await readTrace(JSON.parse(forked.out).traceDir);
@@ -132,15 +209,53 @@ describe('qitos run / replay / fork with MCP servers', () => {
 
   it('--mcp-prompt takes the task from a server prompt (its files go with the first message); --arg fills it in', async () => {
     const cfg = writeConfig({ fx: fixture() });
-    const greet = await qitos(['run', CALC_AGENT, '-c', cfg, '--model', writeScript([final('Hello, Ada!')]), '--mcp-prompt', 'fx/greet', '--arg', 'name=Ada', '--arg', 'style=warm', '--json'], dir);
+    const greet = await qitos(
+      [
+        'run',
+        CALC_AGENT,
+        '-c',
+        cfg,
+        '--model',
+        writeScript([final('Hello, Ada!')]),
+        '--mcp-prompt',
+        'fx/greet',
+        '--arg',
+        'name=Ada',
+        '--arg',
+        'style=warm',
+        '--json',
+      ],
+      dir,
+    );
     expect(greet.code, greet.err).toBe(0);
     const trace = await readTrace(JSON.parse(greet.out).traceDir);
-    expect(trace.manifest.task).toMatchObject({ objective: 'Write a warm greeting for Ada.', metadata: { mcpPrompt: { server: 'fx', name: 'greet', arguments: { name: 'Ada', style: 'warm' } } } });
+    expect(trace.manifest.task).toMatchObject({
+      objective: 'Write a warm greeting for Ada.',
+      metadata: { mcpPrompt: { server: 'fx', name: 'greet', arguments: { name: 'Ada', style: 'warm' } } },
+    });
 
-    const look = await qitos(['run', CALC_AGENT, '-c', cfg, '--model', writeScript([final('transparent')], 'look.json'), '--mcp-prompt', 'fx/look', '--json'], dir);
+    const look = await qitos(
+      [
+        'run',
+        CALC_AGENT,
+        '-c',
+        cfg,
+        '--model',
+        writeScript([final('transparent')], 'look.json'),
+        '--mcp-prompt',
+        'fx/look',
+        '--json',
+      ],
+      dir,
+    );
     expect(look.code, look.err).toBe(0);
     const lookTrace = await readTrace(JSON.parse(look.out).traceDir);
-    expect(firstUserParts(lookTrace).map((p) => (p.type === 'file' ? p.mime : p.text))).toEqual(['What colour is this pixel?\n\n[resource] mcp://fx/fixture://notes.txt (notes)', 'image/png', '[resource mcp://fx/fixture://notes.txt (notes, text/plain)]', 'text/plain']);
+    expect(firstUserParts(lookTrace).map((p) => (p.type === 'file' ? p.mime : p.text))).toEqual([
+      'What colour is this pixel?\n\n[resource] mcp://fx/fixture://notes.txt (notes)',
+      'image/png',
+      '[resource mcp://fx/fixture://notes.txt (notes, text/plain)]',
+      'text/plain',
+    ]);
 
     const errors = await Promise.all([
       qitos(['run', CALC_AGENT, '-c', cfg, '--mcp-prompt', 'fx/greet'], dir),
@@ -156,17 +271,31 @@ describe('qitos run / replay / fork with MCP servers', () => {
       'qitos: --arg is for the arguments of an --mcp-prompt prompt',
       'qitos: --mcp-prompt needs the MCP server in the config (an mcp: section, see docs/mcp.md)',
       'qitos: --mcp-prompt: --mcp-prompt takes <server>/<prompt>, e.g. docs/summarize; got "greet"',
-      'error: option \'--arg <key=value>\' argument \'novalue\' is invalid. expected key=value, got "novalue"',
+      "error: option '--arg <key=value>' argument 'novalue' is invalid. expected key=value, got \"novalue\"",
     ]);
     expect(errors.map((e) => e.code)).toEqual([2, 2, 2, 2, 2, 2]);
   }, 180_000);
 
-  it('bench run: a suite\'s mcp: servers serve every trial, each with its own connection', async () => {
+  it("bench run: a suite's mcp: servers serve every trial, each with its own connection", async () => {
     const suite = join(dir, 'suite');
     mkdirSync(suite);
     writeFileSync(join(suite, 'package.json'), '{"type": "module"}\n');
-    writeFileSync(join(suite, 'suite.yaml'), stringify({ name: 'mcp-sum', tasks: 'tasks.jsonl', scorer: 'exact_match', agent: './agent.ts', mcp: { fx: fixture() } }));
-    writeFileSync(join(suite, 'tasks.jsonl'), [1, 2, 3].map((i) => JSON.stringify({ id: `t${i}`, objective: `${i}+${i}`, inputs: { a: i }, expected: String(2 * i) })).join('\n') + '\n');
+    writeFileSync(
+      join(suite, 'suite.yaml'),
+      stringify({
+        name: 'mcp-sum',
+        tasks: 'tasks.jsonl',
+        scorer: 'exact_match',
+        agent: './agent.ts',
+        mcp: { fx: fixture() },
+      }),
+    );
+    writeFileSync(
+      join(suite, 'tasks.jsonl'),
+      [1, 2, 3]
+        .map((i) => JSON.stringify({ id: `t${i}`, objective: `${i}+${i}`, inputs: { a: i }, expected: String(2 * i) }))
+        .join('\n') + '\n',
+    );
     // The agent calls the server's add tool, then answers with what it returned.
     writeFileSync(
       join(suite, 'agent.ts'),
@@ -185,7 +314,10 @@ export default class SumAgent extends AgentModule {
     expect(traces).toHaveLength(3);
     for (const t of traces) {
       const trace = await readTrace(join(dir, 'runs/a/traces', t));
-      expect(trace.events.find((e) => e.type === 'policy')?.data).toMatchObject({ event: 'mcp:servers', data: { servers: [{ name: 'fx', state: 'connected' }] } });
+      expect(trace.events.find((e) => e.type === 'policy')?.data).toMatchObject({
+        event: 'mcp:servers',
+        data: { servers: [{ name: 'fx', state: 'connected' }] },
+      });
       expect((trace.manifest.config as { mcp: unknown }).mcp).toMatchObject({ fx: { type: 'stdio' } });
     }
   }, 180_000);
@@ -195,7 +327,11 @@ describe('bin/qitos.js with an MCP server (subprocess)', () => {
   it('exits once the run ends, and the server process is gone', async () => {
     const cfg = writeConfig({ fx: fixture() });
     const model = writeScript([act('fx_pid', {}), final('done')]);
-    const r = await promisify(execFile)(process.execPath, [resolve(ROOT, 'bin/qitos.js'), 'run', CALC_AGENT, '-c', cfg, '--model', model, '--task', 'pid?', '--json'], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 150_000 });
+    const r = await promisify(execFile)(
+      process.execPath,
+      [resolve(ROOT, 'bin/qitos.js'), 'run', CALC_AGENT, '-c', cfg, '--model', model, '--task', 'pid?', '--json'],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeout: 150_000 },
+    );
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ stopReason: 'final', finalResult: 'done' });
     const trace = await readTrace(out.traceDir);

@@ -12,10 +12,16 @@ describe('memory from the config', () => {
     const t = await tempDir();
     cleanup = t.cleanup;
     await writeFile(join(t.dir, 'qitos.yaml'), 'memory:\n  type: markdown\n  path: notes/memory.md\n');
-    const first = JSON.parse((await qitos(['run', NOTES_AGENT, '-t', 'convert 10 EUR to USD', '-c', 'qitos.yaml', '--json'], t.dir)).out);
+    const first = JSON.parse(
+      (await qitos(['run', NOTES_AGENT, '-t', 'convert 10 EUR to USD', '-c', 'qitos.yaml', '--json'], t.dir)).out,
+    );
     expect(first.finalResult).toBe('learned');
-    expect(await readFile(join(t.dir, 'notes/memory.md'), 'utf8')).toContain('## lesson (step 1)\nanswer for convert 10 EUR to USD\n');
-    const second = JSON.parse((await qitos(['run', NOTES_AGENT, '-t', 'convert 10 EUR to USD', '-c', 'qitos.yaml', '--json'], t.dir)).out);
+    expect(await readFile(join(t.dir, 'notes/memory.md'), 'utf8')).toContain(
+      '## lesson (step 1)\nanswer for convert 10 EUR to USD\n',
+    );
+    const second = JSON.parse(
+      (await qitos(['run', NOTES_AGENT, '-t', 'convert 10 EUR to USD', '-c', 'qitos.yaml', '--json'], t.dir)).out,
+    );
     expect(second.finalResult).toBe('remembered: answer for convert 10 EUR to USD');
 
     await rm(join(t.dir, 'notes'), { recursive: true });

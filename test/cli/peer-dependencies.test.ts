@@ -14,7 +14,10 @@ afterEach(() => cleanup());
 async function project(version: string | undefined): Promise<string> {
   if (version) {
     await mkdir(join(dir, 'node_modules/zod'), { recursive: true });
-    await writeFile(join(dir, 'node_modules/zod/package.json'), JSON.stringify({ name: 'zod', version, exports: { './package.json': './package.json' } }));
+    await writeFile(
+      join(dir, 'node_modules/zod/package.json'),
+      JSON.stringify({ name: 'zod', version, exports: { './package.json': './package.json' } }),
+    );
   }
   return pathToFileURL(join(dir, 'main.js')).href;
 }
@@ -32,6 +35,8 @@ describe('zodProblem: the zod qitos-ts would import', () => {
   });
 
   it('says a missing zod is a missing peer dependency', async () => {
-    expect(zodProblem(await project(undefined))).toBe('missing peer dependency zod: install it next to qitos-ts (npm install zod@^4.0.0)');
+    expect(zodProblem(await project(undefined))).toBe(
+      'missing peer dependency zod: install it next to qitos-ts (npm install zod@^4.0.0)',
+    );
   });
 });

@@ -18,10 +18,14 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 async function steps(traceDir: string): Promise<any[]> {
-  return (await readFile(join(traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  return (await readFile(join(traceDir, 'steps.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
-const run = (extra: string[]) => qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '--workspace', 'ws', '--json', ...extra], dir);
+const run = (extra: string[]) =>
+  qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '--workspace', 'ws', '--json', ...extra], dir);
 
 describe('qitos run with permission rules', () => {
   it('qitos.yaml permission: read runs, bash asks, and with no terminal the ask is refused by default', async () => {
@@ -29,23 +33,41 @@ describe('qitos run with permission rules', () => {
     const r = await run(['--config', 'qitos.yaml']);
     expect(r.code, r.err).toBe(0);
     const s = await steps(JSON.parse(r.out).traceDir);
-    expect(s[0].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'rule', rule: { key: 'read', pattern: '*' } });
-    expect(s[1].results[0]).toMatchObject({ status: 'error', permission: { outcome: 'deny', decidedBy: 'default', subjects: ['wc -l < notes.txt'] } });
-    expect(s[1].results[0].error).toMatch(/needed approval \(rule bash "\*": ask\) and was refused: no one could answer here/);
+    expect(s[0].results[0].permission).toMatchObject({
+      outcome: 'allow',
+      decidedBy: 'rule',
+      rule: { key: 'read', pattern: '*' },
+    });
+    expect(s[1].results[0]).toMatchObject({
+      status: 'error',
+      permission: { outcome: 'deny', decidedBy: 'default', subjects: ['wc -l < notes.txt'] },
+    });
+    expect(s[1].results[0].error).toMatch(
+      /needed approval \(rule bash "\*": ask\) and was refused: no one could answer here/,
+    );
     const m = JSON.parse(await readFile(join(JSON.parse(r.out).traceDir, 'manifest.json'), 'utf8'));
     expect(m.config.permission).toEqual({ read: 'allow', bash: { '*': 'ask' } });
-    expect(m.permission).toEqual([{ key: 'read', pattern: '*', action: 'allow' }, { key: 'bash', pattern: '*', action: 'ask' }]);
+    expect(m.permission).toEqual([
+      { key: 'read', pattern: '*', action: 'allow' },
+      { key: 'bash', pattern: '*', action: 'ask' },
+    ]);
   });
 
   it('--auto approves what would ask; a deny rule still refuses', async () => {
     const ok = await run(['--set', 'permission={"bash":"ask"}', '--auto']);
     expect(ok.code, ok.err).toBe(0);
-    expect((await steps(JSON.parse(ok.out).traceDir))[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'auto', outcome: 'allow' } });
+    expect((await steps(JSON.parse(ok.out).traceDir))[1].results[0]).toMatchObject({
+      status: 'success',
+      permission: { decidedBy: 'auto', outcome: 'allow' },
+    });
     const no = await run(['--set', 'permission={"bash":{"*":"ask","wc *":"deny"}}', '--auto']);
-    expect((await steps(JSON.parse(no.out).traceDir))[1].results[0]).toMatchObject({ status: 'error', permission: { decidedBy: 'rule', outcome: 'deny' } });
+    expect((await steps(JSON.parse(no.out).traceDir))[1].results[0]).toMatchObject({
+      status: 'error',
+      permission: { decidedBy: 'rule', outcome: 'deny' },
+    });
   });
 
-  it('--permission <file> replaces the config\'s rules; a bad rule is named with its file and key', async () => {
+  it("--permission <file> replaces the config's rules; a bad rule is named with its file and key", async () => {
     await writeFile(join(dir, 'qitos.yaml'), 'permission:\n  "*": deny\n');
     await writeFile(join(dir, 'rules.yaml'), 'read: deny\nbash: allow\n');
     const r = await run(['--config', 'qitos.yaml', '--permission', 'rules.yaml']);
@@ -65,7 +87,10 @@ describe('qitos run with permission rules', () => {
 /** Runs `qitos run` under a pseudo-terminal (util-linux `script`), answering each permission prompt with the next line of `answers`. */
 function runOnTerminal(args: string[], answers: string[]): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, QITOS_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, TERM: 'dumb' } });
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, TERM: 'dumb' },
+  });
   let output = '';
   let prompts = 0;
   const pending = [...answers];
@@ -83,19 +108,63 @@ function runOnTerminal(args: string[], answers: string[]): Promise<{ code: numbe
 
 describe('qitos run on a terminal', () => {
   it('prompts for an ask: reject with a message the model sees', async () => {
-    const r = await runOnTerminal(['run', FILE_AGENT, '-t', 'count', '-m', SCRIPT, '--workspace', 'ws', '--set', 'permission={"bash":"ask"}', '--trace-dir', 'traces'], ['r', 'use read instead']);
+    const r = await runOnTerminal(
+      [
+        'run',
+        FILE_AGENT,
+        '-t',
+        'count',
+        '-m',
+        SCRIPT,
+        '--workspace',
+        'ws',
+        '--set',
+        'permission={"bash":"ask"}',
+        '--trace-dir',
+        'traces',
+      ],
+      ['r', 'use read instead'],
+    );
     expect(r.output).toContain('? permission (rule bash "*": ask): bash wc -l < notes.txt');
     expect(r.code, r.output).toBe(0);
-    const run = (await readFile(join(dir, 'traces', readdirSync(join(dir, 'traces'))[0], 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(run[1].results[0]).toMatchObject({ status: 'error', permission: { decidedBy: 'user', approver: 'tty', outcome: 'deny', message: 'use read instead' } });
+    const run = (await readFile(join(dir, 'traces', readdirSync(join(dir, 'traces'))[0], 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(run[1].results[0]).toMatchObject({
+      status: 'error',
+      permission: { decidedBy: 'user', approver: 'tty', outcome: 'deny', message: 'use read instead' },
+    });
     expect(run[1].results[0].error).toContain('Message: use read instead');
   }, 60_000);
 
   it('prompts for an ask: once runs the call', async () => {
-    const r = await runOnTerminal(['run', FILE_AGENT, '-t', 'count', '-m', SCRIPT, '--workspace', 'ws', '--set', 'permission={"bash":"ask"}', '--trace-dir', 'traces'], ['o']);
+    const r = await runOnTerminal(
+      [
+        'run',
+        FILE_AGENT,
+        '-t',
+        'count',
+        '-m',
+        SCRIPT,
+        '--workspace',
+        'ws',
+        '--set',
+        'permission={"bash":"ask"}',
+        '--trace-dir',
+        'traces',
+      ],
+      ['o'],
+    );
     expect(r.code, r.output).toBe(0);
-    const run = (await readFile(join(dir, 'traces', readdirSync(join(dir, 'traces'))[0], 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(run[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'user', approver: 'tty', outcome: 'allow' } });
+    const run = (await readFile(join(dir, 'traces', readdirSync(join(dir, 'traces'))[0], 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(run[1].results[0]).toMatchObject({
+      status: 'success',
+      permission: { decidedBy: 'user', approver: 'tty', outcome: 'allow' },
+    });
   }, 60_000);
 });
 
@@ -111,15 +180,23 @@ describe('qitos replay of a run with permission decisions', () => {
     const live = await qitos(['replay', traceDir, '--live-tools', '--json'], dir);
     expect(live.code, live.err + live.out).toBe(0);
     const liveSteps = await steps(JSON.parse(live.out).replay.traceDir);
-    expect(liveSteps[1].results[0]).toMatchObject({ status: 'success', permission: { decidedBy: 'replay', approver: 'replay', outcome: 'allow' } });
+    expect(liveSteps[1].results[0]).toMatchObject({
+      status: 'success',
+      permission: { decidedBy: 'replay', approver: 'replay', outcome: 'allow' },
+    });
     // a changed rule set: drift, and the replay stops where a call is judged otherwise (unless --allow-drift)
     await writeFile(join(dir, 'stricter.yaml'), 'read: allow\nbash:\n  "*": ask\n  "wc *": deny\n');
     const changed = await qitos(['replay', traceDir, '--permission', 'stricter.yaml', '--json'], dir);
     expect(changed.code).not.toBe(0);
     const out = JSON.parse(changed.out);
-    expect(out.drifts.map((d: { step: number; parts: string[] }) => [d.step, d.parts])).toEqual([[0, ['permission']], [2, ['permission']]]);
+    expect(out.drifts.map((d: { step: number; parts: string[] }) => [d.step, d.parts])).toEqual([
+      [0, ['permission']],
+      [2, ['permission']],
+    ]);
     expect(out.drifts[0].message).toBe('the permission rules differ from the recorded run\'s: + bash "wc *": deny');
-    expect(out.drifts[1].message).toBe('replay drift at step 2: call 1 (bash) was ask (rule bash "*") when recorded; the current rules say deny (rule bash "wc *")');
+    expect(out.drifts[1].message).toBe(
+      'replay drift at step 2: call 1 (bash) was ask (rule bash "*") when recorded; the current rules say deny (rule bash "wc *")',
+    );
     const allowed = await qitos(['replay', traceDir, '--permission', 'stricter.yaml', '--allow-drift', '--json'], dir);
     expect(JSON.parse(allowed.out)).toMatchObject({ matched: true });
     expect(JSON.parse(allowed.out).drifts).toHaveLength(2);
@@ -147,15 +224,34 @@ edges:
     const first = await qitos(['workflow', 'run', 'approve.yaml', '--config', 'qitos.yaml', '--json'], dir);
     expect(first.code).toBe(1);
     const w = JSON.parse(first.out);
-    expect(w).toMatchObject({ status: 'waiting', reason: 'node "plan" needs approval for calculate (no input) (resume with --approve or --reject)' });
-    const approved = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--approve', '--json'], dir);
+    expect(w).toMatchObject({
+      status: 'waiting',
+      reason: 'node "plan" needs approval for calculate (no input) (resume with --approve or --reject)',
+    });
+    const approved = await qitos(
+      ['workflow', 'resume', w.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--approve', '--json'],
+      dir,
+    );
     const a = JSON.parse(approved.out);
-    expect(a).toMatchObject({ status: 'waiting', reason: 'node "ask" asks: Approve 42? (set the variable "approved" and resume)' });
+    expect(a).toMatchObject({
+      status: 'waiting',
+      reason: 'node "ask" asks: Approve 42? (set the variable "approved" and resume)',
+    });
     const s = await steps(a.traceDir);
-    expect(s[0].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'user', approver: 'workflow resume' });
-    const done = await qitos(['workflow', 'resume', a.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--var', 'approved=yes', '--json'], dir);
+    expect(s[0].results[0].permission).toMatchObject({
+      outcome: 'allow',
+      decidedBy: 'user',
+      approver: 'workflow resume',
+    });
+    const done = await qitos(
+      ['workflow', 'resume', a.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--var', 'approved=yes', '--json'],
+      dir,
+    );
     expect(JSON.parse(done.out)).toMatchObject({ status: 'completed', output: '42 approved=yes' });
-    const rejected = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--reject', 'too costly', '--json'], dir);
+    const rejected = await qitos(
+      ['workflow', 'resume', w.traceDir, 'approve.yaml', '--config', 'qitos.yaml', '--reject', 'too costly', '--json'],
+      dir,
+    );
     const r = JSON.parse(rejected.out);
     expect(r.status).toBe('failed');
     expect(r.reason).toContain('Message: too costly');
@@ -172,7 +268,10 @@ describe('qitos bench run and permission asks', () => {
     await mkdir(s);
     await writeFile(join(s, 'package.json'), '{"type": "module"}\n');
     await writeFile(join(s, 'suite.yaml'), 'name: asks\ntasks: tasks.jsonl\nscorer: exact_match\nagent: ./agent.ts\n');
-    await writeFile(join(s, 'tasks.jsonl'), ['7', '8'].map((n) => JSON.stringify({ id: `t${n}`, objective: n, expected: n })).join('\n') + '\n');
+    await writeFile(
+      join(s, 'tasks.jsonl'),
+      ['7', '8'].map((n) => JSON.stringify({ id: `t${n}`, objective: n, expected: n })).join('\n') + '\n',
+    );
     const src = join(__dirname, '../../src/index.ts');
     await writeFile(
       join(s, 'agent.ts'),
@@ -187,12 +286,41 @@ export default class EchoAgent extends AgentModule {
 }
 `,
     );
-    const refused = await qitos(['bench', 'run', s, '--set', 'permission={"echo":"ask"}', '--no-progress', '--json', '--out', join(dir, 'b1')], dir);
+    const refused = await qitos(
+      ['bench', 'run', s, '--set', 'permission={"echo":"ask"}', '--no-progress', '--json', '--out', join(dir, 'b1')],
+      dir,
+    );
     expect(refused.code, refused.err).not.toBe(2);
-    const answers = async (out: string) => (await readFile(join(dir, out, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.answer, r.pass]).sort();
-    expect(await answers('b1')).toEqual([['refused', false], ['refused', false]]);
-    const auto = await qitos(['bench', 'run', s, '--set', 'permission={"echo":"ask"}', '--auto', '--no-progress', '--json', '--out', join(dir, 'b2')], dir);
+    const answers = async (out: string) =>
+      (await readFile(join(dir, out, 'results.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((r) => [r.answer, r.pass])
+        .sort();
+    expect(await answers('b1')).toEqual([
+      ['refused', false],
+      ['refused', false],
+    ]);
+    const auto = await qitos(
+      [
+        'bench',
+        'run',
+        s,
+        '--set',
+        'permission={"echo":"ask"}',
+        '--auto',
+        '--no-progress',
+        '--json',
+        '--out',
+        join(dir, 'b2'),
+      ],
+      dir,
+    );
     expect(auto.code, auto.err).toBe(0);
-    expect(await answers('b2')).toEqual([['7', true], ['8', true]]);
+    expect(await answers('b2')).toEqual([
+      ['7', true],
+      ['8', true],
+    ]);
   }, 60_000);
 });

@@ -16,9 +16,18 @@ describe('qitos replay', () => {
     expect(r.out).toMatch(/^decisions: all 2 match the recording$/m);
     const json = await qitos(['replay', traceDir, '--json'], dir);
     const outcome = JSON.parse(json.out);
-    expect(outcome).toMatchObject({ matched: true, drifts: [], firstMismatch: null, decisions: { recorded: 2, replayed: 2, matched: 2 } });
+    expect(outcome).toMatchObject({
+      matched: true,
+      drifts: [],
+      firstMismatch: null,
+      decisions: { recorded: 2, replayed: 2, matched: 2 },
+    });
     const m = JSON.parse(await readFile(join(outcome.replay.traceDir, 'manifest.json'), 'utf8'));
-    expect(m.parent).toEqual({ runId: JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')).runId, path: traceDir, kind: 'replay' });
+    expect(m.parent).toEqual({
+      runId: JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')).runId,
+      path: traceDir,
+      kind: 'replay',
+    });
     expect(m.summary).toMatchObject({ stopReason: 'final', finalResult: '391' });
   });
 
@@ -26,18 +35,29 @@ describe('qitos replay', () => {
     const { traceDir } = await recordCalcRun(dir);
     // Change the recorded tool output: a served replay must show it, a live one must not.
     const stepsPath = join(traceDir, 'steps.jsonl');
-    const lines = (await readFile(stepsPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(stepsPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     lines[0].results[0].output = '390';
     lines[0].results[0].state.output = '390';
     await writeFile(stepsPath, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     await editManifest(traceDir); // this machine's own edit: signed again
     // The recorded step-2 request hashes were computed from "391": both replays drift in messages unless allowed.
     const served = JSON.parse((await qitos(['replay', traceDir, '--json', '--allow-drift'], dir)).out);
-    const servedSteps = (await readFile(join(served.replay.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const servedSteps = (await readFile(join(served.replay.traceDir, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(servedSteps[0].results[0].output).toBe('390');
-    expect(served.drifts).toEqual([{ step: 2, parts: ['messages'], message: 'replay drift at step 2: the model request differs in messages' }]);
+    expect(served.drifts).toEqual([
+      { step: 2, parts: ['messages'], message: 'replay drift at step 2: the model request differs in messages' },
+    ]);
     const live = JSON.parse((await qitos(['replay', traceDir, '--json', '--live-tools'], dir)).out);
-    const liveSteps = (await readFile(join(live.replay.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const liveSteps = (await readFile(join(live.replay.traceDir, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(liveSteps[0].results[0].output).toBe('391');
     expect(live.drifts).toEqual([]);
   });
@@ -48,7 +68,9 @@ describe('qitos replay', () => {
     const r = await qitos(['replay', traceDir], dir);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^drift: replay drift at step 1: the model request differs in system prompt$/m);
-    expect(r.out).toMatch(/^decisions: differ from step 1: recorded calc\(expr="17 \* 23"\) \| replay error: model_request/m);
+    expect(r.out).toMatch(
+      /^decisions: differ from step 1: recorded calc\(expr="17 \* 23"\) \| replay error: model_request/m,
+    );
     const allowed = await qitos(['replay', traceDir, '--allow-drift', '--json'], dir);
     expect(allowed.code).toBe(0);
     const outcome = JSON.parse(allowed.out);
@@ -62,7 +84,9 @@ describe('qitos replay', () => {
   it('replays a fork from the state it was forked at (and a replay of that replay), every decision matching', async () => {
     const { traceDir } = await recordCalcRun(dir);
     await writeFile(join(dir, 'fork.json'), JSON.stringify(['{"final_answer": "three hundred ninety-one"}']));
-    const fork = JSON.parse((await qitos(['fork', traceDir, '--at', '1', '--model', 'scripted:fork.json', '--json'], dir)).out).traceDir;
+    const fork = JSON.parse(
+      (await qitos(['fork', traceDir, '--at', '1', '--model', 'scripted:fork.json', '--json'], dir)).out,
+    ).traceDir;
     const r = await qitos(['replay', fork, '--json'], dir);
     expect(r.code, r.out).toBe(0);
     const o = JSON.parse(r.out);
@@ -90,7 +114,9 @@ describe('qitos replay', () => {
     const r = await qitos(['replay', traceDir, '--json'], dir);
     expect(r.code, r.out).toBe(0);
     const o = JSON.parse(r.out);
-    expect(o.replay.failures).toEqual([{ step: 1, kind: 'model_transport', message: 'connection reset', fatal: false }]);
+    expect(o.replay.failures).toEqual([
+      { step: 1, kind: 'model_transport', message: 'connection reset', fatal: false },
+    ]);
     expect(o.decisions).toEqual({ recorded: 3, replayed: 3, matched: 3 });
   });
 
@@ -99,7 +125,9 @@ describe('qitos replay', () => {
     await editManifest(traceDir, (m) => (m.agent.module = 'gone/agent.ts'));
     const gone = await qitos(['replay', traceDir], dir);
     expect(gone.code).toBe(2);
-    expect(gone.err).toBe('qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)\n');
+    expect(gone.err).toBe(
+      'qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)\n',
+    );
     await editManifest(traceDir, (m) => delete m.agent.module);
     const none = await qitos(['replay', traceDir], dir);
     expect(none.err).toMatch(/^qitos: trace .* does not record its agent module/);

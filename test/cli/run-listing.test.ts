@@ -13,11 +13,27 @@ afterEach(() => cleanup());
 
 /** The paths of the manifest fields `qitos runs` lists. */
 const LISTED: string[][] = [
-  ['runId'], ['status'], ['createdAt'], ['agent'], ['agent', 'name'], ['model'], ['model', 'id'], ['parent'], ['summary'],
-  ['summary', 'stopReason'], ['summary', 'steps'], ['summary', 'usage'], ['summary', 'usage', 'cost'], ['summary', 'usage', 'tokens'],
-  ['summary', 'usage', 'modelCalls'], ['summary', 'usage', 'tokens', 'input'], ['summary', 'usage', 'tokens', 'reasoning'],
-  ['summary', 'usage', 'tokens', 'cache'], ['summary', 'usage', 'tokens', 'cache', 'write'],
-  ['schema'], ['version'],
+  ['runId'],
+  ['status'],
+  ['createdAt'],
+  ['agent'],
+  ['agent', 'name'],
+  ['model'],
+  ['model', 'id'],
+  ['parent'],
+  ['summary'],
+  ['summary', 'stopReason'],
+  ['summary', 'steps'],
+  ['summary', 'usage'],
+  ['summary', 'usage', 'cost'],
+  ['summary', 'usage', 'tokens'],
+  ['summary', 'usage', 'modelCalls'],
+  ['summary', 'usage', 'tokens', 'input'],
+  ['summary', 'usage', 'tokens', 'reasoning'],
+  ['summary', 'usage', 'tokens', 'cache'],
+  ['summary', 'usage', 'tokens', 'cache', 'write'],
+  ['schema'],
+  ['version'],
 ];
 
 function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
@@ -35,15 +51,19 @@ describe('qitos runs: the listing check', () => {
     const text = await readFile(join(traceDir, 'manifest.json'), 'utf8');
     expect(listedFields(text)).toBeDefined();
     fc.assert(
-      fc.property(fc.constantFrom(...LISTED), fc.oneof(fc.jsonValue(), fc.double(), fc.integer({ min: -3, max: 3 })), (path, value) => {
-        const m = JSON.parse(text) as Record<string, unknown>;
-        setPath(m, path, value);
-        // Both read the same file: JSON turns a non-finite number into null, for the schema as for the listing.
-        const json = JSON.stringify(m);
-        const listed = listedFields(json);
-        // Never more lenient than the schema (which may accept what this quick check sends to it).
-        if (listed) expect(Manifest.safeParse(JSON.parse(json)).success).toBe(true);
-      }),
+      fc.property(
+        fc.constantFrom(...LISTED),
+        fc.oneof(fc.jsonValue(), fc.double(), fc.integer({ min: -3, max: 3 })),
+        (path, value) => {
+          const m = JSON.parse(text) as Record<string, unknown>;
+          setPath(m, path, value);
+          // Both read the same file: JSON turns a non-finite number into null, for the schema as for the listing.
+          const json = JSON.stringify(m);
+          const listed = listedFields(json);
+          // Never more lenient than the schema (which may accept what this quick check sends to it).
+          if (listed) expect(Manifest.safeParse(JSON.parse(json)).success).toBe(true);
+        },
+      ),
       { numRuns: 1000, examples: [[['parent'], Number.POSITIVE_INFINITY]] },
     );
   });
@@ -53,7 +73,10 @@ describe('qitos runs: the listing check', () => {
     const m = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
     const write = async (name: string, manifest: unknown) => {
       await mkdir(join(dir, 'traces', name), { recursive: true });
-      await writeFile(join(dir, 'traces', name, 'manifest.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
+      await writeFile(
+        join(dir, 'traces', name, 'manifest.json'),
+        typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
+      );
     };
     await write('bad-status', { ...m, runId: 'bad-status', status: 'exploded' });
     await write('not-json', '{"schema": "qitos.trace",');

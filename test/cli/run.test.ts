@@ -29,9 +29,37 @@ describe('qitos run', () => {
   it('records the effective config: flags override the file, the file overrides defaults', async () => {
     await writeFile(
       join(dir, 'qitos.yaml'),
-      ['model:', '  id: scripted:ignored.json', '  params: { temperature: 0 }', 'engine:', '  maxSteps: 7', '  maxRecoveries: 1', 'policies:', '  doomLoop: { threshold: 4 }', 'trace:', '  dir: out', 'agent:', '  system: From the file.'].join('\n'),
+      [
+        'model:',
+        '  id: scripted:ignored.json',
+        '  params: { temperature: 0 }',
+        'engine:',
+        '  maxSteps: 7',
+        '  maxRecoveries: 1',
+        'policies:',
+        '  doomLoop: { threshold: 4 }',
+        'trace:',
+        '  dir: out',
+        'agent:',
+        '  system: From the file.',
+      ].join('\n'),
     );
-    const r = await qitos(['run', CALC_AGENT, '-t', 'What is 17 * 23?', '-c', 'qitos.yaml', '-m', `scripted:${CALC_SCRIPT}`, '--max-steps', '5', '--json'], dir);
+    const r = await qitos(
+      [
+        'run',
+        CALC_AGENT,
+        '-t',
+        'What is 17 * 23?',
+        '-c',
+        'qitos.yaml',
+        '-m',
+        `scripted:${CALC_SCRIPT}`,
+        '--max-steps',
+        '5',
+        '--json',
+      ],
+      dir,
+    );
     expect(r.code, r.err).toBe(0);
     const res = JSON.parse(r.out);
     expect(res.traceDir.startsWith(join(dir, 'out'))).toBe(true);
@@ -45,12 +73,18 @@ describe('qitos run', () => {
     });
     expect(m.policies).toEqual(['doom_loop']);
     expect(m.model.params).toEqual({ temperature: 0 });
-    const steps = (await readFile(join(res.traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const steps = (await readFile(join(res.traceDir, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(steps[0].model.hashes.system).not.toBe('');
   });
 
   it('stops at the step budget given by --max-steps', async () => {
-    const r = await qitos(['run', CALC_AGENT, '-t', 'x', '-m', `scripted:${CALC_SCRIPT}`, '--max-steps', '1', '--json'], dir);
+    const r = await qitos(
+      ['run', CALC_AGENT, '-t', 'x', '-m', `scripted:${CALC_SCRIPT}`, '--max-steps', '1', '--json'],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ stopReason: 'budget_steps', steps: 1, finalResult: null });
   });
@@ -66,7 +100,9 @@ describe('qitos run', () => {
     const two = join(FIXTURES, 'agents/two-agents.ts');
     const bad = await qitos(['run', two, '-t', 'x'], dir);
     expect(bad.code).toBe(2);
-    expect(bad.err).toBe(`qitos: agent module ${two} exports several AgentModule subclasses (EchoAgent, ShoutAgent); pick one with --export\n`);
+    expect(bad.err).toBe(
+      `qitos: agent module ${two} exports several AgentModule subclasses (EchoAgent, ShoutAgent); pick one with --export\n`,
+    );
     const ok = await qitos(['run', two, '-t', 'hello', '--export', 'ShoutAgent', '--json'], dir);
     expect(ok.code, ok.err).toBe(0);
     expect(JSON.parse(ok.out).finalResult).toBe('HELLO');
@@ -81,8 +117,14 @@ describe('qitos run', () => {
       [['run', CALC_AGENT, '-t', '  '], /^qitos: --task is required and must not be empty\n$/],
       [['run', CALC_AGENT, '-t', 'x', '-m', 'gpt4'], /^qitos: --model: expected "provider:model"/],
       [['run', CALC_AGENT, '-t', 'x', '-m', 'nosuch:model'], /^qitos: unknown model provider "nosuch"/],
-      [['run', CALC_AGENT, '-t', 'x', '-m', 'scripted:missing.json'], /^qitos: scripted model file not found: missing\.json\n$/],
-      [['run', CALC_AGENT, '-t', 'x', '--max-steps', 'zero'], /--max-steps <n>' argument 'zero' is invalid\. expected a positive integer/],
+      [
+        ['run', CALC_AGENT, '-t', 'x', '-m', 'scripted:missing.json'],
+        /^qitos: scripted model file not found: missing\.json\n$/,
+      ],
+      [
+        ['run', CALC_AGENT, '-t', 'x', '--max-steps', 'zero'],
+        /--max-steps <n>' argument 'zero' is invalid\. expected a positive integer/,
+      ],
       [['run', CALC_AGENT, '-t', 'x', '-c', 'none.yaml'], /^qitos: config file not found: none\.yaml\n$/],
     ];
     for (const [args, re] of cases) {
@@ -104,7 +146,9 @@ describe('qitos run', () => {
     ]) {
       const r = await qitos(args, dir);
       expect(r.code, args[0]).toBe(2);
-      expect(r.err, args[0]).toMatch(/^qitos: trace folder .*file\.txt(\/sub)? cannot be created: a file is in the way\n$/);
+      expect(r.err, args[0]).toMatch(
+        /^qitos: trace folder .*file\.txt(\/sub)? cannot be created: a file is in the way\n$/,
+      );
       expect(r.out, args[0]).toBe('');
     }
   });
@@ -126,7 +170,9 @@ describe('qitos run', () => {
   it('writes a scripted run that recovered from a model error; --json on failure prints an error object', async () => {
     const { traceDir } = await recordCalcRun(dir, [], join(FIXTURES, 'scripts/flaky.json'));
     const m = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8'));
-    expect(m.summary.failures).toEqual([{ step: 1, kind: 'model_transport', message: 'connection reset', fatal: false }]);
+    expect(m.summary.failures).toEqual([
+      { step: 1, kind: 'model_transport', message: 'connection reset', fatal: false },
+    ]);
     const r = await qitos(['inspect', join(dir, 'nothing'), '--json'], dir);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.out).error).toMatch(/not a trace/);
@@ -136,7 +182,10 @@ describe('qitos run', () => {
     const cases: Array<[string[], string]> = [
       [['run', '--json'], "missing required argument 'agent-module'"],
       [['diff', 'a', '--json'], "missing required argument 'traceB'"],
-      [['fork', 'a', '--at', 'x', '--json'], `option '--at <step>' argument 'x' is invalid. expected a non-negative integer, got "x"`],
+      [
+        ['fork', 'a', '--at', 'x', '--json'],
+        `option '--at <step>' argument 'x' is invalid. expected a non-negative integer, got "x"`,
+      ],
     ];
     for (const [args, error] of cases) {
       const r = await qitos(args, dir);

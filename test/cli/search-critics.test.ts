@@ -24,7 +24,10 @@ describe('search and critics from the config; fork --branch', () => {
     expect(out.finalResult).toBe('stuck at A1');
     expect(out.parent).toMatchObject({ atStep: 1, branch: 0 });
     const forked = await readTrace(out.traceDir);
-    expect(forked.steps[0]).toMatchObject({ step: 2, decision: { mode: 'act', actions: [{ name: 'move', args: { to: 'A1' } }] } });
+    expect(forked.steps[0]).toMatchObject({
+      step: 2,
+      decision: { mode: 'act', actions: [{ name: 'move', args: { to: 'A1' } }] },
+    });
 
     const notBranch = await qitos(['fork', run.traceDir, '--at', '4', '--branch', '0'], t.dir);
     expect(notBranch.code).not.toBe(0);
@@ -36,11 +39,19 @@ describe('search and critics from the config; fork --branch', () => {
     const foreign = join(t.dir, 'foreign');
     await cp(run.traceDir, foreign, { recursive: true });
     const manifestPath = join(foreign, 'manifest.json');
-    await writeFile(manifestPath, JSON.stringify({ ...JSON.parse(await readFile(manifestPath, 'utf8')), signature: undefined }));
+    await writeFile(
+      manifestPath,
+      JSON.stringify({ ...JSON.parse(await readFile(manifestPath, 'utf8')), signature: undefined }),
+    );
     const refused = await qitos(['fork', foreign, '--at', '2', '--branch', '0', '--agent', PATH_AGENT], t.dir);
     expect(refused.code).not.toBe(0);
-    expect(refused.err).toMatch(/refusing to use what trace .* names, because .*--branch \(recorded candidate 0: its tool calls run on this machine\)/);
-    const trusted = await qitos(['fork', foreign, '--at', '2', '--branch', '0', '--agent', PATH_AGENT, '--trust-trace', '--json'], t.dir);
+    expect(refused.err).toMatch(
+      /refusing to use what trace .* names, because .*--branch \(recorded candidate 0: its tool calls run on this machine\)/,
+    );
+    const trusted = await qitos(
+      ['fork', foreign, '--at', '2', '--branch', '0', '--agent', PATH_AGENT, '--trust-trace', '--json'],
+      t.dir,
+    );
     expect(JSON.parse(trusted.out).finalResult).toBe('stuck at A1');
   });
 

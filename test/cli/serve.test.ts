@@ -4,7 +4,16 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CALC_AGENT, CALC_SCRIPT, CONFIG_HOME, FIXTURES, qitos, serveProcess, tempDir, type ServeProcess } from '../helpers/cli-harness.js';
+import {
+  CALC_AGENT,
+  CALC_SCRIPT,
+  CONFIG_HOME,
+  FIXTURES,
+  qitos,
+  serveProcess,
+  tempDir,
+  type ServeProcess,
+} from '../helpers/cli-harness.js';
 import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 
 let dir: string;
@@ -25,10 +34,16 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
 
 describe('qitos serve (subprocess)', () => {
   it('serves an agent module to the openai SDK, then stops on SIGTERM with its traces finalized and signed', async () => {
-    const s = await serve(['--agent', CALC_AGENT, '--model', `scripted:${CALC_SCRIPT}`, '--port', '0', '--name', 'calc'], { XDG_CONFIG_HOME: CONFIG_HOME });
+    const s = await serve(
+      ['--agent', CALC_AGENT, '--model', `scripted:${CALC_SCRIPT}`, '--port', '0', '--name', 'calc'],
+      { XDG_CONFIG_HOME: CONFIG_HOME },
+    );
     expect(s.out()).toMatch(/agents: calc\n/);
     expect(s.out()).toMatch(/no token set: any local user can call this server \(it is bound to loopback 127\.0\.0\.1/);
-    const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'calc', messages: [{ role: 'user', content: 'What is 17 * 23?' }] });
+    const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({
+      model: 'calc',
+      messages: [{ role: 'user', content: 'What is 17 * 23?' }],
+    });
     expect(reply.choices[0].message.content).toBe('391');
     const reasoning = (reply.choices[0].message as { reasoning_content?: string }).reasoning_content!;
     expect(reasoning).toMatch(/\[tool call\] calc\(\{"expr":"17 \* 23"\}\)\n\[tool result\] calc: 391\n/);
@@ -47,13 +62,26 @@ describe('qitos serve (subprocess)', () => {
   }, 60_000);
 
   it('requires QITOS_SERVE_TOKEN off loopback, and then demands it from clients', async () => {
-    const refused = await qitos(['serve', '--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--host', '0.0.0.0', '--port', '0'], dir);
+    const refused = await qitos(
+      ['serve', '--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--host', '0.0.0.0', '--port', '0'],
+      dir,
+    );
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/token is required to listen on 0\.0\.0\.0.*QITOS_SERVE_TOKEN/);
-    const s = await serve(['--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--port', '0', '--allowed-host', 'qitos.lan'], { QITOS_SERVE_TOKEN: 'tok' });
+    const s = await serve(
+      ['--agent', 'react', '--model', `scripted:${CALC_SCRIPT}`, '--port', '0', '--allowed-host', 'qitos.lan'],
+      { QITOS_SERVE_TOKEN: 'tok' },
+    );
     expect(s.out()).toMatch(/a bearer token is required/);
     // --allowed-host adds a Host name; others are refused before the token is looked at
-    const status = (host: string) => new Promise<number>((res, rej) => get(`${s.url}/v1/models`, { headers: { host, authorization: 'Bearer tok' } }, (r) => (r.resume(), res(r.statusCode!))).on('error', rej));
+    const status = (host: string) =>
+      new Promise<number>((res, rej) =>
+        get(
+          `${s.url}/v1/models`,
+          { headers: { host, authorization: 'Bearer tok' } },
+          (r) => (r.resume(), res(r.statusCode!)),
+        ).on('error', rej),
+      );
     expect(await status('qitos.lan:8080')).toBe(200);
     expect(await status('attacker.example')).toBe(403);
     expect((await fetch(`${s.url}/v1/models`)).status).toBe(401);
@@ -66,8 +94,13 @@ describe('qitos serve (subprocess)', () => {
 
 describe('qitos serve: which model', () => {
   it('an agent that decides in code is served without --model; one that takes the model path is refused at start', async () => {
-    const s = await serve(['--agent', join(FIXTURES, 'agents/echo-agent.ts'), '--port', '0', '--name', 'echo'], { XDG_CONFIG_HOME: CONFIG_HOME });
-    const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'hi' }] });
+    const s = await serve(['--agent', join(FIXTURES, 'agents/echo-agent.ts'), '--port', '0', '--name', 'echo'], {
+      XDG_CONFIG_HOME: CONFIG_HOME,
+    });
+    const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({
+      model: 'echo',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(reply.choices[0].message.content).toBe('echo: hi');
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
@@ -76,12 +109,32 @@ describe('qitos serve: which model', () => {
     expect(refused.err).toMatch(/takes the model path \(it does not override decide\) but has no model: give --model/);
   }, 60_000);
 
-  it('--serve-model of the config\'s provider keeps its options (base URL, apiKeyEnv), as --model does', async () => {
+  it("--serve-model of the config's provider keeps its options (base URL, apiKeyEnv), as --model does", async () => {
     const fake = await startFakeOpenAI([{ text: '{"final_answer": "391"}' }]);
     try {
-      await writeFile(join(dir, 'qitos.yaml'), `model:\n  id: openai-compatible:main\n  options:\n    baseURL: ${fake.url}\n    apiKeyEnv: MY_KEY\n`);
-      const s = await serve(['--agent', CALC_AGENT, '-c', 'qitos.yaml', '--serve-model', 'openai-compatible:other', '--port', '0', '--name', 'calc'], { XDG_CONFIG_HOME: CONFIG_HOME, MY_KEY: 'sk-mine' });
-      const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'calc@openai-compatible:other', messages: [{ role: 'user', content: 'What is 17 * 23?' }] });
+      await writeFile(
+        join(dir, 'qitos.yaml'),
+        `model:\n  id: openai-compatible:main\n  options:\n    baseURL: ${fake.url}\n    apiKeyEnv: MY_KEY\n`,
+      );
+      const s = await serve(
+        [
+          '--agent',
+          CALC_AGENT,
+          '-c',
+          'qitos.yaml',
+          '--serve-model',
+          'openai-compatible:other',
+          '--port',
+          '0',
+          '--name',
+          'calc',
+        ],
+        { XDG_CONFIG_HOME: CONFIG_HOME, MY_KEY: 'sk-mine' },
+      );
+      const reply = await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({
+        model: 'calc@openai-compatible:other',
+        messages: [{ role: 'user', content: 'What is 17 * 23?' }],
+      });
       expect(reply.choices[0].message.content).toBe('391');
       expect(fake.requests).toHaveLength(1);
       expect(fake.requests[0]!.body.model).toBe('other');

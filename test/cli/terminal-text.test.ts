@@ -15,14 +15,33 @@ const CLEAR = '\u001b[2J';
 const RLO = '\u202e';
 
 /** Strings rich in the characters that matter: controls, ESC sequences, C1, bidi controls, plain text. */
-const hostile = fc.array(
-  fc.oneof(
-    fc.string(),
-    fc.constantFrom('\u001b', '\u001b[2J', '\u001b]0;title\u0007', '\u009b31m', '\r', '\n', '\r\n', '\t', '\u007f', '\u0000', RLO, '\u2066', '\u200f', '\u061c', '\u00e9', '\u4e2d'),
-    fc.integer({ min: 0, max: 0x2100 }).map((c) => String.fromCharCode(c)),
-  ),
-  { maxLength: 30 },
-).map((parts) => parts.join(''));
+const hostile = fc
+  .array(
+    fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        '\u001b',
+        '\u001b[2J',
+        '\u001b]0;title\u0007',
+        '\u009b31m',
+        '\r',
+        '\n',
+        '\r\n',
+        '\t',
+        '\u007f',
+        '\u0000',
+        RLO,
+        '\u2066',
+        '\u200f',
+        '\u061c',
+        '\u00e9',
+        '\u4e2d',
+      ),
+      fc.integer({ min: 0, max: 0x2100 }).map((c) => String.fromCharCode(c)),
+    ),
+    { maxLength: 30 },
+  )
+  .map((parts) => parts.join(''));
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -40,7 +59,10 @@ describe('terminalText', () => {
         expect(ACTS.test(block.replace(/\r?\n/g, ''))).toBe(false);
         expect(block.split('\n').length).toBe(text.split('\n').length);
         // Escapes are reversible: undoing them gives the text back, so nothing is lost or merged.
-        const undo = (s: string) => s.replace(/\\u([0-9a-f]{4})/g, (m, hex: string) => (ACTS.test(String.fromCharCode(parseInt(hex, 16))) ? String.fromCharCode(parseInt(hex, 16)) : m));
+        const undo = (s: string) =>
+          s.replace(/\\u([0-9a-f]{4})/g, (m, hex: string) =>
+            ACTS.test(String.fromCharCode(parseInt(hex, 16))) ? String.fromCharCode(parseInt(hex, 16)) : m,
+          );
         if (!/\\u[0-9a-f]{4}/.test(text)) expect(undo(line)).toBe(text);
         if (!ACTS.test(text)) expect(line).toBe(text);
       }),
@@ -60,7 +82,13 @@ describe('terminalText', () => {
 describe('untrusted text the CLI prints', () => {
   it('a skill ZIP refusal naming a hostile entry cannot clear the screen', async () => {
     const zip = join(dir, 'evil.zip');
-    await writeFile(zip, makeZip([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: `a${CLEAR}${RLO}b.txt`, data: 'x', mode: 0o120777 }]));
+    await writeFile(
+      zip,
+      makeZip([
+        { name: 'SKILL.md', data: skillMd('evil', 'x') },
+        { name: `a${CLEAR}${RLO}b.txt`, data: 'x', mode: 0o120777 },
+      ]),
+    );
     const r = await qitos(['skills', 'install', zip, '--root', join(dir, 'skills')], dir);
     expect(r.code).not.toBe(0);
     expect(r.err).toContain('skill ZIP refused: entry "a\\u001b[2J\\u202eb.txt"');
@@ -78,7 +106,7 @@ describe('untrusted text the CLI prints', () => {
     expect(r.out).not.toMatch(/^second line/m);
   });
 
-  it('a tool\'s output in a step line is escaped', () => {
+  it("a tool's output in a step line is escaped", () => {
     const line = formatStepLine({
       step: 1,
       decision: { mode: 'act', actions: [{ id: 'c1', name: `bash${CLEAR}`, args: { cmd: `x${RLO}` } }] },

@@ -41,33 +41,53 @@ describe('a bug in the user agent module (real process, tsx)', () => {
       await writeFile(file, BUGGY);
       const r = await qitosProcess(['run', 'buggy.ts', '-t', 'hi'], dir);
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain("stop:   unrecoverable_error (internal error in step 1: Cannot read properties of undefined (reading 'field'))");
+      expect(r.stdout).toContain(
+        "stop:   unrecoverable_error (internal error in step 1: Cannot read properties of undefined (reading 'field'))",
+      );
       expect(r.stdout).toContain(`at:     ${file}:${LINE}:14  (QITOS_DEBUG=1 prints the stack)`);
       expect(r.stdout).not.toContain('at Boom.reduce');
 
       const debug = await qitosProcess(['run', 'buggy.ts', '-t', 'hi'], dir, { QITOS_DEBUG: '1' });
       expect(debug.stdout).toContain(`at:     ${file}:${LINE}:14\n`);
-      expect(debug.stdout).toMatch(new RegExp(`^ +TypeError: Cannot read properties of undefined \\(reading 'field'\\)\\n +at Buggy\\.reduce \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${LINE}:14\\)$`, 'm'));
+      expect(debug.stdout).toMatch(
+        new RegExp(
+          `^ +TypeError: Cannot read properties of undefined \\(reading 'field'\\)\\n +at Buggy\\.reduce \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${LINE}:14\\)$`,
+          'm',
+        ),
+      );
 
       const [runId] = await readdir(join(dir, 'traces'));
       const manifest = JSON.parse(await readFile(join(dir, 'traces', runId, 'manifest.json'), 'utf8'));
       const [failure] = manifest.summary.failures;
       expect(failure).toMatchObject({ step: 1, kind: 'internal', fatal: true, at: `${file}:${LINE}:14` });
       expect(failure.stack).toContain(`at Buggy.reduce (${file}:${LINE}:14)`);
-      const events = (await readFile(join(dir, 'traces', runId, 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-      expect(events.find((e) => e.type === 'recover').data).toMatchObject({ kind: 'internal', fatal: true, at: `${file}:${LINE}:14`, stack: failure.stack });
+      const events = (await readFile(join(dir, 'traces', runId, 'events.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(events.find((e) => e.type === 'recover').data).toMatchObject({
+        kind: 'internal',
+        fatal: true,
+        at: `${file}:${LINE}:14`,
+        stack: failure.stack,
+      });
     });
   }
 
   it('bench: a task whose agent throws prints ERROR at the file:line and the summary names it', async () => {
     await writeFile(join(dir, 'package.json'), '{"type": "module"}\n');
     await writeFile(join(dir, 'agent.ts'), BUGGY);
-    await writeFile(join(dir, 'suite.yaml'), 'name: buggy\ntasks: tasks.jsonl\nscorer: exact_match\nagent: ./agent.ts\n');
+    await writeFile(
+      join(dir, 'suite.yaml'),
+      'name: buggy\ntasks: tasks.jsonl\nscorer: exact_match\nagent: ./agent.ts\n',
+    );
     await writeFile(join(dir, 'tasks.jsonl'), JSON.stringify({ id: 'only', objective: 'q', expected: 'x' }) + '\n');
     const r = await qitosProcess(['bench', 'run', '.', '--out', 'out'], dir);
     const file = join(dir, 'agent.ts');
     expect(r.stderr).toContain(`only e1 ERROR at ${file}:${LINE}:14 (unrecoverable_error`);
-    expect(r.stdout).toContain(`first: internal error in step 1: Cannot read properties of undefined (reading 'field') (at ${file}:${LINE}:14)`);
+    expect(r.stdout).toContain(
+      `first: internal error in step 1: Cannot read properties of undefined (reading 'field') (at ${file}:${LINE}:14)`,
+    );
     const line = JSON.parse((await readFile(join(dir, 'out/results.jsonl'), 'utf8')).trim());
     expect(line).toMatchObject({ errorKind: 'run', errorAt: `${file}:${LINE}:14` });
   });
@@ -89,7 +109,12 @@ describe('firstUserFrame and bugStack', () => {
     expect(firstUserFrame('Error: x\n    at f (/work/qitos/src/engine/engine.ts:3:4)', '/work/qitos')).toBeUndefined();
     expect(firstUserFrame('no frames at all', root)).toBeUndefined();
     // the frames of a cause are where it was wrapped, not where the error was thrown
-    expect(firstUserFrame('Error: x\n    at f (/work/qitos/src/a.ts:1:1)\ncaused by: Error: y\n    at g (/home/me/a.ts:1:1)', '/work/qitos')).toBeUndefined();
+    expect(
+      firstUserFrame(
+        'Error: x\n    at f (/work/qitos/src/a.ts:1:1)\ncaused by: Error: y\n    at g (/home/me/a.ts:1:1)',
+        '/work/qitos',
+      ),
+    ).toBeUndefined();
   });
 
   it('bugStack: the stack of a plain Error with its causes; nothing for classified errors or non-errors', () => {
@@ -109,7 +134,10 @@ describe('firstUserFrame and bugStack', () => {
 describe.runIf(requires('chromium'))('the viewer shows where the bug was thrown (headless Chromium)', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
   });
   afterAll(() => browser?.close());
 
@@ -117,7 +145,7 @@ describe.runIf(requires('chromium'))('the viewer shows where the bug was thrown 
     await mkdir(join(dir, 'a'));
     const file = join(dir, 'a', 'buggy.ts');
     // in-process (vitest compiles the module): the frame names the file; the line is checked in the process tests above
-    await writeFile(file, BUGGY.replace("const x: any = undefined;", "const x: any = undefined; // <b>not markup</b>"));
+    await writeFile(file, BUGGY.replace('const x: any = undefined;', 'const x: any = undefined; // <b>not markup</b>'));
     const r = await qitos(['run', file, '-t', 'hi', '--json'], dir);
     const traceDir = JSON.parse(r.out).traceDir as string;
     expect((await qitos(['view', traceDir, '-o', 'v.html'], dir)).code).toBe(0);
@@ -127,7 +155,11 @@ describe.runIf(requires('chromium'))('the viewer shows where the bug was thrown 
     await page.goto(pathToFileURL(join(dir, 'v.html')).href);
     await page.waitForSelector('body[data-ready="true"]');
     const thrown = page.locator('header details.thrown');
-    expect(await thrown.locator('summary').innerText()).toMatch(new RegExp(`^step 1 internal error at ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: Cannot read properties of undefined`));
+    expect(await thrown.locator('summary').innerText()).toMatch(
+      new RegExp(
+        `^step 1 internal error at ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: Cannot read properties of undefined`,
+      ),
+    );
     await thrown.locator('summary').click();
     expect(await thrown.locator('pre.stack').innerText()).toContain('TypeError: Cannot read properties of undefined');
     expect(errors).toEqual([]);

@@ -9,7 +9,6 @@ import { jsonForScript } from '../../src/cli/view/view-html.js';
 import { qitos, recordCalcRun, tempDir, CALC_AGENT, CALC_SCRIPT } from '../helpers/cli-harness.js';
 import { CHROMIUM, requires } from '../helpers/requires.js';
 
-
 const EVIL = '</script><script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">';
 
 let dir: string;
@@ -24,7 +23,10 @@ let workflowPage: string;
 
 /** A 10,000-step trace: a recorded run's step 1 repeated, then its final step. */
 async function bigTrace(src: string, out: string, n: number): Promise<void> {
-  const lines = (await readFile(join(src, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const lines = (await readFile(join(src, 'steps.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   await mkdir(out, { recursive: true });
   const manifest = JSON.parse(await readFile(join(src, 'manifest.json'), 'utf8'));
   manifest.runId = 'big-run';
@@ -46,14 +48,44 @@ async function workflowTrace(src: string, out: string): Promise<void> {
   manifest.agent.config = {
     workflow: {
       name: 'pipeline',
-      nodes: [{ id: 'start', kind: 'start' }, { id: 'fetch', kind: 'tool' }, { id: 'check', kind: 'condition', then: 'end', else: 'retry' }, { id: 'retry', kind: 'llm' }, { id: 'end', kind: 'end' }],
-      edges: [{ from: 'start', to: 'fetch' }, { from: 'fetch', to: 'check' }, { from: 'retry', to: 'fetch' }],
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'fetch', kind: 'tool' },
+        { id: 'check', kind: 'condition', then: 'end', else: 'retry' },
+        { id: 'retry', kind: 'llm' },
+        { id: 'end', kind: 'end' },
+      ],
+      edges: [
+        { from: 'start', to: 'fetch' },
+        { from: 'fetch', to: 'check' },
+        { from: 'retry', to: 'fetch' },
+      ],
     },
   };
   await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest));
-  const lines = (await readFile(join(src, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-  const rec = (node: string, status: string, tokens?: object) => ({ node, kind: 'x', step: 1, status, inputs: {}, outputs: {}, attempts: 1, ...(tokens ? { tokens } : {}) });
-  const thread = { status: 'running', current: 'retry', completed: [rec('start', 'done'), rec('fetch', 'done', { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } }), rec('check', 'error')] };
+  const lines = (await readFile(join(src, 'steps.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const rec = (node: string, status: string, tokens?: object) => ({
+    node,
+    kind: 'x',
+    step: 1,
+    status,
+    inputs: {},
+    outputs: {},
+    attempts: 1,
+    ...(tokens ? { tokens } : {}),
+  });
+  const thread = {
+    status: 'running',
+    current: 'retry',
+    completed: [
+      rec('start', 'done'),
+      rec('fetch', 'done', { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } }),
+      rec('check', 'error'),
+    ],
+  };
   const last = lines.at(-1);
   last.stateDiff = { ...last.stateDiff, set: { ...(last.stateDiff.set ?? {}), thread } };
   await writeFile(join(out, 'steps.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -62,7 +94,13 @@ async function workflowTrace(src: string, out: string): Promise<void> {
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir('qitos-view-'));
   const a = (await recordCalcRun(dir)).traceDir;
-  await writeFile(join(dir, 'b.json'), JSON.stringify(['{"thought": "compute it", "action": {"name": "calc", "args": {"expr": "17 * 22"}}}', '{"final_answer": "374"}']));
+  await writeFile(
+    join(dir, 'b.json'),
+    JSON.stringify([
+      '{"thought": "compute it", "action": {"name": "calc", "args": {"expr": "17 * 22"}}}',
+      '{"final_answer": "374"}',
+    ]),
+  );
   const b = (await recordCalcRun(dir, [], join(dir, 'b.json'))).traceDir;
   single = join(dir, 'run.html');
   pair = join(dir, 'pair.html');
@@ -72,13 +110,22 @@ beforeAll(async () => {
   expect((await qitos(['view', a, b, '-o', pair], dir)).code).toBe(0);
   forkPair = join(dir, 'fork-pair.html');
   await writeFile(join(dir, 'fork.json'), JSON.stringify(['{"final_answer": "three hundred ninety-one"}']));
-  const f = JSON.parse((await qitos(['fork', a, '--at', '1', '-m', `scripted:${join(dir, 'fork.json')}`, '--json'], dir)).out).traceDir;
+  const f = JSON.parse(
+    (await qitos(['fork', a, '--at', '1', '-m', `scripted:${join(dir, 'fork.json')}`, '--json'], dir)).out,
+  ).traceDir;
   expect((await qitos(['view', a, f, '-o', forkPair], dir)).code).toBe(0);
   const e = await qitos(['run', CALC_AGENT, '-t', EVIL, '-m', `scripted:${CALC_SCRIPT}`, '--json'], dir);
   expect((await qitos(['view', JSON.parse(e.out).traceDir, '-o', evil], dir)).code).toBe(0);
   searched = join(dir, 'searched.html');
   await writeFile(join(dir, 'search.yaml'), 'search:\n  type: best-first\ncritics:\n  - type: self-reflection\n');
-  const sr = JSON.parse((await qitos(['run', join(__dirname, '../kit/search/path-agent.ts'), '-t', 'find G', '-c', 'search.yaml', '--json'], dir)).out);
+  const sr = JSON.parse(
+    (
+      await qitos(
+        ['run', join(__dirname, '../kit/search/path-agent.ts'), '-t', 'find G', '-c', 'search.yaml', '--json'],
+        dir,
+      )
+    ).out,
+  );
   expect((await qitos(['view', sr.traceDir, '-o', searched], dir)).code).toBe(0);
   workflowPage = join(dir, 'workflow.html');
   await workflowTrace(a, join(dir, 'wf'));
@@ -86,7 +133,9 @@ beforeAll(async () => {
   await bigTrace(a, join(dir, 'big'), 10_000);
   const t0 = performance.now();
   const v = await qitos(['view', join(dir, 'big'), '-o', big, '--json'], dir);
-  console.log(`[view.test] qitos view of a 10,000-step trace: ${(performance.now() - t0).toFixed(0)} ms, ${(JSON.parse(v.out).bytes / 1e6).toFixed(1)} MB`);
+  console.log(
+    `[view.test] qitos view of a 10,000-step trace: ${(performance.now() - t0).toFixed(0)} ms, ${(JSON.parse(v.out).bytes / 1e6).toFixed(1)} MB`,
+  );
 });
 afterAll(() => cleanup());
 
@@ -114,7 +163,10 @@ describe('qitos view (file)', () => {
     const work = join(dir, 'work', 'here');
     await mkdir(work, { recursive: true });
     const [a, b] = [(await recordCalcRun(dir)).traceDir, (await recordCalcRun(dir)).traceDir];
-    for (const [t, runId] of [[a, '../../x'], [b, '/tmp/../../y']] as const) {
+    for (const [t, runId] of [
+      [a, '../../x'],
+      [b, '/tmp/../../y'],
+    ] as const) {
       const p = join(t, 'manifest.json');
       await writeFile(p, JSON.stringify({ ...JSON.parse(await readFile(p, 'utf8')), runId }));
     }
@@ -131,7 +183,10 @@ describe('qitos view (file)', () => {
     const stepsPath = join(traceDir, 'steps.jsonl');
     const lines = (await readFile(stepsPath, 'utf8')).trim().split('\n');
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
-    await writeFile(stepsPath, [`${lines[0].slice(0, -1)}, "observation": ${deep}}`, ...lines.slice(1)].join('\n') + '\n');
+    await writeFile(
+      stepsPath,
+      [`${lines[0].slice(0, -1)}, "observation": ${deep}}`, ...lines.slice(1)].join('\n') + '\n',
+    );
     for (const cmd of ['view', 'inspect', 'replay']) {
       const r = await qitos([cmd, traceDir], dir);
       expect(r.code, cmd).toBe(2);
@@ -157,7 +212,15 @@ describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   });
   afterAll(() => browser?.close());
@@ -207,7 +270,9 @@ describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
     const { page, errors } = await open(pair);
     expect(await page.locator('header').innerText()).toMatch(/first difference: step 1, action_args/);
     // B's variant: the settings in which it differs from A (here the scripted model's reply file)
-    expect(await page.locator('.run').nth(1).locator('.variant').innerText()).toMatch(/^variant: model\.id=scripted:.*b\.json$/);
+    expect(await page.locator('.run').nth(1).locator('.variant').innerText()).toMatch(
+      /^variant: model\.id=scripted:.*b\.json$/,
+    );
     expect(await page.locator('.row.differs').count()).toBe(2);
     await page.locator('.row').nth(0).click();
     expect(await page.locator('#detail .side').count()).toBe(2);
@@ -223,7 +288,9 @@ describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
     expect(await page.locator('.row.differs').count()).toBe(1);
     expect(await page.locator('.row').nth(0).innerText()).toContain('(shared: before the fork)');
     await page.locator('.row').nth(0).click();
-    expect(await page.locator('#detail .side').nth(1).innerText()).toMatch(/This run is a fork: it starts after this step/);
+    expect(await page.locator('#detail .side').nth(1).innerText()).toMatch(
+      /This run is a fork: it starts after this step/,
+    );
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -241,7 +308,7 @@ describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
     await page.close();
   });
 
-  it('a workflow run shows its graph: every node with its status, the condition\'s branches and their labels', async () => {
+  it("a workflow run shows its graph: every node with its status, the condition's branches and their labels", async () => {
     const { page, errors } = await open(workflowPage);
     const graph = page.locator('svg.wf-graph');
     expect(await graph.count()).toBe(1);
@@ -255,7 +322,9 @@ describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
     expect(await status('end')).toContain('wf-pending');
     expect(await page.locator('g.wf-node[data-node="fetch"]').textContent()).toContain('15 tok');
     expect(await page.locator('.wf-label').allTextContents()).toEqual(expect.arrayContaining(['then', 'else']));
-    expect(await page.locator('details.workflow summary').innerText()).toBe('workflow pipeline · running · 2 of 5 nodes done');
+    expect(await page.locator('details.workflow summary').innerText()).toBe(
+      'workflow pipeline · running · 2 of 5 nodes done',
+    );
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -22,12 +22,26 @@ async function workspace(): Promise<string> {
 describe('qitos run --workspace', () => {
   it.runIf(requires('bwrap'))('gives file and shell tools a jailed host workspace, recorded for replay', async () => {
     await workspace();
-    const r = await qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '--workspace', 'ws', '--json'], dir);
+    const r = await qitos(
+      ['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '--workspace', 'ws', '--json'],
+      dir,
+    );
     expect(r.code, r.err).toBe(0);
     const { traceDir } = JSON.parse(r.out);
-    const steps = (await readFile(join(traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(steps[0].results[0]).toMatchObject({ name: 'read', status: 'success', output: expect.stringContaining('beta') });
-    expect(steps[1].results[0]).toMatchObject({ name: 'bash', status: 'success', output: expect.stringMatching(/^3\b/) });
+    const steps = (await readFile(join(traceDir, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(steps[0].results[0]).toMatchObject({
+      name: 'read',
+      status: 'success',
+      output: expect.stringContaining('beta'),
+    });
+    expect(steps[1].results[0]).toMatchObject({
+      name: 'bash',
+      status: 'success',
+      output: expect.stringMatching(/^3\b/),
+    });
     const m = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8'));
     expect(m.env).toEqual({ name: 'host', sandbox: 'bwrap' });
     expect(r.err).not.toMatch(/warning/);
@@ -41,10 +55,15 @@ describe('qitos run --workspace', () => {
 
   it('where bubblewrap does not work, says so once and records sandbox "none" in the manifest', async () => {
     await workspace();
-    await writeFile(join(dir, 'q.yaml'), ['env:', '  type: host', '  root: ws', '  sandbox:', '    bwrap: /nonexistent/bwrap'].join('\n'));
+    await writeFile(
+      join(dir, 'q.yaml'),
+      ['env:', '  type: host', '  root: ws', '  sandbox:', '    bwrap: /nonexistent/bwrap'].join('\n'),
+    );
     const r = await qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '-c', 'q.yaml', '--json'], dir);
     expect(r.code, r.err).toBe(0);
-    expect(r.err).toBe('warning: commands run without a sandbox: "/nonexistent/bwrap" was not found (install the bubblewrap package). They can read and write whatever this user can, and reach the network.\n');
+    expect(r.err).toBe(
+      'warning: commands run without a sandbox: "/nonexistent/bwrap" was not found (install the bubblewrap package). They can read and write whatever this user can, and reach the network.\n',
+    );
     const m = JSON.parse(await readFile(join(JSON.parse(r.out).traceDir, 'manifest.json'), 'utf8'));
     expect(m.env).toEqual({ name: 'host', sandbox: 'none' });
   });
@@ -65,9 +84,18 @@ describe('qitos run --workspace', () => {
   });
 
   it('a memory env from the config file serves files without touching disk', async () => {
-    await writeFile(join(dir, 'q.yaml'), ['env:', '  type: memory', '  files:', '    notes.txt: "one\\ntwo\\n"'].join('\n'));
+    await writeFile(
+      join(dir, 'q.yaml'),
+      ['env:', '  type: memory', '  files:', '    notes.txt: "one\\ntwo\\n"'].join('\n'),
+    );
     const script = join(dir, 'read-only.json');
-    await writeFile(script, JSON.stringify([{ text: '{"action": {"name": "read", "args": {"path": "notes.txt"}}}' }, { text: '{"final_answer": "ok"}' }]));
+    await writeFile(
+      script,
+      JSON.stringify([
+        { text: '{"action": {"name": "read", "args": {"path": "notes.txt"}}}' },
+        { text: '{"final_answer": "ok"}' },
+      ]),
+    );
     const READ_AGENT = join(dir, 'read-agent.ts');
     await writeFile(
       READ_AGENT,
@@ -79,7 +107,10 @@ describe('qitos run --workspace', () => {
     );
     const r = await qitos(['run', READ_AGENT, '-t', 'read', '-m', `scripted:${script}`, '-c', 'q.yaml', '--json'], dir);
     expect(r.code, r.err).toBe(0);
-    const steps = (await readFile(join(JSON.parse(r.out).traceDir, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const steps = (await readFile(join(JSON.parse(r.out).traceDir, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(steps[0].results[0].output).toContain('two');
   });
 

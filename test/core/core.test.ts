@@ -1,10 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  Decision, Message, StepRecord, Task, ToolState, applyStateDiff, emptyTokens, toModelMessages,
+  Decision,
+  Message,
+  StepRecord,
+  Task,
+  ToolState,
+  applyStateDiff,
+  emptyTokens,
+  toModelMessages,
   type Message as MessageT,
 } from '../../src/index.js';
-import { addTokens, addCost, canonicalJson, COMPACTED_PLACEHOLDER, INTERRUPTED_TOOL_ERROR } from '../../src/core/index.js';
+import {
+  addTokens,
+  addCost,
+  canonicalJson,
+  COMPACTED_PLACEHOLDER,
+  INTERRUPTED_TOOL_ERROR,
+} from '../../src/core/index.js';
 
 describe('canonicalJson', () => {
   it('is independent of key order at every depth', () => {
@@ -15,13 +28,17 @@ describe('canonicalJson', () => {
         expect(JSON.parse(canonicalJson(obj))).toEqual(JSON.parse(JSON.stringify(obj)));
       }),
     );
-    expect(canonicalJson({ b: { d: 1, c: [2, { y: 1, x: 0 }] }, a: 'z' })).toBe('{"a":"z","b":{"c":[2,{"x":0,"y":1}],"d":1}}');
+    expect(canonicalJson({ b: { d: 1, c: [2, { y: 1, x: 0 }] }, a: 'z' })).toBe(
+      '{"a":"z","b":{"c":[2,{"x":0,"y":1}],"d":1}}',
+    );
   });
 
   it('keeps an own "__proto__" key (JSON.parse makes one), at any depth', () => {
     expect(canonicalJson(JSON.parse('{"__proto__":1}'))).toBe('{"__proto__":1}');
     expect(canonicalJson(JSON.parse('{"__proto__":1}'))).not.toBe(canonicalJson({}));
-    expect(canonicalJson(JSON.parse('{"b":[{"__proto__":{"x":1}}],"a":{"__proto__":null}}'))).toBe('{"a":{"__proto__":null},"b":[{"__proto__":{"x":1}}]}');
+    expect(canonicalJson(JSON.parse('{"b":[{"__proto__":{"x":1}}],"a":{"__proto__":null}}'))).toBe(
+      '{"a":{"__proto__":null},"b":[{"__proto__":{"x":1}}]}',
+    );
     // The output never has a polluted prototype either.
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
@@ -29,7 +46,12 @@ describe('canonicalJson', () => {
   it('round-trips objects whose keys include "__proto__" and "constructor" (every run, not 1 in 60)', () => {
     const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString'), fc.string());
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.array(tie('node'), { maxLength: 3 }), tie('obj')),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 1 }),
+        fc.array(tie('node'), { maxLength: 3 }),
+        tie('obj'),
+      ),
       obj: fc.dictionary(key, tie('node'), { maxKeys: 4 }),
     })).obj;
     fc.assert(
@@ -54,7 +76,15 @@ describe('usage', () => {
 
 describe('schemas', () => {
   it('Task fills defaults and names bad fields', () => {
-    expect(Task.parse({ id: 'a', objective: 'b' })).toEqual({ id: 'a', objective: 'b', inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: {} });
+    expect(Task.parse({ id: 'a', objective: 'b' })).toEqual({
+      id: 'a',
+      objective: 'b',
+      inputs: {},
+      resources: {},
+      budget: {},
+      successCriteria: [],
+      metadata: {},
+    });
     const r = Task.safeParse({ id: 'a', objective: 'b', budget: { maxSteps: -1 } });
     expect(r.success).toBe(false);
     expect(r.error?.issues[0].path).toEqual(['budget', 'maxSteps']);
@@ -64,28 +94,60 @@ describe('schemas', () => {
     expect(Decision.safeParse({ mode: 'act', actions: [] }).success).toBe(false);
     expect(Decision.safeParse({ mode: 'jump' }).success).toBe(false);
     expect(Decision.safeParse({ mode: 'branch', candidates: [{ mode: 'final', answer: 'x' }] }).success).toBe(true);
-    expect(Decision.safeParse({ mode: 'branch', candidates: [{ mode: 'branch', candidates: [] }] }).success).toBe(false);
+    expect(Decision.safeParse({ mode: 'branch', candidates: [{ mode: 'branch', candidates: [] }] }).success).toBe(
+      false,
+    );
   });
 
   it('ToolState requires the timestamps of each move', () => {
-    expect(ToolState.safeParse({ status: 'completed', input: {}, output: 'x', time: { created: 1, start: 2 } }).success).toBe(false);
-    expect(ToolState.safeParse({ status: 'completed', input: {}, output: 'x', time: { created: 1, start: 2, end: 3, compacted: 4 } }).success).toBe(true);
+    expect(
+      ToolState.safeParse({ status: 'completed', input: {}, output: 'x', time: { created: 1, start: 2 } }).success,
+    ).toBe(false);
+    expect(
+      ToolState.safeParse({
+        status: 'completed',
+        input: {},
+        output: 'x',
+        time: { created: 1, start: 2, end: 3, compacted: 4 },
+      }).success,
+    ).toBe(true);
   });
 
   it('StepRecord rejects a record without a state diff', () => {
-    expect(StepRecord.safeParse({ step: 1, startedAt: 0, durationMs: 0, phases: {}, observation: null, decision: null, results: [] }).success).toBe(false);
+    expect(
+      StepRecord.safeParse({
+        step: 1,
+        startedAt: 0,
+        durationMs: 0,
+        phases: {},
+        observation: null,
+        decision: null,
+        results: [],
+      }).success,
+    ).toBe(false);
   });
 });
 
 describe('toModelMessages', () => {
   const tool = (status: 'completed' | 'running' | 'error', extra: Record<string, unknown> = {}) => ({
-    id: 'p', type: 'tool' as const, callID: `c_${status}`, tool: 'read', origin: 'native' as const,
-    state: (status === 'completed'
-      ? { status, input: { path: 'a' }, output: 'file body', time: { created: 1, start: 1, end: 2, ...extra } }
-      : status === 'error' ? { status, input: { path: 'a' }, error: 'ENOENT', time: { created: 1, start: 1, end: 2 } } : { status, input: { path: 'a' }, time: { created: 1, start: 1 } }),
+    id: 'p',
+    type: 'tool' as const,
+    callID: `c_${status}`,
+    tool: 'read',
+    origin: 'native' as const,
+    state:
+      status === 'completed'
+        ? { status, input: { path: 'a' }, output: 'file body', time: { created: 1, start: 1, end: 2, ...extra } }
+        : status === 'error'
+          ? { status, input: { path: 'a' }, error: 'ENOENT', time: { created: 1, start: 1, end: 2 } }
+          : { status, input: { path: 'a' }, time: { created: 1, start: 1 } },
   });
   const history = (parts: unknown[]): MessageT[] => [
-    Message.parse({ role: 'assistant', info: { id: 'm', role: 'assistant', time: { created: 0 }, tokens: emptyTokens(), cost: 0 }, parts }),
+    Message.parse({
+      role: 'assistant',
+      info: { id: 'm', role: 'assistant', time: { created: 0 }, tokens: emptyTokens(), cost: 0 },
+      parts,
+    }),
   ];
 
   it('renders compacted outputs as a placeholder and interrupted tools as errors', () => {
@@ -101,13 +163,23 @@ describe('toModelMessages', () => {
   });
 
   it('passes reasoning back with its signature and drops step boundaries', () => {
-    const out = toModelMessages(history([
-      { id: 'a', type: 'step-start' },
-      { id: 'b', type: 'reasoning', text: 'why', signature: 'sig', time: { start: 1, end: 2 } },
-      { id: 'c', type: 'text', text: 'hi' },
-      { id: 'd', type: 'step-finish', reason: 'stop', tokens: emptyTokens(), cost: null },
-    ]));
-    expect(out).toEqual([{ role: 'assistant', content: [{ type: 'reasoning', text: 'why', signature: 'sig' }, { type: 'text', text: 'hi' }] }]);
+    const out = toModelMessages(
+      history([
+        { id: 'a', type: 'step-start' },
+        { id: 'b', type: 'reasoning', text: 'why', signature: 'sig', time: { start: 1, end: 2 } },
+        { id: 'c', type: 'text', text: 'hi' },
+        { id: 'd', type: 'step-finish', reason: 'stop', tokens: emptyTokens(), cost: null },
+      ]),
+    );
+    expect(out).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'why', signature: 'sig' },
+          { type: 'text', text: 'hi' },
+        ],
+      },
+    ]);
   });
 });
 

@@ -13,9 +13,14 @@ function nested(n: number, kinds: boolean[]): unknown {
 describe('nestsDeeperThan', () => {
   it('is true exactly when the value nests more levels than the limit', () => {
     fc.assert(
-      fc.property(fc.nat(1200), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 1000 }), (n, kinds, limit) => {
-        expect(nestsDeeperThan(nested(n, kinds), limit)).toBe(n > limit);
-      }),
+      fc.property(
+        fc.nat(1200),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (n, kinds, limit) => {
+          expect(nestsDeeperThan(nested(n, kinds), limit)).toBe(n > limit);
+        },
+      ),
       { seed: fcSeed },
     );
   });

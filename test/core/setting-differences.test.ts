@@ -4,7 +4,12 @@ import { flattenSettings, formatSettingDifference, settingDifferences } from '..
 
 describe('settingDifferences', () => {
   it('names each differing leaf by its dotted path, in key order; arrays compare whole; key order does not matter', () => {
-    const a = { model: { id: 'openai:x', params: { temperature: 0 } }, engine: { maxSteps: 5 }, tags: ['a', 'b'], same: { k: 1, j: 2 } };
+    const a = {
+      model: { id: 'openai:x', params: { temperature: 0 } },
+      engine: { maxSteps: 5 },
+      tags: ['a', 'b'],
+      same: { k: 1, j: 2 },
+    };
     const b = { model: { id: 'openai:y', params: { temperature: 0, topP: 0.9 } }, tags: ['a'], same: { j: 2, k: 1 } };
     expect(settingDifferences(a, b)).toEqual([
       { path: 'engine.maxSteps', from: 5, to: undefined },
@@ -13,7 +18,9 @@ describe('settingDifferences', () => {
       { path: 'tags', from: ['a', 'b'], to: ['a'] },
     ]);
     expect(settingDifferences(a, b).map(formatSettingDifference)).toContain('engine.maxSteps: 5 -> (unset)');
-    expect(settingDifferences({ p: true }, { p: { threshold: 3 } })).toEqual([{ path: 'p', from: true, to: { threshold: 3 } }]);
+    expect(settingDifferences({ p: true }, { p: { threshold: 3 } })).toEqual([
+      { path: 'p', from: true, to: { threshold: 3 } },
+    ]);
   });
 
   it('is empty exactly for equal JSON values, and every path it names is a leaf of one side (property)', () => {

@@ -31,27 +31,48 @@ describe('docs/api.md and the README list every entry point of package.json expo
     const rows = apiRows(apiDoc);
     const missing = entries
       .filter((e) => !rows.has(e.specifier))
-      .map((e) => `docs/api.md has no row for ${e.specifier} (package.json exports "${e.key}"): add | \`${e.specifier}\` | <what it holds> | \`${relative(REPO, e.source)}\` |`);
-    const stale = [...rows.keys()].filter((s) => !entries.some((e) => e.specifier === s)).map((s) => `docs/api.md has a row for ${s}, which package.json exports does not declare`);
+      .map(
+        (e) =>
+          `docs/api.md has no row for ${e.specifier} (package.json exports "${e.key}"): add | \`${e.specifier}\` | <what it holds> | \`${relative(REPO, e.source)}\` |`,
+      );
+    const stale = [...rows.keys()]
+      .filter((s) => !entries.some((e) => e.specifier === s))
+      .map((s) => `docs/api.md has a row for ${s}, which package.json exports does not declare`);
     const wrongSource = entries
       .filter((e) => rows.has(e.specifier) && rows.get(e.specifier) !== relative(REPO, e.source))
-      .map((e) => `docs/api.md says ${e.specifier} is built from ${rows.get(e.specifier)}, package.json maps it to ${relative(REPO, e.source)}`);
+      .map(
+        (e) =>
+          `docs/api.md says ${e.specifier} is built from ${rows.get(e.specifier)}, package.json maps it to ${relative(REPO, e.source)}`,
+      );
     expect([...missing, ...stale, ...wrongSource]).toEqual([]);
   });
 
   it("the README's list of entry points names every subpath", () => {
     const listed = readmeSubpaths(readme);
-    expect(listed.length, 'README.md: the sentence "... have their own entry points: `qitos-ts/models`, `/parsers`, ... (" is gone').toBeGreaterThan(0);
+    expect(
+      listed.length,
+      'README.md: the sentence "... have their own entry points: `qitos-ts/models`, `/parsers`, ... (" is gone',
+    ).toBeGreaterThan(0);
     const subpaths = entries.filter((e) => e.key !== '.').map((e) => e.specifier);
-    const missing = subpaths.filter((s) => !listed.includes(s)).map((s) => `README.md's list of entry points lacks \`/${s.slice('qitos-ts/'.length)}\``);
-    const stale = listed.filter((s) => !subpaths.includes(s)).map((s) => `README.md lists ${s}, which package.json exports does not declare`);
+    const missing = subpaths
+      .filter((s) => !listed.includes(s))
+      .map((s) => `README.md's list of entry points lacks \`/${s.slice('qitos-ts/'.length)}\``);
+    const stale = listed
+      .filter((s) => !subpaths.includes(s))
+      .map((s) => `README.md lists ${s}, which package.json exports does not declare`);
     expect([...missing, ...stale]).toEqual([]);
   });
 
   it('the checks find what is missing (a fabricated table and README sentence)', () => {
-    expect([...apiRows('| `qitos-ts/models` | models | `src/models/index.ts` |\n| `qitos-ts/x-y` | x | `src/x/index.ts` |\n').keys()]).toEqual(['qitos-ts/models', 'qitos-ts/x-y']);
-    expect(readmeSubpaths('the batteries have their own entry points: `qitos-ts/models`, `/parsers` and `/tau-bench` ([docs](x)).')).toEqual([
-      'qitos-ts/models', 'qitos-ts/parsers', 'qitos-ts/tau-bench',
-    ]);
+    expect([
+      ...apiRows(
+        '| `qitos-ts/models` | models | `src/models/index.ts` |\n| `qitos-ts/x-y` | x | `src/x/index.ts` |\n',
+      ).keys(),
+    ]).toEqual(['qitos-ts/models', 'qitos-ts/x-y']);
+    expect(
+      readmeSubpaths(
+        'the batteries have their own entry points: `qitos-ts/models`, `/parsers` and `/tau-bench` ([docs](x)).',
+      ),
+    ).toEqual(['qitos-ts/models', 'qitos-ts/parsers', 'qitos-ts/tau-bench']);
   });
 });

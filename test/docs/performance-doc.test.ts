@@ -29,12 +29,16 @@ describe('writePerformanceSection (benchmarks/perf)', () => {
 
   it('with --write replaces the section of the same heading and keeps the others', async () => {
     writePerformanceSection('## Kernel\n\nnew kernel figures\n', { argv: ['node', 'kernel.ts', '--write'], doc });
-    expect(await readFile(doc, 'utf8')).toBe('# Performance\n\nintro\n\n## Kernel\n\nnew kernel figures\n\n## Policies\n\npolicy figures\n');
+    expect(await readFile(doc, 'utf8')).toBe(
+      '# Performance\n\nintro\n\n## Kernel\n\nnew kernel figures\n\n## Policies\n\npolicy figures\n',
+    );
     writePerformanceSection('## Server\n\nserver figures\n', { argv: ['--write'], doc });
     expect(await readFile(doc, 'utf8')).toMatch(/## Policies\n\npolicy figures\n\n## Server\n\nserver figures\n$/);
   });
 
   it('refuses a section without a "## " heading, naming what it got', () => {
-    expect(() => writePerformanceSection('Kernel\nfigures\n', { argv: ['--write'], doc })).toThrow(/must start with a "## " heading line, got: "Kernel"/);
+    expect(() => writePerformanceSection('Kernel\nfigures\n', { argv: ['--write'], doc })).toThrow(
+      /must start with a "## " heading line, got: "Kernel"/,
+    );
   });
 });

@@ -12,7 +12,12 @@ function ctx(signal = new AbortController().signal) {
     ctx: actContext({ signal, onState: (a: Action, s: ToolState) => void states.push([a.id, s.status]) }),
   };
 }
-const call = (name: string, args: Record<string, unknown>, extra: Partial<Action> = {}): Action => ({ id: `id_${name}`, name, args, ...extra });
+const call = (name: string, args: Record<string, unknown>, extra: Partial<Action> = {}): Action => ({
+  id: `id_${name}`,
+  name,
+  args,
+  ...extra,
+});
 
 describe('ActionExecutor', () => {
   it('moves a call pending -> running -> completed with timestamps', async () => {
@@ -41,7 +46,14 @@ describe('ActionExecutor', () => {
   });
 
   it('a tool that throws becomes an error result', async () => {
-    const boom = defineTool({ id: 'boom', description: '', parameters: z.object({}), execute: () => { throw new Error('disk full'); } });
+    const boom = defineTool({
+      id: 'boom',
+      description: '',
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error('disk full');
+      },
+    });
     const [r] = await new ActionExecutor(new ToolRegistry([boom])).run([call('boom', {})], ctx().ctx);
     expect([r.status, r.error]).toEqual(['error', 'disk full']);
   });
@@ -52,10 +64,16 @@ describe('ActionExecutor', () => {
       id: 'hang',
       description: '',
       parameters: z.object({}),
-      execute: (_a, c) => new Promise<string>((_res, rej) => c.signal.addEventListener('abort', () => ((aborted = true), setTimeout(() => rej(new Error('late')), 5)))),
+      execute: (_a, c) =>
+        new Promise<string>((_res, rej) =>
+          c.signal.addEventListener('abort', () => ((aborted = true), setTimeout(() => rej(new Error('late')), 5))),
+        ),
     });
     const t0 = Date.now();
-    const [r] = await new ActionExecutor(new ToolRegistry([hang]), { timeoutMs: 50 }).run([call('hang', {})], ctx().ctx);
+    const [r] = await new ActionExecutor(new ToolRegistry([hang]), { timeoutMs: 50 }).run(
+      [call('hang', {})],
+      ctx().ctx,
+    );
     expect(r.error).toBe('Tool "hang" timed out after 50 ms');
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(aborted).toBe(true);
@@ -63,8 +81,16 @@ describe('ActionExecutor', () => {
   });
 
   it('a per-action timeout overrides the default', async () => {
-    const never = defineTool({ id: 'never', description: '', parameters: z.object({}), execute: () => new Promise<string>(() => {}) });
-    const [r] = await new ActionExecutor(new ToolRegistry([never]), { timeoutMs: 60_000 }).run([call('never', {}, { timeoutMs: 20 })], ctx().ctx);
+    const never = defineTool({
+      id: 'never',
+      description: '',
+      parameters: z.object({}),
+      execute: () => new Promise<string>(() => {}),
+    });
+    const [r] = await new ActionExecutor(new ToolRegistry([never]), { timeoutMs: 60_000 }).run(
+      [call('never', {}, { timeoutMs: 20 })],
+      ctx().ctx,
+    );
     expect(r.error).toMatch(/timed out after 20 ms/);
   });
 
@@ -79,42 +105,70 @@ describe('ActionExecutor', () => {
     const host = new HostEnv({ root });
     try {
       // The executor default (300 ms) is shorter than the command; the call's own 5 s limit is what applies.
-      const [r] = await new ActionExecutor(new ToolRegistry([bashTool()]), { timeoutMs: 300 }).run([call('bash', { command: 'sleep 1; echo done', timeoutMs: 5000 })], { ...ctx().ctx, env: host });
+      const [r] = await new ActionExecutor(new ToolRegistry([bashTool()]), { timeoutMs: 300 }).run(
+        [call('bash', { command: 'sleep 1; echo done', timeoutMs: 5000 })],
+        { ...ctx().ctx, env: host },
+      );
       expect(r.status).toBe('success');
       expect(r.output).toBe('done\n[exit code 0]');
       // And bash reports its own timeout (with the output so far) before the executor's cut.
-      const [t] = await new ActionExecutor(new ToolRegistry([bashTool()]), { timeoutMs: 300 }).run([call('bash', { command: 'echo partial; sleep 30', timeoutMs: 400 })], { ...ctx().ctx, env: host });
-      expect(t.error).toMatch(/^Command timed out after 400 ms and was killed with all its child processes\. Output before the kill \(first 2 KB\):\npartial\n/);
+      const [t] = await new ActionExecutor(new ToolRegistry([bashTool()]), { timeoutMs: 300 }).run(
+        [call('bash', { command: 'echo partial; sleep 30', timeoutMs: 400 })],
+        { ...ctx().ctx, env: host },
+      );
+      expect(t.error).toMatch(
+        /^Command timed out after 400 ms and was killed with all its child processes\. Output before the kill \(first 2 KB\):\npartial\n/,
+      );
     } finally {
       host.close();
       rmSync(root, { recursive: true, force: true });
     }
     const bash = bashTool({ timeoutMs: 1000 });
     expect(callTimeout(call('bash', {}), bash, { command: 'x' }, 300)).toBe(1000 + TOOL_TIMEOUT_GRACE_MS);
-    expect(callTimeout(call('bash', {}), bash, { command: 'x', timeoutMs: 600_000 }, 300)).toBe(600_000 + TOOL_TIMEOUT_GRACE_MS);
+    expect(callTimeout(call('bash', {}), bash, { command: 'x', timeoutMs: 600_000 }, 300)).toBe(
+      600_000 + TOOL_TIMEOUT_GRACE_MS,
+    );
     expect(callTimeout(call('bash', {}, { timeoutMs: 50 }), bash, { command: 'x' }, 300)).toBe(50);
     expect(callTimeout(call('add', {}), addTool, { a: 1, b: 2 }, undefined)).toBe(120_000);
     expect(callTimeout(call('add', {}), addTool, { a: 1, b: 2 }, 300)).toBe(300);
   });
 
   it('tool metadata updates reach the running state', async () => {
-    const meta = defineTool({ id: 'meta', description: '', parameters: z.object({}), execute: (_a, c) => (c.metadata({ title: 'working', metadata: { pct: 50 } }), 'done') });
+    const meta = defineTool({
+      id: 'meta',
+      description: '',
+      parameters: z.object({}),
+      execute: (_a, c) => (c.metadata({ title: 'working', metadata: { pct: 50 } }), 'done'),
+    });
     const { ctx: c } = ctx();
     const seen: ToolState[] = [];
-    const [r] = await new ActionExecutor(new ToolRegistry([meta])).run([call('meta', {})], { ...c, onState: (_a, s) => void seen.push(s) });
+    const [r] = await new ActionExecutor(new ToolRegistry([meta])).run([call('meta', {})], {
+      ...c,
+      onState: (_a, s) => void seen.push(s),
+    });
     expect(seen.map((s) => s.status)).toEqual(['pending', 'running', 'running', 'completed']);
     expect(r.state).toMatchObject({ status: 'completed', title: 'working', metadata: { pct: 50 } });
   });
 
   it('keeps the full output for the trace when a tool truncates what the model sees', async () => {
-    const big = defineTool({ id: 'big', description: '', parameters: z.object({}), execute: () => ({ output: 'x…(truncated)', full: 'x'.repeat(100) }) });
+    const big = defineTool({
+      id: 'big',
+      description: '',
+      parameters: z.object({}),
+      execute: () => ({ output: 'x…(truncated)', full: 'x'.repeat(100) }),
+    });
     const [r] = await new ActionExecutor(new ToolRegistry([big])).run([call('big', {})], ctx().ctx);
     expect(r.output).toBe('x'.repeat(100));
     expect(r.state).toMatchObject({ output: 'x…(truncated)' });
   });
 
   it('a tool returning a non-string is an error result', async () => {
-    const bad = defineTool({ id: 'bad', description: '', parameters: z.object({}), execute: () => 42 as unknown as string });
+    const bad = defineTool({
+      id: 'bad',
+      description: '',
+      parameters: z.object({}),
+      execute: () => 42 as unknown as string,
+    });
     const [r] = await new ActionExecutor(new ToolRegistry([bad])).run([call('bad', {})], ctx().ctx);
     expect(r.error).toMatch(/expected a string or \{ output: string \}/);
   });
@@ -127,12 +181,18 @@ describe('ToolRegistry', () => {
     expect(reg.specs()[0]).toEqual({
       name: 'add',
       description: 'Add two numbers',
-      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
     });
   });
 
   it('defineTool rejects ids providers would refuse', () => {
-    expect(() => defineTool({ id: 'bad name', description: '', parameters: z.object({}), execute: () => '' })).toThrow(/invalid tool id/);
+    expect(() => defineTool({ id: 'bad name', description: '', parameters: z.object({}), execute: () => '' })).toThrow(
+      /invalid tool id/,
+    );
   });
 });
 

@@ -31,11 +31,23 @@ const LONG = { id: 'spin', objective: 'spin', inputs: { steps: 300_000 } };
 describe('a CPU-bound run lets the event loop run', () => {
   it('SIGINT stops it: it ends interrupted with its trace finalized (a real process)', async () => {
     const dir = mkdtempSync(path.join(base, 'run-'));
-    const child = spawn(process.execPath, ['--import', path.join(repo, 'node_modules/tsx/dist/loader.mjs'), path.join(repo, 'test/fixtures/cpu-run.ts'), dir, '300000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        path.join(repo, 'node_modules/tsx/dist/loader.mjs'),
+        path.join(repo, 'test/fixtures/cpu-run.ts'),
+        dir,
+        '300000',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
-    const ready = new Promise<void>((res) => child.stdout.on('data', (d) => ((out += d), out.includes('ready\n') && res())));
+    const ready = new Promise<void>((res) =>
+      child.stdout.on('data', (d) => ((out += d), out.includes('ready\n') && res())),
+    );
     const closed = new Promise<number | null>((res) => child.on('close', res));
     await ready;
     child.kill('SIGINT');
@@ -77,7 +89,9 @@ describe('a CPU-bound run lets the event loop run', () => {
         return decide.call('noop');
       }
     }
-    const cpu = spin((step) => (waited === 5 ? `the other run took its 5 steps while this one was at step ${step}` : undefined)).run(LONG);
+    const cpu = spin((step) =>
+      waited === 5 ? `the other run took its 5 steps while this one was at step ${step}` : undefined,
+    ).run(LONG);
     const io = new Engine({ agent: new WaitingAgent({}) }).run('wait');
     const [a, b] = await Promise.all([cpu, io]);
     expect(b.stopReason).toBe('budget_steps');

@@ -9,10 +9,13 @@ const final = (answer: string) => JSON.stringify({ final_answer: answer });
 const call = (name: string) => JSON.stringify({ action: { name, args: {} } });
 
 describe('Engine.stream', () => {
-  it('yields the run\'s events as they happen (deltas, tool states, phases) and ends with the result', async () => {
+  it("yields the run's events as they happen (deltas, tool states, phases) and ends with the result", async () => {
     const dir = await tempDir();
     const model = new ScriptedModel([call('noop'), final('the answer')], { chunkSize: 4 });
-    const engine = new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool] }), trace: { dir } });
+    const engine = new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool] }),
+      trace: { dir },
+    });
     const events: RunEvent<State>[] = [];
     for await (const e of engine.stream('go')) events.push(e);
     const last = events.at(-1)!;
@@ -22,12 +25,34 @@ describe('Engine.stream', () => {
     expect(events[0]).toMatchObject({ type: 'run_start', runId: result!.runId });
     expect(events.at(-2)).toMatchObject({ type: 'run_end', stopReason: 'final' });
     // text streams live, in order, and adds up to the reply
-    const text = events.flatMap((e) => (e.type === 'model_event' && e.event.type === 'text-delta' && e.step === 2 ? [e.event.delta] : [])).join('');
+    const text = events
+      .flatMap((e) =>
+        e.type === 'model_event' && e.event.type === 'text-delta' && e.step === 2 ? [e.event.delta] : [],
+      )
+      .join('');
     expect(text).toBe(final('the answer'));
-    expect(events.filter((e) => e.type === 'model_event' && e.event.type === 'text-delta' && e.step === 2).length).toBeGreaterThan(3);
-    expect(events.flatMap((e) => (e.type === 'tool_state' ? [e.state.status] : []))).toEqual(['pending', 'running', 'completed']);
-    expect(events.filter((e) => e.type === 'phase_start').map((e) => (e.type === 'phase_start' ? `${e.step}:${e.phase}` : ''))).toEqual([
-      '1:observe', '1:decide', '1:act', '1:reduce', '1:check_stop', '2:observe', '2:decide', '2:reduce', '2:check_stop',
+    expect(
+      events.filter((e) => e.type === 'model_event' && e.event.type === 'text-delta' && e.step === 2).length,
+    ).toBeGreaterThan(3);
+    expect(events.flatMap((e) => (e.type === 'tool_state' ? [e.state.status] : []))).toEqual([
+      'pending',
+      'running',
+      'completed',
+    ]);
+    expect(
+      events
+        .filter((e) => e.type === 'phase_start')
+        .map((e) => (e.type === 'phase_start' ? `${e.step}:${e.phase}` : '')),
+    ).toEqual([
+      '1:observe',
+      '1:decide',
+      '1:act',
+      '1:reduce',
+      '1:check_stop',
+      '2:observe',
+      '2:decide',
+      '2:reduce',
+      '2:check_stop',
     ]);
     expect((await readManifest(result!.traceDir!)).status).toBe('completed');
   });
@@ -38,7 +63,11 @@ describe('Engine.stream', () => {
     let emitted = 0;
     let read = 0;
     let ahead = 0;
-    const engine = new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), hooks: [() => void emitted++], trace: false });
+    const engine = new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser() }),
+      hooks: [() => void emitted++],
+      trace: false,
+    });
     for await (const _e of engine.stream('go', { buffer: 8 })) {
       read++;
       ahead = Math.max(ahead, emitted - read);
@@ -52,7 +81,10 @@ describe('Engine.stream', () => {
   it('leaving the loop early ends the run interrupted, with its trace finalized before the loop statement completes', async () => {
     const dir = await tempDir();
     const model = new ScriptedModel([call('noop')], { loop: true });
-    const engine = new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool], config: { maxSteps: 1_000 } }), trace: { dir } });
+    const engine = new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool], config: { maxSteps: 1_000 } }),
+      trace: { dir },
+    });
     let runId = '';
     let seen = 0;
     for await (const e of engine.stream('loop forever')) {
@@ -61,16 +93,23 @@ describe('Engine.stream', () => {
     }
     const t = await readTrace(`${dir}/${runId}`);
     expect(t.manifest.status).toBe('interrupted');
-    expect(t.manifest.summary).toMatchObject({ stopReason: 'interrupted', message: 'run interrupted: the stream consumer stopped reading' });
+    expect(t.manifest.summary).toMatchObject({
+      stopReason: 'interrupted',
+      message: 'run interrupted: the stream consumer stopped reading',
+    });
     expect(t.steps.length).toBeGreaterThanOrEqual(3);
     expect(t.steps.length).toBeLessThan(10);
   });
 
-  it('a throw in the loop body interrupts the run as well, and the caller\'s signal is honoured', async () => {
+  it("a throw in the loop body interrupts the run as well, and the caller's signal is honoured", async () => {
     const model = new ScriptedModel([call('noop')], { loop: true });
-    const engine = new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool], config: { maxSteps: 1_000 } }), trace: false });
+    const engine = new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool], config: { maxSteps: 1_000 } }),
+      trace: false,
+    });
     const results: string[] = [];
-    const hook = (e: { type: string; stopReason?: string }) => void (e.type === 'run_end' && results.push(e.stopReason!));
+    const hook = (e: { type: string; stopReason?: string }) =>
+      void (e.type === 'run_end' && results.push(e.stopReason!));
     const withHook = new Engine({ ...engine.options, hooks: [hook] });
     await expect(
       (async () => {

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentModule, Engine, ModelError, baseState, decide, defineTool, type ActionResult, type Decision, type Env, type HookEvent, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  Engine,
+  ModelError,
+  baseState,
+  decide,
+  defineTool,
+  type ActionResult,
+  type Decision,
+  type Env,
+  type HookEvent,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { costBudget } from '../../src/kit/policies/index.js';
@@ -18,7 +31,17 @@ describe('Engine phases', () => {
     const agent = new ScriptAgent([decide.call('noop'), decide.final('done')], { tools: [noopTool] });
     const r = await new Engine({ agent, hooks: [hook], trace: false }).run('t');
     expect(r.stopReason).toBe('final');
-    expect(phases).toEqual(['1:observe', '1:decide', '1:act', '1:reduce', '1:check_stop', '2:observe', '2:decide', '2:reduce', '2:check_stop']);
+    expect(phases).toEqual([
+      '1:observe',
+      '1:decide',
+      '1:act',
+      '1:reduce',
+      '1:check_stop',
+      '2:observe',
+      '2:decide',
+      '2:reduce',
+      '2:check_stop',
+    ]);
   });
 
   it('passes env.observe() to observe, the observation to decide and reduce, results to reduce', async () => {
@@ -40,7 +63,9 @@ describe('Engine phases', () => {
     }
     let n = 0;
     const env: Env = { name: 'counter', observe: () => ++n, ops: (() => undefined) as Env['ops'] };
-    const r = await new Engine<State & { sum: number }>({ agent: new A({ tools: [addTool] }), env, trace: false }).run('t');
+    const r = await new Engine<State & { sum: number }>({ agent: new A({ tools: [addTool] }), env, trace: false }).run(
+      't',
+    );
     expect(seen).toEqual([1, 2]);
     expect(r.finalResult).toBe('5');
     expect(r.state.sum).toBe(5);
@@ -61,7 +86,11 @@ describe('Engine phases', () => {
     // history: user, assistant (with its tool part completed), assistant (final)
     const [, a1] = r.state.messages;
     const tool = a1.parts.find((p) => p.type === 'tool');
-    expect(tool).toMatchObject({ tool: 'add', origin: 'parsed', state: { status: 'completed', output: '42', input: { a: 19, b: 23 } } });
+    expect(tool).toMatchObject({
+      tool: 'add',
+      origin: 'parsed',
+      state: { status: 'completed', output: '42', input: { a: 19, b: 23 } },
+    });
     expect(a1.parts[0].type).toBe('step-start');
     expect(a1.parts.at(-1)?.type).toBe('step-finish');
   });
@@ -71,14 +100,20 @@ describe('Engine phases', () => {
       ...jsonParser(),
       name: 'native-test',
       native: true,
-      parse: (res: { parts: Array<{ type: string; callId?: string; name?: string; args?: Record<string, unknown>; text?: string }> }) => {
+      parse: (res: {
+        parts: Array<{ type: string; callId?: string; name?: string; args?: Record<string, unknown>; text?: string }>;
+      }) => {
         const calls = res.parts.filter((p) => p.type === 'tool-call');
-        if (calls.length) return { mode: 'act' as const, actions: calls.map((c) => ({ id: c.callId!, name: c.name!, args: c.args! })) };
+        if (calls.length)
+          return { mode: 'act' as const, actions: calls.map((c) => ({ id: c.callId!, name: c.name!, args: c.args! })) };
         return { mode: 'final' as const, answer: res.parts.map((p) => p.text ?? '').join('') };
       },
     };
     const model = new ScriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'c1' }] }, 'three']);
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: native, tools: [addTool] }), trace: false }).run('1+2');
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: native, tools: [addTool] }),
+      trace: false,
+    }).run('1+2');
     expect(r.finalResult).toBe('three');
     expect(model.requests[0].tools?.map((t) => t.name)).toEqual(['add']);
     expect(model.requests[1].messages.slice(2)).toEqual([
@@ -90,10 +125,30 @@ describe('Engine phases', () => {
   it('records reasoning parts with start/end times and streams events to hooks', async () => {
     const events: string[] = [];
     const model = new ScriptedModel([{ reasoning: 'think hard', text: '{"final_answer":"x"}' }], { chunkSize: 4 });
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), hooks: [(e) => void (e.type === 'model_event' && events.push(e.event.type))], trace: false }).run('t');
-    expect(events).toEqual(['step-start', 'reasoning-start', 'reasoning-delta', 'reasoning-delta', 'reasoning-delta', 'reasoning-end', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'step-finish']);
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser() }),
+      hooks: [(e) => void (e.type === 'model_event' && events.push(e.event.type))],
+      trace: false,
+    }).run('t');
+    expect(events).toEqual([
+      'step-start',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-delta',
+      'reasoning-delta',
+      'reasoning-end',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'step-finish',
+    ]);
     const reasoning = r.state.messages[1].parts.find((p) => p.type === 'reasoning');
-    expect(reasoning).toMatchObject({ text: 'think hard', time: { start: expect.any(Number), end: expect.any(Number) } });
+    expect(reasoning).toMatchObject({
+      text: 'think hard',
+      time: { start: expect.any(Number), end: expect.any(Number) },
+    });
   });
 
   it('branch decisions are resolved by selectBranch', async () => {
@@ -109,7 +164,7 @@ describe('Engine phases', () => {
     expect(r.finalResult).toBe('ok');
   });
 
-  it('runs a decision\'s actions in parallel with a limit, results in action order', async () => {
+  it("runs a decision's actions in parallel with a limit, results in action order", async () => {
     let running = 0;
     let peak = 0;
     const slow = defineTool({
@@ -127,7 +182,13 @@ describe('Engine phases', () => {
     const d = decide.act([30, 5, 20, 1].map((ms, i) => ({ name: 'slow', args: { ms, tag: `t${i}` } })));
     const agent = new ScriptAgent([d, decide.final('x')], { tools: [slow] });
     let results: ActionResult[] = [];
-    const r = await new Engine({ agent, tools: { parallel: true, concurrency: 2 }, hooks: [], trace: false, policies: [{ name: 'spy', reduce: (c) => void (c.results?.length && (results = c.results)) }] }).run('t');
+    const r = await new Engine({
+      agent,
+      tools: { parallel: true, concurrency: 2 },
+      hooks: [],
+      trace: false,
+      policies: [{ name: 'spy', reduce: (c) => void (c.results?.length && (results = c.results)) }],
+    }).run('t');
     expect(r.stopReason).toBe('final');
     expect(results.map((x) => x.output)).toEqual(['t0', 't1', 't2', 't3']);
     expect(peak).toBe(2);
@@ -140,7 +201,7 @@ describe('Engine stop reasons', () => {
     expect([r.stopReason, r.finalResult, r.steps, r.state.stopReason]).toEqual(['final', '42', 1, 'final']);
   });
 
-  it('agent_condition with the agent\'s message', async () => {
+  it("agent_condition with the agent's message", async () => {
     class A extends ScriptAgent {
       override shouldStop(s: State) {
         return s.step >= 2 ? 'enough' : false;
@@ -166,7 +227,9 @@ describe('Engine stop reasons', () => {
   });
 
   it('budget_tokens and budget_cost from model usage', async () => {
-    const model = new ScriptedModel([{ text: '{"wait":true}', usage: { input: 600, output: 10 }, cost: 0.3 }], { loop: true });
+    const model = new ScriptedModel([{ text: '{"wait":true}', usage: { input: 600, output: 10 }, cost: 0.3 }], {
+      loop: true,
+    });
     const agent = new ModelPathAgent({ model, parser: jsonParser() });
     const t = await new Engine({ agent, trace: false }).run({ id: 'x', objective: 't', budget: { maxTokens: 1000 } });
     expect([t.stopReason, t.steps]).toEqual(['budget_tokens', 2]);
@@ -181,15 +244,27 @@ describe('Engine stop reasons', () => {
   });
 
   it('budget_time cuts a step that hangs', async () => {
-    const hang = defineTool({ id: 'hang', description: 'never ends', parameters: z.object({}), execute: () => new Promise<string>(() => {}) });
-    const r = await new Engine({ agent: new ScriptAgent([decide.call('hang')], { tools: [hang] }), trace: false }).run({ id: 'x', objective: 't', budget: { maxSeconds: 0.2 } });
+    const hang = defineTool({
+      id: 'hang',
+      description: 'never ends',
+      parameters: z.object({}),
+      execute: () => new Promise<string>(() => {}),
+    });
+    const r = await new Engine({ agent: new ScriptAgent([decide.call('hang')], { tools: [hang] }), trace: false }).run({
+      id: 'x',
+      objective: 't',
+      budget: { maxSeconds: 0.2 },
+    });
     expect(r.stopReason).toBe('budget_time');
     expect(r.stopMessage).toBe('time budget of 0.2s reached');
   });
 
   it('task_invalid names the field, and still writes a valid trace', async () => {
     const dir = await tempDir();
-    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: { dir } }).run({ id: 'x', objective: '' });
+    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: { dir } }).run({
+      id: 'x',
+      objective: '',
+    });
     expect(r.stopReason).toBe('task_invalid');
     expect(r.stopMessage).toMatch(/objective/);
     const t = await readTrace(r.traceDir!);
@@ -198,14 +273,24 @@ describe('Engine stop reasons', () => {
   });
 
   it('env_capability_mismatch before step 1, naming tool and group', async () => {
-    const sh = defineTool({ id: 'sh', description: 'shell', parameters: z.object({}), requires: ['process'], execute: () => '' });
+    const sh = defineTool({
+      id: 'sh',
+      description: 'shell',
+      parameters: z.object({}),
+      requires: ['process'],
+      execute: () => '',
+    });
     const r = await new Engine({ agent: new ScriptAgent([decide.final('x')], { tools: [sh] }), trace: false }).run('t');
     expect([r.stopReason, r.steps]).toEqual(['env_capability_mismatch', 0]);
     expect(r.stopMessage).toContain('tool "sh" needs op group "process"');
   });
 
   it('a policy checkStop ends the run with its reason (critic_stop)', async () => {
-    const critic = { name: 'critic', checkStop: (c: { step: number }) => (c.step === 2 ? { reason: 'critic_stop' as const, message: 'critic says stop' } : undefined) };
+    const critic = {
+      name: 'critic',
+      checkStop: (c: { step: number }) =>
+        c.step === 2 ? { reason: 'critic_stop' as const, message: 'critic says stop' } : undefined,
+    };
     const r = await new Engine({ agent: new ScriptAgent([decide.wait()]), policies: [critic], trace: false }).run('t');
     expect([r.stopReason, r.stopMessage, r.steps]).toEqual(['critic_stop', 'critic says stop', 2]);
   });
@@ -223,11 +308,15 @@ describe('Engine stop reasons', () => {
       id: 'wait',
       description: 'waits for abort',
       parameters: z.object({}),
-      execute: (_a, ctx) => new Promise<string>((res) => ctx.signal.addEventListener('abort', () => ((toolSawAbort = true), res('late')))),
+      execute: (_a, ctx) =>
+        new Promise<string>((res) => ctx.signal.addEventListener('abort', () => ((toolSawAbort = true), res('late')))),
     });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const r = await new Engine({ agent: new ScriptAgent([decide.call('wait')], { tools: [wait] }), trace: { dir } }).run('t', { signal: ac.signal });
+    const r = await new Engine({
+      agent: new ScriptAgent([decide.call('wait')], { tools: [wait] }),
+      trace: { dir },
+    }).run('t', { signal: ac.signal });
     expect(r.stopReason).toBe('interrupted');
     expect(toolSawAbort).toBe(true);
     const t = await readTrace(r.traceDir!);
@@ -241,7 +330,9 @@ describe('Engine stop reasons', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
     const t0 = Date.now();
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), trace: false }).run('t', { signal: ac.signal });
+    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), trace: false }).run('t', {
+      signal: ac.signal,
+    });
     expect(r.stopReason).toBe('interrupted');
     expect(Date.now() - t0).toBeLessThan(2_000);
   });
@@ -249,7 +340,9 @@ describe('Engine stop reasons', () => {
   it('an already-aborted signal stops before any work', async () => {
     const ac = new AbortController();
     ac.abort();
-    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: false }).run('t', { signal: ac.signal });
+    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: false }).run('t', {
+      signal: ac.signal,
+    });
     expect(r.stopReason).toBe('interrupted');
   });
 });
@@ -257,7 +350,12 @@ describe('Engine stop reasons', () => {
 describe('beforeModel policies', () => {
   it('a note appended by one policy survives a later policy rewriting the history', async () => {
     const model = new ScriptedModel(['{"wait":true}', '{"final_answer":"x"}']);
-    const note = { name: 'note', beforeModel: (m: import('../../src/index.js').ModelMessage[]) => ({ messages: [...m, { role: 'user' as const, content: [{ type: 'text' as const, text: 'NOTE' }] }] }) };
+    const note = {
+      name: 'note',
+      beforeModel: (m: import('../../src/index.js').ModelMessage[]) => ({
+        messages: [...m, { role: 'user' as const, content: [{ type: 'text' as const, text: 'NOTE' }] }],
+      }),
+    };
     const rewrite = {
       name: 'rewrite',
       beforeModel: (_m: unknown, ctx: { state: State; step: number }) => {
@@ -266,7 +364,11 @@ describe('beforeModel policies', () => {
         return { state: { ...ctx.state, messages: ctx.state.messages.slice(0, 1) } };
       },
     };
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), policies: [note, rewrite], trace: false }).run('task');
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser() }),
+      policies: [note, rewrite],
+      trace: false,
+    }).run('task');
     expect(r.stopReason).toBe('final');
     const second = model.requests[1].messages;
     expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user']);

@@ -25,13 +25,19 @@ function artifactEnv(artifacts: () => EnvArtifact[] | Promise<EnvArtifact[]>): E
 describe('env artifacts', () => {
   it('are collected before close and written to artifacts/ in the trace, listed in the manifest', async () => {
     const dir = await tempDir();
-    const env = artifactEnv(() => [{ name: 'repo.diff', content: 'diff --git a/x b/x\n' }, { name: 'shot.bin', content: new Uint8Array([0, 1, 2]) }]);
+    const env = artifactEnv(() => [
+      { name: 'repo.diff', content: 'diff --git a/x b/x\n' },
+      { name: 'shot.bin', content: new Uint8Array([0, 1, 2]) },
+    ]);
     const r = await new Engine({ agent: new ScriptAgent([decide.final('ok')]), env, trace: { dir } }).run('t');
     expect(env.calls).toEqual(['artifacts', 'close']);
     expect(readFileSync(join(r.traceDir!, 'artifacts', 'repo.diff'), 'utf8')).toBe('diff --git a/x b/x\n');
     expect([...readFileSync(join(r.traceDir!, 'artifacts', 'shot.bin'))]).toEqual([0, 1, 2]);
     const t = await readTrace(r.traceDir!);
-    expect(t.manifest.artifacts).toEqual([{ name: 'repo.diff', bytes: 19 }, { name: 'shot.bin', bytes: 3 }]);
+    expect(t.manifest.artifacts).toEqual([
+      { name: 'repo.diff', bytes: 19 },
+      { name: 'shot.bin', bytes: 3 },
+    ]);
     expect(t.manifest.summary?.failures).toEqual([]);
   });
 

@@ -7,22 +7,26 @@ const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('forEachConcurrent', () => {
   it('runs every item once, never more than `concurrency` at a time, starting in item order (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 20 }), fc.integer({ min: 1, max: 6 }), async (delays, concurrency) => {
-        let running = 0;
-        let peak = 0;
-        const started: number[] = [];
-        const done = new Set<number>();
-        await forEachConcurrent(delays, concurrency, async (ms, i) => {
-          started.push(i);
-          peak = Math.max(peak, ++running);
-          await tick(ms);
-          running--;
-          done.add(i);
-        });
-        expect(started).toEqual(delays.map((_, i) => i));
-        expect(done.size).toBe(delays.length);
-        expect(peak).toBeLessThanOrEqual(Math.max(1, Math.min(concurrency, delays.length)));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (delays, concurrency) => {
+          let running = 0;
+          let peak = 0;
+          const started: number[] = [];
+          const done = new Set<number>();
+          await forEachConcurrent(delays, concurrency, async (ms, i) => {
+            started.push(i);
+            peak = Math.max(peak, ++running);
+            await tick(ms);
+            running--;
+            done.add(i);
+          });
+          expect(started).toEqual(delays.map((_, i) => i));
+          expect(done.size).toBe(delays.length);
+          expect(peak).toBeLessThanOrEqual(Math.max(1, Math.min(concurrency, delays.length)));
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -42,10 +46,15 @@ describe('forEachConcurrent', () => {
   it('stops taking items once stop() says so', async () => {
     const seen: number[] = [];
     let stopped = false;
-    await forEachConcurrent([1, 2, 3, 4, 5], 1, async (i) => {
-      seen.push(i);
-      if (i === 2) stopped = true;
-    }, () => stopped);
+    await forEachConcurrent(
+      [1, 2, 3, 4, 5],
+      1,
+      async (i) => {
+        seen.push(i);
+        if (i === 2) stopped = true;
+      },
+      () => stopped,
+    );
     expect(seen).toEqual([1, 2]);
   });
 });

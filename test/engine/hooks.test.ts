@@ -11,7 +11,11 @@ describe('hooks', () => {
       types.push(e.type);
       if (e.type === 'tool_state') tool.push(e.state.status);
     };
-    await new Engine({ agent: new ScriptAgent([decide.call('noop'), decide.final('x')], { tools: [noopTool] }), hooks: [hook], trace: false }).run('t');
+    await new Engine({
+      agent: new ScriptAgent([decide.call('noop'), decide.final('x')], { tools: [noopTool] }),
+      hooks: [hook],
+      trace: false,
+    }).run('t');
     expect(types[0]).toBe('run_start');
     expect(types.at(-1)).toBe('run_end');
     expect(tool).toEqual(['pending', 'running', 'completed']);
@@ -26,7 +30,11 @@ describe('hooks', () => {
     const rejecting = async (e: HookEvent) => {
       if (e.type === 'run_start') throw new Error('async hook bug');
     };
-    const r = await new Engine({ agent: new ScriptAgent([decide.call('noop'), decide.final('x')], { tools: [noopTool] }), hooks: [bad, rejecting, (e) => void seen.push(e)], trace: { dir } }).run('t');
+    const r = await new Engine({
+      agent: new ScriptAgent([decide.call('noop'), decide.final('x')], { tools: [noopTool] }),
+      hooks: [bad, rejecting, (e) => void seen.push(e)],
+      trace: { dir },
+    }).run('t');
     expect(r.stopReason).toBe('final');
     const errors = seen.filter((e) => e.type === 'hook_error');
     expect(errors.map((e) => (e as { message: string }).message).sort()).toEqual(['async hook bug', 'hook bug']);
@@ -39,7 +47,12 @@ describe('hooks', () => {
     const bad = (e: HookEvent) => {
       if (e.type === 'phase_end' && e.phase === 'decide') throw new Error('strict hook');
     };
-    const r = await new Engine({ agent: new ScriptAgent([decide.wait()]), hooks: [bad], failOnHookError: true, trace: false }).run('t');
+    const r = await new Engine({
+      agent: new ScriptAgent([decide.wait()]),
+      hooks: [bad],
+      failOnHookError: true,
+      trace: false,
+    }).run('t');
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.stopMessage).toMatch(/strict hook/);
     expect(r.steps).toBe(1);

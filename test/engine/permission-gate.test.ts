@@ -1,7 +1,18 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApprovalQueue, Engine, autoApprove, decide, type ApprovalRequest, type Decision, type HookEvent, type PermissionConfig, type Policy, type State } from '../../src/index.js';
+import {
+  ApprovalQueue,
+  Engine,
+  autoApprove,
+  decide,
+  type ApprovalRequest,
+  type Decision,
+  type HookEvent,
+  type PermissionConfig,
+  type Policy,
+  type State,
+} from '../../src/index.js';
 import { HostEnv } from '../../src/envs/index.js';
 import { bashTool, readTool, writeTool } from '../../src/kit/tools/index.js';
 import { readTrace } from '../../src/trace/index.js';
@@ -15,9 +26,21 @@ async function workspace() {
   return root;
 }
 
-function engine(root: string, decisions: Decision[], permission: PermissionConfig, extra: Partial<ConstructorParameters<typeof Engine>[0]> = {}, traceDir?: string) {
+function engine(
+  root: string,
+  decisions: Decision[],
+  permission: PermissionConfig,
+  extra: Partial<ConstructorParameters<typeof Engine>[0]> = {},
+  traceDir?: string,
+) {
   const agent = new ScriptAgent([...decisions, decide.final('done')], { tools: [bashTool(), readTool(), writeTool()] });
-  return new Engine({ agent, env: new HostEnv({ root }), permission, trace: traceDir ? { dir: traceDir } : false, ...extra });
+  return new Engine({
+    agent,
+    env: new HostEnv({ root }),
+    permission,
+    trace: traceDir ? { dir: traceDir } : false,
+    ...extra,
+  });
 }
 
 describe('permission rules in ACT', () => {
@@ -25,23 +48,54 @@ describe('permission rules in ACT', () => {
     const root = await workspace();
     const traces = await tempDir();
     const events: HookEvent[] = [];
-    const r = await engine(root, [sh('rm -f keep.txt')], { bash: { '*': 'allow', 'rm *': 'deny' } }, { hooks: [(e) => void events.push(e)] }, traces).run('t');
+    const r = await engine(
+      root,
+      [sh('rm -f keep.txt')],
+      { bash: { '*': 'allow', 'rm *': 'deny' } },
+      { hooks: [(e) => void events.push(e)] },
+      traces,
+    ).run('t');
     expect(existsSync(join(root, 'keep.txt'))).toBe(true);
     const trace = await readTrace(r.traceDir!);
     const res = trace.steps[0].results[0];
     expect(res.status).toBe('error');
-    expect(res.error).toBe('Permission denied: this call was refused by the permission rules (rule bash "rm *": deny). Do not retry it; use another way or ask the user.');
-    expect(res.permission).toMatchObject({ key: 'bash', subjects: ['rm -f keep.txt'], action: 'deny', outcome: 'deny', decidedBy: 'rule', rule: { key: 'bash', pattern: 'rm *', action: 'deny' } });
+    expect(res.error).toBe(
+      'Permission denied: this call was refused by the permission rules (rule bash "rm *": deny). Do not retry it; use another way or ask the user.',
+    );
+    expect(res.permission).toMatchObject({
+      key: 'bash',
+      subjects: ['rm -f keep.txt'],
+      action: 'deny',
+      outcome: 'deny',
+      decidedBy: 'rule',
+      rule: { key: 'bash', pattern: 'rm *', action: 'deny' },
+    });
     expect(typeof res.permission!.at).toBe('number');
-    expect(trace.events.some((e) => e.type === 'permission' && (e.data as { record: { outcome: string } }).record.outcome === 'deny')).toBe(true);
-    expect(trace.manifest.permission).toEqual([{ key: 'bash', pattern: '*', action: 'allow' }, { key: 'bash', pattern: 'rm *', action: 'deny' }]);
+    expect(
+      trace.events.some(
+        (e) => e.type === 'permission' && (e.data as { record: { outcome: string } }).record.outcome === 'deny',
+      ),
+    ).toBe(true);
+    expect(trace.manifest.permission).toEqual([
+      { key: 'bash', pattern: '*', action: 'allow' },
+      { key: 'bash', pattern: 'rm *', action: 'deny' },
+    ]);
     expect(events.find((e) => e.type === 'permission')).toMatchObject({ tool: 'bash', record: { decidedBy: 'rule' } });
   });
 
   it('a chained command is judged by every segment: "echo ok && rm" is refused by the rm rule', async () => {
     const root = await workspace();
-    const r = await engine(root, [sh('echo ok && rm -f keep.txt')], { bash: { '*': 'allow', 'rm *': 'deny' } }, {}, await tempDir()).run('t');
-    expect((await readTrace(r.traceDir!)).steps[0].results[0].permission).toMatchObject({ subjects: ['echo ok', 'rm -f keep.txt'], outcome: 'deny' });
+    const r = await engine(
+      root,
+      [sh('echo ok && rm -f keep.txt')],
+      { bash: { '*': 'allow', 'rm *': 'deny' } },
+      {},
+      await tempDir(),
+    ).run('t');
+    expect((await readTrace(r.traceDir!)).steps[0].results[0].permission).toMatchObject({
+      subjects: ['echo ok', 'rm -f keep.txt'],
+      outcome: 'deny',
+    });
     expect(existsSync(join(root, 'keep.txt'))).toBe(true);
   });
 
@@ -51,10 +105,21 @@ describe('permission rules in ACT', () => {
     const agent = new ScriptAgent([sh('echo hi'), decide.final('done')], { tools: [bashTool()] });
     const reduce = (p: unknown) => seen.push(p);
     const policy: Policy<State> = { name: 'spy', reduce: (ctx) => void reduce(ctx.results?.[0]?.permission) };
-    await new Engine({ agent, env: new HostEnv({ root }), permission: { bash: { 'echo *': 'allow' } }, policies: [policy], trace: false }).run('t');
+    await new Engine({
+      agent,
+      env: new HostEnv({ root }),
+      permission: { bash: { 'echo *': 'allow' } },
+      policies: [policy],
+      trace: false,
+    }).run('t');
     expect(seen[0]).toMatchObject({ outcome: 'allow', decidedBy: 'rule', rule: { pattern: 'echo *' } });
     seen.length = 0;
-    await new Engine({ agent: new ScriptAgent([sh('echo hi'), decide.final('done')], { tools: [bashTool()] }), env: new HostEnv({ root }), policies: [policy], trace: false }).run('t');
+    await new Engine({
+      agent: new ScriptAgent([sh('echo hi'), decide.final('done')], { tools: [bashTool()] }),
+      env: new HostEnv({ root }),
+      policies: [policy],
+      trace: false,
+    }).run('t');
     expect(seen[0]).toBeUndefined();
   });
 
@@ -62,13 +127,29 @@ describe('permission rules in ACT', () => {
     const root = await workspace();
     const outside = await tempDir('qitos-outside-');
     writeFileSync(join(outside, 'secret.txt'), 's');
-    const rules: PermissionConfig = { '*': 'allow', write: { '*': 'deny', 'src/*': 'allow' }, external_directory: 'deny' };
-    const calls = [decide.call('write', { path: 'src/a.txt', content: 'a' }), decide.call('write', { path: 'b.txt', content: 'b' }), decide.call('read', { path: join(outside, 'secret.txt') })];
+    const rules: PermissionConfig = {
+      '*': 'allow',
+      write: { '*': 'deny', 'src/*': 'allow' },
+      external_directory: 'deny',
+    };
+    const calls = [
+      decide.call('write', { path: 'src/a.txt', content: 'a' }),
+      decide.call('write', { path: 'b.txt', content: 'b' }),
+      decide.call('read', { path: join(outside, 'secret.txt') }),
+    ];
     const r = await engine(root, calls, rules, {}, await tempDir()).run('t');
     const steps = (await readTrace(r.traceDir!)).steps;
     expect(steps[0].results[0].status).toBe('success');
-    expect(steps[1].results[0].permission).toMatchObject({ outcome: 'deny', rule: { key: 'write', pattern: '*' }, subjects: ['b.txt'] });
-    expect(steps[2].results[0].permission).toMatchObject({ key: 'external_directory', outcome: 'deny', subjects: [join(outside, 'secret.txt')] });
+    expect(steps[1].results[0].permission).toMatchObject({
+      outcome: 'deny',
+      rule: { key: 'write', pattern: '*' },
+      subjects: ['b.txt'],
+    });
+    expect(steps[2].results[0].permission).toMatchObject({
+      key: 'external_directory',
+      outcome: 'deny',
+      subjects: [join(outside, 'secret.txt')],
+    });
     expect(existsSync(join(root, 'b.txt'))).toBe(false);
   });
 });
@@ -87,7 +168,12 @@ describe('asking', () => {
     const r = await engine(root, calls, { bash: 'ask' }, { onApproval }, await tempDir()).run('t');
     const steps = (await readTrace(r.traceDir!)).steps;
     expect(asked.map((a) => a.subjects)).toEqual([['touch a'], ['touch b'], ['touch c']]);
-    expect(asked[0]).toMatchObject({ key: 'bash', tool: 'bash', args: { command: 'touch a' }, rule: { key: 'bash', pattern: '*', action: 'ask' } });
+    expect(asked[0]).toMatchObject({
+      key: 'bash',
+      tool: 'bash',
+      args: { command: 'touch a' },
+      rule: { key: 'bash', pattern: '*', action: 'ask' },
+    });
     expect(steps.slice(0, 4).map((s) => s.results[0].permission?.decidedBy)).toEqual(['user', 'user', 'grant', 'user']);
     expect(steps[0].results[0].permission).toMatchObject({ approver: 'test', outcome: 'allow' });
     expect(steps[3].results[0].error).toMatch(/refused: the user rejected it\. Message: not on a Friday/);
@@ -102,7 +188,13 @@ describe('asking', () => {
     const s1 = (await readTrace(r1.traceDir!)).steps;
     expect(s1[0].results[0].permission).toMatchObject({ outcome: 'deny', decidedBy: 'default' });
     expect(s1[0].results[0].error).toMatch(/no one could answer here/);
-    const r2 = await engine(root, [sh('touch x'), sh('rm -f keep.txt')], rules, { onApproval: autoApprove }, await tempDir()).run('t');
+    const r2 = await engine(
+      root,
+      [sh('touch x'), sh('rm -f keep.txt')],
+      rules,
+      { onApproval: autoApprove },
+      await tempDir(),
+    ).run('t');
     const s2 = (await readTrace(r2.traceDir!)).steps;
     expect(s2[0].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'auto', approver: 'auto' });
     expect(s2[1].results[0].permission).toMatchObject({ outcome: 'deny', decidedBy: 'rule' });
@@ -119,7 +211,13 @@ describe('asking', () => {
       signal.addEventListener('abort', () => (stopped = true));
       return queue.approver(req, signal);
     };
-    const r = await engine(root, [sh('touch late')], { bash: 'ask' }, { onApproval, approvalTimeoutMs: 60 }, await tempDir()).run('t');
+    const r = await engine(
+      root,
+      [sh('touch late')],
+      { bash: 'ask' },
+      { onApproval, approvalTimeoutMs: 60 },
+      await tempDir(),
+    ).run('t');
     const res = (await readTrace(r.traceDir!)).steps[0].results[0];
     expect(res.permission).toMatchObject({ outcome: 'deny', decidedBy: 'timeout' });
     expect(res.error).toMatch(/no answer came in time/);
@@ -133,12 +231,20 @@ describe('asking', () => {
     const queue = new ApprovalQueue();
     const controller = new AbortController();
     queue.onAsk(() => setTimeout(() => controller.abort(), 20));
-    const r = await engine(root, [sh('touch never')], { bash: 'ask' }, { onApproval: queue.approver }, await tempDir()).run('t', { signal: controller.signal });
+    const r = await engine(
+      root,
+      [sh('touch never')],
+      { bash: 'ask' },
+      { onApproval: queue.approver },
+      await tempDir(),
+    ).run('t', { signal: controller.signal });
     expect(r.stopReason).toBe('interrupted');
     expect(queue.pending()).toEqual([]);
     expect(existsSync(join(root, 'never'))).toBe(false);
     const trace = await readTrace(r.traceDir!);
-    const answered = trace.events.find((e) => e.type === 'approval' && (e.data as { status: string }).status === 'answered');
+    const answered = trace.events.find(
+      (e) => e.type === 'approval' && (e.data as { status: string }).status === 'answered',
+    );
     expect(answered?.data).toMatchObject({ reply: { decision: 'reject', by: 'abort' } });
   });
 
@@ -164,23 +270,40 @@ describe('asking', () => {
 
   it('an approver that throws or answers nonsense refuses the call with a message saying so', async () => {
     const root = await workspace();
-    const r = await engine(root, [sh('touch t1'), sh('touch t2')], { bash: 'ask' }, {
-      onApproval: (req) => {
-        if (req.subjects[0] === 'touch t1') throw new Error('ui crashed');
-        return { decision: 'maybe' } as never;
+    const r = await engine(
+      root,
+      [sh('touch t1'), sh('touch t2')],
+      { bash: 'ask' },
+      {
+        onApproval: (req) => {
+          if (req.subjects[0] === 'touch t1') throw new Error('ui crashed');
+          return { decision: 'maybe' } as never;
+        },
       },
-    }, await tempDir()).run('t');
+      await tempDir(),
+    ).run('t');
     const steps = (await readTrace(r.traceDir!)).steps;
-    expect(steps[0].results[0].permission).toMatchObject({ decidedBy: 'default', message: 'the approver failed: ui crashed' });
+    expect(steps[0].results[0].permission).toMatchObject({
+      decidedBy: 'default',
+      message: 'the approver failed: ui crashed',
+    });
     expect(steps[1].results[0].permission?.message).toMatch(/the approver's answer is not valid/);
   });
 
   it('doom_loop: ask lets a human keep the run going; without the key the policy stops it as before', async () => {
     const root = await workspace();
-    const stopOnce: Policy<State> = { name: 'doom_loop', checkStop: (ctx) => (ctx.state.step === 1 ? { reason: 'doom_loop', message: 'same call 3 times' } : undefined) };
+    const stopOnce: Policy<State> = {
+      name: 'doom_loop',
+      checkStop: (ctx) => (ctx.state.step === 1 ? { reason: 'doom_loop', message: 'same call 3 times' } : undefined),
+    };
     const asked: ApprovalRequest[] = [];
     const onApproval = (req: ApprovalRequest) => (asked.push(req), { decision: 'once' as const });
-    const go = await engine(root, [sh('echo 1')], { '*': 'allow', doom_loop: 'ask' }, { policies: [stopOnce], onApproval }).run('t');
+    const go = await engine(
+      root,
+      [sh('echo 1')],
+      { '*': 'allow', doom_loop: 'ask' },
+      { policies: [stopOnce], onApproval },
+    ).run('t');
     expect(go.stopReason).toBe('final');
     expect(asked[0]).toMatchObject({ key: 'doom_loop', title: 'the run repeats itself: same call 3 times' });
     // `*` stands for tools only: it does not turn the doom-loop stop off.
@@ -189,7 +312,9 @@ describe('asking', () => {
   });
 
   it('invalid rules are refused when the engine is made, naming the key', () => {
-    expect(() => engine('/tmp', [], { bash: { 'rm *': 'nope' } } as never)).toThrow('EngineOptions.permission.bash."rm *": expected "allow", "ask" or "deny", got "nope"');
+    expect(() => engine('/tmp', [], { bash: { 'rm *': 'nope' } } as never)).toThrow(
+      'EngineOptions.permission.bash."rm *": expected "allow", "ask" or "deny", got "nope"',
+    );
   });
 });
 
@@ -197,10 +322,27 @@ describe('a tool whose permission input fails', () => {
   it('is refused (fail closed), the record saying why', async () => {
     const { z } = await import('zod');
     const { defineTool } = await import('../../src/index.js');
-    const odd = defineTool({ id: 'odd', description: '', parameters: z.object({}), permission: () => { throw new Error('no target'); }, execute: () => 'ran' });
+    const odd = defineTool({
+      id: 'odd',
+      description: '',
+      parameters: z.object({}),
+      permission: () => {
+        throw new Error('no target');
+      },
+      execute: () => 'ran',
+    });
     const agent = new ScriptAgent([decide.call('odd'), decide.final('done')], { tools: [odd] });
     const seen: unknown[] = [];
-    await new Engine({ agent, permission: { '*': 'allow' }, trace: false, hooks: [(e) => void (e.type === 'permission' && seen.push(e.record))] }).run('t');
-    expect(seen[0]).toMatchObject({ outcome: 'deny', subjects: ['(the permission input of odd failed: no target)'], rule: null });
+    await new Engine({
+      agent,
+      permission: { '*': 'allow' },
+      trace: false,
+      hooks: [(e) => void (e.type === 'permission' && seen.push(e.record))],
+    }).run('t');
+    expect(seen[0]).toMatchObject({
+      outcome: 'deny',
+      subjects: ['(the permission input of odd failed: no target)'],
+      rule: null,
+    });
   });
 });

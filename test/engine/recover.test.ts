@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { AgentModule, EnvError, Engine, ModelError, baseState, decide, type Decision, type Env, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  EnvError,
+  Engine,
+  ModelError,
+  baseState,
+  decide,
+  type Decision,
+  type Env,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { readTrace } from '../../src/trace/index.js';
@@ -13,12 +24,17 @@ describe('RECOVER', () => {
     const last = model.requests[1].messages.at(-1);
     expect(last?.role).toBe('user');
     expect(JSON.stringify(last)).toMatch(/Error \(parse\) in step 1: No JSON decision object/);
-    expect(r.failures).toEqual([{ step: 1, kind: 'parse', message: expect.stringContaining('No JSON decision'), fatal: false }]);
+    expect(r.failures).toEqual([
+      { step: 1, kind: 'parse', message: expect.stringContaining('No JSON decision'), fatal: false },
+    ]);
     expect(r.state.metadata.lastError).toMatchObject({ step: 1, kind: 'parse' });
   });
 
   it('feeds a transport error back and goes on', async () => {
-    const model = new ScriptedModel([{ error: new ModelError('server', 'HTTP 503 after 3 retries', 503) }, '{"final_answer":"ok"}']);
+    const model = new ScriptedModel([
+      { error: new ModelError('server', 'HTTP 503 after 3 retries', 503) },
+      '{"final_answer":"ok"}',
+    ]);
     const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), trace: false }).run('t');
     expect([r.stopReason, r.finalResult]).toEqual(['final', 'ok']);
     expect(r.failures[0]).toMatchObject({ kind: 'model_transport', fatal: false });
@@ -42,18 +58,30 @@ describe('RECOVER', () => {
   it('ends unrecoverable_error after maxRecoveries consecutive failures', async () => {
     const model = new ScriptedModel(['nope'], { loop: true });
     const dir = await tempDir();
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), maxRecoveries: 2, trace: { dir } }).run('t');
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser() }),
+      maxRecoveries: 2,
+      trace: { dir },
+    }).run('t');
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.steps).toBe(3);
     expect(r.stopMessage).toMatch(/gave up after 2 consecutive recoveries/);
     const t = await readTrace(r.traceDir!);
     expect(t.manifest.status).toBe('failed');
-    expect(t.events.filter((e) => e.type === 'recover').map((e) => (e.data as { fatal: boolean }).fatal)).toEqual([false, false, true]);
+    expect(t.events.filter((e) => e.type === 'recover').map((e) => (e.data as { fatal: boolean }).fatal)).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('counts consecutive failures: a good step resets the count', async () => {
     const model = new ScriptedModel(['bad', '{"wait":true}', 'bad', '{"wait":true}', 'bad', '{"final_answer":"done"}']);
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), maxRecoveries: 1, trace: false }).run('t');
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser() }),
+      maxRecoveries: 1,
+      trace: false,
+    }).run('t');
     expect([r.stopReason, r.steps]).toEqual(['final', 6]);
   });
 
@@ -74,7 +102,11 @@ describe('RECOVER', () => {
     const r = await new Engine({ agent: new Buggy([decide.wait()]), trace: { dir } }).run('t');
     expect([r.stopReason, r.steps]).toEqual(['unrecoverable_error', 1]);
     const t = await readTrace(r.traceDir!);
-    expect(t.manifest.summary?.failures[0]).toMatchObject({ kind: 'internal', fatal: true, message: expect.stringContaining('reading \'x\'') });
+    expect(t.manifest.summary?.failures[0]).toMatchObject({
+      kind: 'internal',
+      fatal: true,
+      message: expect.stringContaining("reading 'x'"),
+    });
     expect(t.steps[0].error).toMatchObject({ kind: 'internal', recovered: false });
   });
 
@@ -135,9 +167,22 @@ describe('invalid states and policy retries', () => {
 
   it('a model call retried after a policy handled its error records the retried request', async () => {
     const dir = await tempDir();
-    const model = new ScriptedModel(['{"wait":true}', { error: new ModelError('context_overflow', 'prompt is too long') }, '{"final_answer":"ok"}']);
-    const shrink = { name: 'shrink', onModelError: (_e: ModelError, ctx: { state: State }) => ({ state: { ...ctx.state, messages: ctx.state.messages.slice(-1) } }) };
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser() }), policies: [shrink], trace: { dir } }).run('t');
+    const model = new ScriptedModel([
+      '{"wait":true}',
+      { error: new ModelError('context_overflow', 'prompt is too long') },
+      '{"final_answer":"ok"}',
+    ]);
+    const shrink = {
+      name: 'shrink',
+      onModelError: (_e: ModelError, ctx: { state: State }) => ({
+        state: { ...ctx.state, messages: ctx.state.messages.slice(-1) },
+      }),
+    };
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser() }),
+      policies: [shrink],
+      trace: { dir },
+    }).run('t');
     expect(r.stopReason).toBe('final');
     const t = await readTrace(r.traceDir!);
     const [failed, retried] = model.requests.slice(1);

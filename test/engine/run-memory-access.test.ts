@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { AgentModule, Engine, baseState, decide, type AgentContext, type Decision, type Memory, type MemoryRecord, type State, type Task } from '../../src/index.js';
+import {
+  AgentModule,
+  Engine,
+  baseState,
+  decide,
+  type AgentContext,
+  type Decision,
+  type Memory,
+  type MemoryRecord,
+  type State,
+  type Task,
+} from '../../src/index.js';
 import { readTrace } from '../../src/trace/index.js';
 import { tempDir } from '../helpers/kernel-fixtures.js';
 
@@ -46,23 +57,53 @@ class NotingAgent extends AgentModule<State> {
 }
 
 describe('run memory', () => {
-  it('agents use the run\'s memory through ctx.memory; every read and write is a memory event in the trace', async () => {
+  it("agents use the run's memory through ctx.memory; every read and write is a memory event in the trace", async () => {
     const dir = await tempDir();
     const memory = new ListMemory();
     const r = await new Engine({ agent: new NotingAgent(), memory, trace: { dir } }).run('remember');
     expect(r.finalResult).toBe('2,3 | note 2 about apples; note 3 about apples | evicted 1');
     expect(memory.resets).toBe(1);
     const events = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'memory');
-    expect(events.map((e) => `${e.step}:${(e.data as { op: string }).op}`)).toEqual(['0:reset', '1:append', '2:append', '3:append', '3:retrieve', '3:evict', '3:summarize']);
-    expect(events[4].data).toEqual({ step: 3, memory: 'list', op: 'retrieve', data: { query: 'apples', k: 2, returned: 2, steps: [2, 3], records: [{ step: 2, role: 'agent', content: 'note 2 about apples' }, { step: 3, role: 'agent', content: 'note 3 about apples' }] } });
-    expect(events[1].data).toMatchObject({ op: 'append', data: { role: 'agent', chars: 'note 1 about apples'.length, recordStep: 1 } });
+    expect(events.map((e) => `${e.step}:${(e.data as { op: string }).op}`)).toEqual([
+      '0:reset',
+      '1:append',
+      '2:append',
+      '3:append',
+      '3:retrieve',
+      '3:evict',
+      '3:summarize',
+    ]);
+    expect(events[4].data).toEqual({
+      step: 3,
+      memory: 'list',
+      op: 'retrieve',
+      data: {
+        query: 'apples',
+        k: 2,
+        returned: 2,
+        steps: [2, 3],
+        records: [
+          { step: 2, role: 'agent', content: 'note 2 about apples' },
+          { step: 3, role: 'agent', content: 'note 3 about apples' },
+        ],
+      },
+    });
+    expect(events[1].data).toMatchObject({
+      op: 'append',
+      data: { role: 'agent', chars: 'note 1 about apples'.length, recordStep: 1 },
+    });
   });
 
-  it('a memory factory gives every run its own memory, so concurrent runs do not read each other\'s notes', async () => {
+  it("a memory factory gives every run its own memory, so concurrent runs do not read each other's notes", async () => {
     const made: ListMemory[] = [];
-    const engine = new Engine({ agent: new NotingAgent(), memory: () => (made[made.length] = new ListMemory(10)), trace: false });
+    const engine = new Engine({
+      agent: new NotingAgent(),
+      memory: () => (made[made.length] = new ListMemory(10)),
+      trace: false,
+    });
     const results = await Promise.all([engine.run('a'), engine.run('b')]);
     expect(made).toHaveLength(2);
-    for (const r of results) expect(r.finalResult).toBe('2,3 | note 1 about apples; note 2 about apples; note 3 about apples | evicted 0');
+    for (const r of results)
+      expect(r.finalResult).toBe('2,3 | note 1 about apples; note 2 about apples; note 3 about apples | evicted 0');
   });
 });

@@ -4,10 +4,25 @@ import { type ModelStreamEvent } from '../../src/index.js';
 
 describe('ScriptedModel', () => {
   it('streams text, reasoning and tool calls like a provider and records requests', async () => {
-    const m = new ScriptedModel([{ reasoning: 'r', text: 'hello', toolCalls: [{ name: 'add', args: { a: 1 }, id: 'c' }], usage: { input: 7 } }]);
+    const m = new ScriptedModel([
+      { reasoning: 'r', text: 'hello', toolCalls: [{ name: 'add', args: { a: 1 }, id: 'c' }], usage: { input: 7 } },
+    ]);
     const events: ModelStreamEvent['type'][] = [];
-    const res = await m.generate({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] }, { onEvent: (e) => void events.push(e.type) });
-    expect(events).toEqual(['step-start', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-delta', 'tool-input-start', 'tool-input-delta', 'tool-call', 'step-finish']);
+    const res = await m.generate(
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] },
+      { onEvent: (e) => void events.push(e.type) },
+    );
+    expect(events).toEqual([
+      'step-start',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'text-delta',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-call',
+      'step-finish',
+    ]);
     expect(res.parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool-call']);
     expect(res.parts[2]).toEqual({ type: 'tool-call', callId: 'c', name: 'add', input: '{"a":1}', args: { a: 1 } });
     expect(res.finishReason).toBe('tool-calls');
@@ -34,6 +49,9 @@ describe('ScriptedModel', () => {
 
   it('replies can be functions of the request', async () => {
     const m = new ScriptedModel([(req) => ({ text: `saw ${req.messages.length}` })]);
-    expect((await m.generate({ messages: [{ role: 'system', content: 's' }] })).parts[0]).toEqual({ type: 'text', text: 'saw 1' });
+    expect((await m.generate({ messages: [{ role: 'system', content: 's' }] })).parts[0]).toEqual({
+      type: 'text',
+      text: 'saw 1',
+    });
   });
 });

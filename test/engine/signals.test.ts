@@ -15,21 +15,40 @@ let seq = 0;
 async function startRun(mode: 'clean' | 'stuck', sandbox: 'auto' | 'none') {
   const token = `3${process.pid % 1000}.${++seq}${Date.now() % 100000}`;
   const dir = mkdtempSync(path.join(base, 'run-'));
-  const child = spawn(process.execPath, ['--import', path.join(repo, 'node_modules/tsx/dist/loader.mjs'), path.join(repo, 'test/fixtures/signal-run.ts'), path.join(dir, 'traces'), dir, token, mode, sandbox], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      path.join(repo, 'node_modules/tsx/dist/loader.mjs'),
+      path.join(repo, 'test/fixtures/signal-run.ts'),
+      path.join(dir, 'traces'),
+      dir,
+      token,
+      mode,
+      sandbox,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on('close', (code, signal) => res({ code, signal })));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.on('close', (code, signal) => res({ code, signal })),
+  );
   await until(() => processesWith(`${token}2`).length > 0 || child.exitCode !== null, 'the bash command to start');
   if (child.exitCode !== null) throw new Error(`the fixture exited early: ${err}`);
   return { child, token, closed, out: () => out, err: () => err };
 }
 
 describe('stop signals (real processes)', () => {
-  for (const [signal, sandbox] of [['SIGTERM', 'auto'], ['SIGHUP', 'none'], ['SIGINT', 'auto']] as const) {
+  for (const [signal, sandbox] of [
+    ['SIGTERM', 'auto'],
+    ['SIGHUP', 'none'],
+    ['SIGINT', 'auto'],
+  ] as const) {
     it(`${signal} ends the run interrupted, finalizes the trace and kills the command's processes (sandbox ${sandbox})`, async () => {
       const run = await startRun('clean', sandbox);
       run.child.kill(signal);
@@ -41,11 +60,18 @@ describe('stop signals (real processes)', () => {
       expect(t.manifest.status).toBe('interrupted');
       expect(t.manifest.summary?.stopReason).toBe('interrupted');
       // SIGKILL is delivered asynchronously: wait (bounded) for the processes to be gone.
-      await until(() => [1, 2, 3].every((i) => processesWith(`${run.token}${i}`).length === 0), 'the command\'s processes to be killed', 5000);
+      await until(
+        () => [1, 2, 3].every((i) => processesWith(`${run.token}${i}`).length === 0),
+        "the command's processes to be killed",
+        5000,
+      );
     }, 60_000);
   }
 
-  for (const [first, second, status] of [['SIGTERM', 'SIGTERM', 143], ['SIGHUP', 'SIGINT', 130]] as const) {
+  for (const [first, second, status] of [
+    ['SIGTERM', 'SIGTERM', 143],
+    ['SIGHUP', 'SIGINT', 130],
+  ] as const) {
     it(`a second signal (${first}, then ${second}) kills the env's processes and exits at once with ${status}`, async () => {
       const run = await startRun('stuck', 'auto');
       // The env's setup started a command outside the run's abort (the step's command is already running).

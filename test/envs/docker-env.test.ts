@@ -42,14 +42,37 @@ describe('DockerEnv with a fake docker CLI', () => {
     const id = e.container!;
     const [info, run, mkdir] = d.calls();
     expect(info).toEqual(['info', '--format', '{{.ServerVersion}}']);
-    expect(run).toEqual(['run', '--detach', '--init', '--name', id, '--label', 'qitos.env=docker', '--network', 'none', '--workdir', '/workspace', '--memory', '1g', '--entrypoint', 'tail', 'python:3.12-slim', '-f', '/dev/null']);
+    expect(run).toEqual([
+      'run',
+      '--detach',
+      '--init',
+      '--name',
+      id,
+      '--label',
+      'qitos.env=docker',
+      '--network',
+      'none',
+      '--workdir',
+      '/workspace',
+      '--memory',
+      '1g',
+      '--entrypoint',
+      'tail',
+      'python:3.12-slim',
+      '-f',
+      '/dev/null',
+    ]);
     expect(mkdir).toEqual(['exec', '-w', '/', id, 'mkdir', '-p', 'workspace']);
 
     await e.files.writeText('src/app.py', 'print("hi")\n');
     expect(readFileSync(d.hostPath(id, '/workspace/src/app.py'), 'utf8')).toBe('print("hi")\n');
     expect(await e.files.readText('src/app.py')).toBe('print("hi")\n');
     const r = await e.processes.run('cat app.py && echo "$LANG $EXTRA" && pwd', { cwd: 'src', env: { EXTRA: 'x' } });
-    expect(r).toMatchObject({ exitCode: 0, stdout: `print("hi")\nC.UTF-8 x\n${d.hostPath(id, '/workspace/src')}\n`, timedOut: false });
+    expect(r).toMatchObject({
+      exitCode: 0,
+      stdout: `print("hi")\nC.UTF-8 x\n${d.hostPath(id, '/workspace/src')}\n`,
+      timedOut: false,
+    });
     // Commands and file ops are argument lists: the command text is one argument, never spliced into a script.
     const exec = d.calls().find((c) => c.includes('cat app.py && echo "$LANG $EXTRA" && pwd'))!;
     expect(exec.slice(0, 8)).toEqual(['exec', '-i', '-e', 'LANG=C.UTF-8', '-e', 'EXTRA=x', '-w', '/workspace']);
@@ -71,11 +94,27 @@ describe('DockerEnv with a fake docker CLI', () => {
     await e.setup();
     const hostRoot = tmp();
     const host = new HostEnv({ root: hostRoot });
-    const name = fc.constantFrom('a.txt', 'd/b.txt', 'd/e/c.ts', 'd', 'd/e', '.hid/x.ts', 'node_modules/m/i.ts', 'sp ace.md', '../out.txt', 'd/../a.txt', '-n', "q'uote\".txt");
+    const name = fc.constantFrom(
+      'a.txt',
+      'd/b.txt',
+      'd/e/c.ts',
+      'd',
+      'd/e',
+      '.hid/x.ts',
+      'node_modules/m/i.ts',
+      'sp ace.md',
+      '../out.txt',
+      'd/../a.txt',
+      '-n',
+      'q\'uote".txt',
+    );
     const op = fc.oneof(
       fc.record({ op: fc.constant('write'), path: name, text: fc.string({ maxLength: 12 }) }),
       fc.record({ op: fc.constantFrom('read', 'stat', 'list', 'remove', 'removeAll'), path: name }),
-      fc.record({ op: fc.constant('glob'), path: fc.constantFrom('**/*.ts', '*', 'd/**', '.hid/**', 'node_modules/**/*.ts', '**/*') }),
+      fc.record({
+        op: fc.constant('glob'),
+        path: fc.constantFrom('**/*.ts', '*', 'd/**', '.hid/**', 'node_modules/**/*.ts', '**/*'),
+      }),
     );
     const apply = async (ops: FileOps, o: { op: string; path: string; text?: string }) => {
       try {
@@ -140,7 +179,9 @@ describe('DockerEnv with a fake docker CLI', () => {
     const results = r.state.messages.flatMap((m) => m.parts).filter((p) => p.type === 'tool');
     expect(results).toHaveLength(4);
     expect(JSON.stringify(results[1])).toContain('42\\n[exit code 0]');
-    expect(JSON.stringify(results[2])).toContain('cannot run in \\"nope\\": it is not an existing folder in the workspace');
+    expect(JSON.stringify(results[2])).toContain(
+      'cannot run in \\"nope\\": it is not an existing folder in the workspace',
+    );
     expect(JSON.stringify(results[3])).toContain('1\\t42');
     expect(d.calls().at(-1)?.[0]).toBe('rm'); // the engine's close removed the container
   });
@@ -158,7 +199,12 @@ describe('DockerEnv with a fake docker CLI', () => {
     await e.reset();
     expect(e.container).not.toBe(first);
     expect(await e.files.readText('pkg/m.py')).toBe('x = 1\n');
-    expect(d.calls().filter((c) => c[0] === 'rm').map((c) => c[2])).toEqual([first]);
+    expect(
+      d
+        .calls()
+        .filter((c) => c[0] === 'rm')
+        .map((c) => c[2]),
+    ).toEqual([first]);
 
     const mounted = tmp();
     const m = env({ image: 'img', docker: d.bin, mount: mounted, workdir: '/src' });
@@ -173,29 +219,50 @@ describe('DockerEnv with a fake docker CLI', () => {
     await expect(attached.reset()).rejects.toThrow(/belongs to the user and cannot be reset/);
     const before = d.calls().length;
     await attached.close();
-    expect(d.calls().slice(before).some((c) => c[0] === 'rm')).toBe(false); // never removes a user's container
+    expect(
+      d
+        .calls()
+        .slice(before)
+        .some((c) => c[0] === 'rm'),
+    ).toBe(false); // never removes a user's container
   });
 
   it('says what is missing: no docker CLI, no engine, a bad image, a stopped container, bad options', async () => {
-    await expect(env({ image: 'img', docker: '/nonexistent/docker' }).setup()).rejects.toThrow('DockerEnv needs the docker CLI: "/nonexistent/docker" was not found on PATH (install Docker, or pass docker: "/path/to/docker")');
+    await expect(env({ image: 'img', docker: '/nonexistent/docker' }).setup()).rejects.toThrow(
+      'DockerEnv needs the docker CLI: "/nonexistent/docker" was not found on PATH (install Docker, or pass docker: "/path/to/docker")',
+    );
     const d = docker();
     d.setEngine('down');
-    await expect(env({ image: 'img', docker: d.bin }).setup()).rejects.toThrow('DockerEnv: the docker CLI is present but no docker engine answers ("docker info" failed: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?)');
+    await expect(env({ image: 'img', docker: d.bin }).setup()).rejects.toThrow(
+      'DockerEnv: the docker CLI is present but no docker engine answers ("docker info" failed: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?)',
+    );
     d.setEngine('up');
-    await expect(env({ image: 'missing:image', docker: d.bin }).setup()).rejects.toThrow(/^DockerEnv: cannot start a container from image missing:image: Unable to find image/);
-    await expect(env({ container: 'gone', docker: d.bin }).setup()).rejects.toThrow('DockerEnv: cannot use container gone: Error: No such object: gone');
+    await expect(env({ image: 'missing:image', docker: d.bin }).setup()).rejects.toThrow(
+      /^DockerEnv: cannot start a container from image missing:image: Unable to find image/,
+    );
+    await expect(env({ container: 'gone', docker: d.bin }).setup()).rejects.toThrow(
+      'DockerEnv: cannot use container gone: Error: No such object: gone',
+    );
     expect(() => new DockerEnv({} as never)).toThrow(/needs an image or a container/);
     expect(() => new DockerEnv({ image: 'a', container: 'b' })).toThrow(/not both/);
     expect(() => new DockerEnv({ container: 'b', network: 'host' })).toThrow(/apply to a container the env starts/);
     expect(() => new DockerEnv({ image: 'a', workdir: 'rel' })).toThrow(/absolute folder/);
     expect(() => new DockerEnv({ image: 'a', workdir: '/' })).toThrow(/other than "\/"/);
-    expect(() => new DockerEnv({ image: 'a', copyFrom: '/nonexistent-qitos' })).toThrow(/copyFrom \/nonexistent-qitos is not a folder/);
+    expect(() => new DockerEnv({ image: 'a', copyFrom: '/nonexistent-qitos' })).toThrow(
+      /copyFrom \/nonexistent-qitos is not a folder/,
+    );
     const e = env({ image: 'img', docker: d.bin });
     await e.setup();
-    await expect(e.processes.run('true', { env: { 'BAD NAME': 'x' } })).rejects.toThrow(/environment variable name "BAD NAME" is not valid/);
+    await expect(e.processes.run('true', { env: { 'BAD NAME': 'x' } })).rejects.toThrow(
+      /environment variable name "BAD NAME" is not valid/,
+    );
     // In the engine, setup failing ends the run with the reason.
     d.setEngine('down');
-    const r = await new Engine({ agent: new ModelPathAgent({ model: new ScriptedModel(['{"final_answer": "x"}']), parser: jsonParser() }), env: env({ image: 'img', docker: d.bin }), trace: false }).run('t');
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model: new ScriptedModel(['{"final_answer": "x"}']), parser: jsonParser() }),
+      env: env({ image: 'img', docker: d.bin }),
+      trace: false,
+    }).run('t');
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.stopMessage).toMatch(/no docker engine answers/);
     d.setEngine('up'); // so the clean-up can remove the container started above
@@ -206,26 +273,36 @@ describe('DockerEnv with a fake docker CLI', () => {
 // fails and the test says so in its name.
 const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 20_000 });
 const engineUp = info.status === 0 && !!info.stdout.trim();
-const why = info.error ? `docker CLI not found (${info.error.message})` : `\`docker info\` fails: ${(info.stderr || info.stdout || '').trim().split('\n')[0]}`;
+const why = info.error
+  ? `docker CLI not found (${info.error.message})`
+  : `\`docker info\` fails: ${(info.stderr || info.stdout || '').trim().split('\n')[0]}`;
 const image = process.env.QITOS_DOCKER_IMAGE ?? 'busybox:stable';
 
 describe(`DockerEnv on a real docker engine${engineUp ? '' : ` (skipped: ${why})`}`, () => {
-  it.skipIf(!engineUp)(`runs commands and file ops in a ${image} container and removes it`, async () => {
-    const have = spawnSync('docker', ['image', 'inspect', image], { encoding: 'utf8' }).status === 0 || spawnSync('docker', ['pull', image], { encoding: 'utf8', timeout: 300_000 }).status === 0;
-    expect(have, `image ${image} is neither present nor pullable (set QITOS_DOCKER_IMAGE to a local image)`).toBe(true);
-    const e = env({ image });
-    await e.setup();
-    await e.files.writeText('dir/a.txt', 'hello\n');
-    expect(await e.files.readText('dir/a.txt')).toBe('hello\n');
-    expect(await e.files.glob('**/*.txt')).toEqual(['dir/a.txt']);
-    expect(await e.files.list('dir')).toMatchObject([{ path: 'dir/a.txt', type: 'file', size: 6 }]);
-    const r = await e.processes.run('cat a.txt; ls /; (sleep 30 &) ; sleep 30', { cwd: 'dir', timeoutMs: 1000 });
-    expect(r.timedOut).toBe(true);
-    expect(r.stdout).toContain('hello');
-    const ps = await e.processes.run('ps | grep -c "sleep 30" || true');
-    expect(Number(ps.stdout.trim())).toBeLessThanOrEqual(1); // only the grep itself may match
-    const id = e.container!;
-    await e.close();
-    expect(spawnSync('docker', ['inspect', id]).status).not.toBe(0);
-  }, 600_000);
+  it.skipIf(!engineUp)(
+    `runs commands and file ops in a ${image} container and removes it`,
+    async () => {
+      const have =
+        spawnSync('docker', ['image', 'inspect', image], { encoding: 'utf8' }).status === 0 ||
+        spawnSync('docker', ['pull', image], { encoding: 'utf8', timeout: 300_000 }).status === 0;
+      expect(have, `image ${image} is neither present nor pullable (set QITOS_DOCKER_IMAGE to a local image)`).toBe(
+        true,
+      );
+      const e = env({ image });
+      await e.setup();
+      await e.files.writeText('dir/a.txt', 'hello\n');
+      expect(await e.files.readText('dir/a.txt')).toBe('hello\n');
+      expect(await e.files.glob('**/*.txt')).toEqual(['dir/a.txt']);
+      expect(await e.files.list('dir')).toMatchObject([{ path: 'dir/a.txt', type: 'file', size: 6 }]);
+      const r = await e.processes.run('cat a.txt; ls /; (sleep 30 &) ; sleep 30', { cwd: 'dir', timeoutMs: 1000 });
+      expect(r.timedOut).toBe(true);
+      expect(r.stdout).toContain('hello');
+      const ps = await e.processes.run('ps | grep -c "sleep 30" || true');
+      expect(Number(ps.stdout.trim())).toBeLessThanOrEqual(1); // only the grep itself may match
+      const id = e.container!;
+      await e.close();
+      expect(spawnSync('docker', ['inspect', id]).status).not.toBe(0);
+    },
+    600_000,
+  );
 });

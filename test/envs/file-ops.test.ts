@@ -21,7 +21,9 @@ for (const kind of envCases) {
         expect(await ws.files.readText('src/a.ts')).toBe('export const a = 1;\n');
         await ws.files.writeText('new/dir/f.txt', 'héllo');
         expect(await ws.files.readText('new/dir/f.txt')).toBe('héllo');
-        expect(Array.from(await ws.files.readBytes('new/dir/f.txt'))).toEqual(Array.from(new TextEncoder().encode('héllo')));
+        expect(Array.from(await ws.files.readBytes('new/dir/f.txt'))).toEqual(
+          Array.from(new TextEncoder().encode('héllo')),
+        );
         await ws.files.writeText('new/dir/f.txt', 'second');
         expect(await ws.files.readText(`${ws.files.root}/new/dir/f.txt`)).toBe('second');
       } finally {
@@ -35,7 +37,9 @@ for (const kind of envCases) {
         await expect(ws.files.readText('nope.txt')).rejects.toThrow('cannot read "nope.txt": no such file or folder');
         await expect(ws.files.readText('src')).rejects.toThrow('cannot read "src": it is a folder, not a file');
         await expect(ws.files.writeText('src', 'x')).rejects.toThrow('cannot write "src": it is a folder, not a file');
-        await expect(ws.files.writeText('README.md/x', 'x')).rejects.toThrow('cannot write "README.md/x": a part of the path is a file, not a folder');
+        await expect(ws.files.writeText('README.md/x', 'x')).rejects.toThrow(
+          'cannot write "README.md/x": a part of the path is a file, not a folder',
+        );
         await expect(ws.files.list('nope')).rejects.toThrow(EnvError);
         await expect(ws.files.readText('../outside/secret.txt')).rejects.toThrow(/outside the workspace/);
         await expect(ws.files.writeText('/etc/qitos-test', 'x')).rejects.toThrow(/outside the workspace/);

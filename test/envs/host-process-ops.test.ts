@@ -50,11 +50,14 @@ describe('HostProcessOps without a sandbox', () => {
   });
 
   it('clears the environment to the allow-list, with HOME at the workspace', async () => {
-    const r = await env.processes!.run('echo "[$QITOS_TEST_SECRET][$QITOS_TEST_ALLOWED][$HOME]"; env | cut -d= -f1 | sort | tr "\\n" " "');
+    const r = await env.processes!.run(
+      'echo "[$QITOS_TEST_SECRET][$QITOS_TEST_ALLOWED][$HOME]"; env | cut -d= -f1 | sort | tr "\\n" " "',
+    );
     const [line, names] = r.stdout.split('\n');
     expect(line).toBe(`[][allowed-value][${env.root}]`);
     const vars = names.trim().split(' ');
-    for (const v of vars) expect(['PATH', 'HOME', 'LANG', 'QITOS_TEST_ALLOWED', 'PWD', 'SHLVL', '_', 'OLDPWD']).toContain(v);
+    for (const v of vars)
+      expect(['PATH', 'HOME', 'LANG', 'QITOS_TEST_ALLOWED', 'PWD', 'SHLVL', '_', 'OLDPWD']).toContain(v);
   });
 
   it('runs in a sub-folder given as cwd and refuses cwd outside or missing', async () => {
@@ -92,7 +95,9 @@ describe('HostProcessOps without a sandbox', () => {
     const bg = Number(readFileSync(path.join(env.root, 'bg.pid'), 'utf8'));
     expect(await eventually(() => !alive(bg))).toBe(true);
     // Output the command printed just before it exited is all there.
-    const big = await env.processes!.run('head -c 300000 /dev/zero | tr "\\0" a; echo; echo oops >&2', { timeoutMs: 5000 });
+    const big = await env.processes!.run('head -c 300000 /dev/zero | tr "\\0" a; echo; echo oops >&2', {
+      timeoutMs: 5000,
+    });
     expect(big.stdout.length).toBe(300_001);
     expect(big.stderr).toBe('oops\n');
   });
@@ -111,7 +116,11 @@ describe('HostProcessOps without a sandbox', () => {
   it('aborts through the signal and kills the command', async () => {
     const ac = new AbortController();
     const p = env.processes!.run('echo $$ > shell.pid; sleep 30', { signal: ac.signal });
-    await eventually(() => existsSync(path.join(env.root, 'shell.pid')) && readFileSync(path.join(env.root, 'shell.pid'), 'utf8').trim() !== '');
+    await eventually(
+      () =>
+        existsSync(path.join(env.root, 'shell.pid')) &&
+        readFileSync(path.join(env.root, 'shell.pid'), 'utf8').trim() !== '',
+    );
     ac.abort();
     await expect(p).rejects.toBeInstanceOf(AbortedError);
     const pid = Number(readFileSync(path.join(env.root, 'shell.pid'), 'utf8'));

@@ -22,7 +22,10 @@ describe('read-only mounts', () => {
     const files = env.ops('file')!;
     expect(await files.readText(`${at}/docs/a.md`)).toBe('A');
     expect(await files.readText('own.txt')).toBe('mine');
-    expect((await files.list(at)).map((s) => [s.path, s.type])).toEqual([[`${at}/README.md`, 'file'], [`${at}/docs`, 'directory']]);
+    expect((await files.list(at)).map((s) => [s.path, s.type])).toEqual([
+      [`${at}/README.md`, 'file'],
+      [`${at}/docs`, 'directory'],
+    ]);
     expect(await files.stat(`${at}/docs/a.md`)).toMatchObject({ path: `${at}/docs/a.md`, type: 'file', size: 1 });
     expect(await files.glob('**/*.md', { cwd: at })).toEqual([`${at}/README.md`, `${at}/docs/a.md`]);
     const other = join(await tempDir(), 'docs');
@@ -63,7 +66,9 @@ describe('read-only mounts', () => {
   it('mounting what is not a folder is an error naming it', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'f'), 'x');
-    await expect(new MemoryEnv().ops('mount')!.mountReadOnly(join(dir, 'f'))).rejects.toThrow(`cannot mount ${join(dir, 'f')}: not a folder`);
+    await expect(new MemoryEnv().ops('mount')!.mountReadOnly(join(dir, 'f'))).rejects.toThrow(
+      `cannot mount ${join(dir, 'f')}: not a folder`,
+    );
     await expect(new MemoryEnv().ops('mount')!.mountReadOnly(join(dir, 'missing'))).rejects.toThrow('not a folder');
   });
 });

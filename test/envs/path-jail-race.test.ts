@@ -53,7 +53,9 @@ function swapper(ms: number): Promise<number> {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (status) => (status === 0 ? resolve(Number(out)) : reject(new Error(`swapper exited ${status}`))));
+    child.on('close', (status) =>
+      status === 0 ? resolve(Number(out)) : reject(new Error(`swapper exited ${status}`)),
+    );
   });
 }
 
@@ -108,7 +110,8 @@ describe('path jail under a concurrent folder/symlink swapper', () => {
       loop(async (i) => env.files.remove(i % 2 ? 'd/victim.txt' : 'd/sub', { recursive: true })),
       loop(async () => {
         const r = await callTool(write, { path: 'd/sub/x.txt', content: 'inside via tool' }, env);
-        if (r.status === 'success' && readFileSync(path.join(outside, 'sub', 'x.txt'), 'utf8') !== 'OUTSIDE SUB') escapes.push('write tool');
+        if (r.status === 'success' && readFileSync(path.join(outside, 'sub', 'x.txt'), 'utf8') !== 'OUTSIDE SUB')
+          escapes.push('write tool');
       }),
       loop(async () => {
         await callTool(edit, { path: 'd/file.txt', oldString: 'SECRET', newString: 'PWNED' }, env);
@@ -131,7 +134,9 @@ describe('hard links', () => {
     writeFileSync(path.join(outside, 'linked.txt'), 'OUTSIDE LINKED SECRET\n');
     linkSync(path.join(outside, 'linked.txt'), path.join(root, 'hl.txt'));
     const env = new HostEnv({ root, process: false });
-    await expect(env.files.writeText('hl.txt', 'pwned')).rejects.toThrow(/cannot write "hl\.txt": it has 2 hard links, and one is outside the workspace/);
+    await expect(env.files.writeText('hl.txt', 'pwned')).rejects.toThrow(
+      /cannot write "hl\.txt": it has 2 hard links, and one is outside the workspace/,
+    );
     const r = await callTool(editTool(), { path: 'hl.txt', oldString: 'SECRET', newString: 'PWNED' }, env);
     expect(r.status).toBe('error');
     expect(r.seen).toMatch(/hard link/);
@@ -163,7 +168,9 @@ describe('DirAnchors without /proc/self/fd (other Unix systems)', () => {
     top.close();
     child.close();
     symlinkSync(outside, path.join(root, 'plain', 'out'));
-    await expect(anchors.open(path.join(root, 'plain', 'out'))).rejects.toMatchObject({ code: expect.stringMatching(/^(ELOOP|ENOTDIR)$/) });
+    await expect(anchors.open(path.join(root, 'plain', 'out'))).rejects.toMatchObject({
+      code: expect.stringMatching(/^(ELOOP|ENOTDIR)$/),
+    });
     await expect(anchors.open(outside)).rejects.toThrow(/changed while it was being opened/);
   });
 });

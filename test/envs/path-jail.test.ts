@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -113,30 +122,50 @@ describe('escape attempts (HostEnv)', () => {
 });
 
 describe('PathJail property', () => {
-  const segments = ['..', '.', 'a', 'b', 'sub', 'deep', 'linkdir', 'abslinkdir', 'linkfile', 'parent', 'inner', 'dangling', 'up2', 'new', ''];
+  const segments = [
+    '..',
+    '.',
+    'a',
+    'b',
+    'sub',
+    'deep',
+    'linkdir',
+    'abslinkdir',
+    'linkfile',
+    'parent',
+    'inner',
+    'dangling',
+    'up2',
+    'new',
+    '',
+  ];
 
   it('random paths never resolve outside the root', async () => {
     const jail = new PathJail(root);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom(...segments), { maxLength: 8 }), fc.constantFrom('', '/', `${root}/`, `${base}/`), async (segs, prefix) => {
-        const p = prefix + segs.join('/');
-        let resolved: string;
-        try {
-          resolved = await jail.resolve(p);
-        } catch (err) {
-          expect(err).toBeInstanceOf(EnvError);
-          return;
-        }
-        expect(isInside(root, resolved)).toBe(true);
-        // What the OS makes of the answer (if it exists) is inside too: no symlink is left in it to follow.
-        let real: string | undefined;
-        try {
-          real = realpathSync(resolved);
-        } catch {
-          real = undefined; // does not exist (yet): nothing to follow
-        }
-        if (real !== undefined) expect(isInside(root, real)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...segments), { maxLength: 8 }),
+        fc.constantFrom('', '/', `${root}/`, `${base}/`),
+        async (segs, prefix) => {
+          const p = prefix + segs.join('/');
+          let resolved: string;
+          try {
+            resolved = await jail.resolve(p);
+          } catch (err) {
+            expect(err).toBeInstanceOf(EnvError);
+            return;
+          }
+          expect(isInside(root, resolved)).toBe(true);
+          // What the OS makes of the answer (if it exists) is inside too: no symlink is left in it to follow.
+          let real: string | undefined;
+          try {
+            real = realpathSync(resolved);
+          } catch {
+            real = undefined; // does not exist (yet): nothing to follow
+          }
+          if (real !== undefined) expect(isInside(root, real)).toBe(true);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -19,9 +19,22 @@ const cleanups: Array<() => void> = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
-const task = (id = 't', extra: Partial<Task> = {}): Task => ({ id, objective: 'edit', inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: {}, ...extra });
+const task = (id = 't', extra: Partial<Task> = {}): Task => ({
+  id,
+  objective: 'edit',
+  inputs: {},
+  resources: {},
+  budget: {},
+  successCriteria: [],
+  metadata: {},
+  ...extra,
+});
 
-function repo(commits: Array<Record<string, string>> = [{ 'a.txt': 'one\n', 'src/m.py': 'print(1)\n', 'old.txt': 'old\n', '.gitignore': '*.log\nbuild/\n' }]) {
+function repo(
+  commits: Array<Record<string, string>> = [
+    { 'a.txt': 'one\n', 'src/m.py': 'print(1)\n', 'old.txt': 'old\n', '.gitignore': '*.log\nbuild/\n' },
+  ],
+) {
   const r = makeRepo(commits);
   cleanups.push(r.cleanup);
   return r;
@@ -39,7 +52,12 @@ describe('RepoEnv', () => {
     const e = env({ repo: src.dir });
     await e.setup(task());
     expect(e.baseCommit).toBe(src.commits[0]);
-    expect(fileTree(e.root)).toEqual({ '.gitignore': '*.log\nbuild/\n', 'a.txt': 'one\n', 'old.txt': 'old\n', 'src/m.py': 'print(1)\n' });
+    expect(fileTree(e.root)).toEqual({
+      '.gitignore': '*.log\nbuild/\n',
+      'a.txt': 'one\n',
+      'old.txt': 'old\n',
+      'src/m.py': 'print(1)\n',
+    });
     const files = e.ops('file')!;
     await files.writeText('a.txt', 'one\ntwo\n');
     await files.writeText('new/b.txt', 'bee\n');
@@ -105,7 +123,9 @@ describe('RepoEnv', () => {
     const r = await new Engine({ agent, env: e, trace: { dir } }).run(task());
     expect(r.stopReason, r.stopMessage).toBe('final');
     const t = await readTrace(r.traceDir!);
-    expect(t.steps[1].results[0].output).toMatch(/^1 changed file against [0-9a-f]{12}:\nmodified +a\.txt\n\ndiff --git a\/a\.txt b\/a\.txt/);
+    expect(t.steps[1].results[0].output).toMatch(
+      /^1 changed file against [0-9a-f]{12}:\nmodified +a\.txt\n\ndiff --git a\/a\.txt b\/a\.txt/,
+    );
     const artifact = readFileSync(path.join(r.traceDir!, 'artifacts', 'repo.diff'), 'utf8');
     expect(artifact).toContain('-one\n+ONE');
     expect(t.manifest.artifacts).toEqual([{ name: 'repo.diff', bytes: Buffer.byteLength(artifact) }]);
@@ -124,11 +144,13 @@ describe('RepoEnv', () => {
     // The agent makes the workspace a repository of its own, with a filter driver, an fsmonitor and hooks that
     // would run if the env's git used it (as it would if the env discovered the repository from the workspace).
     writeFiles(e.root, { '.gitattributes': '* filter=evil diff=evil\n', 'a.txt': 'changed\n' });
-    const planted = await e.ops('process')!.run(
-      `git init -q . && git config filter.evil.clean "touch ${marker}" && git config filter.evil.smudge "touch ${marker}" && ` +
-        `git config diff.evil.textconv "touch ${marker}" && git config core.fsmonitor "touch ${marker}" && ` +
-        `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git add -A && echo planted`,
-    );
+    const planted = await e
+      .ops('process')!
+      .run(
+        `git init -q . && git config filter.evil.clean "touch ${marker}" && git config filter.evil.smudge "touch ${marker}" && ` +
+          `git config diff.evil.textconv "touch ${marker}" && git config core.fsmonitor "touch ${marker}" && ` +
+          `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git add -A && echo planted`,
+      );
     expect(planted.stdout.trim(), planted.stderr).toBe('planted');
     // The planted repository is live: the agent's own git runs the filter (so the test would catch an env that used it).
     expect(existsSync(marker)).toBe(true);
@@ -144,19 +166,31 @@ describe('RepoEnv', () => {
 
   it('says what is wrong: a bad ref, a folder that is not a repository, no git, a second concurrent run', async () => {
     const src = repo();
-    await expect(env({ repo: src.dir, ref: 'nope' }).setup(task())).rejects.toThrow(/^RepoEnv: "nope" is not a commit of /);
-    await expect(env({ repo: src.dir, ref: '--upload-pack=x' }).setup(task())).rejects.toThrow('RepoEnv ref "--upload-pack=x" is not a ref, tag or commit id');
+    await expect(env({ repo: src.dir, ref: 'nope' }).setup(task())).rejects.toThrow(
+      /^RepoEnv: "nope" is not a commit of /,
+    );
+    await expect(env({ repo: src.dir, ref: '--upload-pack=x' }).setup(task())).rejects.toThrow(
+      'RepoEnv ref "--upload-pack=x" is not a ref, tag or commit id',
+    );
     const plain = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-plain-')));
     cleanups.push(() => rmSync(plain, { recursive: true, force: true }));
-    await expect(env({ repo: plain }).setup(task())).rejects.toThrow(/^RepoEnv cannot read the repository .*qitos-plain-/);
+    await expect(env({ repo: plain }).setup(task())).rejects.toThrow(
+      /^RepoEnv cannot read the repository .*qitos-plain-/,
+    );
     expect(() => new RepoEnv({ repo: path.join(plain, 'missing') })).toThrow(/is not a folder/);
-    await expect(env({ repo: src.dir, git: '/nonexistent/git' }).setup(task())).rejects.toThrow('RepoEnv needs git: "/nonexistent/git" was not found on PATH');
+    await expect(env({ repo: src.dir, git: '/nonexistent/git' }).setup(task())).rejects.toThrow(
+      'RepoEnv needs git: "/nonexistent/git" was not found on PATH',
+    );
     const busy = env({ repo: src.dir });
     await busy.setup(task());
     await expect(busy.setup(task())).rejects.toThrow(/already in use by a run/);
     // In the engine, a setup failure ends the run with its reason and still leaves a trace.
     const dir = await tempDir();
-    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), env: env({ repo: src.dir, ref: 'v9' }), trace: { dir } }).run(task());
+    const r = await new Engine({
+      agent: new ScriptAgent([decide.final('x')]),
+      env: env({ repo: src.dir, ref: 'v9' }),
+      trace: { dir },
+    }).run(task());
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.stopMessage).toMatch(/RepoEnv: "v9" is not a commit of/);
   });
@@ -173,14 +207,25 @@ describe('RepoEnv', () => {
     expect(String(a.content)).toMatch(/\[the diff was cut at 200 bytes\]\n$/);
     const seen = await callTool(repoDiffTool(), {}, e);
     expect(seen.seen).toContain('[the diff is larger than the env keeps; this is its start]');
-    expect((await callTool(repoDiffTool(), { stat: true }, e)).seen).toMatch(/^1 changed file against [0-9a-f]{12}:\nadded +big\.txt$/);
+    expect((await callTool(repoDiffTool(), { stat: true }, e)).seen).toMatch(
+      /^1 changed file against [0-9a-f]{12}:\nadded +big\.txt$/,
+    );
   });
 
   it('property: applying the diff to a fresh checkout of the base rebuilds the workspace', async () => {
     const src = repo([{ 'a.txt': 'a\n', 'd/b.txt': 'b\n', 'd/e/c.txt': 'c\n' }]);
     const e = env({ repo: src.dir, keep: true });
     const check = env({ repo: src.dir, keep: true });
-    const name = fc.constantFrom('a.txt', 'd/b.txt', 'd/e/c.txt', 'n.txt', 'd/n2.txt', 'x/y/z.md', 'sp ace.txt', 'ünï.txt');
+    const name = fc.constantFrom(
+      'a.txt',
+      'd/b.txt',
+      'd/e/c.txt',
+      'n.txt',
+      'd/n2.txt',
+      'x/y/z.md',
+      'sp ace.txt',
+      'ünï.txt',
+    );
     const op = fc.oneof(
       fc.record({ kind: fc.constant('write' as const), file: name, text: fc.string({ maxLength: 30 }) }),
       fc.record({ kind: fc.constant('remove' as const), file: name }),

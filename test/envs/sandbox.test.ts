@@ -50,13 +50,24 @@ describe.runIf(hasBwrap)('a sandboxed command', () => {
     expect(r).toMatchObject({ exitCode: 3, stdout: `${root}\n${root}\nin\n`, stderr: 'err\n', timedOut: false });
   });
 
-  it('cannot read the parent\'s environment through /proc (own PID namespace and /proc)', () => {
+  it("cannot read the parent's environment through /proc (own PID namespace and /proc)", () => {
     const run = (mode: string) =>
       JSON.parse(
-        execFileSync(process.execPath, ['--import', path.join(repo, 'node_modules/tsx/dist/loader.mjs'), path.join(repo, 'test/fixtures/run-command.ts'), root, mode, 'cat /proc/$PPID/environ | tr "\\0" "\\n"; echo; ls /proc | grep -c "^[0-9]"'], {
-          env: { ...process.env, QITOS_PARENT_SECRET: 'parent-secret-value' },
-          encoding: 'utf8',
-        }),
+        execFileSync(
+          process.execPath,
+          [
+            '--import',
+            path.join(repo, 'node_modules/tsx/dist/loader.mjs'),
+            path.join(repo, 'test/fixtures/run-command.ts'),
+            root,
+            mode,
+            'cat /proc/$PPID/environ | tr "\\0" "\\n"; echo; ls /proc | grep -c "^[0-9]"',
+          ],
+          {
+            env: { ...process.env, QITOS_PARENT_SECRET: 'parent-secret-value' },
+            encoding: 'utf8',
+          },
+        ),
       );
     const boxed = run('auto');
     expect(boxed.sandbox).toBe('bwrap');
@@ -118,7 +129,9 @@ describe.runIf(hasBwrap)('a sandboxed command', () => {
     expect(await eventually(() => processesWithArg(`${t}5`).length === 1)).toBe(true);
     ac.abort();
     await expect(p).rejects.toBeInstanceOf(AbortedError);
-    expect(await eventually(() => processesWithArg(`${t}4`).length + processesWithArg(`${t}5`).length === 0)).toBe(true);
+    expect(await eventually(() => processesWithArg(`${t}4`).length + processesWithArg(`${t}5`).length === 0)).toBe(
+      true,
+    );
 
     const bg = await env.processes!.run(`sleep ${t}6 > /dev/null 2>&1 & echo started`);
     expect(bg).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
@@ -136,11 +149,15 @@ describe.runIf(hasBwrap && requires('prlimit'))('limits', () => {
   });
 
   it('caps the memory a process allocates (2 GiB by default)', async () => {
-    const r = await env.processes!.run('perl -e \'my $x = "x" x (3 * 1024 ** 3); print length($x), "\\n"\' ; echo "exit $?"');
+    const r = await env.processes!.run(
+      'perl -e \'my $x = "x" x (3 * 1024 ** 3); print length($x), "\\n"\' ; echo "exit $?"',
+    );
     expect(r.stdout).not.toMatch(/^3221225472$/m);
     expect(r.stdout + r.stderr).toMatch(/Out of memory|exit [1-9]/);
     const small = new HostEnv({ root, sandbox: { limits: { memoryBytes: 64 * 1024 ** 2 } } });
-    const s = await small.processes!.run('perl -e \'my $x = "x" x (200 * 1024 ** 2); print "allocated\\n"\'; echo "exit $?"');
+    const s = await small.processes!.run(
+      'perl -e \'my $x = "x" x (200 * 1024 ** 2); print "allocated\\n"\'; echo "exit $?"',
+    );
     small.close();
     expect(s.stdout).not.toContain('allocated');
   });
@@ -163,9 +180,16 @@ describe.runIf(hasBwrap && requires('prlimit'))('limits', () => {
     const ws = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-nproc-')));
     if (asRoot) chownSync(ws, 65534, 65534);
     const sandbox = new Sandbox({ limits: { processes: 20 } });
-    const fork50 = 'my ($ok, $fail) = (0, 0); for (1..50) { my $p = fork; if (!defined $p) { $fail++ } elsif ($p == 0) { sleep 2; exit } else { $ok++ } } print "$ok $fail\\n"';
+    const fork50 =
+      'my ($ok, $fail) = (0, 0); for (1..50) { my $p = fork; if (!defined $p) { $fail++ } elsif ($p == 0) { sleep 2; exit } else { $ok++ } } print "$ok $fail\\n"';
     const cmd = sandbox.command(['perl', '-e', fork50], { cwd: ws, writable: [ws] });
-    const r = await runProcess(cmd.file, cmd.args, { cwd: ws, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 20_000, maxOutputBytes: 4096, ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+    const r = await runProcess(cmd.file, cmd.args, {
+      cwd: ws,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      timeoutMs: 20_000,
+      maxOutputBytes: 4096,
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    });
     rmSync(ws, { recursive: true, force: true });
     expect(r.stderr).toBe('');
     const [ok, fail] = r.stdout.trim().split(' ').map(Number);
@@ -178,8 +202,12 @@ describe('Sandbox', () => {
   it('mode auto without a working bubblewrap runs commands unsandboxed and says why; mode bwrap refuses', async () => {
     const missing = new Sandbox({ bwrap: '/nonexistent/bwrap' });
     expect(missing.kind).toBe('none');
-    expect(missing.note).toMatch(/commands run without a sandbox: "\/nonexistent\/bwrap" was not found \(install the bubblewrap package\)/);
-    expect(() => new HostEnv({ root, sandbox: { mode: 'bwrap', bwrap: '/nonexistent/bwrap' } })).toThrow(/sandbox mode "bwrap" was asked for, but "\/nonexistent\/bwrap" was not found/);
+    expect(missing.note).toMatch(
+      /commands run without a sandbox: "\/nonexistent\/bwrap" was not found \(install the bubblewrap package\)/,
+    );
+    expect(() => new HostEnv({ root, sandbox: { mode: 'bwrap', bwrap: '/nonexistent/bwrap' } })).toThrow(
+      /sandbox mode "bwrap" was asked for, but "\/nonexistent\/bwrap" was not found/,
+    );
     const bare = new HostEnv({ root, sandbox: missing });
     expect(bare.sandbox).toBe('none');
     expect((await bare.processes!.run('echo hi')).stdout).toBe('hi\n');
@@ -188,15 +216,24 @@ describe('Sandbox', () => {
     expect(() => new Sandbox({ limits: { processes: 0 } })).toThrow(/processes must be a positive integer/);
   });
 
-  it.runIf(hasBwrap)('the trace manifest records the sandbox of the run\'s env', async () => {
+  it.runIf(hasBwrap)("the trace manifest records the sandbox of the run's env", async () => {
     const traces = path.join(base, 'traces');
-    for (const [mode, kind] of [['auto', 'bwrap'], ['none', 'none']] as const) {
+    for (const [mode, kind] of [
+      ['auto', 'bwrap'],
+      ['none', 'none'],
+    ] as const) {
       const e = new HostEnv({ root, sandbox: mode });
-      const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), env: e, trace: { dir: traces } }).run('t');
+      const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), env: e, trace: { dir: traces } }).run(
+        't',
+      );
       expect((await readTrace(r.traceDir!)).manifest.env).toEqual({ name: 'host', sandbox: kind });
     }
     const filesOnly = new HostEnv({ root, process: false });
-    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), env: filesOnly, trace: { dir: traces } }).run('t');
+    const r = await new Engine({
+      agent: new ScriptAgent([decide.final('x')]),
+      env: filesOnly,
+      trace: { dir: traces },
+    }).run('t');
     expect((await readTrace(r.traceDir!)).manifest.env).toEqual({ name: 'host' });
   });
 });

@@ -25,7 +25,9 @@ afterAll(() => {
 
 describe('special files in a host workspace', () => {
   it('reading or writing a named pipe is refused at once instead of hanging', async () => {
-    await expect(env.files.readText('pipe')).rejects.toThrow('cannot read "pipe": it is a named pipe (FIFO), not a regular file');
+    await expect(env.files.readText('pipe')).rejects.toThrow(
+      'cannot read "pipe": it is a named pipe (FIFO), not a regular file',
+    );
     await expect(env.files.writeText('pipe', 'x')).rejects.toThrow(/cannot write "pipe": it is a named pipe/);
   });
 

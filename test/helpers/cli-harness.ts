@@ -32,7 +32,13 @@ export interface CliRun {
 export async function qitos(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   let out = '';
   let err = '';
-  const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), cwd, env: { XDG_CONFIG_HOME: CONFIG_HOME, ...env }, exitCode: 0 };
+  const io: CliIO = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    cwd,
+    env: { XDG_CONFIG_HOME: CONFIG_HOME, ...env },
+    exitCode: 0,
+  };
   const code = await main(args, io);
   return { code, out, err };
 }
@@ -44,8 +50,15 @@ export async function tempDir(prefix = 'qitos-cli-'): Promise<{ dir: string; cle
 }
 
 /** Runs the calculator fixture with the given scripted replies file and returns the trace folder (asserts success). */
-export async function recordCalcRun(cwd: string, extra: string[] = [], script = CALC_SCRIPT): Promise<{ traceDir: string; run: CliRun }> {
-  const run = await qitos(['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${script}`, '--json', ...extra], cwd);
+export async function recordCalcRun(
+  cwd: string,
+  extra: string[] = [],
+  script = CALC_SCRIPT,
+): Promise<{ traceDir: string; run: CliRun }> {
+  const run = await qitos(
+    ['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', `scripted:${script}`, '--json', ...extra],
+    cwd,
+  );
   if (run.code !== 0) throw new Error(`qitos run failed (${run.code}): ${run.err}${run.out}`);
   return { traceDir: JSON.parse(run.out).traceDir as string, run };
 }
@@ -55,7 +68,10 @@ export async function recordCalcRun(cwd: string, extra: string[] = [], script = 
  * they are now, and the manifest), for tests of what replay and fork do with a changed recording of this machine's
  * own (an edit without re-signing makes the trace untrusted). Edit a JSONL file first, then call this.
  */
-export async function editManifest(traceDir: string, edit: (m: Record<string, any>) => void = () => {}): Promise<Record<string, any>> {
+export async function editManifest(
+  traceDir: string,
+  edit: (m: Record<string, any>) => void = () => {},
+): Promise<Record<string, any>> {
   const p = join(traceDir, 'manifest.json');
   const { signature: _old, ...m } = JSON.parse(await readFile(p, 'utf8'));
   edit(m);
@@ -72,11 +88,19 @@ export const QITOS_BIN = resolve(__dirname, '../../bin/qitos.js');
  * Runs bin/qitos.js as a real subprocess (tsx compiles a .ts agent, as for a user) with a minimal environment:
  * PATH, XDG_CONFIG_HOME = CONFIG_HOME, and `env`. Never rejects: a failing command gives its exit code.
  */
-export async function qitosProcess(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function qitosProcess(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   try {
-    const r = await promisify(execFile)(process.execPath, [QITOS_BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, ...env }, timeout: 60_000 });
+    const r = await promisify(execFile)(process.execPath, [QITOS_BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code?: number; stdout: string; stderr: string };
@@ -96,9 +120,16 @@ export interface ServeProcess {
  * Starts `qitos serve …` (bin/qitos.js) in `cwd` with a cleared environment plus `env`, and resolves once it printed
  * its listening and auth lines. The caller kills it (push `child` to a list its afterEach kills).
  */
-export async function serveProcess(args: string[], cwd: string, env: Record<string, string> = {}): Promise<ServeProcess> {
+export async function serveProcess(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [QITOS_BIN, 'serve', ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, [QITOS_BIN, 'serve', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
   child.stderr!.on('data', (d: Buffer) => (out += d));

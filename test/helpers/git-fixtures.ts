@@ -6,11 +6,31 @@ import path from 'node:path';
 
 /** git with a fixed identity and no user or system config, so the tests do not depend on the machine. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LANG: 'C' },
-  });
+  return execFileSync(
+    'git',
+    [
+      '-c',
+      'user.name=Test',
+      '-c',
+      'user.email=test@example.com',
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'init.defaultBranch=main',
+      ...args,
+    ],
+    {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: cwd,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        LANG: 'C',
+      },
+    },
+  );
 }
 
 /** Writes files (path -> content) under `dir`, making folders. */
@@ -22,7 +42,11 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
 }
 
 /** A repository with one commit per entry of `commits` (each: files to write), tagged `v1`, `v2`, ...; returns its folder and commit ids. */
-export function makeRepo(commits: Array<Record<string, string>>): { dir: string; commits: string[]; cleanup: () => void } {
+export function makeRepo(commits: Array<Record<string, string>>): {
+  dir: string;
+  commits: string[];
+  cleanup: () => void;
+} {
   const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'qitos-src-')));
   const dir = path.join(base, 'src');
   mkdirSync(dir);
@@ -40,5 +64,11 @@ export function makeRepo(commits: Array<Record<string, string>>): { dir: string;
 
 /** What a repository looks like from outside: refs, HEAD, status and the object count (to prove nothing wrote to it). */
 export function repoFingerprint(dir: string): string {
-  return [git(dir, 'show-ref'), git(dir, 'rev-parse', 'HEAD'), git(dir, 'status', '--porcelain', '--ignored'), git(dir, 'worktree', 'list', '--porcelain'), git(dir, 'count-objects', '-v')].join('\n');
+  return [
+    git(dir, 'show-ref'),
+    git(dir, 'rev-parse', 'HEAD'),
+    git(dir, 'status', '--porcelain', '--ignored'),
+    git(dir, 'worktree', 'list', '--porcelain'),
+    git(dir, 'count-objects', '-v'),
+  ].join('\n');
 }

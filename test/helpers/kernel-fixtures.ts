@@ -24,7 +24,12 @@ export const addTool = defineTool({
   execute: ({ a, b }) => String(a + b),
 });
 
-export const noopTool = defineTool({ id: 'noop', description: 'does nothing', parameters: z.object({}), execute: () => 'ok' });
+export const noopTool = defineTool({
+  id: 'noop',
+  description: 'does nothing',
+  parameters: z.object({}),
+  execute: () => 'ok',
+});
 
 /** An agent on the model path with a fixed max steps. */
 export class ModelPathAgent extends AgentModule<State> {

@@ -11,21 +11,43 @@ export const ROOT = resolve(__dirname, '../..');
 
 /** The fixture MCP server (test/fixtures/mcp) over stdio, with config overrides. */
 export function fixtureServer(extra: Partial<Extract<McpServerConfig, { type: 'stdio' }>> = {}): McpServerConfig {
-  return { type: 'stdio', command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'test/fixtures/mcp/server.ts')], cwd: ROOT, ...extra };
+  return {
+    type: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', resolve(ROOT, 'test/fixtures/mcp/server.ts')],
+    cwd: ROOT,
+    ...extra,
+  };
 }
 
 /** `@modelcontextprotocol/server-everything` (a dev dependency) over stdio. */
 export function everythingServer(extra: Partial<Extract<McpServerConfig, { type: 'stdio' }>> = {}): McpServerConfig {
-  return { type: 'stdio', command: process.execPath, args: [resolve(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'], cwd: ROOT, ...extra };
+  return {
+    type: 'stdio',
+    command: process.execPath,
+    args: [resolve(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+    cwd: ROOT,
+    ...extra,
+  };
 }
 
 /** `@modelcontextprotocol/server-filesystem` (a dev dependency) over stdio, allowed into `dirs`. */
 export function filesystemServer(dirs: string[]): McpServerConfig {
-  return { type: 'stdio', command: process.execPath, args: [resolve(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), ...dirs], cwd: ROOT };
+  return {
+    type: 'stdio',
+    command: process.execPath,
+    args: [resolve(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), ...dirs],
+    cwd: ROOT,
+  };
 }
 
 /** Runs one action through the real executor (argument validation, ToolState, error results), with progress titles collected. */
-export async function act(registry: ToolRegistry, name: string, args: Record<string, unknown>, timeoutMs = 20_000): Promise<ActionResult & { titles: string[] }> {
+export async function act(
+  registry: ToolRegistry,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs = 20_000,
+): Promise<ActionResult & { titles: string[] }> {
   const titles: string[] = [];
   const executor = new ActionExecutor(registry, { timeoutMs });
   const [result] = await executor.run(

@@ -22,13 +22,21 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
 }
 
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, path: string, port = 0): Promise<{ server: Server; url: string }> {
+function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  path: string,
+  port = 0,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     handler(req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(err));
     });
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}` })));
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}` }),
+    ),
+  );
 }
 
 function closer(server: Server, onClose: () => Promise<void>): () => Promise<void> {
@@ -52,10 +60,15 @@ export async function startStreamableServer(port = 0): Promise<HttpMcpServer> {
       let transport = sid ? transports.get(sid) : undefined;
       if (!transport) {
         if (req.method !== 'POST' || !isInitializeRequest(parsed)) {
-          res.writeHead(sid ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
+          res
+            .writeHead(sid ? 404 : 400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no such session' }, id: null }));
           return;
         }
-        const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, t) });
+        const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, t),
+        });
         opened++;
         await buildFixtureServer().connect(t);
         transport = t;
@@ -65,7 +78,12 @@ export async function startStreamableServer(port = 0): Promise<HttpMcpServer> {
     '/mcp',
     port,
   );
-  return { url, authorizations, sessions: () => opened, close: closer(server, async () => void (await Promise.all([...transports.values()].map((t) => t.close())))) };
+  return {
+    url,
+    authorizations,
+    sessions: () => opened,
+    close: closer(server, async () => void (await Promise.all([...transports.values()].map((t) => t.close())))),
+  };
 }
 
 /** The fixture server over the older HTTP+SSE transport only: GET `/sse`, POST `/messages`; `/mcp`-style POSTs get 405. */
@@ -89,5 +107,10 @@ export async function startSseOnlyServer(): Promise<HttpMcpServer> {
     }
     res.writeHead(405).end('method not allowed');
   }, '/sse');
-  return { url, authorizations, sessions: () => transports.size, close: closer(server, async () => void (await Promise.all([...transports.values()].map((t) => t.close())))) };
+  return {
+    url,
+    authorizations,
+    sessions: () => transports.size,
+    close: closer(server, async () => void (await Promise.all([...transports.values()].map((t) => t.close())))),
+  };
 }

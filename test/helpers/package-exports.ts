@@ -20,7 +20,10 @@ export interface PackageEntry {
 
 /** The package's entry points (every `exports` key but `./package.json`), read from package.json. */
 export function packageEntries(root = REPO): PackageEntry[] {
-  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, unknown>;
+  };
   return Object.entries(pkg.exports)
     .filter(([key]) => key !== './package.json')
     .map(([key, target]) => {

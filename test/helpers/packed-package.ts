@@ -8,7 +8,17 @@ import { REPO } from './package-exports.js';
 const run = promisify(execFile);
 
 /** What the repository holds that `npm pack` needs to build the package (the build reads no other file). */
-const BUILD_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'bin', 'docs', 'README.md', 'LICENSE'];
+const BUILD_INPUTS = [
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts',
+  'src',
+  'bin',
+  'docs',
+  'README.md',
+  'LICENSE',
+];
 
 /** The package packed from the sources and installed into a fresh project, as a user gets it. */
 export interface InstalledPackage {
@@ -31,7 +41,9 @@ export interface InstalledPackage {
  * installed next to it (peer dependencies, a type checker, ...). npm works from its cache where it can
  * (`--prefer-offline`); what it lacks comes from the registry.
  */
-export async function installPackedPackage(options: { deps?: string[]; projectType?: 'module' | 'commonjs' } = {}): Promise<InstalledPackage> {
+export async function installPackedPackage(
+  options: { deps?: string[]; projectType?: 'module' | 'commonjs' } = {},
+): Promise<InstalledPackage> {
   const root = await mkdtemp(join(tmpdir(), 'qitos-pack-'));
   try {
     const stage = join(root, 'stage');
@@ -40,13 +52,22 @@ export async function installPackedPackage(options: { deps?: string[]; projectTy
     // The build needs the compiler from the checkout's devDependencies; a link, not a copy.
     await symlink(join(REPO, 'node_modules'), join(stage, 'node_modules'));
     const packed = await npm(['pack', '--json', '--pack-destination', root], stage);
-    const [info] = JSON.parse(packed.slice(packed.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const [info] = JSON.parse(packed.slice(packed.search(/^\[/m))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
     const tarball = join(root, info.filename);
 
     const app = join(root, 'app');
     await mkdir(app);
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'qitos-consumer', private: true, type: options.projectType ?? 'module' }, null, 2));
-    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...(options.deps ?? [])], app);
+    await writeFile(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'qitos-consumer', private: true, type: options.projectType ?? 'module' }, null, 2),
+    );
+    await npm(
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...(options.deps ?? [])],
+      app,
+    );
     return {
       root,
       tarball,

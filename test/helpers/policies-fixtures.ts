@@ -1,26 +1,46 @@
 import { z } from 'zod';
 import {
-  ModelError, baseState, defineTool,
-  type AssistantMessage, type Message, type ModelRequest, type Policy, type PolicyContext, type State, type Tokens, type UserMessage,
+  ModelError,
+  baseState,
+  defineTool,
+  type AssistantMessage,
+  type Message,
+  type ModelRequest,
+  type Policy,
+  type PolicyContext,
+  type State,
+  type Tokens,
+  type UserMessage,
 } from '../../src/index.js';
 import { newId } from '../../src/core/index.js';
 import { type ScriptReply } from '../../src/models/index.js';
 
 // The policy context and per-run instance are user-facing stand-ins: qitos-ts/testing (src/kit/testing).
-export { policyContext as policyCtx, policyForRun as runOf, type CapturedEvent } from '../../src/kit/testing/policy-context.js';
+export {
+  policyContext as policyCtx,
+  policyForRun as runOf,
+  type CapturedEvent,
+} from '../../src/kit/testing/policy-context.js';
 
 export function stateWith(messages: Message[], task = 'do the thing'): State {
   return { ...baseState({ id: 't', objective: task }), messages };
 }
 
 export function userMsg(text: string, synthetic = false): UserMessage {
-  return { role: 'user', info: { id: newId('msg'), role: 'user', time: { created: 1 } }, parts: [{ id: newId('prt'), type: 'text', text, ...(synthetic ? { synthetic: true } : {}) }] };
+  return {
+    role: 'user',
+    info: { id: newId('msg'), role: 'user', time: { created: 1 } },
+    parts: [{ id: newId('prt'), type: 'text', text, ...(synthetic ? { synthetic: true } : {}) }],
+  };
 }
 
 const zero: Tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
 
 /** An assistant message with text and native tool calls that completed with the given outputs. */
-export function assistantMsg(text: string, calls: Array<{ tool: string; args?: Record<string, unknown>; output: string; compacted?: boolean }> = []): AssistantMessage {
+export function assistantMsg(
+  text: string,
+  calls: Array<{ tool: string; args?: Record<string, unknown>; output: string; compacted?: boolean }> = [],
+): AssistantMessage {
   return {
     role: 'assistant',
     info: { id: newId('msg'), role: 'assistant', time: { created: 1, completed: 2 }, tokens: zero, cost: 0 },
@@ -33,7 +53,12 @@ export function assistantMsg(text: string, calls: Array<{ tool: string; args?: R
         callID: newId('call'),
         tool: c.tool,
         origin: 'native' as const,
-        state: { status: 'completed' as const, input: c.args ?? {}, output: c.output, time: { created: 1, start: 1, end: 2, ...(c.compacted ? { compacted: 3 } : {}) } },
+        state: {
+          status: 'completed' as const,
+          input: c.args ?? {},
+          output: c.output,
+          time: { created: 1, start: 1, end: 2, ...(c.compacted ? { compacted: 3 } : {}) },
+        },
       })),
       { id: newId('prt'), type: 'step-finish', reason: 'tool-calls', tokens: zero, cost: 0 },
     ],
@@ -51,7 +76,16 @@ export function requestChars(req: ModelRequest): number {
   let n = 0;
   for (const m of req.messages) {
     if (typeof m.content === 'string') n += m.content.length;
-    else for (const p of m.content) n += 'text' in p ? p.text.length : 'output' in p ? p.output.length + p.name.length : 'args' in p ? JSON.stringify(p.args).length + p.name.length : 0;
+    else
+      for (const p of m.content)
+        n +=
+          'text' in p
+            ? p.text.length
+            : 'output' in p
+              ? p.output.length + p.name.length
+              : 'args' in p
+                ? JSON.stringify(p.args).length + p.name.length
+                : 0;
   }
   return n;
 }
@@ -60,10 +94,16 @@ export function requestChars(req: ModelRequest): number {
  * A scripted reply that behaves like a provider with a context window: it rejects a request over the window with
  * a ModelError('context_overflow') and otherwise reports the request's size (chars/4) as input tokens.
  */
-export function providerReply(window: number, reply: Exclude<ScriptReply, string | ((...a: never[]) => unknown)> | string): ScriptReply {
+export function providerReply(
+  window: number,
+  reply: Exclude<ScriptReply, string | ((...a: never[]) => unknown)> | string,
+): ScriptReply {
   return (req: ModelRequest) => {
     const input = Math.ceil(requestChars(req) / 4);
-    if (input > window) return { error: new ModelError('context_overflow', `prompt is too long: ${input} tokens > ${window} maximum`, 400) };
+    if (input > window)
+      return {
+        error: new ModelError('context_overflow', `prompt is too long: ${input} tokens > ${window} maximum`, 400),
+      };
     const r = typeof reply === 'string' ? { text: reply } : reply;
     return { ...r, usage: { input, ...r.usage } };
   };
@@ -85,5 +125,15 @@ export const echoTool = defineTool({
   execute: ({ text }) => text,
 });
 
-export const readTool = defineTool({ id: 'read', description: 'reads', parameters: z.object({ path: z.string() }), execute: ({ path }) => `content of ${path}` });
-export const editTool = defineTool({ id: 'edit', description: 'edits', parameters: z.object({ path: z.string() }).passthrough(), execute: () => 'edited' });
+export const readTool = defineTool({
+  id: 'read',
+  description: 'reads',
+  parameters: z.object({ path: z.string() }),
+  execute: ({ path }) => `content of ${path}`,
+});
+export const editTool = defineTool({
+  id: 'edit',
+  description: 'edits',
+  parameters: z.object({ path: z.string() }).passthrough(),
+  execute: () => 'edited',
+});

@@ -24,7 +24,10 @@ export interface EnvCase {
 }
 
 /** A fresh temp folder `<base>` with an empty workspace `<base>/ws` and `<base>/outside` holding `outsideFiles`. */
-export function tempWorkspace(prefix: string, outsideFiles: Record<string, string> = {}): { base: string; root: string; outside: string } {
+export function tempWorkspace(
+  prefix: string,
+  outsideFiles: Record<string, string> = {},
+): { base: string; root: string; outside: string } {
   const base = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
   const root = path.join(base, 'ws');
   const outside = path.join(base, 'outside');
@@ -53,7 +56,11 @@ export const envCases: EnvCase[] = [
       return {
         env,
         files: env.files,
-        outside: () => ({ ...prefix('outside/', fileTree(path.join(base, 'outside'))), ...prefix('ws2/', fileTree(path.join(base, 'ws2'))), top: readdirSync(base).sort().join(',') }),
+        outside: () => ({
+          ...prefix('outside/', fileTree(path.join(base, 'outside'))),
+          ...prefix('ws2/', fileTree(path.join(base, 'ws2'))),
+          top: readdirSync(base).sort().join(','),
+        }),
         cleanup: () => {
           env.close();
           rmSync(base, { recursive: true, force: true });
@@ -88,7 +95,12 @@ export interface CallOptions {
  * Calls a tool the way the engine does (ActionExecutor: zod validation, timeout, error capture) and returns
  * the ActionResult plus what the model sees (`seen`: the completed output or the error).
  */
-export async function callTool(tool: AnyTool, args: Record<string, unknown>, env: Env, opts: CallOptions = {}): Promise<ActionResult & { seen: string }> {
+export async function callTool(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  env: Env,
+  opts: CallOptions = {},
+): Promise<ActionResult & { seen: string }> {
   const executor = new ActionExecutor(new ToolRegistry([tool]), { timeoutMs: opts.timeoutMs ?? 10_000 });
   const action: Action = { id: `call_${Math.random().toString(36).slice(2, 8)}`, name: tool.id, args };
   const [r] = await executor.run(

@@ -15,7 +15,10 @@ export class ToolsTestAgent extends AgentModule {
 }
 
 /** A ToolsTestAgent driven by a scripted model. */
-export function scriptedAgent(script: ScriptReply[], options: Omit<AgentModuleOptions, 'model' | 'parser'> = {}): { agent: ToolsTestAgent; model: ScriptedModel } {
+export function scriptedAgent(
+  script: ScriptReply[],
+  options: Omit<AgentModuleOptions, 'model' | 'parser'> = {},
+): { agent: ToolsTestAgent; model: ScriptedModel } {
   const model = new ScriptedModel(script);
   return { agent: new ToolsTestAgent({ ...options, model, parser: jsonParser() }), model };
 }
@@ -41,7 +44,9 @@ export function toolResultsIn(request: ModelRequest): Array<{ name: string; outp
     if (m.role !== 'user') continue;
     for (const p of m.content) {
       if (p.type !== 'text') continue;
-      for (const x of p.text.matchAll(/^Observation( \(error\))? from ([\w-]+): ([\s\S]*?)(?=\n\nObservation|$(?![\s\S]))/gm)) {
+      for (const x of p.text.matchAll(
+        /^Observation( \(error\))? from ([\w-]+): ([\s\S]*?)(?=\n\nObservation|$(?![\s\S]))/gm,
+      )) {
         out.push({ name: x[2], output: x[3], isError: !!x[1] });
       }
     }

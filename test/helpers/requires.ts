@@ -8,12 +8,20 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /** A system program some tests cannot run without, and how a user gets it. */
 const PROGRAMS = {
-  bwrap: { what: 'a working bubblewrap', install: 'apt-get install -y bubblewrap', here: () => findBwrap() !== undefined },
+  bwrap: {
+    what: 'a working bubblewrap',
+    install: 'apt-get install -y bubblewrap',
+    here: () => findBwrap() !== undefined,
+  },
   chromium: { what: CHROMIUM, install: 'apt-get install -y chromium', here: () => existsSync(CHROMIUM) },
   prlimit: { what: 'prlimit', install: 'apt-get install -y util-linux', here: () => onPath('prlimit') },
   perl: { what: 'perl', install: 'apt-get install -y perl', here: () => onPath('perl') },
   python3: { what: 'python3', install: 'apt-get install -y python3', here: () => onPath('python3') },
-  docker: { what: 'a docker CLI with a running engine', install: 'install Docker Engine (https://docs.docker.com/engine/install/)', here: () => spawnSync('docker', ['info'], { timeout: 10_000 }).status === 0 },
+  docker: {
+    what: 'a docker CLI with a running engine',
+    install: 'install Docker Engine (https://docs.docker.com/engine/install/)',
+    here: () => spawnSync('docker', ['info'], { timeout: 10_000 }).status === 0,
+  },
 } as const;
 
 export type Program = keyof typeof PROGRAMS;

@@ -30,7 +30,8 @@ export async function writeTinyBert(dir: string, words: string[], hidden = 8, se
   const vocab = new Map(tokens.map((t, i) => [t, i]));
   const next = seededRandom(seed); // the same weights on every run
   const rand = () => next() - 0.5;
-  const matrix = (rows: number, cols: number) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.fround(rand())));
+  const matrix = (rows: number, cols: number) =>
+    Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.fround(rand())));
   const wordEmb = matrix(tokens.length, hidden);
   const typeEmb = matrix(2, hidden);
   const w = matrix(hidden, hidden);
@@ -38,18 +39,35 @@ export async function writeTinyBert(dir: string, words: string[], hidden = 8, se
 
   const F = onnx.TensorProto.DataType.FLOAT;
   const I64 = onnx.TensorProto.DataType.INT64;
-  const tensor = (name: string, dims: number[], rows: number[][]) => ({ name, dims, dataType: F, floatData: rows.flat() });
+  const tensor = (name: string, dims: number[], rows: number[][]) => ({
+    name,
+    dims,
+    dataType: F,
+    floatData: rows.flat(),
+  });
   const dim = (d: string | number) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d });
-  const value = (name: string, elemType: number, dims: Array<string | number>) => ({ name, type: { tensorType: { elemType, shape: { dim: dims.map(dim) } } } });
+  const value = (name: string, elemType: number, dims: Array<string | number>) => ({
+    name,
+    type: { tensorType: { elemType, shape: { dim: dims.map(dim) } } },
+  });
   const model = onnx.ModelProto.create({
     irVersion: 7,
     producerName: 'qitos-ts tests',
     opsetImport: [{ domain: '', version: 13 }],
     graph: {
       name: 'tiny-bert',
-      input: [value('input_ids', I64, ['batch', 'seq']), value('attention_mask', I64, ['batch', 'seq']), value('token_type_ids', I64, ['batch', 'seq'])],
+      input: [
+        value('input_ids', I64, ['batch', 'seq']),
+        value('attention_mask', I64, ['batch', 'seq']),
+        value('token_type_ids', I64, ['batch', 'seq']),
+      ],
       output: [value('last_hidden_state', F, ['batch', 'seq', hidden])],
-      initializer: [tensor('word_emb', [tokens.length, hidden], wordEmb), tensor('type_emb', [2, hidden], typeEmb), tensor('w', [hidden, hidden], w), tensor('b', [hidden], [b])],
+      initializer: [
+        tensor('word_emb', [tokens.length, hidden], wordEmb),
+        tensor('type_emb', [2, hidden], typeEmb),
+        tensor('w', [hidden, hidden], w),
+        tensor('b', [hidden], [b]),
+      ],
       node: [
         { opType: 'Gather', input: ['word_emb', 'input_ids'], output: ['e_word'] },
         { opType: 'Gather', input: ['type_emb', 'token_type_ids'], output: ['e_type'] },
@@ -64,9 +82,27 @@ export async function writeTinyBert(dir: string, words: string[], hidden = 8, se
   await writeFile(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
   await writeFile(
     join(dir, 'config.json'),
-    JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: hidden, vocab_size: tokens.length, num_hidden_layers: 1, num_attention_heads: 1, intermediate_size: hidden, max_position_embeddings: 128, type_vocab_size: 2 }),
+    JSON.stringify({
+      model_type: 'bert',
+      architectures: ['BertModel'],
+      hidden_size: hidden,
+      vocab_size: tokens.length,
+      num_hidden_layers: 1,
+      num_attention_heads: 1,
+      intermediate_size: hidden,
+      max_position_embeddings: 128,
+      type_vocab_size: 2,
+    }),
   );
-  const special = (t: string) => ({ id: vocab.get(t), content: t, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const special = (t: string) => ({
+    id: vocab.get(t),
+    content: t,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
   await writeFile(
     join(dir, 'tokenizer.json'),
     JSON.stringify({
@@ -74,21 +110,55 @@ export async function writeTinyBert(dir: string, words: string[], hidden = 8, se
       truncation: null,
       padding: null,
       added_tokens: SPECIAL.map(special),
-      normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+      normalizer: {
+        type: 'BertNormalizer',
+        clean_text: true,
+        handle_chinese_chars: true,
+        strip_accents: null,
+        lowercase: true,
+      },
       pre_tokenizer: { type: 'BertPreTokenizer' },
       post_processor: {
         type: 'TemplateProcessing',
-        single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-        pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
-        special_tokens: { '[CLS]': { id: '[CLS]', ids: [vocab.get('[CLS]')], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [vocab.get('[SEP]')], tokens: ['[SEP]'] } },
+        single: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        ],
+        pair: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+          { Sequence: { id: 'B', type_id: 1 } },
+          { SpecialToken: { id: '[SEP]', type_id: 1 } },
+        ],
+        special_tokens: {
+          '[CLS]': { id: '[CLS]', ids: [vocab.get('[CLS]')], tokens: ['[CLS]'] },
+          '[SEP]': { id: '[SEP]', ids: [vocab.get('[SEP]')], tokens: ['[SEP]'] },
+        },
       },
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-      model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(vocab) },
+      model: {
+        type: 'WordPiece',
+        unk_token: '[UNK]',
+        continuing_subword_prefix: '##',
+        max_input_chars_per_word: 100,
+        vocab: Object.fromEntries(vocab),
+      },
     }),
   );
   await writeFile(
     join(dir, 'tokenizer_config.json'),
-    JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 128, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]', mask_token: '[MASK]' }),
+    JSON.stringify({
+      tokenizer_class: 'BertTokenizer',
+      do_lower_case: true,
+      model_max_length: 128,
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+      pad_token: '[PAD]',
+      unk_token: '[UNK]',
+      mask_token: '[MASK]',
+    }),
   );
 
   const reference = (wordpieces: string[]): number[] => {

@@ -5,6 +5,11 @@
 export function yamlBomb(key = 'bomb', levels = 9, indent = ''): string {
   const names = 'abcdefghijklmnop';
   const lines = [`${indent}${key}0: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]`];
-  for (let i = 1; i < levels; i++) lines.push(`${indent}${key}${i}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(', ')}]`);
+  for (let i = 1; i < levels; i++)
+    lines.push(
+      `${indent}${key}${i}: &${names[i]} [${Array(9)
+        .fill(`*${names[i - 1]}`)
+        .join(', ')}]`,
+    );
   return lines.join('\n') + '\n';
 }

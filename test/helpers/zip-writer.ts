@@ -82,7 +82,8 @@ export function zipFolder(dir: string, prefix = ''): Buffer {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else entries.push({ name: prefix + relative(dir, p).split('\\').join('/'), data: readFileSync(p), mode: 0o100644 });
+      else
+        entries.push({ name: prefix + relative(dir, p).split('\\').join('/'), data: readFileSync(p), mode: 0o100644 });
     }
   };
   walk(dir);

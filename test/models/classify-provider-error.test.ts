@@ -21,14 +21,20 @@ describe('classifyProviderError', () => {
   });
 
   it('an exhausted quota is not retried, and a tokens-per-minute 429 is a rate limit, not an overflow', () => {
-    const quota = classifyProviderError(apiError(429, { message: 'You exceeded your current quota', code: 'insufficient_quota' }), 't', OpenAI);
+    const quota = classifyProviderError(
+      apiError(429, { message: 'You exceeded your current quota', code: 'insufficient_quota' }),
+      't',
+      OpenAI,
+    );
     expect(quota.modelKind).toBe('auth');
     expect(quota.retryable).toBe(false);
     expect(kind(apiError(429, { message: 'Too many tokens per minute, please slow down' }))).toBe('rate_limit');
   });
 
   it('keeps the retry-after hint', () => {
-    expect(classifyProviderError(apiError(429, { message: 'x' }, { 'retry-after': '3' }), 't', OpenAI)).toMatchObject({ retryAfterMs: 3000 });
+    expect(classifyProviderError(apiError(429, { message: 'x' }, { 'retry-after': '3' }), 't', OpenAI)).toMatchObject({
+      retryAfterMs: 3000,
+    });
   });
 
   it('classifies connection failures and foreign errors as transport', () => {
@@ -39,10 +45,18 @@ describe('classifyProviderError', () => {
   });
 
   it('an endpoint that cannot be reached is its own kind, named with the URL and the system error', () => {
-    const sys = (code: string) => new OpenAI.APIConnectionError({ message: 'Connection error.', cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(`connect ${code}`), { code }) }) });
+    const sys = (code: string) =>
+      new OpenAI.APIConnectionError({
+        message: 'Connection error.',
+        cause: Object.assign(new TypeError('fetch failed'), {
+          cause: Object.assign(new Error(`connect ${code}`), { code }),
+        }),
+      });
     const at = (code: string) => classifyProviderError(sys(code), 'vllm:x', OpenAI, 'http://127.0.0.1:9/v1');
     expect(at('ECONNREFUSED')).toMatchObject({ modelKind: 'unreachable', kind: 'model_request', retryable: true });
-    expect(at('ECONNREFUSED').message).toBe('vllm:x: cannot reach http://127.0.0.1:9/v1: connection refused: is the server running on that host and port? (ECONNREFUSED)');
+    expect(at('ECONNREFUSED').message).toBe(
+      'vllm:x: cannot reach http://127.0.0.1:9/v1: connection refused: is the server running on that host and port? (ECONNREFUSED)',
+    );
     expect(at('ENOTFOUND').message).toMatch(/does not resolve \(DNS\) \(ENOTFOUND\)/);
     expect(at('UNABLE_TO_VERIFY_LEAF_SIGNATURE').message).toMatch(/TLS failed: .*\(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/);
     // A connection cut after it was made stays transport: the next step may well get through.
@@ -76,5 +90,8 @@ describe('isContextOverflowText', () => {
     'input is too long for requested model',
   ])('recognises %j', (text) => expect(isContextOverflowText(text)).toBe(true));
 
-  it.each(['Rate limit reached', 'Invalid value for temperature', 'model not found', 'Incorrect API key provided'])('does not flag %j', (text) => expect(isContextOverflowText(text)).toBe(false));
+  it.each(['Rate limit reached', 'Invalid value for temperature', 'model not found', 'Incorrect API key provided'])(
+    'does not flag %j',
+    (text) => expect(isContextOverflowText(text)).toBe(false),
+  );
 });

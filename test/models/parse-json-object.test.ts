@@ -5,10 +5,12 @@ import { parseJsonObject } from '../../src/models/parse-json-object.js';
 
 describe('parseJsonObject / parseArgs', () => {
   it('reads back any JSON object', () => {
-    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (o) => {
-      expect(parseJsonObject(JSON.stringify(o))).toEqual(JSON.parse(JSON.stringify(o)));
-      expect(parseArgs(JSON.stringify(o))).toEqual(JSON.parse(JSON.stringify(o)));
-    }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (o) => {
+        expect(parseJsonObject(JSON.stringify(o))).toEqual(JSON.parse(JSON.stringify(o)));
+        expect(parseArgs(JSON.stringify(o))).toEqual(JSON.parse(JSON.stringify(o)));
+      }),
+    );
   });
 
   it('gives undefined for arrays, scalars, null and malformed text', () => {

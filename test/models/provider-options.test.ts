@@ -14,12 +14,20 @@ describe('provider options', () => {
 
   it('providerModelInfo: limits only when set', () => {
     expect(providerModelInfo('ollama', 'qwen2.5', {})).toEqual({ provider: 'ollama', model: 'qwen2.5' });
-    expect(providerModelInfo('openai', 'gpt-4o', { contextWindow: 128_000, maxOutputTokens: 16_384 })).toEqual({ provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384 });
+    expect(providerModelInfo('openai', 'gpt-4o', { contextWindow: 128_000, maxOutputTokens: 16_384 })).toEqual({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextWindow: 128_000,
+      maxOutputTokens: 16_384,
+    });
   });
 
   it('attemptLimits: maxRetries overrides retry.maxRetries; 10-minute default time limit', () => {
     expect(attemptLimits({})).toEqual({ retry: {}, timeoutMs: 600_000 });
-    expect(attemptLimits({ timeoutMs: 5, maxRetries: 0, retry: { maxRetries: 4, baseDelayMs: 1 } })).toEqual({ retry: { maxRetries: 0, baseDelayMs: 1 }, timeoutMs: 5 });
+    expect(attemptLimits({ timeoutMs: 5, maxRetries: 0, retry: { maxRetries: 4, baseDelayMs: 1 } })).toEqual({
+      retry: { maxRetries: 0, baseDelayMs: 1 },
+      timeoutMs: 5,
+    });
     expect(attemptLimits({ retry: { maxRetries: 4 } }).retry.maxRetries).toBe(4);
   });
 });

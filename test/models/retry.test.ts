@@ -21,18 +21,29 @@ describe('parseRetryAfter', () => {
   it('round-trips any whole number of seconds and any future date', () => {
     fc.assert(fc.property(fc.nat(100_000), (s) => parseRetryAfter(headers({ 'retry-after': String(s) })) === s * 1000));
     const now = Date.parse('2030-06-01T12:00:00Z');
-    fc.assert(fc.property(fc.nat(86_400), (s) => parseRetryAfter(headers({ 'retry-after': new Date(now + s * 1000).toUTCString() }), now) === s * 1000));
+    fc.assert(
+      fc.property(
+        fc.nat(86_400),
+        (s) => parseRetryAfter(headers({ 'retry-after': new Date(now + s * 1000).toUTCString() }), now) === s * 1000,
+      ),
+    );
   });
 });
 
 describe('backoffDelay', () => {
   it('stays within [d/2, d] for d = min(max, base * 2^n), for any randomness', () => {
     fc.assert(
-      fc.property(fc.nat(12), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 60_000 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (n, base, max, r) => {
-        const d = Math.min(max, base * 2 ** n);
-        const v = backoffDelay(n, base, max, () => r);
-        return v >= Math.floor(d / 2) && v <= Math.ceil(d);
-      }),
+      fc.property(
+        fc.nat(12),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.double({ min: 0, max: 0.999999, noNaN: true }),
+        (n, base, max, r) => {
+          const d = Math.min(max, base * 2 ** n);
+          const v = backoffDelay(n, base, max, () => r);
+          return v >= Math.floor(d / 2) && v <= Math.ceil(d);
+        },
+      ),
     );
   });
 });
@@ -42,10 +53,26 @@ describe('callWithRetry', () => {
 
   it('retries retryable errors only, up to maxRetries', async () => {
     let n = 0;
-    await expect(callWithRetry(async () => { n++; throw new ModelError('bad_request', 'no'); }, { classify, retry: { baseDelayMs: 1 } })).rejects.toMatchObject({ modelKind: 'bad_request' });
+    await expect(
+      callWithRetry(
+        async () => {
+          n++;
+          throw new ModelError('bad_request', 'no');
+        },
+        { classify, retry: { baseDelayMs: 1 } },
+      ),
+    ).rejects.toMatchObject({ modelKind: 'bad_request' });
     expect(n).toBe(1);
     n = 0;
-    await expect(callWithRetry(async () => { n++; throw new ModelError('server', 'down'); }, { classify, retry: { maxRetries: 3, baseDelayMs: 1 } })).rejects.toMatchObject({ modelKind: 'server' });
+    await expect(
+      callWithRetry(
+        async () => {
+          n++;
+          throw new ModelError('server', 'down');
+        },
+        { classify, retry: { maxRetries: 3, baseDelayMs: 1 } },
+      ),
+    ).rejects.toMatchObject({ modelKind: 'server' });
     expect(n).toBe(4);
   });
 
@@ -54,7 +81,8 @@ describe('callWithRetry', () => {
     let n = 0;
     const r = await callWithRetry(
       async () => {
-        if (n++ < 2) throw new ProviderError('rate_limit', 'slow down', { status: 429, retryAfterMs: n === 1 ? 5 : 999_999 });
+        if (n++ < 2)
+          throw new ProviderError('rate_limit', 'slow down', { status: 429, retryAfterMs: n === 1 ? 5 : 999_999 });
         return 'ok';
       },
       { classify, retry: { maxRetryAfterMs: 10, onRetry: (i) => delays.push(i.delayMs) } },
@@ -79,7 +107,15 @@ describe('callWithRetry', () => {
 
   it('does not retry kernel bugs', async () => {
     let n = 0;
-    await expect(callWithRetry(async () => { n++; throw new QitosError('internal', 'bug'); }, { classify, retry: { baseDelayMs: 1 } })).rejects.toMatchObject({ kind: 'internal' });
+    await expect(
+      callWithRetry(
+        async () => {
+          n++;
+          throw new QitosError('internal', 'bug');
+        },
+        { classify, retry: { baseDelayMs: 1 } },
+      ),
+    ).rejects.toMatchObject({ kind: 'internal' });
     expect(n).toBe(1);
   });
 
@@ -89,10 +125,14 @@ describe('callWithRetry', () => {
       n++;
       throw new ModelError('server', 'down');
     };
-    await expect(callWithRetry(failing, { classify, retry: { maxRetries: undefined, baseDelayMs: 1 } })).rejects.toMatchObject({ modelKind: 'server' });
+    await expect(
+      callWithRetry(failing, { classify, retry: { maxRetries: undefined, baseDelayMs: 1 } }),
+    ).rejects.toMatchObject({ modelKind: 'server' });
     expect(n).toBe(3); // the default: 2 retries
     n = 0;
-    await expect(callWithRetry(failing, { classify, retry: { maxRetries: Number.NaN } })).rejects.toThrow(/retry.maxRetries must be an integer >= 0, got NaN/);
+    await expect(callWithRetry(failing, { classify, retry: { maxRetries: Number.NaN } })).rejects.toThrow(
+      /retry.maxRetries must be an integer >= 0, got NaN/,
+    );
     expect(n).toBe(0);
   });
 
@@ -100,7 +140,9 @@ describe('callWithRetry', () => {
     let n = 0;
     const ctl = new AbortController();
     ctl.abort();
-    await expect(callWithRetry(async () => n++, { classify, signal: ctl.signal })).rejects.toMatchObject({ modelKind: 'aborted' });
+    await expect(callWithRetry(async () => n++, { classify, signal: ctl.signal })).rejects.toMatchObject({
+      modelKind: 'aborted',
+    });
     expect(n).toBe(0);
   });
 });

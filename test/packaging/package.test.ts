@@ -15,7 +15,10 @@ import { readmeExample } from '../helpers/readme-example.js';
 const CONSUMER = resolve(__dirname, 'consumer');
 const LOAD_LOG = resolve(__dirname, 'load-log.mjs');
 const exec = promisify(execFile);
-const repoPkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; peerDependencies: Record<string, string> };
+const repoPkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
 
 let pkg: InstalledPackage;
 
@@ -46,13 +49,27 @@ interface Ran {
 }
 
 /** Runs a command in the consumer project with a small environment. */
-async function sh(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean; timeoutMs?: number } = {}): Promise<Ran> {
+async function sh(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; loads?: boolean; timeoutMs?: number } = {},
+): Promise<Ran> {
   const log = join(pkg.root, `loads-${Math.random().toString(36).slice(2)}.txt`);
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? pkg.root, ...opts.env, ...(opts.loads ? { QITOS_LOAD_LOG: log } : {}) };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? pkg.root,
+    ...opts.env,
+    ...(opts.loads ? { QITOS_LOAD_LOG: log } : {}),
+  };
   const argv = opts.loads && cmd === process.execPath ? ['--import', LOAD_LOG, ...args] : args;
   let r: { code: number; stdout: string; stderr: string };
   try {
-    const { stdout, stderr } = await exec(cmd, argv, { cwd: pkg.app, env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(cmd, argv, {
+      cwd: pkg.app,
+      env,
+      timeout: opts.timeoutMs ?? 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     r = { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -63,7 +80,8 @@ async function sh(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; 
 }
 
 /** `qitos …` through the installed bin, with plain node. */
-const qitos = (args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean } = {}) => sh(process.execPath, [pkg.bin, ...args], opts);
+const qitos = (args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean } = {}) =>
+  sh(process.execPath, [pkg.bin, ...args], opts);
 
 const fromPackage = (loaded: string[], part: string) => loaded.filter((u) => u.includes(`/node_modules/${part}`));
 
@@ -71,11 +89,24 @@ describe('the packed package, installed into a fresh project', () => {
   it('ships dist (JavaScript, .d.ts, source maps), bin, docs, README and LICENSE, and nothing else', () => {
     const top = new Set(pkg.files.map((f) => f.split('/')[0]));
     expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/cli/main.js', 'dist/cli/view/viewer.js', 'dist/cli/view/viewer.css', 'bin/qitos.js', 'docs/api.md']) {
+    for (const f of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/index.js.map',
+      'dist/cli/main.js',
+      'dist/cli/view/viewer.js',
+      'dist/cli/view/viewer.css',
+      'bin/qitos.js',
+      'docs/api.md',
+    ]) {
       expect(pkg.files, f).toContain(f);
     }
     expect(pkg.files.filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts|js\.map|css)$/.test(f))).toEqual([]);
-    expect(pkg.files.filter((f) => /(^|\/)(test|tests|fixtures|traces|examples|benchmarks|src)\//.test(f) || /\.tsbuildinfo$/.test(f))).toEqual([]);
+    expect(
+      pkg.files.filter(
+        (f) => /(^|\/)(test|tests|fixtures|traces|examples|benchmarks|src)\//.test(f) || /\.tsbuildinfo$/.test(f),
+      ),
+    ).toEqual([]);
     for (const e of packageEntries()) {
       expect(pkg.files, e.key).toContain(e.default.slice(2));
       expect(pkg.files, e.key).toContain(e.types.slice(2));
@@ -85,7 +116,8 @@ describe('the packed package, installed into a fresh project', () => {
   it('npx qitos --help runs the compiled CLI with plain node, loading no command, no zod and no tsx', async () => {
     const npx = await sh('npx', ['--no-install', 'qitos', '--help']);
     expect(npx.code, npx.stderr).toBe(0);
-    for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect', 'bench', 'skills']) expect(npx.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['run', 'replay', 'diff', 'view', 'fork', 'runs', 'inspect', 'bench', 'skills'])
+      expect(npx.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     const help = await qitos(['--help'], { loads: true });
     expect(help.stdout).toBe(npx.stdout);
     expect(help.loaded.some((u) => u.endsWith('/node_modules/qitos-ts/dist/cli/main.js'))).toBe(true);
@@ -93,7 +125,9 @@ describe('the packed package, installed into a fresh project', () => {
     expect(fromPackage(help.loaded, 'zod/')).toEqual([]);
     expect(fromPackage(help.loaded, 'tsx/')).toEqual([]);
     expect(help.loaded.filter((u) => u.endsWith('.ts'))).toEqual([]);
-    expect((await qitos(['--version'])).stdout.trim()).toBe(JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version);
+    expect((await qitos(['--version'])).stdout.trim()).toBe(
+      JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version,
+    );
   });
 
   it('qitos run loads a .js agent module with plain node and a .ts one through tsx; the trace replays and lists', async () => {
@@ -103,7 +137,9 @@ describe('the packed package, installed into a fresh project', () => {
     expect(fromPackage(js.loaded, 'tsx/')).toEqual([]);
     expect(js.loaded.filter((u) => u.endsWith('-action.js')).map((u) => u.split('/').pop())).toEqual(['run-action.js']);
 
-    const ts = await qitos(['run', 'agent.ts', '-t', 'What is 17 * 23?', '-m', 'scripted:replies.json', '--json'], { loads: true });
+    const ts = await qitos(['run', 'agent.ts', '-t', 'What is 17 * 23?', '-m', 'scripted:replies.json', '--json'], {
+      loads: true,
+    });
     expect(ts.stderr).toBe('');
     const result = JSON.parse(ts.stdout);
     expect(result).toMatchObject({ stopReason: 'final', finalResult: '391', steps: 2 });
@@ -134,7 +170,10 @@ describe('the packed package, installed into a fresh project', () => {
     const r = await sh(process.execPath, ['all-subpaths.mjs']);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout) as { exports: Record<string, string[]>; run: unknown };
-    const pinned = JSON.parse(await readFile(resolve(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[] }>;
+    const pinned = JSON.parse(await readFile(resolve(__dirname, 'public-api.json'), 'utf8')) as Record<
+      string,
+      { values: string[] }
+    >;
     expect(out.exports).toEqual(Object.fromEntries(Object.entries(pinned).map(([k, v]) => [k, v.values])));
     expect(out.run).toEqual({ stopReason: 'final', finalResult: '42', steps: 2 });
   });
@@ -150,10 +189,20 @@ describe('the packed package, installed into a fresh project', () => {
     const tsc7 = join(pkg.app, 'node_modules/typescript7/bin/tsc');
     expect((await sh(process.execPath, [tsc7, '--version'])).stdout).toMatch(/^Version 7\./);
     const runs = [
-      ['5.9', tsc5, 'nodenext'], ['5.9', tsc5, 'bundler'], ['5.9', tsc5, 'notypes'], ['7', tsc7, 'nodenext'], ['7', tsc7, 'notypes'],
+      ['5.9', tsc5, 'nodenext'],
+      ['5.9', tsc5, 'bundler'],
+      ['5.9', tsc5, 'notypes'],
+      ['7', tsc7, 'nodenext'],
+      ['7', tsc7, 'notypes'],
     ] as const;
-    const results = await Promise.all(runs.map(([, tsc, c]) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })));
-    expect(runs.map(([v, , c], i) => `TypeScript ${v} ${c}: exit ${results[i]!.code} ${results[i]!.stdout}${results[i]!.stderr}`.trim())).toEqual(runs.map(([v, , c]) => `TypeScript ${v} ${c}: exit 0`));
+    const results = await Promise.all(
+      runs.map(([, tsc, c]) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })),
+    );
+    expect(
+      runs.map(([v, , c], i) =>
+        `TypeScript ${v} ${c}: exit ${results[i]!.code} ${results[i]!.stdout}${results[i]!.stderr}`.trim(),
+      ),
+    ).toEqual(runs.map(([v, , c]) => `TypeScript ${v} ${c}: exit 0`));
   }, 600_000);
 
   it("no shipped .d.ts names the NodeJS namespace, and each that uses Node's types references them", async () => {
@@ -161,7 +210,8 @@ describe('the packed package, installed into a fresh project', () => {
     for (const f of pkg.files.filter((f) => f.endsWith('.d.ts'))) {
       const text = await readFile(join(pkg.app, 'node_modules/qitos-ts', f), 'utf8');
       if (/\bNodeJS\./.test(text)) bad.push(`${f}: names the NodeJS namespace`);
-      if (/from ['"]node:|import\(['"]node:|\bBuffer\b/.test(text) && !text.includes('/// <reference types="node"')) bad.push(`${f}: uses Node's types without /// <reference types="node" preserve="true" />`);
+      if (/from ['"]node:|import\(['"]node:|\bBuffer\b/.test(text) && !text.includes('/// <reference types="node"'))
+        bad.push(`${f}: uses Node's types without /// <reference types="node" preserve="true" />`);
     }
     expect(bad).toEqual([]);
   });
@@ -181,17 +231,40 @@ describe('the packed package, installed into a fresh project', () => {
 
     it('a module that does not exist, exports no AgentModule, or does not compile (file:line:col)', async () => {
       oneLine(await qitos(['run', 'nope.ts', '-t', 'x']), /^qitos: agent module not found: nope\.ts$/m);
-      oneLine(await qitos(['run', 'no-agent.ts', '-t', 'x']), /^qitos: agent module no-agent\.ts exports no AgentModule subclass/);
-      oneLine(await qitos(['run', 'broken.ts', '-t', 'x']), new RegExp(`^qitos: cannot load agent module broken\\.ts: ${pkg.app}/broken\\.ts:5:26: ERROR: Expected "\\)" but found "2"$`, 'm'));
-      oneLine(await qitos(['run', 'broken.js', '-t', 'x']), new RegExp(`^qitos: cannot load agent module broken\\.js: ${pkg.app}/broken\\.js:7:1: SyntaxError: Unexpected token '\\}'$`, 'm'));
+      oneLine(
+        await qitos(['run', 'no-agent.ts', '-t', 'x']),
+        /^qitos: agent module no-agent\.ts exports no AgentModule subclass/,
+      );
+      oneLine(
+        await qitos(['run', 'broken.ts', '-t', 'x']),
+        new RegExp(
+          `^qitos: cannot load agent module broken\\.ts: ${pkg.app}/broken\\.ts:5:26: ERROR: Expected "\\)" but found "2"$`,
+          'm',
+        ),
+      );
+      oneLine(
+        await qitos(['run', 'broken.js', '-t', 'x']),
+        new RegExp(
+          `^qitos: cannot load agent module broken\\.js: ${pkg.app}/broken\\.js:7:1: SyntaxError: Unexpected token '\\}'$`,
+          'm',
+        ),
+      );
       const debug = await qitos(['run', 'broken.ts', '-t', 'x'], { env: { QITOS_DEBUG: '1' } });
       expect(debug.code).toBe(2);
       expect(debug.stderr).toMatch(/\n\s+at /);
     });
 
     it('an unknown qitos-ts subpath names the ones there are', async () => {
-      const names = packageEntries().map((e) => e.specifier).join(', ');
-      oneLine(await qitos(['run', 'bad-subpath.ts', '-t', 'x']), new RegExp(`^qitos: cannot load agent module bad-subpath\\.ts: qitos-ts has no subpath "qitos-ts/engine" \\(it has ${names.replace(/\//g, '\\/')}\\)$`, 'm'));
+      const names = packageEntries()
+        .map((e) => e.specifier)
+        .join(', ');
+      oneLine(
+        await qitos(['run', 'bad-subpath.ts', '-t', 'x']),
+        new RegExp(
+          `^qitos: cannot load agent module bad-subpath\\.ts: qitos-ts has no subpath "qitos-ts/engine" \\(it has ${names.replace(/\//g, '\\/')}\\)$`,
+          'm',
+        ),
+      );
     });
 
     it('zod missing, or zod 3 where qitos-ts needs zod 4: the CLI says which; defineTool names a zod 3 schema', async () => {
@@ -199,21 +272,42 @@ describe('the packed package, installed into a fresh project', () => {
       const away = join(pkg.app, 'node_modules/zod-away');
       await rename(zod, away);
       try {
-        oneLine(await qitos(['run', 'agent.js', '-t', 'x']), /^qitos: missing peer dependency zod: install it next to qitos-ts \(npm install zod@\^4\.0\.0\)$/m);
+        oneLine(
+          await qitos(['run', 'agent.js', '-t', 'x']),
+          /^qitos: missing peer dependency zod: install it next to qitos-ts \(npm install zod@\^4\.0\.0\)$/m,
+        );
         for (const args of [['--help'], ['runs']]) expect((await qitos(args)).code, args[0]).toBe(0); // neither loads zod
         await symlink(join(pkg.app, 'node_modules/zod3'), zod);
-        const v3 = JSON.parse(await readFile(join(pkg.app, 'node_modules/zod3/package.json'), 'utf8')).version as string;
-        oneLine(await qitos(['run', 'agent.js', '-t', 'x']), new RegExp(`^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): npm install zod@\\^4\\.0\\.0$`, 'm'));
+        const v3 = JSON.parse(await readFile(join(pkg.app, 'node_modules/zod3/package.json'), 'utf8'))
+          .version as string;
+        oneLine(
+          await qitos(['run', 'agent.js', '-t', 'x']),
+          new RegExp(
+            `^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): npm install zod@\\^4\\.0\\.0$`,
+            'm',
+          ),
+        );
         // A library user whose package manager let zod 3 in: every entry point refuses to load, naming the fix.
-        const imports = await sh(process.execPath, ['--input-type=module', '-e', `for (const s of ${JSON.stringify(packageEntries().map((e) => e.specifier))}) { try { await import(s); console.log(s, 'loaded'); } catch (e) { console.log(s, e.message); } }`]);
-        expect(imports.stdout.trim().split('\n')).toEqual(packageEntries().map((e) => `${e.specifier} qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4`));
+        const imports = await sh(process.execPath, [
+          '--input-type=module',
+          '-e',
+          `for (const s of ${JSON.stringify(packageEntries().map((e) => e.specifier))}) { try { await import(s); console.log(s, 'loaded'); } catch (e) { console.log(s, e.message); } }`,
+        ]);
+        expect(imports.stdout.trim().split('\n')).toEqual(
+          packageEntries().map(
+            (e) =>
+              `${e.specifier} qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4`,
+          ),
+        );
       } finally {
         await rm(zod, { force: true, recursive: false }).catch(() => undefined);
         await rename(away, zod);
       }
       const tool = await sh(process.execPath, ['zod3-tool.mjs']);
       expect(tool.code).toBe(1);
-      expect(tool.stderr).toMatch(/TypeError: defineTool\("old"\): parameters is a zod 3 schema; qitos-ts needs zod \^4/);
+      expect(tool.stderr).toMatch(
+        /TypeError: defineTool\("old"\): parameters is a zod 3 schema; qitos-ts needs zod \^4/,
+      );
     });
   });
 });

@@ -21,7 +21,9 @@ describe('the public API (package.json exports)', () => {
 
   it('each entry point imports core/zod-version.js before anything else (zod 3 fails there, with the fix)', () => {
     for (const e of entries) {
-      const body = readFileSync(e.source, 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '').trimStart();
+      const body = readFileSync(e.source, 'utf8')
+        .replace(/^\/\*\*[\s\S]*?\*\/\n/, '')
+        .trimStart();
       const first = /^import\s+['"]([^'"]+)['"];/.exec(body);
       expect(first && join(dirname(e.source), first[1]), e.key).toBe(join(REPO, 'src/core/zod-version.js'));
     }
@@ -32,27 +34,61 @@ describe('the public API (package.json exports)', () => {
     await expect(JSON.stringify(api, null, 2) + '\n').toMatchFileSnapshot('./public-api.json');
   }, 180_000); // the TypeScript checker over every entry point's sources
 
-  it('the root stays a kernel: at most 100 runtime names, none of the kernel\'s own helpers', () => {
-    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[] }>;
+  it("the root stays a kernel: at most 100 runtime names, none of the kernel's own helpers", () => {
+    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<
+      string,
+      { values: string[] }
+    >;
     const root = api['qitos-ts']!.values;
     expect(root.length, `qitos-ts exports ${root.length} runtime names`).toBeLessThanOrEqual(100);
-    const internal = ['pendingOf', 'base64Size', 'nestsDeeperThan', 'bugStack', 'settingText', 'flattenSettings', 'zodIssueField', 'decisionSignature', 'borrowEnv', 'canonicalJson'];
+    const internal = [
+      'pendingOf',
+      'base64Size',
+      'nestsDeeperThan',
+      'bugStack',
+      'settingText',
+      'flattenSettings',
+      'zodIssueField',
+      'decisionSignature',
+      'borrowEnv',
+      'canonicalJson',
+    ];
     expect(root.filter((n) => internal.includes(n))).toEqual([]);
     const benchInternal = ['appendResult', 'readResults', 'pairKey', 'getPath', 'taskHash'];
     expect(api['qitos-ts/bench']!.values.filter((n) => benchInternal.includes(n))).toEqual([]);
   });
 
   it('every import from qitos-ts in the README and docs/ names an export of that entry point', () => {
-    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<string, { values: string[]; types: string[] }>;
-    const docs = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<
+      string,
+      { values: string[]; types: string[] }
+    >;
+    const docs = [
+      'README.md',
+      ...readdirSync(join(REPO, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const bad: string[] = [];
     let seen = 0;
     for (const doc of docs) {
-      for (const m of readFileSync(join(REPO, doc), 'utf8').matchAll(/^import (?:type )?\{([^}]*)\} from '(qitos-ts[^']*)';/gm)) {
+      for (const m of readFileSync(join(REPO, doc), 'utf8').matchAll(
+        /^import (?:type )?\{([^}]*)\} from '(qitos-ts[^']*)';/gm,
+      )) {
         const entry = api[m[2]];
-        for (const name of m[1].split(',').map((n) => n.trim().replace(/^type /, '').split(' as ')[0]).filter(Boolean)) {
+        for (const name of m[1]
+          .split(',')
+          .map(
+            (n) =>
+              n
+                .trim()
+                .replace(/^type /, '')
+                .split(' as ')[0],
+          )
+          .filter(Boolean)) {
           seen++;
-          if (!entry || !(entry.values.includes(name) || entry.types.includes(name))) bad.push(`${doc}: ${name} from '${m[2]}'`);
+          if (!entry || !(entry.values.includes(name) || entry.types.includes(name)))
+            bad.push(`${doc}: ${name} from '${m[2]}'`);
         }
       }
     }
@@ -61,11 +97,15 @@ describe('the public API (package.json exports)', () => {
   });
 
   it('the repository runs on its sources: no test, example, benchmark or script imports dist/ or qitos-ts by name', () => {
-    const files = ['test', 'examples', 'benchmarks', 'scripts', 'src'].flatMap((d) => walk(join(REPO, d))).filter((f) => !f.includes('/test/packaging/consumer/'));
+    const files = ['test', 'examples', 'benchmarks', 'scripts', 'src']
+      .flatMap((d) => walk(join(REPO, d)))
+      .filter((f) => !f.includes('/test/packaging/consumer/'));
     const bad: string[] = [];
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
+      for (const m of text.matchAll(
+        /^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm,
+      )) {
         const spec = m[1] ?? m[2];
         if (/^qitos-ts(\/|$)/.test(spec) || /(^|\/)dist\//.test(spec)) bad.push(`${relative(REPO, file)}: ${spec}`);
       }
@@ -82,4 +122,3 @@ function walk(dir: string): string[] {
     return statSync(p).isDirectory() ? walk(p) : /\.(ts|mts|js|mjs|cjs)$/.test(f) ? [p] : [];
   });
 }
-

@@ -12,10 +12,20 @@ export interface EntryApi {
  * export names (importing its source here, its compiled file in the installed package); the TypeScript checker
  * gives every exported name of its source, so the names it lists beyond the runtime ones are the type-only exports.
  */
-export async function publicApi(entries: PackageEntry[], runtimeKeys: (e: PackageEntry) => Promise<string[]>): Promise<Record<string, EntryApi>> {
+export async function publicApi(
+  entries: PackageEntry[],
+  runtimeKeys: (e: PackageEntry) => Promise<string[]>,
+): Promise<Record<string, EntryApi>> {
   const program = ts.createProgram(
     entries.map((e) => e.source),
-    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true, types: ['node'] },
+    {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ['node'],
+    },
   );
   const checker = program.getTypeChecker();
   const out: Record<string, EntryApi> = {};

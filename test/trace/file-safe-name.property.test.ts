@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { fileSafeName } from '../../src/trace/index.js';
 import { fcSeed } from '../helpers/fc-seed.js';
 
-const hostile = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom('.', '/', '\\', '\0', 'a', 'A', ' ', '-') }), fc.constantFrom('..', '.', '', '../../x', '/etc/passwd', 'C:\\x', '.hidden'));
+const hostile = fc.oneof(
+  fc.string(),
+  fc.string({ unit: fc.constantFrom('.', '/', '\\', '\0', 'a', 'A', ' ', '-') }),
+  fc.constantFrom('..', '.', '', '../../x', '/etc/passwd', 'C:\\x', '.hidden'),
+);
 
 describe('fileSafeName', () => {
   it('any name is one plain file name inside the folder it is joined to, and distinct names stay distinct', () => {

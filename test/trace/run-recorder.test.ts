@@ -20,11 +20,26 @@ const description: RunDescription = {
 };
 
 const hashes = { request: 'r', system: 's1', messages: 'm', tools: 't', params: 'p' };
-const response = { parts: [{ type: 'text' as const, text: 'hi' }], usage: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } }, cost: null, finishReason: 'stop' as const };
+const response = {
+  parts: [{ type: 'text' as const, text: 'hi' }],
+  usage: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+  cost: null,
+  finishReason: 'stop' as const,
+};
 
 /** A step record frozen two levels deep: a recorder that wrote into it would throw (ES modules are strict). */
 function frozenStep(step: number): Readonly<StepRecord> {
-  const rec: StepRecord = { step, startedAt: 1, durationMs: 2, phases: { decide: 1 }, observation: null, decision: { mode: 'wait' }, results: [], stateDiff: {}, model: { hashes, messageCount: 1, response, latencyMs: 3 } };
+  const rec: StepRecord = {
+    step,
+    startedAt: 1,
+    durationMs: 2,
+    phases: { decide: 1 },
+    observation: null,
+    decision: { mode: 'wait' },
+    results: [],
+    stateDiff: {},
+    model: { hashes, messageCount: 1, response, latencyMs: 3 },
+  };
   Object.freeze(rec.model);
   return Object.freeze(rec);
 }
@@ -33,14 +48,35 @@ describe('RunRecorder', () => {
   it('reads a step record and writes a copy: the state diff and a changed system prompt go into the line, never into the record', async () => {
     const dir = join(await tempDir(), 'run');
     const recorder = new RunRecorder(dir, description);
-    const task: Task = { id: 't', objective: 'add', inputs: {}, resources: {}, budget: {}, successCriteria: [], metadata: {} };
+    const task: Task = {
+      id: 't',
+      objective: 'add',
+      inputs: {},
+      resources: {},
+      budget: {},
+      successCriteria: [],
+      metadata: {},
+    };
     const state = baseState(task);
     recorder.start({ runId: 'r1', startedAt: 1, task, state });
     const first = frozenStep(1);
     recorder.step(first, { ...state, step: 1 }, 'You add numbers.');
     const second = frozenStep(2);
     recorder.step(second, { ...state, step: 2 }, 'You add numbers.');
-    recorder.finish({ runId: 'r1', startedAt: 1, task, state }, { reason: 'final', message: 'done' }, { stopReason: 'final', message: 'done', finalResult: null, steps: 2, usage: { tokens: response.usage, cost: null, modelCalls: 2 }, durationMs: 1, failures: [], policyEvents: {} });
+    recorder.finish(
+      { runId: 'r1', startedAt: 1, task, state },
+      { reason: 'final', message: 'done' },
+      {
+        stopReason: 'final',
+        message: 'done',
+        finalResult: null,
+        steps: 2,
+        usage: { tokens: response.usage, cost: null, modelCalls: 2 },
+        durationMs: 1,
+        failures: [],
+        policyEvents: {},
+      },
+    );
     // the records are as the engine left them
     expect(first.model).not.toHaveProperty('system');
     expect(first.stateDiff).toEqual({});

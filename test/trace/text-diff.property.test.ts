@@ -5,7 +5,10 @@ import { jsonDiffText, unifiedTextDiff } from '../../src/trace/index.js';
 import { fcSeed } from '../helpers/fc-seed.js';
 
 /** Texts made of a few short lines from a small alphabet, so random pairs share lines (real hunks, not one big replace). */
-const lines = fc.array(fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '', '  indented', '- dash', '+ plus', '@@ at'), { maxLength: 12 });
+const lines = fc.array(
+  fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '', '  indented', '- dash', '+ plus', '@@ at'),
+  { maxLength: 12 },
+);
 const text = fc.tuple(lines, fc.boolean()).map(([ls, nl]) => ls.join('\n') + (nl && ls.length ? '\n' : ''));
 
 describe('unifiedTextDiff', () => {
@@ -20,7 +23,9 @@ describe('unifiedTextDiff', () => {
   });
 
   it('jsonDiffText: sorted keys, one field per line', () => {
-    expect(jsonDiffText({ name: 'echo', description: 'Echoes.' })).toBe('{\n  "description": "Echoes.",\n  "name": "echo"\n}');
+    expect(jsonDiffText({ name: 'echo', description: 'Echoes.' })).toBe(
+      '{\n  "description": "Echoes.",\n  "name": "echo"\n}',
+    );
   });
 
   it('for any two texts: empty exactly when equal, and the diff applied to A gives B (as lines)', () => {
@@ -31,7 +36,8 @@ describe('unifiedTextDiff', () => {
         if (d === '' || d.includes('differ only in a final newline')) return;
         const nl = (t: string) => (t === '' || t.endsWith('\n') ? t : `${t}\n`);
         expect(applyPatch(nl(a), d)).toBe(nl(b));
-        for (const line of d.split('\n').slice(2, -1)) expect(line).toMatch(/^(@@ -\d+(,\d+)? \+\d+(,\d+)? @@|[ +-].*)$/);
+        for (const line of d.split('\n').slice(2, -1))
+          expect(line).toMatch(/^(@@ -\d+(,\d+)? \+\d+(,\d+)? @@|[ +-].*)$/);
       }),
       { seed: fcSeed },
     );

@@ -27,7 +27,9 @@ function traceOf(exprs: string[], runId: string): Trace {
   return { ...template, manifest: { ...template.manifest, runId }, steps };
 }
 
-const expr = fc.tuple(fc.integer({ min: 0, max: 99 }), fc.constantFrom('+', '-', '*', '/'), fc.integer({ min: 0, max: 99 })).map(([a, op, b]) => `${a} ${op} ${b}`);
+const expr = fc
+  .tuple(fc.integer({ min: 0, max: 99 }), fc.constantFrom('+', '-', '*', '/'), fc.integer({ min: 0, max: 99 }))
+  .map(([a, op, b]) => `${a} ${op} ${b}`);
 
 describe('diffTraces (properties)', () => {
   it('a trace against a copy of itself: no difference at any length', () => {
@@ -57,18 +59,22 @@ describe('diffTraces (properties)', () => {
 
   it('runs of different lengths: the first difference is where the shorter one parts (in either order)', () => {
     fc.assert(
-      fc.property(fc.array(expr, { maxLength: 10 }), fc.array(expr, { minLength: 1, maxLength: 5 }), (common, extra) => {
-        const short = traceOf(common, 'a');
-        const long = traceOf([...common, ...extra], 'b');
-        for (const d of [diffTraces(short, long), diffTraces(long, short)]) {
-          // Step n+1 is the short run's final answer where the long one still calls a tool (the two template
-          // steps were asked with different histories, so the model input is the first phase that differs).
-          expect(d.first).toMatchObject({ step: common.length + 1, phase: 'model_input' });
-          expect(d.steps[common.length].phases).toContain('decision');
-          expect(d.steps).toHaveLength(common.length + extra.length + 1);
-          expect(d.steps.at(-1)!.phases).toEqual(['missing']);
-        }
-      }),
+      fc.property(
+        fc.array(expr, { maxLength: 10 }),
+        fc.array(expr, { minLength: 1, maxLength: 5 }),
+        (common, extra) => {
+          const short = traceOf(common, 'a');
+          const long = traceOf([...common, ...extra], 'b');
+          for (const d of [diffTraces(short, long), diffTraces(long, short)]) {
+            // Step n+1 is the short run's final answer where the long one still calls a tool (the two template
+            // steps were asked with different histories, so the model input is the first phase that differs).
+            expect(d.first).toMatchObject({ step: common.length + 1, phase: 'model_input' });
+            expect(d.steps[common.length].phases).toContain('decision');
+            expect(d.steps).toHaveLength(common.length + extra.length + 1);
+            expect(d.steps.at(-1)!.phases).toEqual(['missing']);
+          }
+        },
+      ),
     );
   });
 });

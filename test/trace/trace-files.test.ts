@@ -17,13 +17,19 @@ const childTool = defineTool({
   parameters: z.object({}),
   execute: async (_a, ctx) => {
     const agent = new ScriptAgent([decide.call('add', { a: 1, b: 2 }), decide.final('3')], { tools: [addTool] });
-    const r = await new Engine({ agent, trace: { dir: join(ctx.traceDir!, 'threads') }, parent: ctx.childLink() }).run('child');
+    const r = await new Engine({ agent, trace: { dir: join(ctx.traceDir!, 'threads') }, parent: ctx.childLink() }).run(
+      'child',
+    );
     return r.finalResult ?? '';
   },
 });
 
 /** An env that leaves `repo.diff`, as a RepoEnv does. */
-const diffEnv: Env = { name: 'repo', ops: (() => undefined) as Env['ops'], artifacts: () => [{ name: 'repo.diff', content: 'diff --git a/x b/x\n' }] };
+const diffEnv: Env = {
+  name: 'repo',
+  ops: (() => undefined) as Env['ops'],
+  artifacts: () => [{ name: 'repo.diff', content: 'diff --git a/x b/x\n' }],
+};
 
 /** A signed run with a child trace under threads/ and an artifact; returns its folder and the child's name. */
 async function signedRun(): Promise<{ dir: string; child: string }> {
@@ -43,25 +49,77 @@ describe('a trace is signed whole', () => {
   it('the signature covers every file: the JSONL files, artifacts and child traces under threads/', async () => {
     const { dir, child } = await signedRun();
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-    expect(Object.keys(m.files).sort()).toEqual(['artifacts/repo.diff', 'events.jsonl', 'steps.jsonl', `threads/${child}/manifest.json`]);
+    expect(Object.keys(m.files).sort()).toEqual([
+      'artifacts/repo.diff',
+      'events.jsonl',
+      'steps.jsonl',
+      `threads/${child}/manifest.json`,
+    ]);
     // The child (written without a key) lists its own files: the parent's digest of its manifest covers them.
-    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'threads', child, 'manifest.json'), 'utf8')).files).sort()).toEqual(['events.jsonl', 'steps.jsonl']);
+    expect(
+      Object.keys(JSON.parse(readFileSync(join(dir, 'threads', child, 'manifest.json'), 'utf8')).files).sort(),
+    ).toEqual(['events.jsonl', 'steps.jsonl']);
     expect(await check(dir)).toEqual(['signed', undefined]);
     expect((await readTrace(dir, { key: Buffer.alloc(32, 4) })).signature).toBe('mismatch');
   });
 
-  it('an edit of any file after signing is found, naming the file: steps, events, an artifact, a child trace\'s files', async () => {
+  it("an edit of any file after signing is found, naming the file: steps, events, an artifact, a child trace's files", async () => {
     const edits: Array<[string, (dir: string, child: string) => void, string]> = [
-      ['steps.jsonl', (d) => writeFileSync(join(d, 'steps.jsonl'), readFileSync(join(d, 'steps.jsonl'), 'utf8').replace('"child"', '"bash"')), 'steps.jsonl changed after it was signed'],
-      ['events.jsonl', (d) => appendFileSync(join(d, 'events.jsonl'), '{"seq":99,"ts":0,"step":0,"phase":"init","type":"x","data":null}\n'), 'events.jsonl changed after it was signed'],
-      ['an artifact', (d) => writeFileSync(join(d, 'artifacts', 'repo.diff'), 'rm -rf\n'), 'artifacts/repo.diff changed after it was signed'],
-      ['a file added', (d) => writeFileSync(join(d, 'artifacts', 'extra.sh'), 'x'), 'artifacts/extra.sh was added after it was signed'],
+      [
+        'steps.jsonl',
+        (d) =>
+          writeFileSync(
+            join(d, 'steps.jsonl'),
+            readFileSync(join(d, 'steps.jsonl'), 'utf8').replace('"child"', '"bash"'),
+          ),
+        'steps.jsonl changed after it was signed',
+      ],
+      [
+        'events.jsonl',
+        (d) =>
+          appendFileSync(join(d, 'events.jsonl'), '{"seq":99,"ts":0,"step":0,"phase":"init","type":"x","data":null}\n'),
+        'events.jsonl changed after it was signed',
+      ],
+      [
+        'an artifact',
+        (d) => writeFileSync(join(d, 'artifacts', 'repo.diff'), 'rm -rf\n'),
+        'artifacts/repo.diff changed after it was signed',
+      ],
+      [
+        'a file added',
+        (d) => writeFileSync(join(d, 'artifacts', 'extra.sh'), 'x'),
+        'artifacts/extra.sh was added after it was signed',
+      ],
       ['a file removed', (d) => rmSync(join(d, 'events.jsonl')), 'events.jsonl was removed after it was signed'],
-      ['a symbolic link', (d) => symlinkSync('/etc/passwd', join(d, 'artifacts', 'link')), 'artifacts/link is not a plain file or folder'],
-      ['a child\'s steps', (d, c) => appendFileSync(join(d, 'threads', c, 'steps.jsonl'), '\n'), 'threads/{child}/steps.jsonl changed after it was signed'],
-      ['a child\'s manifest', (d, c) => writeFileSync(join(d, 'threads', c, 'manifest.json'), readFileSync(join(d, 'threads', c, 'manifest.json'), 'utf8').replace('"completed"', '"failed"')), 'threads/{child}/manifest.json changed after it was signed'],
-      ['a child added', (d) => (mkdirSync(join(d, 'threads', 'new')), writeFileSync(join(d, 'threads', 'new', 'manifest.json'), '{}')), 'threads/new/manifest.json was added after it was signed'],
-      ['a file in a child', (d, c) => writeFileSync(join(d, 'threads', c, 'notes.txt'), 'x'), 'threads/{child}/notes.txt was added after it was signed'],
+      [
+        'a symbolic link',
+        (d) => symlinkSync('/etc/passwd', join(d, 'artifacts', 'link')),
+        'artifacts/link is not a plain file or folder',
+      ],
+      [
+        "a child's steps",
+        (d, c) => appendFileSync(join(d, 'threads', c, 'steps.jsonl'), '\n'),
+        'threads/{child}/steps.jsonl changed after it was signed',
+      ],
+      [
+        "a child's manifest",
+        (d, c) =>
+          writeFileSync(
+            join(d, 'threads', c, 'manifest.json'),
+            readFileSync(join(d, 'threads', c, 'manifest.json'), 'utf8').replace('"completed"', '"failed"'),
+          ),
+        'threads/{child}/manifest.json changed after it was signed',
+      ],
+      [
+        'a child added',
+        (d) => (mkdirSync(join(d, 'threads', 'new')), writeFileSync(join(d, 'threads', 'new', 'manifest.json'), '{}')),
+        'threads/new/manifest.json was added after it was signed',
+      ],
+      [
+        'a file in a child',
+        (d, c) => writeFileSync(join(d, 'threads', c, 'notes.txt'), 'x'),
+        'threads/{child}/notes.txt was added after it was signed',
+      ],
     ];
     for (const [what, edit, problem] of edits) {
       const { dir, child } = await signedRun();
@@ -80,7 +138,9 @@ describe('a trace is signed whole', () => {
         bytes[at % bytes.length] ^= xor;
         writeFileSync(join(dir, file), bytes);
         try {
-          expect((await readTrace(dir, { key, validateSteps: false }).catch(() => ({ signature: 'unreadable' }))).signature).not.toBe('signed');
+          expect(
+            (await readTrace(dir, { key, validateSteps: false }).catch(() => ({ signature: 'unreadable' }))).signature,
+          ).not.toBe('signed');
         } finally {
           writeFileSync(join(dir, file), original[file]);
         }

@@ -10,10 +10,32 @@ import { ModelPathAgent, ScriptAgent, addTool, noopTool, tempDir } from '../help
 describe('trace', () => {
   it('writes manifest, events and steps; manifest records what rebuilds the run', async () => {
     const dir = await tempDir();
-    const model = new ScriptedModel([{ reasoning: 'hmm', text: '{"action":{"name":"add","args":{"a":1,"b":2}}}', usage: { input: 20, output: 5 } }, '{"final_answer":"3"}']);
-    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 5 }, variant: 'baseline' });
-    const r = await new Engine({ agent, trace: { dir, agentSource: { module: 'agents/x.ts', export: 'X' }, config: { a: 1 } }, seed: 7 }).run({ id: 'task-1', objective: '1+2' });
-    expect(r.state.messages[0]).toMatchObject({ role: 'user', info: { agent: 'ModelPathAgent', model: 'scripted:script', variant: 'baseline', tools: { add: true }, system: 'You are a test agent.' } });
+    const model = new ScriptedModel([
+      { reasoning: 'hmm', text: '{"action":{"name":"add","args":{"a":1,"b":2}}}', usage: { input: 20, output: 5 } },
+      '{"final_answer":"3"}',
+    ]);
+    const agent = new ModelPathAgent({
+      model,
+      parser: jsonParser(),
+      tools: [addTool],
+      config: { maxSteps: 5 },
+      variant: 'baseline',
+    });
+    const r = await new Engine({
+      agent,
+      trace: { dir, agentSource: { module: 'agents/x.ts', export: 'X' }, config: { a: 1 } },
+      seed: 7,
+    }).run({ id: 'task-1', objective: '1+2' });
+    expect(r.state.messages[0]).toMatchObject({
+      role: 'user',
+      info: {
+        agent: 'ModelPathAgent',
+        model: 'scripted:script',
+        variant: 'baseline',
+        tools: { add: true },
+        system: 'You are a test agent.',
+      },
+    });
     const t = await readTrace(r.traceDir!);
     expect(t.warnings).toEqual([]);
     const m = t.manifest;
@@ -41,11 +63,27 @@ describe('trace', () => {
     expect(t.steps[0].model?.system).toBe('You are a test agent.');
     expect(t.steps[1].model && 'system' in t.steps[1].model).toBe(false);
     expect(t.steps[0].results[0]).toMatchObject({ name: 'add', output: '3', status: 'success' });
-    expect(t.events.map((e) => e.type)).toEqual(['run_start', 'prompt', 'tool_specs', 'reasoning-start', 'reasoning-end', 'tool_state', 'run_end']);
+    expect(t.events.map((e) => e.type)).toEqual([
+      'run_start',
+      'prompt',
+      'tool_specs',
+      'reasoning-start',
+      'reasoning-end',
+      'tool_state',
+      'run_end',
+    ]);
     expect(t.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // the texts behind the manifest's hashes, once each, right after run_start
-    expect(t.events[1]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.systemPrompt, text: 'You are a test agent.' } });
-    expect(t.events[2]).toMatchObject({ step: 0, phase: 'init', data: { hash: m.hashes.toolSchemas, specs: [expect.objectContaining({ name: 'add' })] } });
+    expect(t.events[1]).toMatchObject({
+      step: 0,
+      phase: 'init',
+      data: { hash: m.hashes.systemPrompt, text: 'You are a test agent.' },
+    });
+    expect(t.events[2]).toMatchObject({
+      step: 0,
+      phase: 'init',
+      data: { hash: m.hashes.toolSchemas, specs: [expect.objectContaining({ name: 'add' })] },
+    });
   });
 
   it('a system prompt built from the state: the manifest hashes the first one, and every prompt sent has its text in the trace', async () => {
@@ -56,18 +94,31 @@ describe('trace', () => {
     }
     const dir = await tempDir();
     const model = new ScriptedModel(['{"action":{"name":"add","args":{"a":1,"b":2}}}', '{"final_answer":"3"}']);
-    const r = await new Engine({ agent: new StepPrompt({ model, parser: jsonParser(), tools: [addTool] }), trace: { dir } }).run('1+2');
+    const r = await new Engine({
+      agent: new StepPrompt({ model, parser: jsonParser(), tools: [addTool] }),
+      trace: { dir },
+    }).run('1+2');
     const t = await readTrace(r.traceDir!);
     const texts = traceTexts(t);
     expect(texts.prompts.get(t.manifest.hashes.systemPrompt!)).toBe('You are at step 0.');
-    expect(t.steps.map((s) => texts.prompts.get(s.model!.hashes.system))).toEqual(['You are at step 1.', 'You are at step 2.']);
+    expect(t.steps.map((s) => texts.prompts.get(s.model!.hashes.system))).toEqual([
+      'You are at step 1.',
+      'You are at step 2.',
+    ]);
     expect(texts.toolSpecs.get(t.manifest.hashes.toolSchemas!)?.map((s) => s.name)).toEqual(['add']);
   });
 
   it('the initial state plus the step diffs rebuild the final state', async () => {
     const dir = await tempDir();
-    const model = new ScriptedModel(['{"action":{"name":"add","args":{"a":1,"b":2}}}', 'bad reply', '{"final_answer":"3"}']);
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool] }), trace: { dir } }).run('1+2');
+    const model = new ScriptedModel([
+      '{"action":{"name":"add","args":{"a":1,"b":2}}}',
+      'bad reply',
+      '{"final_answer":"3"}',
+    ]);
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool] }),
+      trace: { dir },
+    }).run('1+2');
     const t = await readTrace(r.traceDir!);
     let s = t.manifest.initialState as Record<string, unknown>;
     for (const step of t.steps) s = applyStateDiff(s, step.stateDiff);
@@ -77,15 +128,32 @@ describe('trace', () => {
   it('full stream mode records every delta and tool state move', async () => {
     const dir = await tempDir();
     const model = new ScriptedModel(['{"action":{"name":"noop","args":{}}}', '{"final_answer":"x"}'], { chunkSize: 8 });
-    const r = await new Engine({ agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool] }), trace: { dir, streamDeltas: true } }).run('t');
+    const r = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [noopTool] }),
+      trace: { dir, streamDeltas: true },
+    }).run('t');
     const t = await readTrace(r.traceDir!);
     const types = t.events.filter((e) => e.step === 1).map((e) => e.type);
-    expect(types).toEqual(['step-start', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'step-finish', 'tool_state', 'tool_state', 'tool_state']);
+    expect(types).toEqual([
+      'step-start',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'step-finish',
+      'tool_state',
+      'tool_state',
+      'tool_state',
+    ]);
   });
 
   it('a trace whose last line was cut by a crash is read, with a warning', async () => {
     const dir = await tempDir();
-    const r = await new Engine({ agent: new ScriptAgent([decide.call('noop'), decide.call('noop'), decide.final('x')], { tools: [noopTool] }), trace: { dir } }).run('t');
+    const r = await new Engine({
+      agent: new ScriptAgent([decide.call('noop'), decide.call('noop'), decide.final('x')], { tools: [noopTool] }),
+      trace: { dir },
+    }).run('t');
     const steps = join(r.traceDir!, 'steps.jsonl');
     const text = await readFile(steps, 'utf8');
     await writeFile(steps, text.slice(0, text.length - 40)); // cut in the middle of the last line
@@ -131,7 +199,11 @@ describe('trace', () => {
         return undefined;
       }
     }
-    const engine = new Engine({ agent: new Peek([decide.wait(), decide.wait(), decide.final('x')]), trace: { dir }, hooks: [(e) => void (e.type === 'run_start' && (traceDir = e.traceDir!))] });
+    const engine = new Engine({
+      agent: new Peek([decide.wait(), decide.wait(), decide.final('x')]),
+      trace: { dir },
+      hooks: [(e) => void (e.type === 'run_start' && (traceDir = e.traceDir!))],
+    });
     const r = await engine.run('t');
     expect(r.stopReason).toBe('final');
     expect(seen).toBe(2);
@@ -152,7 +224,16 @@ describe('SIGINT', () => {
     const { resolve } = await import('node:path');
     const dir = await tempDir();
     const root = resolve(__dirname, '../..');
-    const child = spawn(process.execPath, ['--import', resolve(root, 'node_modules/tsx/dist/loader.mjs'), resolve(root, 'test/fixtures/sigint-run.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        resolve(root, 'node_modules/tsx/dist/loader.mjs'),
+        resolve(root, 'test/fixtures/sigint-run.ts'),
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -180,10 +261,15 @@ describe('SIGINT', () => {
   it('an unwritable trace folder ends the run with a stop reason, never a rejection', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'file'), 'x');
-    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: { dir: join(dir, 'file') } }).run('t');
+    const r = await new Engine({ agent: new ScriptAgent([decide.final('x')]), trace: { dir: join(dir, 'file') } }).run(
+      't',
+    );
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.stopMessage).toMatch(/ENOTDIR|EEXIST/);
     expect(r.traceDir).toBeNull();
-    expect(r.failures.at(-1)).toMatchObject({ kind: 'trace', message: expect.stringContaining('could not write the trace') });
+    expect(r.failures.at(-1)).toMatchObject({
+      kind: 'trace',
+      message: expect.stringContaining('could not write the trace'),
+    });
   });
 });

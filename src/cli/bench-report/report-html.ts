@@ -78,15 +78,27 @@ function flipSection(data: BenchReportData, flips: BenchReportData['tasks']): st
   const { runs } = data;
   if (runs.length < 2) return '<p class="note">One run: nothing to compare.</p>';
   const counts = data.flipCounts
-    .map((c) => `<li>${esc(`${runLetter(c.run)} against A: ${c.onlyA} task${c.onlyA === 1 ? '' : 's'} pass only in A, ${c.onlyB} only in ${runLetter(c.run)} (of ${c.shared} tasks both ran)`)}</li>`)
+    .map(
+      (c) =>
+        `<li>${esc(`${runLetter(c.run)} against A: ${c.onlyA} task${c.onlyA === 1 ? '' : 's'} pass only in A, ${c.onlyB} only in ${runLetter(c.run)} (of ${c.shared} tasks both ran)`)}</li>`,
+    )
     .join('');
-  const note = '<p class="note">A task passes in a run when at least half of its trials (epochs) passed. Cells show passed/trials.</p>';
-  if (!flips.length) return `<ul>${counts}</ul>${note}<p>No task flips: every task has the same outcome in every run that ran it.</p>`;
+  const note =
+    '<p class="note">A task passes in a run when at least half of its trials (epochs) passed. Cells show passed/trials.</p>';
+  if (!flips.length)
+    return `<ul>${counts}</ul>${note}<p>No task flips: every task has the same outcome in every run that ran it.</p>`;
   const head = `<tr><th>task</th>${runs.map((_, i) => `<th>${runLetter(i)}</th>`).join('')}</tr>`;
   const rows = flips.slice(0, MAX_FLIP_ROWS).map((t) => {
-    const cells = t.cells.map((c) => (c === null ? '<td class="none">-</td>' : `<td class="${c.passed * 2 >= c.total ? 'pass' : 'fail'}">${c.total === 1 ? (c.passed ? 'pass' : 'fail') : `${c.passed}/${c.total}`}</td>`));
+    const cells = t.cells.map((c) =>
+      c === null
+        ? '<td class="none">-</td>'
+        : `<td class="${c.passed * 2 >= c.total ? 'pass' : 'fail'}">${c.total === 1 ? (c.passed ? 'pass' : 'fail') : `${c.passed}/${c.total}`}</td>`,
+    );
     return `<tr class="flip"><td><code>${esc(t.taskId)}</code></td>${cells.join('')}</tr>`;
   });
-  const more = flips.length > MAX_FLIP_ROWS ? `<p class="note">${flips.length - MAX_FLIP_ROWS} more flipping tasks not shown.</p>` : '';
+  const more =
+    flips.length > MAX_FLIP_ROWS
+      ? `<p class="note">${flips.length - MAX_FLIP_ROWS} more flipping tasks not shown.</p>`
+      : '';
   return `<ul>${counts}</ul>${note}<table id="flips">${head}${rows.join('')}</table>${more}`;
 }

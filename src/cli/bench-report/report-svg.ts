@@ -6,7 +6,8 @@ import { escapeHtml as esc } from '../view/view-html.js';
 export const RUN_COLORS = ['#2f6fdf', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#0c8599', '#5f3dc4', '#e67700'];
 export const runColor = (i: number) => RUN_COLORS[i % RUN_COLORS.length];
 /** A, B, ..., Z, AA, AB, ...: how the charts name runs. */
-export const runLetter = (i: number): string => (i < 26 ? String.fromCharCode(65 + i) : runLetter(Math.floor(i / 26) - 1) + runLetter(i % 26));
+export const runLetter = (i: number): string =>
+  i < 26 ? String.fromCharCode(65 + i) : runLetter(Math.floor(i / 26) - 1) + runLetter(i % 26);
 
 const W = 760;
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
@@ -21,7 +22,13 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
   const [first, last] = [Math.floor(lo / step + 1e-9), Math.ceil(hi / step - 1e-9)];
   // A span too small for the numbers' precision (or a step that underflowed): the bounds themselves.
-  if (!(step > Math.max(Math.abs(lo), Math.abs(hi)) * 1e-10) || !Number.isFinite(first) || !Number.isFinite(last) || last - first > 4 * count) return [lo, hi];
+  if (
+    !(step > Math.max(Math.abs(lo), Math.abs(hi)) * 1e-10) ||
+    !Number.isFinite(first) ||
+    !Number.isFinite(last) ||
+    last - first > 4 * count
+  )
+    return [lo, hi];
   const out: number[] = [];
   for (let k = first; k <= last; k++) out.push(Number((k * step).toPrecision(12)));
   return out;
@@ -41,11 +48,22 @@ function svgOpen(h: number, label: string): string {
 }
 
 /** Vertical grid lines and labels of an x axis from x0 to x1 (pixels) over [lo, hi]. */
-function xAxis(lo: number, hi: number, x0: number, x1: number, top: number, bottom: number, fmt: (v: number) => string): string {
+function xAxis(
+  lo: number,
+  hi: number,
+  x0: number,
+  x1: number,
+  top: number,
+  bottom: number,
+  fmt: (v: number) => string,
+): string {
   const sx = (v: number) => x0 + ((v - lo) / (hi - lo || 1)) * (x1 - x0);
   return niceTicks(lo, hi)
     .filter((t) => t >= lo && t <= hi)
-    .map((t) => `<line x1="${fx(sx(t))}" x2="${fx(sx(t))}" y1="${top}" y2="${bottom}" stroke="#e3e6ea"/><text x="${fx(sx(t))}" y="${bottom + 14}" text-anchor="middle" fill="#57606a">${esc(fmt(t))}</text>`)
+    .map(
+      (t) =>
+        `<line x1="${fx(sx(t))}" x2="${fx(sx(t))}" y1="${top}" y2="${bottom}" stroke="#e3e6ea"/><text x="${fx(sx(t))}" y="${bottom + 14}" text-anchor="middle" fill="#57606a">${esc(fmt(t))}</text>`,
+    )
     .join('');
 }
 
@@ -81,7 +99,8 @@ export function scoreChart(runs: readonly ReportRun[]): string {
  */
 export function costScatter(runs: readonly ReportRun[]): { svg: string; axis: 'cost' | 'tokens' } {
   const axis = runs.every((r) => r.cost !== null) ? 'cost' : 'tokens';
-  const xOf = (r: ReportRun) => (r.trials === 0 ? 0 : axis === 'cost' ? r.cost! / r.trials : r.tokens.reduce((s, t) => s + t, 0) / r.trials);
+  const xOf = (r: ReportRun) =>
+    r.trials === 0 ? 0 : axis === 'cost' ? r.cost! / r.trials : r.tokens.reduce((s, t) => s + t, 0) / r.trials;
   const [l, r0, t, b, h] = [70, W - 30, 14, 44, 340];
   const xs = runs.map(xOf);
   const xmax = Math.max(...xs) || 1;
@@ -92,7 +111,12 @@ export function costScatter(runs: readonly ReportRun[]): { svg: string; axis: 'c
   const fmt = (v: number) => (axis === 'cost' ? `$${shortNumber(v)}` : shortNumber(v));
   const grid =
     xAxis(0, hiX, l, r0, t, h - b, fmt) +
-    [0, 0.25, 0.5, 0.75, 1].map((v) => `<line x1="${l}" x2="${r0}" y1="${fx(sy(v))}" y2="${fx(sy(v))}" stroke="#e3e6ea"/><text x="${l - 8}" y="${fx(sy(v)) + 4}" text-anchor="end" fill="#57606a">${v * 100}%</text>`).join('') +
+    [0, 0.25, 0.5, 0.75, 1]
+      .map(
+        (v) =>
+          `<line x1="${l}" x2="${r0}" y1="${fx(sy(v))}" y2="${fx(sy(v))}" stroke="#e3e6ea"/><text x="${l - 8}" y="${fx(sy(v)) + 4}" text-anchor="end" fill="#57606a">${v * 100}%</text>`,
+      )
+      .join('') +
     `<text x="${(l + r0) / 2}" y="${h - 6}" text-anchor="middle" fill="#24292f">${axis === 'cost' ? 'cost per trial (USD)' : 'tokens per trial (cost unknown for some run)'}</text>` +
     `<text transform="translate(14 ${(t + h - b) / 2}) rotate(-90)" text-anchor="middle" fill="#24292f">pass rate</text>`;
   const points = runs.map((run, i) => {
@@ -108,7 +132,12 @@ export function costScatter(runs: readonly ReportRun[]): { svg: string; axis: 'c
 }
 
 /** Box plots of one per-trial quantity (tokens, latency), one row per run: whiskers min..max, box q1..q3, the median. */
-export function boxPlot(label: string, runs: readonly ReportRun[], values: (r: ReportRun) => number[], fmt: (v: number) => string): string {
+export function boxPlot(
+  label: string,
+  runs: readonly ReportRun[],
+  values: (r: ReportRun) => number[],
+  fmt: (v: number) => string,
+): string {
   const [x0, x1, row, top] = [190, 600, 30, 10];
   const h = top + runs.length * row + 30;
   const all = runs.flatMap(values);
@@ -120,7 +149,8 @@ export function boxPlot(label: string, runs: readonly ReportRun[], values: (r: R
   const rows = runs.map((r, i) => {
     const y = top + i * row + row / 2;
     const v = values(r);
-    if (!v.length) return `<g class="run-box">${rowLabel(r, i, y)}<text x="${x0}" y="${y + 4}" fill="#57606a">no trials</text></g>`;
+    if (!v.length)
+      return `<g class="run-box">${rowLabel(r, i, y)}<text x="${x0}" y="${y + 4}" fill="#57606a">no trials</text></g>`;
     const [mn, q1, md, q3, mx] = [0, 0.25, 0.5, 0.75, 1].map((q) => quantile(v, q));
     const c = runColor(i);
     return (

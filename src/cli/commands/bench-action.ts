@@ -4,8 +4,25 @@ import cliProgress from 'cli-progress';
 import type { Model, State } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
 import {
-  compareRuns, judgeRuns, loadSuite, mergeRuns, pairwiseJudge, parseRateLimit, parseShard, renderComparison, renderPairwise, runSuite, shardFromEnv, toBenchAgent,
-  type AgentFactory, type BenchAgent, type BenchProgress, type RunSuiteOptions, type Shard, type Suite, type Summary,
+  compareRuns,
+  judgeRuns,
+  loadSuite,
+  mergeRuns,
+  pairwiseJudge,
+  parseRateLimit,
+  parseShard,
+  renderComparison,
+  renderPairwise,
+  runSuite,
+  shardFromEnv,
+  toBenchAgent,
+  type AgentFactory,
+  type BenchAgent,
+  type BenchProgress,
+  type RunSuiteOptions,
+  type Shard,
+  type Suite,
+  type Summary,
 } from '../../kit/bench/index.js';
 import { agentFactoryFromModule } from '../../kit/bench/bench-agent.js';
 import { formatShard } from '../../kit/bench/shard.js';
@@ -33,18 +50,33 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
   if (flags.resume && !flags.out) throw new CliError('--resume needs --out <dir>: the folder of the run to continue');
   if (flags.forceResume && !flags.resume) throw new CliError('--force-resume goes with --resume');
-  if (flags.trials !== undefined && flags.epochs !== undefined && flags.trials !== flags.epochs) throw new CliError('--trials is another name for --epochs: give one of them');
+  if (flags.trials !== undefined && flags.epochs !== undefined && flags.trials !== flags.epochs)
+    throw new CliError('--trials is another name for --epochs: give one of them');
   const tau = tauSuiteRef(suitePath, io.cwd);
-  const tauOnly = (['split', 'taskIds', 'userModel', 'userStrategy', 'dataDir'] as const).filter((k) => flags[k] !== undefined);
-  if (!tau && tauOnly.length) throw new CliError(`--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench suites only (qitos bench run tau-bench/airline | tau-bench/retail)`);
+  const tauOnly = (['split', 'taskIds', 'userModel', 'userStrategy', 'dataDir'] as const).filter(
+    (k) => flags[k] !== undefined,
+  );
+  if (!tau && tauOnly.length)
+    throw new CliError(
+      `--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench suites only (qitos bench run tau-bench/airline | tau-bench/retail)`,
+    );
   const loaded = tau ? await loadTauBench(tau, flags, io.cwd) : undefined;
   const suite = loaded ? loaded.suite : await loadBenchSuite(io, suitePath);
   const prepared = loaded ? await prepareTauBenchRun(io, loaded, flags) : await prepareBenchRun(io, suite, flags);
-  const out = resolve(io.cwd, flags.out ?? join('.bench-out', `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`));
+  const out = resolve(
+    io.cwd,
+    flags.out ??
+      join(
+        '.bench-out',
+        `${suite.name}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '').replace('T', '-')}`,
+      ),
+  );
   const controller = new AbortController();
   // SIGINT, SIGTERM or SIGHUP: trials in flight abort (their engines kill their commands); a second signal exits at once.
   const unwatch = watchStopSignals(() => {
-    io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n');
+    io.err(
+      '\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Continue with --resume.\n',
+    );
     controller.abort();
   });
   const progress = progressReporter(io, flags, suite.name);
@@ -71,13 +103,19 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   }
   io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
   const errors = summary.errors.run + summary.errors.setup + summary.errors.scorer;
-  io.exitCode = summary.interrupted ? EXIT_INTERRUPTED : summary.trials > 0 && errors === summary.trials ? EXIT_FAILED : 0;
+  io.exitCode = summary.interrupted
+    ? EXIT_INTERRUPTED
+    : summary.trials > 0 && errors === summary.trials
+      ? EXIT_FAILED
+      : 0;
 }
 
 /** Loads a suite for `bench run` / `bench sweep` (a judge model a scorer names is built like `--model`). */
 export async function loadBenchSuite(io: CliIO, suitePath: string): Promise<Suite> {
   const judgeModel = (spec: string) => resolveModel({ id: spec }, io.cwd, io.env);
-  return userErrorsAsync(() => loadSuite(resolve(io.cwd, suitePath), { createModel: judgeModel, importModule: importUserModule }));
+  return userErrorsAsync(() =>
+    loadSuite(resolve(io.cwd, suitePath), { createModel: judgeModel, importModule: importUserModule }),
+  );
 }
 
 /** The runSuite options a set of settings flags gives (agent, model, budgets, policies, recorded settings), without where and how it runs. */
@@ -88,13 +126,18 @@ export type PreparedBenchRun = Omit<RunSuiteOptions, 'outDir'>;
  * (`--config` <- flags <- `--set`), the suite's default model and MCP servers, the agent module and its sha-256.
  */
 export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSettingsFlags): Promise<PreparedBenchRun> {
-  let config = await effectiveConfig({}, { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set }, io.cwd);
+  let config = await effectiveConfig(
+    {},
+    { config: flags.config, model: flags.model, maxSteps: flags.maxSteps, set: flags.set },
+    io.cwd,
+  );
   // The suite's default model applies when neither --model nor the config names one.
   if (!config.model && suite.model) config = await effectiveConfig(config, { model: suite.model }, io.cwd);
 
   const agentPath = flags.agent ? resolve(io.cwd, flags.agent) : suite.agent;
   if (!agentPath) throw new CliError(`suite "${suite.name}" names no agent: pass --agent <module>`);
-  if (!existsSync(agentPath)) throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
+  if (!existsSync(agentPath))
+    throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
   const agent = await agentFactory(agentPath, flags.export, config, io);
   // The suite's MCP servers, with the config's of the same name winning; each trial connects its own.
   const mcp = suite.mcp || config.mcp ? { ...suite.mcp, ...config.mcp } : undefined;
@@ -103,12 +146,15 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
 
   // A scripted model keeps its place in its script: each trial gets its own. Provider models are shared.
   const modelId = config.model?.id;
-  const shared = modelId && !modelId.startsWith('scripted:') ? await resolveModel(config.model!, io.cwd, io.env) : undefined;
-  const modelFor = async (): Promise<Model | undefined> => (modelId?.startsWith('scripted:') ? resolveModel(config.model!, io.cwd, io.env) : shared);
+  const shared =
+    modelId && !modelId.startsWith('scripted:') ? await resolveModel(config.model!, io.cwd, io.env) : undefined;
+  const modelFor = async (): Promise<Model | undefined> =>
+    modelId?.startsWith('scripted:') ? resolveModel(config.model!, io.cwd, io.env) : shared;
   const e = config.engine ?? {};
   return {
     suite,
-    agentFactory: async (ctx) => withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
+    agentFactory: async (ctx) =>
+      withTrialMcp(toBenchAgent(await agent.factory({ ...ctx, model: await modelFor() })), mcp, io, warned),
     ...(shared ? { model: shared } : {}),
     budget: configBudget(config),
     engine: {
@@ -125,7 +171,10 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
     modelLabel: modelId,
     // What resume compares and run.json records: the agent module (and its content), the model, every setting, and
     // for an agent class the parser, tools and policies it is built with (a change in a module it imports shows there).
-    settings: { ...runSettings({ module: agent.module, export: agent.export, sha256: agent.sha256 }, config), ...(await agentComponents(agent, modelFor)) },
+    settings: {
+      ...runSettings({ module: agent.module, export: agent.export, sha256: agent.sha256 }, config),
+      ...(await agentComponents(agent, modelFor)),
+    },
     // Recorded in every trace so `qitos replay` / `fork` can rebuild a trial: the config with the suite's budget.
     traceConfig: recordableConfig({ ...config, engine: { ...suite.budget, ...e } }),
     streamDeltas: config.trace?.streamDeltas ?? false,
@@ -137,7 +186,12 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
  * Gives one trial its own connection to the MCP servers: their tools join the agent's, the trial's trace records
  * their events, and the servers close when the trial's run ends. A server that fails is reported once per bench run.
  */
-async function withTrialMcp(setup: BenchAgent, servers: QitosConfig['mcp'], io: CliIO, warned: Set<string>): Promise<BenchAgent> {
+async function withTrialMcp(
+  setup: BenchAgent,
+  servers: QitosConfig['mcp'],
+  io: CliIO,
+  warned: Set<string>,
+): Promise<BenchAgent> {
   const mcp = await connectConfiguredMcp(servers, io, { quiet: true });
   if (!mcp) return setup;
   for (const s of mcp.statuses()) {
@@ -169,17 +223,34 @@ async function agentFactory(
   exportName: string | undefined,
   config: QitosConfig,
   io: CliIO,
-): Promise<{ factory: AgentFactory; module: string; export?: string; sha256: string; probe?: (model: Model | undefined) => AgentModule<State, unknown>; policyNames?: (a: AgentModule<State, unknown>) => string[] }> {
+): Promise<{
+  factory: AgentFactory;
+  module: string;
+  export?: string;
+  sha256: string;
+  probe?: (model: Model | undefined) => AgentModule<State, unknown>;
+  policyNames?: (a: AgentModule<State, unknown>) => string[];
+}> {
   const mod = await importAgentModule(path, path);
   const fromConfig = (agent: AgentModule<State, unknown>) => buildPolicies(config, agent);
-  if (!exportName && (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))) {
+  if (
+    !exportName &&
+    (typeof mod.createAgent === 'function' || (typeof mod.default === 'function' && !isClass(mod.default)))
+  ) {
     const f = agentFactoryFromModule(mod, path);
     const rel = relative(io.cwd, path);
     const factory: AgentFactory = async (ctx) => {
       const setup = toBenchAgent(await f(ctx));
-      return { ...setup, policies: [...(setup.policies ?? []), ...fromConfig(setup.agent as AgentModule<State, unknown>)] };
+      return {
+        ...setup,
+        policies: [...(setup.policies ?? []), ...fromConfig(setup.agent as AgentModule<State, unknown>)],
+      };
     };
-    return { factory, module: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path, sha256: await moduleSha256(path) };
+    return {
+      factory,
+      module: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : path,
+      sha256: await moduleSha256(path),
+    };
   }
   const loaded = await loadAgent(path, exportName, io.cwd);
   const factory: AgentFactory = ({ model }) => {
@@ -200,12 +271,24 @@ async function agentFactory(
  * The parser, tools and policies an agent class is built with (`components`), from one agent built the way a trial
  * builds it. None for a factory module (its agent may depend on the task) or an agent that cannot be built here.
  */
-async function agentComponents(agent: { probe?: (model: Model | undefined) => AgentModule<State, unknown> | undefined; policyNames?: (a: AgentModule<State, unknown>) => string[] }, model: () => Promise<Model | undefined>): Promise<{ components?: { parser: string | null; tools: string[]; policies: string[] } }> {
+async function agentComponents(
+  agent: {
+    probe?: (model: Model | undefined) => AgentModule<State, unknown> | undefined;
+    policyNames?: (a: AgentModule<State, unknown>) => string[];
+  },
+  model: () => Promise<Model | undefined>,
+): Promise<{ components?: { parser: string | null; tools: string[]; policies: string[] } }> {
   if (!agent.probe) return {};
   try {
     const built = agent.probe(await model());
     if (!built) return {};
-    return { components: { parser: built.parser?.name ?? null, tools: built.tools.names, policies: agent.policyNames?.(built) ?? [] } };
+    return {
+      components: {
+        parser: built.parser?.name ?? null,
+        tools: built.tools.names,
+        policies: agent.policyNames?.(built) ?? [],
+      },
+    };
   } catch {
     return {}; // the trials will report why it cannot be built
   }
@@ -228,10 +311,14 @@ export async function benchCompareAction(io: CliIO, a: string, b: string, flags:
   if (flags.rubric !== undefined && !flags.judge) throw new CliError('--rubric needs --judge <provider:model>');
   // Paths are shown as the user gave them, so the printed `qitos diff` lines can be pasted.
   const dirs: [string, string] = [resolve(io.cwd, a), resolve(io.cwd, b)];
-  const c = userErrors(() => compareRuns(dirs[0], dirs[1], { seed: flags.seed, resamples: flags.resamples, displayDirs: [a, b] }));
+  const c = userErrors(() =>
+    compareRuns(dirs[0], dirs[1], { seed: flags.seed, resamples: flags.resamples, displayDirs: [a, b] }),
+  );
   let pairwise;
   if (flags.judge) {
-    const judge = pairwiseJudge(await resolveModel({ id: flags.judge }, io.cwd, io.env), { ...(flags.rubric ? { rubric: flags.rubric } : {}) });
+    const judge = pairwiseJudge(await resolveModel({ id: flags.judge }, io.cwd, io.env), {
+      ...(flags.rubric ? { rubric: flags.rubric } : {}),
+    });
     pairwise = await userErrorsAsync(() => judgeRuns(dirs[0], dirs[1], judge, { displayDirs: [a, b] }));
   }
   if (flags.json) io.out(JSON.stringify(pairwise ? { ...c, pairwise } : c, null, 2) + '\n');
@@ -240,19 +327,39 @@ export async function benchCompareAction(io: CliIO, a: string, b: string, flags:
 
 /** What `qitos bench merge` does. */
 export function benchMergeAction(io: CliIO, dirs: string[], flags: BenchMergeFlags): void {
-  const m = userErrors(() => mergeRuns(dirs.map((d) => resolve(io.cwd, d)), resolve(io.cwd, flags.out), { displayDirs: dirs }));
-  io.out(flags.json ? JSON.stringify(m.summary, null, 2) + '\n' : `merged ${dirs.length} run(s) into ${flags.out}\n${summaryText(m.summary, relative(io.cwd, m.outDir) || '.')}`);
+  const m = userErrors(() =>
+    mergeRuns(
+      dirs.map((d) => resolve(io.cwd, d)),
+      resolve(io.cwd, flags.out),
+      { displayDirs: dirs },
+    ),
+  );
+  io.out(
+    flags.json
+      ? JSON.stringify(m.summary, null, 2) + '\n'
+      : `merged ${dirs.length} run(s) into ${flags.out}\n${summaryText(m.summary, relative(io.cwd, m.outDir) || '.')}`,
+  );
 }
 
 /** A progress bar on a terminal (cli-progress), one plain line per finished trial otherwise. */
-function progressReporter(io: CliIO, flags: BenchRunFlags, suite: string): { update: (p: BenchProgress) => void; stop: () => void } {
+function progressReporter(
+  io: CliIO,
+  flags: BenchRunFlags,
+  suite: string,
+): { update: (p: BenchProgress) => void; stop: () => void } {
   if (flags.progress === false || flags.json) return { update: () => undefined, stop: () => undefined };
-  const rate = (p: BenchProgress) => (p.passed + p.failed ? `${((100 * p.passed) / (p.passed + p.failed)).toFixed(1)}%` : '-');
+  const rate = (p: BenchProgress) =>
+    p.passed + p.failed ? `${((100 * p.passed) / (p.passed + p.failed)).toFixed(1)}%` : '-';
   const cost = (p: BenchProgress) => (p.cost === null ? 'unknown' : `$${p.cost.toFixed(4)}`);
   const payload = (p: BenchProgress) => ({ pass: rate(p), tokens: p.tokens, cost: cost(p), errors: p.errors });
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${suite} {bar} {value}/{total} | pass {pass} | tokens {tokens} | cost {cost} | errors {errors} | eta {eta_formatted}`, stream: process.stderr, hideCursor: true, etaBuffer: 20 },
+      {
+        format: `${suite} {bar} {value}/{total} | pass {pass} | tokens {tokens} | cost {cost} | errors {errors} | eta {eta_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+        etaBuffer: 20,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started = false;
@@ -276,7 +383,9 @@ function progressReporter(io: CliIO, flags: BenchRunFlags, suite: string): { upd
       }
       const l = p.last;
       const verdict = l.error ? `ERROR${l.errorAt ? ` at ${l.errorAt}` : ''}` : l.pass ? 'pass' : 'fail';
-      io.err(`[${p.done}/${p.total}] ${l.taskId} e${l.epoch} ${verdict} (${l.stopReason}, ${l.steps} steps, ${Math.round(l.durationMs)} ms) | pass ${rate(p)} | tokens ${p.tokens} | cost ${cost(p)}\n`);
+      io.err(
+        `[${p.done}/${p.total}] ${l.taskId} e${l.epoch} ${verdict} (${l.stopReason}, ${l.steps} steps, ${Math.round(l.durationMs)} ms) | pass ${rate(p)} | tokens ${p.tokens} | cost ${cost(p)}\n`,
+      );
     },
     stop: () => undefined,
   };
@@ -290,16 +399,38 @@ export function summaryText(s: Summary, dir: string): string {
     `pass rate ${pct(s.passRate.rate)} (${s.passRate.passed}/${s.passRate.total}), 95% CI ${pct(s.passRate.ci[0])}-${pct(s.passRate.ci[1])}`,
   ];
   // pass@k needs a task with k recorded epochs; an interrupted run may have none yet.
-  if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined) lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs])}, pass^${s.epochs} ${pct(s.passHatK[s.epochs])}`);
-  const hats = Object.keys(s.passHatK).map(Number).sort((a, b) => a - b);
+  if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined)
+    lines.push(`pass@${s.epochs} ${pct(s.passAtK[s.epochs])}, pass^${s.epochs} ${pct(s.passHatK[s.epochs])}`);
+  const hats = Object.keys(s.passHatK)
+    .map(Number)
+    .sort((a, b) => a - b);
   if (hats.length > 1) lines.push(`pass^k: ${hats.map((k) => `^${k} ${pct(s.passHatK[k])}`).join(', ')}`);
-  for (const [purpose, b] of Object.entries(s.byPurpose ?? {})) lines.push(`${purpose} calls (in the totals, not the agent's steps): ${b.modelCalls} calls, ${b.tokens} tokens, ${b.cost === null ? 'unknown cost' : `$${b.cost.toFixed(4)}`}`);
-  if (s.perSuccess.tokens !== null) lines.push(`per success: ${Math.round(s.perSuccess.tokens)} tokens, ${s.perSuccess.cost === null ? 'unknown cost' : `$${s.perSuccess.cost.toFixed(4)}`}`);
-  if (s.scoring.modelCalls) lines.push(`scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`);
-  lines.push(`stop reasons: ${Object.entries(s.stopReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+  for (const [purpose, b] of Object.entries(s.byPurpose ?? {}))
+    lines.push(
+      `${purpose} calls (in the totals, not the agent's steps): ${b.modelCalls} calls, ${b.tokens} tokens, ${b.cost === null ? 'unknown cost' : `$${b.cost.toFixed(4)}`}`,
+    );
+  if (s.perSuccess.tokens !== null)
+    lines.push(
+      `per success: ${Math.round(s.perSuccess.tokens)} tokens, ${s.perSuccess.cost === null ? 'unknown cost' : `$${s.perSuccess.cost.toFixed(4)}`}`,
+    );
+  if (s.scoring.modelCalls)
+    lines.push(
+      `scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`,
+    );
+  lines.push(
+    `stop reasons: ${
+      Object.entries(s.stopReasons)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
+  );
   const errors = s.errors.run + s.errors.setup + s.errors.scorer;
-  if (errors) lines.push(`errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}${s.errors.samples[0]?.at ? ` (at ${s.errors.samples[0].at})` : ''}`);
-  if (s.trials > 0 && errors === s.trials) lines.push('every trial ended in an error: check the model, the agent and the first error above');
+  if (errors)
+    lines.push(
+      `errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}${s.errors.samples[0]?.at ? ` (at ${s.errors.samples[0].at})` : ''}`,
+    );
+  if (s.trials > 0 && errors === s.trials)
+    lines.push('every trial ended in an error: check the model, the agent and the first error above');
   lines.push(`report: ${join(dir, 'report.md')}`);
   return lines.join('\n') + '\n';
 }

@@ -10,7 +10,10 @@ import type { BenchReportFlags } from './command-flags.js';
 export async function benchReportAction(io: CliIO, dirs: string[], flags: BenchReportFlags): Promise<void> {
   let data;
   try {
-    data = benchReportData(dirs.map((d) => resolve(io.cwd, d)), dirs);
+    data = benchReportData(
+      dirs.map((d) => resolve(io.cwd, d)),
+      dirs,
+    );
   } catch (err) {
     throw new CliError((err as Error).message, undefined, { cause: err });
   }
@@ -20,6 +23,13 @@ export async function benchReportAction(io: CliIO, dirs: string[], flags: BenchR
     throw new CliError(`cannot write ${out}: ${err.message}`);
   });
   const flips = data.tasks.filter((t) => t.flips).length;
-  if (flags.json) io.out(JSON.stringify({ output: out, bytes: Buffer.byteLength(html), runs: data.runs.length, tasks: data.tasks.length, flips }, null, 2) + '\n');
+  if (flags.json)
+    io.out(
+      JSON.stringify(
+        { output: out, bytes: Buffer.byteLength(html), runs: data.runs.length, tasks: data.tasks.length, flips },
+        null,
+        2,
+      ) + '\n',
+    );
   else io.out(`wrote ${out} (${data.runs.length} runs, ${data.tasks.length} tasks, ${flips} flipping)\n`);
 }

@@ -1,7 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
-  RateLimiter, parseGridAxis, parseRateLimit, renderSweep, runSuite, sweepCells, sweepReport,
+  RateLimiter,
+  parseGridAxis,
+  parseRateLimit,
+  renderSweep,
+  runSuite,
+  sweepCells,
+  sweepReport,
   type SweepCellRun,
 } from '../../kit/bench/index.js';
 import { TrialSlots } from '../../kit/bench/trial-slots.js';
@@ -49,7 +55,9 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
   const rateLimiter = rateLimit ? new RateLimiter(rateLimit) : undefined;
   const controller = new AbortController();
   const unwatch = watchStopSignals(() => {
-    io.err('\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Run the sweep again to resume.\n');
+    io.err(
+      '\ninterrupted: in-flight trials are aborted and not recorded; finished ones are kept. Run the sweep again to resume.\n',
+    );
     controller.abort();
   });
   const quiet = flags.progress === false || flags.json;
@@ -58,12 +66,25 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
   try {
     runs = await Promise.all(
       prepared.map(async (p): Promise<SweepCellRun> => {
-        const result = await prefixed(p.cell.label, () => runSuite({ ...p.options, concurrency, slots, ...(rateLimiter ? { rateLimiter } : {}), signal: controller.signal }));
+        const result = await prefixed(p.cell.label, () =>
+          runSuite({
+            ...p.options,
+            concurrency,
+            slots,
+            ...(rateLimiter ? { rateLimiter } : {}),
+            signal: controller.signal,
+          }),
+        );
         finished++;
         if (!quiet) {
           const s = result.summary;
-          const what = result.ran === 0 && s.complete ? 'already complete' : `${result.ran} run${result.skipped ? `, ${result.skipped} resumed` : ''}`;
-          io.err(`[${finished}/${cells.length}] ${p.cell.label}: ${s.trials}/${s.expectedTrials} trials (${what}), pass ${(s.passRate.rate * 100).toFixed(1)}%\n`);
+          const what =
+            result.ran === 0 && s.complete
+              ? 'already complete'
+              : `${result.ran} run${result.skipped ? `, ${result.skipped} resumed` : ''}`;
+          io.err(
+            `[${finished}/${cells.length}] ${p.cell.label}: ${s.trials}/${s.expectedTrials} trials (${what}), pass ${(s.passRate.rate * 100).toFixed(1)}%\n`,
+          );
         }
         return { cell: p.cell, dir: p.dir, shown: join(shownOut, p.cell.name), summary: result.summary };
       }),
@@ -74,7 +95,9 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
   } finally {
     unwatch();
   }
-  const report = userErrors(() => sweepReport({ suite: suite.name, grid, runs, baseline, seed: flags.seed, resamples: flags.resamples }));
+  const report = userErrors(() =>
+    sweepReport({ suite: suite.name, grid, runs, baseline, seed: flags.seed, resamples: flags.resamples }),
+  );
   writeJsonAtomic(join(out, 'sweep.json'), report);
   if (flags.csv) {
     const csv = resolve(io.cwd, flags.csv);
@@ -84,7 +107,11 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
       throw new CliError(`--csv ${flags.csv}: cannot write: ${(err as Error).message}`);
     }
   }
-  io.out(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderSweep(report) + `results: ${join(shownOut, 'sweep.json')}${flags.csv ? `, ${flags.csv}` : ''}\n`);
+  io.out(
+    flags.json
+      ? JSON.stringify(report, null, 2) + '\n'
+      : renderSweep(report) + `results: ${join(shownOut, 'sweep.json')}${flags.csv ? `, ${flags.csv}` : ''}\n`,
+  );
   io.exitCode = controller.signal.aborted || runs.some((r) => r.summary.interrupted) ? EXIT_INTERRUPTED : 0;
 }
 

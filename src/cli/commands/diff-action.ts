@@ -16,19 +16,38 @@ export async function diffAction(io: CliIO, pathA: string, pathB: string, flags:
 /** The text report of a diff. */
 export function renderDiff(diff: TraceDiff, flags: Pick<DiffFlags, 'all' | 'limit'>): string {
   const { a, b } = diff.totals;
-  const out: string[] = [`A  ${a.runId}  ${a.model ?? '-'}  ${a.steps} steps`, `B  ${b.runId}  ${b.model ?? '-'}  ${b.steps} steps`, ''];
+  const out: string[] = [
+    `A  ${a.runId}  ${a.model ?? '-'}  ${a.steps} steps`,
+    `B  ${b.runId}  ${b.model ?? '-'}  ${b.steps} steps`,
+    '',
+  ];
   const inherited = diff.steps.filter((s) => s.inherited).length;
   if (inherited) out.push(`one run is a fork of the other: ${inherited} step(s) before the fork point are shared`);
   if (diff.initialStateDiffers) out.push('the runs start from different states');
-  if (diff.first) out.push(`first difference: step ${diff.first.step}, ${diff.first.phase.replace('_', ' ')}: ${preview(diff.first.detail, 160)}`);
-  else out.push(diff.same ? `no difference in ${diff.steps.length} aligned steps` : `steps agree; the runs end differently (${a.stopReason} vs ${b.stopReason})`);
+  if (diff.first)
+    out.push(
+      `first difference: step ${diff.first.step}, ${diff.first.phase.replace('_', ' ')}: ${preview(diff.first.detail, 160)}`,
+    );
+  else
+    out.push(
+      diff.same
+        ? `no difference in ${diff.steps.length} aligned steps`
+        : `steps agree; the runs end differently (${a.stopReason} vs ${b.stopReason})`,
+    );
   const rows = diff.steps.filter((s) => flags.all || s.phases.length);
   if (rows.length) {
     out.push('');
     const shown = rows.slice(0, flags.limit);
     const t = table(
       ['STEP', 'A', 'B', 'DIFFERS'],
-      shown.map((s) => [String(s.step), preview(s.a ?? '(none)', 40), preview(s.b ?? '(none)', 40), s.phases.map((p) => (p === 'model_input' && s.modelInput ? `model_input(${s.modelInput.join(',')})` : p)).join(', ') || '-']),
+      shown.map((s) => [
+        String(s.step),
+        preview(s.a ?? '(none)', 40),
+        preview(s.b ?? '(none)', 40),
+        s.phases
+          .map((p) => (p === 'model_input' && s.modelInput ? `model_input(${s.modelInput.join(',')})` : p))
+          .join(', ') || '-',
+      ]),
     );
     out.push(t.trimEnd());
     if (rows.length > shown.length) out.push(`… ${rows.length - shown.length} more rows (--limit, --json)`);
@@ -44,11 +63,14 @@ const MAX_DIFF_LINES = 200;
 /** A differing prompt, tool spec list or config: a heading with the hashes, then the unified diff (or why there is none). */
 export function textDiffLines(t: TextDiff): string[] {
   const where = t.step === undefined ? '' : ` at step ${t.step}`;
-  const lines = [`${t.kind} ${t.kind === 'tool specs' ? 'differ' : 'differs'}${where} (A ${t.hashA ?? '-'}, B ${t.hashB ?? '-'}):`];
+  const lines = [
+    `${t.kind} ${t.kind === 'tool specs' ? 'differ' : 'differs'}${where} (A ${t.hashA ?? '-'}, B ${t.hashB ?? '-'}):`,
+  ];
   if (t.diff === null) return [...lines, `  ${t.note ?? 'no text to compare'}`];
   const body = t.diff.trimEnd().split('\n');
   lines.push(...body.slice(0, MAX_DIFF_LINES));
-  if (body.length > MAX_DIFF_LINES) lines.push(`… ${body.length - MAX_DIFF_LINES} more diff lines (--json has them all)`);
+  if (body.length > MAX_DIFF_LINES)
+    lines.push(`… ${body.length - MAX_DIFF_LINES} more diff lines (--json has them all)`);
   return lines;
 }
 

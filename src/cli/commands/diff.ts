@@ -14,7 +14,10 @@ export function registerDiffCommand(program: Command): void {
     .option('--limit <n>', 'at most this many table rows', positiveInt, 200)
     .option('--exit-code', 'exit 1 when the runs differ (like git diff --exit-code)')
     .option('--json', 'print the comparison as JSON')
-    .addHelpText('after', '\nExample:\n  $ qitos diff traces/run-a traces/run-b\n  $ qitos diff traces/parent traces/replay --json\n')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ qitos diff traces/run-a traces/run-b\n  $ qitos diff traces/parent traces/replay --json\n',
+    )
     .action(async function (this: Command, pathA: string, pathB: string, flags: DiffFlags) {
       const { diffAction } = await import('./diff-action.js');
       await diffAction(ioOf(this), pathA, pathB, flags);

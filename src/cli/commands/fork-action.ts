@@ -18,10 +18,13 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   const { trace: parent, manifest: m } = run;
   if (recordedWorkflow(m, parent.dir)) {
     const file = typeof m.agent.config?.file === 'string' ? m.agent.config.file : '<workflow.yaml>';
-    throw new CliError(`trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow fork ${parent.dir} ${file} --at <node>\` (its tools and models come from you, not the trace)`);
+    throw new CliError(
+      `trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow fork ${parent.dir} ${file} --at <node>\` (its tools and models come from you, not the trace)`,
+    );
   }
   // --branch: step `at` runs again from the state before it, acting on another of its recorded candidates.
-  const candidate = flags.branch === undefined ? undefined : branchCandidate(parent.steps, parent.dir, flags.at, flags.branch);
+  const candidate =
+    flags.branch === undefined ? undefined : branchCandidate(parent.steps, parent.dir, flags.at, flags.branch);
   const after = candidate ? flags.at - 1 : flags.at;
   const state = stateAtStep(parent, after);
   state.stopReason = null;
@@ -38,7 +41,9 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   const agent = buildAgent(loaded, config, model);
   // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
   if (!model && !agent.model && m.model?.id) {
-    throw new CliError(`trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`);
+    throw new CliError(
+      `trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`,
+    );
   }
   const endpoint = (model ?? agent.model)?.info?.endpoint;
   if (m.model?.endpoint && endpoint && endpoint !== m.model.endpoint) {
@@ -62,9 +67,23 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
     });
     return engine.run(task, { resumeFrom: { state, step: after, ...(candidate ? { decision: candidate } : {}) } });
   });
-  if (flags.json) io.out(JSON.stringify({ ...runSummary(result), parent: { runId: m.runId, path: parent.dir, atStep: after, ...(candidate ? { branch: flags.branch } : {}) } }, null, 2) + '\n');
+  if (flags.json)
+    io.out(
+      JSON.stringify(
+        {
+          ...runSummary(result),
+          parent: { runId: m.runId, path: parent.dir, atStep: after, ...(candidate ? { branch: flags.branch } : {}) },
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   else {
-    io.out(candidate ? `fork of ${m.runId}: step ${flags.at} again, on candidate ${flags.branch}\n` : `fork of ${m.runId} after step ${flags.at}\n`);
+    io.out(
+      candidate
+        ? `fork of ${m.runId}: step ${flags.at} again, on candidate ${flags.branch}\n`
+        : `fork of ${m.runId} after step ${flags.at}\n`,
+    );
     printRunEnd(io, result);
   }
   io.exitCode = runExitCode(result);
@@ -74,8 +93,14 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
 function branchCandidate(steps: readonly StepRecord[], dir: string, at: number, j: number): SimpleDecision {
   const rec = steps.find((s) => s.step === at);
   if (!rec) throw new CliError(`trace ${dir} has no step ${at}`);
-  if (!rec.branch) throw new CliError(`step ${at} of ${dir} is not a branch step (it recorded no candidates), so --branch has nothing to choose from`);
+  if (!rec.branch)
+    throw new CliError(
+      `step ${at} of ${dir} is not a branch step (it recorded no candidates), so --branch has nothing to choose from`,
+    );
   const candidate = rec.branch.candidates[j];
-  if (!candidate) throw new CliError(`step ${at} of ${dir} has candidates 0..${rec.branch.candidates.length - 1}; --branch ${j} is not one of them`);
+  if (!candidate)
+    throw new CliError(
+      `step ${at} of ${dir} has candidates 0..${rec.branch.candidates.length - 1}; --branch ${j} is not one of them`,
+    );
   return candidate;
 }

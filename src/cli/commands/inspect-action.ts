@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import { flattenSettings, settingDifferences, totalTokens, type Manifest, type SettingDifference } from '../../core/index.js';
+import {
+  flattenSettings,
+  settingDifferences,
+  totalTokens,
+  type Manifest,
+  type SettingDifference,
+} from '../../core/index.js';
 import { readManifest } from '../../trace/trace-reader.js';
 import { manifestSettings } from '../run-settings.js';
 import { loadTrace } from '../trace-loader.js';
@@ -52,10 +58,24 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
     `task      ${preview(m.task.objective, 100)}`,
     `tools     ${m.tools.join(', ') || '-'}`,
     `policies  ${m.policies.join(', ') || '-'}`,
-    `settings  ${variantText(flattenSettings(settings).filter((x) => !/^(module|components)\./.test(x.path)).map((x) => ({ path: x.path, from: undefined, to: x.value }))) || '- (none recorded besides the agent)'}`,
+    `settings  ${
+      variantText(
+        flattenSettings(settings)
+          .filter((x) => !/^(module|components)\./.test(x.path))
+          .map((x) => ({ path: x.path, from: undefined, to: x.value })),
+      ) || '- (none recorded besides the agent)'
+    }`,
     ...(m.agent.sha256 ? [`module    sha256 ${m.agent.sha256}`] : []),
-    ...(variant ? [`variant   vs parent ${variant.against}: ${variant.differences.length ? variantText(variant.differences) : 'same settings'}`] : []),
-    ...(m.parent ? [`parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`] : []),
+    ...(variant
+      ? [
+          `variant   vs parent ${variant.against}: ${variant.differences.length ? variantText(variant.differences) : 'same settings'}`,
+        ]
+      : []),
+    ...(m.parent
+      ? [
+          `parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`,
+        ]
+      : []),
   ];
   if (s) {
     lines.push(
@@ -68,9 +88,11 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
   } else {
     lines.push(`stop      - (the run did not finish; ${trace.steps.length} steps recorded)`);
   }
-  if (m.artifacts?.length) lines.push(`artifacts ${m.artifacts.map((a) => `artifacts/${a.name} (${a.bytes} bytes)`).join(', ')}`);
+  if (m.artifacts?.length)
+    lines.push(`artifacts ${m.artifacts.map((a) => `artifacts/${a.name} (${a.bytes} bytes)`).join(', ')}`);
   lines.push(failures.length ? `failures  ${failures.length}` : 'failures  none');
-  for (const f of failures) lines.push(`  step ${f.step}  ${f.kind}${f.fatal ? ' (fatal)' : ''}: ${preview(f.message, 120)}`);
+  for (const f of failures)
+    lines.push(`  step ${f.step}  ${f.kind}${f.fatal ? ' (fatal)' : ''}: ${preview(f.message, 120)}`);
   io.out(lines.map((l) => terminalText(l)).join('\n') + '\n');
 }
 
@@ -78,7 +100,11 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
  * A fork's or replay's variant: how its settings differ from its parent run's, when the parent's trace can still be
  * read (undefined otherwise, and for a run without a parent).
  */
-async function parentVariant(m: Manifest, settings: Record<string, unknown>, cwd: string): Promise<{ against: string; differences: SettingDifference[] } | undefined> {
+async function parentVariant(
+  m: Manifest,
+  settings: Record<string, unknown>,
+  cwd: string,
+): Promise<{ against: string; differences: SettingDifference[] } | undefined> {
   if (!m.parent?.path || m.parent.kind === 'subtask') return undefined;
   try {
     const parent = await readManifest(resolve(cwd, m.parent.path));

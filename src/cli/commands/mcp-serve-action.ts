@@ -26,16 +26,29 @@ export async function mcpServeAction(io: CliIO, flags: McpServeFlags): Promise<v
     let close: () => Promise<void>;
     if (flags.http) {
       const token = io.env[TOKEN_ENV] || undefined;
-      const server = await startMcpHttpServer({ agents, ...(token ? { token } : {}), host: flags.host, port: flags.port, ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}), ...connectionFlags(flags) }).catch((err: Error) => {
+      const server = await startMcpHttpServer({
+        agents,
+        ...(token ? { token } : {}),
+        host: flags.host,
+        port: flags.port,
+        ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
+        ...connectionFlags(flags),
+      }).catch((err: Error) => {
         throw new CliError(err.message);
       });
-      io.err(`qitos mcp serve: streamable HTTP at ${server.url}/mcp  tools: ${tools}\nqitos mcp serve: ${server.authNote}\n`);
+      io.err(
+        `qitos mcp serve: streamable HTTP at ${server.url}/mcp  tools: ${tools}\nqitos mcp serve: ${server.authNote}\n`,
+      );
       stopped = stopSignal();
       close = server.close;
     } else {
       const runs = new LiveRuns();
       const max = flags.maxRuns ?? SERVE_DEFAULTS.maxRuns;
-      const server = agentMcpServer(agents, { name: `qitos-${name}`, version: '1' }, { max, reserve: () => runs.reserve(max), release: () => runs.release() });
+      const server = agentMcpServer(
+        agents,
+        { name: `qitos-${name}`, version: '1' },
+        { max, reserve: () => runs.reserve(max), release: () => runs.release() },
+      );
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       process.stdin.once('end', () => void transport.close());

@@ -1,4 +1,13 @@
-import { ReplayApprovals, ReplayExecutor, ReplayMemory, ReplayModel, decisionKey, stateAtStep, stepLabel, type ReplayDrift } from '../../trace/index.js';
+import {
+  ReplayApprovals,
+  ReplayExecutor,
+  ReplayMemory,
+  ReplayModel,
+  decisionKey,
+  stateAtStep,
+  stepLabel,
+  type ReplayDrift,
+} from '../../trace/index.js';
 import { canonicalJson } from '../../core/index.js';
 import { effectiveConfig } from '../effective-config.js';
 import { LiveView } from '../live-view.js';
@@ -23,8 +32,16 @@ import { terminalText } from '../terminal-text.js';
 export async function replayAction(io: CliIO, path: string, flags: ReplayFlags): Promise<void> {
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
-  const runConfig = await effectiveConfig(run.config, { traceDir: flags.traceDir, workspace: flags.workspace, permission: flags.permission }, io.cwd);
-  const model = new ReplayModel(parent.steps, { id: m.model?.id ?? 'replay:none', allowDrift: flags.allowDrift, events: parent.events });
+  const runConfig = await effectiveConfig(
+    run.config,
+    { traceDir: flags.traceDir, workspace: flags.workspace, permission: flags.permission },
+    io.cwd,
+  );
+  const model = new ReplayModel(parent.steps, {
+    id: m.model?.id ?? 'replay:none',
+    allowDrift: flags.allowDrift,
+    events: parent.events,
+  });
   const executor = flags.liveTools ? undefined : new ReplayExecutor(parent.steps, { allowDrift: flags.allowDrift });
   // The recorded memory reads are served back: the replay sees what the run saw, whatever the notes file holds now.
   const memory = new ReplayMemory(parent.events, { allowDrift: flags.allowDrift });
@@ -43,15 +60,47 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   if (workflow) {
     // A workflow run has no agent module: its agent is rebuilt from the workflow the manifest records.
     checkTraceTrust(io, parent.dir, run.untrusted, traceUses(m, run.recorded, runConfig, flags), flags);
-    if (flags.agent) throw new CliError('--agent: a workflow run is rebuilt from the workflow its trace records; replay it without --agent');
-    result = (await replayWorkflow(io, { workflow, trace: parent, config: runConfig, model, executor, toolsModule: flags.tools, parent: link, hooks, signingKey, ...(resumeFrom ? { resumeFrom: { state: resumeFrom.state as WorkflowState, step: resumeFrom.step } } : {}) })) as RunResult<State>;
+    if (flags.agent)
+      throw new CliError(
+        '--agent: a workflow run is rebuilt from the workflow its trace records; replay it without --agent',
+      );
+    result = (await replayWorkflow(io, {
+      workflow,
+      trace: parent,
+      config: runConfig,
+      model,
+      executor,
+      toolsModule: flags.tools,
+      parent: link,
+      hooks,
+      signingKey,
+      ...(resumeFrom ? { resumeFrom: { state: resumeFrom.state as WorkflowState, step: resumeFrom.step } } : {}),
+    })) as RunResult<State>;
   } else {
-    if (flags.tools) throw new CliError('--tools: only a workflow run takes the module of its tools; this trace is a run of ' + m.agent.name);
+    if (flags.tools)
+      throw new CliError(
+        '--tools: only a workflow run takes the module of its tools; this trace is a run of ' + m.agent.name,
+      );
     const loaded = await recordedRunAgent(io, run, runConfig, flags);
     const agent = buildAgent(loaded, runConfig, model);
     // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
     result = await withMcp(runConfig, io, async (mcp) => {
-      const engine = await buildEngine({ agent, loaded, config: runConfig, cwd: io.cwd, warn: (l) => io.err(l), model, executor, ...(memory.recorded ? { memory } : {}), parent: link, hooks, ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor, onApproval: approvals.approver });
+      const engine = await buildEngine({
+        agent,
+        loaded,
+        config: runConfig,
+        cwd: io.cwd,
+        warn: (l) => io.err(l),
+        model,
+        executor,
+        ...(memory.recorded ? { memory } : {}),
+        parent: link,
+        hooks,
+        ...(mcp ? { mcp } : {}),
+        signingKey,
+        redactor: io.redactor,
+        onApproval: approvals.approver,
+      });
       return engine.run(m.task as Parameters<typeof engine.run>[0], resumeFrom ? { resumeFrom } : {});
     });
   }
@@ -62,12 +111,24 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   for (let i = 0; i < n; i++) {
     const [r, l] = [parent.steps[i], replayed[i]];
     // A step without a decision ended in an error: it matches only when the replay failed the same way.
-    const same = r && l && r.step === l.step && decisionKey(r.decision) === decisionKey(l.decision) && (r.decision || r.error?.kind === l.error?.kind);
+    const same =
+      r &&
+      l &&
+      r.step === l.step &&
+      decisionKey(r.decision) === decisionKey(l.decision) &&
+      (r.decision || r.error?.kind === l.error?.kind);
     if (same) matchedDecisions++;
-    else if (!firstMismatch) firstMismatch = { step: (r ?? l).step, recorded: r ? stepLabel(r) : null, replayed: l ? stepLabel(l) : null };
+    else if (!firstMismatch)
+      firstMismatch = { step: (r ?? l).step, recorded: r ? stepLabel(r) : null, replayed: l ? stepLabel(l) : null };
   }
   const rules = result.traceDir ? (await loadTrace(io, result.traceDir)).manifest.permission : undefined;
-  const drifts = [...ruleSetDrift(m.permission, rules), ...model.drifts, ...(executor?.drifts ?? []), ...memory.drifts, ...approvals.drifts].sort((x, y) => x.step - y.step);
+  const drifts = [
+    ...ruleSetDrift(m.permission, rules),
+    ...model.drifts,
+    ...(executor?.drifts ?? []),
+    ...memory.drifts,
+    ...approvals.drifts,
+  ].sort((x, y) => x.step - y.step);
   const matched = firstMismatch === null;
   const outcome = {
     matched,
@@ -82,7 +143,15 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     const lines = [`replay ${result.runId} of ${m.runId}${flags.liveTools ? ' (live tools)' : ''}`];
     for (const d of drifts) {
       lines.push(`drift: ${d.message}`);
-      for (const t of d.texts ?? []) lines.push(...(t.diff === null ? [`  ${t.note}`] : t.diff.trimEnd().split('\n').map((l) => `  ${l}`)));
+      for (const t of d.texts ?? [])
+        lines.push(
+          ...(t.diff === null
+            ? [`  ${t.note}`]
+            : t.diff
+                .trimEnd()
+                .split('\n')
+                .map((l) => `  ${l}`)),
+        );
     }
     lines.push(
       matched
@@ -97,13 +166,18 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
 }
 
 /** The replay's permission rules against the recorded run's: a changed rule set is drift (at step 0: it holds for the whole run). */
-function ruleSetDrift(recorded: readonly PermissionRule[] | undefined, live: readonly PermissionRule[] | undefined): ReplayDrift[] {
+function ruleSetDrift(
+  recorded: readonly PermissionRule[] | undefined,
+  live: readonly PermissionRule[] | undefined,
+): ReplayDrift[] {
   if (canonicalJson(recorded ?? null) === canonicalJson(live ?? null)) return [];
   const show = (r: PermissionRule) => `${r.key} ${JSON.stringify(r.pattern)}: ${r.action}`;
   const was = new Set((recorded ?? []).map(show));
   const now = new Set((live ?? []).map(show));
   const added = [...now].filter((r) => !was.has(r));
   const removed = [...was].filter((r) => !now.has(r));
-  const what = [...added.map((r) => `+ ${r}`), ...removed.map((r) => `- ${r}`)].join(', ') || 'the same rules in another order (the last match wins)';
+  const what =
+    [...added.map((r) => `+ ${r}`), ...removed.map((r) => `- ${r}`)].join(', ') ||
+    'the same rules in another order (the last match wins)';
   return [{ step: 0, parts: ['permission'], message: `the permission rules differ from the recorded run's: ${what}` }];
 }

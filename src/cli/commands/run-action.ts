@@ -15,10 +15,12 @@ import { ttyApprover } from '../tty-approver.js';
 
 /** What `qitos run` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function runAction(io: CliIO, modulePath: string, flags: RunFlags): Promise<void> {
-  if (flags.mcpPrompt === undefined && flags.task === undefined) throw new CliError('--task is required (or --mcp-prompt <server>/<prompt>)');
+  if (flags.mcpPrompt === undefined && flags.task === undefined)
+    throw new CliError('--task is required (or --mcp-prompt <server>/<prompt>)');
   if (flags.mcpPrompt === undefined) requireText(flags.task, '--task');
   else if (flags.task !== undefined) throw new CliError('give either --task or --mcp-prompt, not both');
-  if (flags.mcpPrompt === undefined && Object.keys(flags.arg).length) throw new CliError('--arg is for the arguments of an --mcp-prompt prompt');
+  if (flags.mcpPrompt === undefined && Object.keys(flags.arg).length)
+    throw new CliError('--arg is for the arguments of an --mcp-prompt prompt');
   const config = await effectiveConfig({}, flags, io.cwd);
   const loaded = await loadAgent(modulePath, flags.export, io.cwd);
   const model = await configuredModel(config, io.cwd, io.env);
@@ -29,14 +31,26 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
     : [
         view.hook,
         (e: Parameters<typeof view.hook>[0]) => {
-          if (e.type === 'run_start') io.out(`run ${e.runId}  agent ${agent.name}  model ${(model ?? agent.model)?.id ?? '-'}\n`);
+          if (e.type === 'run_start')
+            io.out(`run ${e.runId}  agent ${agent.name}  model ${(model ?? agent.model)?.id ?? '-'}\n`);
         },
       ];
   const result = await withMcp(config, io, async (mcp) => {
     const task = flags.mcpPrompt !== undefined ? await promptTask(mcp, flags.mcpPrompt, flags.arg) : flags.task!;
     const signingKey = await loadTraceKey(io.env, { create: true });
     const onApproval = flags.auto ? autoApprove : io.tty ? ttyApprover(io.tty, (t) => io.err(t)) : undefined;
-    const engine = await buildEngine({ agent, loaded, config, cwd: io.cwd, hooks, warn: (l) => io.err(l), ...(mcp ? { mcp } : {}), signingKey, redactor: io.redactor, ...(onApproval ? { onApproval } : {}) });
+    const engine = await buildEngine({
+      agent,
+      loaded,
+      config,
+      cwd: io.cwd,
+      hooks,
+      warn: (l) => io.err(l),
+      ...(mcp ? { mcp } : {}),
+      signingKey,
+      redactor: io.redactor,
+      ...(onApproval ? { onApproval } : {}),
+    });
     return engine.run(task);
   });
   if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');
@@ -45,7 +59,11 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
 }
 
 /** The task of `--mcp-prompt server/name --arg k=v`. */
-async function promptTask(mcp: Parameters<typeof mcpPromptTask>[0] | undefined, ref: string, args: Record<string, string>): Promise<TaskInput> {
+async function promptTask(
+  mcp: Parameters<typeof mcpPromptTask>[0] | undefined,
+  ref: string,
+  args: Record<string, string>,
+): Promise<TaskInput> {
   if (!mcp) throw new CliError('--mcp-prompt needs the MCP server in the config (an mcp: section, see docs/mcp.md)');
   try {
     const { server, name } = parsePromptRef(ref);

@@ -14,16 +14,28 @@ export function registerRunCommand(program: Command): void {
     .option('--arg <key=value>', 'an argument of the --mcp-prompt prompt (repeatable)', promptArg, {})
     .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
-    .option('--mcp <file.yaml>', 'MCP servers for this run: the mcp: section of this file joins the config\'s')
+    .option('--mcp <file.yaml>', "MCP servers for this run: the mcp: section of this file joins the config's")
     .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('--max-steps <n>', 'step budget', positiveInt)
-    .option('-w, --workspace <dir>', 'workspace folder the agent\'s file and shell tools work in (a jailed host env)')
-    .option('--permission <file>', 'permission rules (YAML or JSON, opencode\'s shape) replacing the config\'s permission: section')
-    .option('--auto', 'approve every call a permission rule would ask about (deny rules still refuse); without it a terminal asks, and with no terminal an ask is refused')
-    .option('--export <name>', 'export of the agent class (default: the default export, else the one AgentModule subclass)')
+    .option('-w, --workspace <dir>', "workspace folder the agent's file and shell tools work in (a jailed host env)")
+    .option(
+      '--permission <file>',
+      "permission rules (YAML or JSON, opencode's shape) replacing the config's permission: section",
+    )
+    .option(
+      '--auto',
+      'approve every call a permission rule would ask about (deny rules still refuse); without it a terminal asks, and with no terminal an ask is refused',
+    )
+    .option(
+      '--export <name>',
+      'export of the agent class (default: the default export, else the one AgentModule subclass)',
+    )
     .option('--json', 'print the result as JSON instead of the live view')
-    .addHelpText('after', '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in README.md" --workspace ./repo --model deepseek:deepseek-chat\n  $ qitos run agent.ts --config qitos.yaml --mcp-prompt docs/summarize --arg topic=billing\n')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in README.md" --workspace ./repo --model deepseek:deepseek-chat\n  $ qitos run agent.ts --config qitos.yaml --mcp-prompt docs/summarize --arg topic=billing\n',
+    )
     .action(async function (this: Command, modulePath: string, flags: RunFlags) {
       const { runAction } = await import('./run-action.js');
       await runAction(ioOf(this), modulePath, flags);

@@ -18,7 +18,18 @@ export async function runsAction(io: CliIO, dir: string, opts: { json?: boolean 
   }
   io.out(
     table(
-      ['RUN', 'AGENT', 'MODEL', 'STATUS', 'STOP', 'STEPS', 'TOKENS', 'COST', 'DATE', 'VARIANT (vs the earlier run of its agent)'],
+      [
+        'RUN',
+        'AGENT',
+        'MODEL',
+        'STATUS',
+        'STOP',
+        'STEPS',
+        'TOKENS',
+        'COST',
+        'DATE',
+        'VARIANT (vs the earlier run of its agent)',
+      ],
       rows.map((r) => [
         r.runId + (r.parent ? ` (${r.parent.kind})` : ''),
         r.agent,
@@ -29,7 +40,11 @@ export async function runsAction(io: CliIO, dir: string, opts: { json?: boolean 
         r.tokens === null ? '-' : String(r.tokens),
         r.cost === null ? '?' : fmtCost(r.cost),
         r.createdAt.replace('T', ' ').slice(0, 19),
-        r.variant === null ? '-' : r.variant.differences.length ? preview(variantText(r.variant.differences), 70) : 'same',
+        r.variant === null
+          ? '-'
+          : r.variant.differences.length
+            ? preview(variantText(r.variant.differences), 70)
+            : 'same',
       ]),
     ),
   );

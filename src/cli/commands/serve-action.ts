@@ -14,7 +14,9 @@ import { stopSignal } from '../stop-signal.js';
 export const TOKEN_ENV = 'QITOS_SERVE_TOKEN';
 
 /** The Host names and connection limits of `qitos serve` and `qitos mcp serve --http`, as server options. */
-export function connectionFlags(flags: Pick<ServeFlags, 'allowedHost' | 'maxConnections' | 'headersTimeout' | 'requestTimeout'>) {
+export function connectionFlags(
+  flags: Pick<ServeFlags, 'allowedHost' | 'maxConnections' | 'headersTimeout' | 'requestTimeout'>,
+) {
   return {
     ...(flags.allowedHost?.length ? { allowedHosts: flags.allowedHost } : {}),
     ...(flags.maxConnections ? { maxConnections: flags.maxConnections } : {}),
@@ -27,9 +29,14 @@ export function connectionFlags(flags: Pick<ServeFlags, 'allowedHost' | 'maxConn
 export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
   let config = await effectiveConfig({}, flags, io.cwd);
   const skillsRoot = flags.skillsRoot ? resolve(io.cwd, flags.skillsRoot) : undefined;
-  if (skillsRoot) config = { ...config, skills: { ...config.skills, roots: [...(config.skills?.roots ?? []), skillsRoot] } };
+  if (skillsRoot)
+    config = { ...config, skills: { ...config.skills, roots: [...(config.skills?.roots ?? []), skillsRoot] } };
   const { loaded, name } = await servedAgentClass(io, flags.agent, flags.export, flags.name);
-  const skills = skillsRoot ? await SkillManager.open(skillsRoot).catch((err: Error) => { throw new CliError(`--skills-root: ${err.message}`); }) : undefined;
+  const skills = skillsRoot
+    ? await SkillManager.open(skillsRoot).catch((err: Error) => {
+        throw new CliError(`--skills-root: ${err.message}`);
+      })
+    : undefined;
   const token = io.env[TOKEN_ENV] || undefined;
   await withMcp(config, io, async (mcp) => {
     // The served runs' permission asks wait here, answered through /v1/runs/:id/approvals.
@@ -50,11 +57,12 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
       throw new CliError(err.message);
     });
     // one write: a reader that waits for the "listening" line gets the token line with it
-    io.out(`qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\nqitos serve: ${server.authNote}\n`);
+    io.out(
+      `qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\nqitos serve: ${server.authNote}\n`,
+    );
     const signal = await stopSignal();
     io.out(`qitos serve: ${signal}: finishing ${server.runs.active} run(s) (10 s), then interrupting them\n`);
     await server.close();
     io.out('qitos serve: stopped; traces flushed\n');
   });
 }
-

@@ -1,27 +1,53 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EmbeddingModel } from '../../core/index.js';
-import { SkillManager, hashingEmbedder, loadSkills, openAIEmbedder, transformersEmbedder, type InstalledSkill } from '../../kit/skills/index.js';
+import {
+  SkillManager,
+  hashingEmbedder,
+  loadSkills,
+  openAIEmbedder,
+  transformersEmbedder,
+  type InstalledSkill,
+} from '../../kit/skills/index.js';
 import { CliError } from '../cli-error.js';
 import type { CliIO } from '../io.js';
 import { table } from '../text-format.js';
 import type { RootFlags } from './command-flags.js';
 import { terminalText } from '../terminal-text.js';
 
-
 /** `qitos skills install`. */
 export async function installAction(io: CliIO, zip: string, flags: RootFlags & { replace?: boolean }): Promise<void> {
   const manager = await open(io, flags);
   const r = await attempt(() => manager.install(resolve(io.cwd, zip), { replace: flags.replace }));
-  report(io, flags, r, `${r.replaced ? 'replaced' : 'installed'} ${r.skill.name} in ${r.skill.dir} (${r.files} files, ${r.bytes} bytes)`);
+  report(
+    io,
+    flags,
+    r,
+    `${r.replaced ? 'replaced' : 'installed'} ${r.skill.name} in ${r.skill.dir} (${r.files} files, ${r.bytes} bytes)`,
+  );
 }
 
 /** `qitos skills update`. */
-export async function updateAction(io: CliIO, name: string, flags: RootFlags & { description?: string; zip?: string }): Promise<void> {
-  if ((flags.description === undefined) === (flags.zip === undefined)) throw new CliError('give exactly one of --description <text> or --zip <file>');
+export async function updateAction(
+  io: CliIO,
+  name: string,
+  flags: RootFlags & { description?: string; zip?: string },
+): Promise<void> {
+  if ((flags.description === undefined) === (flags.zip === undefined))
+    throw new CliError('give exactly one of --description <text> or --zip <file>');
   const manager = await open(io, flags);
-  const r = await attempt(() => manager.update(name, flags.zip !== undefined ? { zip: resolve(io.cwd, flags.zip) } : { description: flags.description }));
-  report(io, flags, r, `updated ${r.skill.name}${r.replaced ? ` from the ZIP (${r.files} files)` : ': description changed'}`);
+  const r = await attempt(() =>
+    manager.update(
+      name,
+      flags.zip !== undefined ? { zip: resolve(io.cwd, flags.zip) } : { description: flags.description },
+    ),
+  );
+  report(
+    io,
+    flags,
+    r,
+    `updated ${r.skill.name}${r.replaced ? ` from the ZIP (${r.files} files)` : ': description changed'}`,
+  );
 }
 
 /** `qitos skills uninstall`. */
@@ -32,12 +58,24 @@ export async function uninstallAction(io: CliIO, name: string, flags: RootFlags)
 }
 
 /** `qitos skills search`. */
-export async function searchAction(io: CliIO, query: string, flags: RootFlags & { top: number; threshold?: number }): Promise<void> {
+export async function searchAction(
+  io: CliIO,
+  query: string,
+  flags: RootFlags & { top: number; threshold?: number },
+): Promise<void> {
   const manager = await open(io, flags);
   const matches = await attempt(() => manager.search(query, { top: flags.top, threshold: flags.threshold }));
   for (const w of manager.retrieval.warnings) io.err(`warning: ${terminalText(w)}\n`);
-  if (flags.json) return io.out(JSON.stringify({ query, embedder: manager.retrieval.embedder.id, matches }, null, 2) + '\n');
-  io.out(matches.length ? table(['name', 'score', 'description'], matches.map((m) => [m.name, m.score.toFixed(3), short(m.description)])) : 'no skills found\n');
+  if (flags.json)
+    return io.out(JSON.stringify({ query, embedder: manager.retrieval.embedder.id, matches }, null, 2) + '\n');
+  io.out(
+    matches.length
+      ? table(
+          ['name', 'score', 'description'],
+          matches.map((m) => [m.name, m.score.toFixed(3), short(m.description)]),
+        )
+      : 'no skills found\n',
+  );
 }
 
 /** `qitos skills list`. */
@@ -54,7 +92,14 @@ export async function listAction(io: CliIO, roots: string[], flags: RootFlags): 
     skipped = [...r.skipped];
   }
   if (flags.json) return io.out(JSON.stringify({ skills: list, skipped }, null, 2) + '\n');
-  io.out(list.length ? table(['name', 'description', 'path'], list.map((s) => [s.name, short(s.description), s.path])) : 'no skills found\n');
+  io.out(
+    list.length
+      ? table(
+          ['name', 'description', 'path'],
+          list.map((s) => [s.name, short(s.description), s.path]),
+        )
+      : 'no skills found\n',
+  );
   for (const s of skipped) io.err(`${terminalText(`skipped ${s.path}: ${s.reason}`)}\n`);
 }
 
@@ -72,7 +117,8 @@ export function embedderFor(io: CliIO, flags: Pick<RootFlags, 'embedder' | 'embe
   const arg = rest.join(':');
   if (kind === 'transformers' && arg) return transformersEmbedder({ modelPath: resolve(io.cwd, arg) });
   if (kind === 'openai' && arg) {
-    if (!flags.embedderUrl) throw new CliError('--embedder openai:<model> needs --embedder-url <base URL>, e.g. http://localhost:11434/v1');
+    if (!flags.embedderUrl)
+      throw new CliError('--embedder openai:<model> needs --embedder-url <base URL>, e.g. http://localhost:11434/v1');
     const apiKey = io.env.QITOS_EMBEDDER_API_KEY ?? io.env.OPENAI_API_KEY ?? 'none';
     return attemptSync(() => openAIEmbedder({ model: arg, baseURL: flags.embedderUrl!, apiKey }));
   }

@@ -14,6 +14,8 @@ export async function tauBenchFetchAction(io: CliIO, opts: { from?: string; data
   } catch (e) {
     throw CliError.of(e);
   }
-  io.out(`installed ${result.files} files of sierra-research/tau-bench@${result.commit} (every sha256 checked) in ${result.dataDir} ` +
-    `(${(result.bytes / 1e6).toFixed(1)} MB compressed)\n\nUpstream license (${result.dataDir}/LICENSE):\n\n${result.license}`);
+  io.out(
+    `installed ${result.files} files of sierra-research/tau-bench@${result.commit} (every sha256 checked) in ${result.dataDir} ` +
+      `(${(result.bytes / 1e6).toFixed(1)} MB compressed)\n\nUpstream license (${result.dataDir}/LICENSE):\n\n${result.license}`,
+  );
 }

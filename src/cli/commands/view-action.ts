@@ -10,7 +10,12 @@ import { CliError } from '../cli-error.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos view` does (loaded when the command runs, so `qitos --help` stays fast). */
-export async function viewAction(io: CliIO, pathA: string, pathB: string | undefined, flags: { output?: string; json?: boolean }): Promise<void> {
+export async function viewAction(
+  io: CliIO,
+  pathA: string,
+  pathB: string | undefined,
+  flags: { output?: string; json?: boolean },
+): Promise<void> {
   const traces = [await loadTrace(io, pathA)];
   if (pathB) traces.push(await loadTrace(io, pathB));
   const branches = new Map<string, Trace[]>();
@@ -21,7 +26,10 @@ export async function viewAction(io: CliIO, pathA: string, pathB: string | undef
     : traces.length === 1
       ? join(traces[0].dir, 'view.html')
       : // Run ids come from the traces: made file-safe, so the page lands in this folder whatever they say.
-        resolve(io.cwd, `qitos-diff-${fileSafeName(traces[0].manifest.runId)}-vs-${fileSafeName(traces[1].manifest.runId)}.html`);
+        resolve(
+          io.cwd,
+          `qitos-diff-${fileSafeName(traces[0].manifest.runId)}-vs-${fileSafeName(traces[1].manifest.runId)}.html`,
+        );
   await writeFile(out, html).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`cannot write ${out}: ${err.message}`);
   });

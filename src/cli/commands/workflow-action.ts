@@ -1,7 +1,15 @@
 import { resolve } from 'node:path';
 import type { AnyTool, Approver, Hook, Model } from '../../core/index.js';
 import { builtinTools } from '../../kit/tools/builtin-tools.js';
-import { WorkflowError, forkWorkflow, loadWorkflowFile, resumeWorkflow, runWorkflow, waitingAskAnswer, type WorkflowDefinition } from '../../kit/workflow/index.js';
+import {
+  WorkflowError,
+  forkWorkflow,
+  loadWorkflowFile,
+  resumeWorkflow,
+  runWorkflow,
+  waitingAskAnswer,
+  type WorkflowDefinition,
+} from '../../kit/workflow/index.js';
 import { ttyApprover } from '../tty-approver.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { CliError } from '../cli-error.js';
@@ -18,30 +26,57 @@ import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 export async function workflowCheckAction(io: CliIO, file: string, flags: WorkflowCheckFlags): Promise<void> {
   try {
     const def = await loadWorkflowFile(file, io.cwd);
-    if (flags.json) io.out(JSON.stringify({ ok: true, name: def.name, nodes: def.nodes.size, edges: def.edges.length }) + '\n');
+    if (flags.json)
+      io.out(JSON.stringify({ ok: true, name: def.name, nodes: def.nodes.size, edges: def.edges.length }) + '\n');
     else io.out(`ok: ${def.name}: ${def.nodes.size} nodes, ${def.edges.length} edges\n`);
   } catch (err) {
     if (!(err instanceof WorkflowError)) throw err;
-    if (flags.json) io.out(JSON.stringify({ ok: false, error: err.message, ...(err.line !== undefined ? { line: err.line, column: err.column } : {}), ...(err.nodeId ? { node: err.nodeId } : {}) }) + '\n');
+    if (flags.json)
+      io.out(
+        JSON.stringify({
+          ok: false,
+          error: err.message,
+          ...(err.line !== undefined ? { line: err.line, column: err.column } : {}),
+          ...(err.nodeId ? { node: err.nodeId } : {}),
+        }) + '\n',
+      );
     io.err(`qitos: ${err.message}\n`);
     io.exitCode = EXIT_BAD_INPUT;
   }
 }
 
 /** What `qitos workflow resume` does: like run, from the trace's last recorded step (no completed node runs again). */
-export async function workflowResumeAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags): Promise<void> {
+export async function workflowResumeAction(
+  io: CliIO,
+  trace: string,
+  file: string,
+  flags: WorkflowRunFlags,
+): Promise<void> {
   await workflowRunAction(io, file, flags, { trace: resolve(io.cwd, trace) });
 }
 
 /** What `qitos workflow fork` does: like run, from just before a recorded visit of a node. */
-export async function workflowForkAction(io: CliIO, trace: string, file: string, flags: WorkflowRunFlags & { at: string }): Promise<void> {
+export async function workflowForkAction(
+  io: CliIO,
+  trace: string,
+  file: string,
+  flags: WorkflowRunFlags & { at: string },
+): Promise<void> {
   const m = /^([^@]+)(?:@([1-9][0-9]*))?$/.exec(flags.at);
   if (!m) throw new CliError(`--at: expected <node> or <node>@<visit>, got "${flags.at}"`);
-  await workflowRunAction(io, file, flags, { trace: resolve(io.cwd, trace), at: { node: m[1], visit: m[2] ? Number(m[2]) : 1 } });
+  await workflowRunAction(io, file, flags, {
+    trace: resolve(io.cwd, trace),
+    at: { node: m[1], visit: m[2] ? Number(m[2]) : 1 },
+  });
 }
 
 /** What `qitos workflow run` does: load, build model and tools, run with a trace, print how it ended. */
-export async function workflowRunAction(io: CliIO, file: string, flags: WorkflowRunFlags, from?: { trace: string; at?: { node: string; visit: number } }): Promise<void> {
+export async function workflowRunAction(
+  io: CliIO,
+  file: string,
+  flags: WorkflowRunFlags,
+  from?: { trace: string; at?: { node: string; visit: number } },
+): Promise<void> {
   const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
     throw err instanceof WorkflowError ? new CliError(err.message.split('\n').join(' ')) : err;
   });
@@ -49,7 +84,8 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
   const config = await effectiveConfig({}, flags, io.cwd).then((c) => ({ ...c, workflow: c.workflow ?? {} }));
   const model = await configuredModel(config, io.cwd, io.env);
   const llm = [...def.nodes.values()].filter((n) => n.kind === 'llm');
-  if (!model && llm.length) throw new CliError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
+  if (!model && llm.length)
+    throw new CliError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
   const env = buildEnv(config, io.cwd);
   const tools = await workflowTools(io, flags.tools, env !== undefined);
   const nodeModels = await modelsOfNodes(def, io);
@@ -68,7 +104,11 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
       handleSigint: true,
       ...(flags.json ? {} : { hooks: [streamedNodes(io)] }),
       // the run's settings as `qitos run` records them (a replay rebuilds its env, budget and trace folder from them)
-      trace: { dir: traceDir, config: recordableConfig(config) as Record<string, unknown>, ...(signingKey ? { signingKey } : {}) },
+      trace: {
+        dir: traceDir,
+        config: recordableConfig(config) as Record<string, unknown>,
+        ...(signingKey ? { signingKey } : {}),
+      },
       config: { file: resolve(io.cwd, file) },
       ...(config.permission !== undefined ? { permission: config.permission } : {}),
       ...(config.engine?.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: config.engine.approvalTimeoutMs } : {}),
@@ -76,17 +116,41 @@ export async function workflowRunAction(io: CliIO, file: string, flags: Workflow
     };
     const allowChangedWorkflow = flags.allowChanged === true;
     if (!from) result = await runWorkflow(def, options);
-    else if (from.at) result = await forkWorkflow(from.trace, def, from.at.node, { ...options, allowChangedWorkflow, visit: from.at.visit });
+    else if (from.at)
+      result = await forkWorkflow(from.trace, def, from.at.node, {
+        ...options,
+        allowChangedWorkflow,
+        visit: from.at.visit,
+      });
     else result = await resumeWorkflow(from.trace, def, { ...options, allowChangedWorkflow });
   } catch (err) {
-    if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError')) throw new CliError(err.message);
+    if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError'))
+      throw new CliError(err.message);
     throw err;
   }
   const r = result;
   if (flags.json) {
-    io.out(JSON.stringify({ status: r.status, output: r.output, reason: r.reason ?? null, vars: r.vars, runId: r.run.runId, traceDir: r.traceDir, steps: r.run.steps, usage: r.run.usage }, null, 2) + '\n');
+    io.out(
+      JSON.stringify(
+        {
+          status: r.status,
+          output: r.output,
+          reason: r.reason ?? null,
+          vars: r.vars,
+          runId: r.run.runId,
+          traceDir: r.traceDir,
+          steps: r.run.steps,
+          usage: r.run.usage,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   } else {
-    for (const c of r.run.state?.thread?.completed ?? []) io.out(`${c.status === 'done' ? 'ok ' : c.status === 'error' ? 'ERR' : '-- '} ${c.node} (${c.kind})${c.error ? `: ${c.error}` : ''}\n`);
+    for (const c of r.run.state?.thread?.completed ?? [])
+      io.out(
+        `${c.status === 'done' ? 'ok ' : c.status === 'error' ? 'ERR' : '-- '} ${c.node} (${c.kind})${c.error ? `: ${c.error}` : ''}\n`,
+      );
     io.out(`${r.status}${r.reason ? `: ${r.reason}` : ''}\n`);
     if (r.output !== null) io.out(`result: ${r.output}\n`);
     if (r.traceDir) io.out(`trace: ${r.traceDir}\n`);
@@ -112,14 +176,23 @@ function streamedNodes(io: CliIO): Hook {
 }
 
 /** Built-in tools (those needing file or process ops only with an env) plus the exported tools of `--tools`. */
-export async function workflowTools(io: Pick<CliIO, 'cwd'>, module: string | undefined, hasEnv: boolean): Promise<AnyTool[]> {
+export async function workflowTools(
+  io: Pick<CliIO, 'cwd'>,
+  module: string | undefined,
+  hasEnv: boolean,
+): Promise<AnyTool[]> {
   const tools = builtinTools({}).filter((t) => hasEnv || t.requires.length === 0);
   if (!module) return tools;
   const abs = resolve(io.cwd, module);
   const exports = await importUserModule(abs).catch((err: Error) => {
     throw new CliError(`--tools: cannot load ${module}: ${err.message}`);
   });
-  const isTool = (v: unknown): v is AnyTool => !!v && typeof v === 'object' && typeof (v as AnyTool).id === 'string' && typeof (v as AnyTool).execute === 'function' && 'parameters' in (v as object);
+  const isTool = (v: unknown): v is AnyTool =>
+    !!v &&
+    typeof v === 'object' &&
+    typeof (v as AnyTool).id === 'string' &&
+    typeof (v as AnyTool).execute === 'function' &&
+    'parameters' in (v as object);
   const own = Object.values(exports).flatMap((v) => (Array.isArray(v) ? v.filter(isTool) : isTool(v) ? [v] : []));
   if (!own.length) throw new CliError(`--tools: ${module} exports no tools (defineTool values, or arrays of them)`);
   const ids = new Set(own.map((t) => t.id));
@@ -129,7 +202,9 @@ export async function workflowTools(io: Pick<CliIO, 'cwd'>, module: string | und
 /** The models LLM nodes name in `model`, resolved before the run (a scripted model reads its file). */
 async function modelsOfNodes(def: WorkflowDefinition, io: CliIO): Promise<Map<string, Model>> {
   const out = new Map<string, Model>();
-  for (const n of def.nodes.values()) if (n.kind === 'llm' && n.model && !out.has(n.model)) out.set(n.model, await resolveModel({ id: n.model }, def.source?.baseDir ?? io.cwd, io.env));
+  for (const n of def.nodes.values())
+    if (n.kind === 'llm' && n.model && !out.has(n.model))
+      out.set(n.model, await resolveModel({ id: n.model }, def.source?.baseDir ?? io.cwd, io.env));
   return out;
 }
 
@@ -137,10 +212,23 @@ async function modelsOfNodes(def: WorkflowDefinition, io: CliIO): Promise<Map<st
  * Who answers the workflow's permission asks: a resume's --approve or --reject answers the one the thread waits on;
  * else the terminal when there is one; else no one, and the thread waits on the asking node (resume answers it).
  */
-function workflowApprover(io: CliIO, flags: WorkflowRunFlags, from: { trace: string; at?: unknown } | undefined): { onApproval?: Approver } {
+function workflowApprover(
+  io: CliIO,
+  flags: WorkflowRunFlags,
+  from: { trace: string; at?: unknown } | undefined,
+): { onApproval?: Approver } {
   if (flags.approve && flags.reject !== undefined) throw new CliError('give either --approve or --reject, not both');
-  if ((flags.approve || flags.reject !== undefined) && (!from || from.at)) throw new CliError('--approve and --reject answer the ask a waiting run stopped at: use them with qitos workflow resume');
+  if ((flags.approve || flags.reject !== undefined) && (!from || from.at))
+    throw new CliError(
+      '--approve and --reject answer the ask a waiting run stopped at: use them with qitos workflow resume',
+    );
   if (flags.approve) return { onApproval: waitingAskAnswer({ decision: 'once' }) };
-  if (flags.reject !== undefined) return { onApproval: waitingAskAnswer({ decision: 'reject', ...(typeof flags.reject === 'string' ? { message: flags.reject } : {}) }) };
+  if (flags.reject !== undefined)
+    return {
+      onApproval: waitingAskAnswer({
+        decision: 'reject',
+        ...(typeof flags.reject === 'string' ? { message: flags.reject } : {}),
+      }),
+    };
   return io.tty ? { onApproval: ttyApprover(io.tty, (t) => io.err(t)) } : {};
 }

@@ -25,7 +25,11 @@ export interface RunSlots {
  * notification (`progress` = the step, `message` what it did). A cancelled request interrupts the run. With
  * `slots`, a call past the cap is a tool error (`isError`) telling the caller to retry, and no run starts.
  */
-export function agentMcpServer(agents: ServedAgent[], info: { name: string; version: string }, slots?: RunSlots): McpServer {
+export function agentMcpServer(
+  agents: ServedAgent[],
+  info: { name: string; version: string },
+  slots?: RunSlots,
+): McpServer {
   const server = new McpServer(info);
   for (const { id, engine } of agents) {
     server.registerTool(
@@ -37,7 +41,15 @@ export function agentMcpServer(agents: ServedAgent[], info: { name: string; vers
       },
       async ({ task }, extra) => {
         if (slots && !slots.reserve()) {
-          return { content: [{ type: 'text' as const, text: `the server is running ${slots.max} runs, its limit (--max-runs); retry shortly` }], isError: true };
+          return {
+            content: [
+              {
+                type: 'text' as const,
+                text: `the server is running ${slots.max} runs, its limit (--max-runs); retry shortly`,
+              },
+            ],
+            isError: true,
+          };
         }
         const token = extra._meta?.progressToken;
         const controller = new AbortController();
@@ -46,17 +58,27 @@ export function agentMcpServer(agents: ServedAgent[], info: { name: string; vers
         let tools: string[] = [];
         try {
           for await (const e of engine.stream(task, { signal: controller.signal })) {
-            if (e.type === 'tool_state' && (e.state.status === 'completed' || e.state.status === 'error')) tools.push(e.tool);
+            if (e.type === 'tool_state' && (e.state.status === 'completed' || e.state.status === 'error'))
+              tools.push(e.tool);
             else if (e.type === 'phase_end' && e.phase === 'check_stop' && token !== undefined) {
               const did = tools.length ? `called ${tools.join(', ')}` : 'decided';
               tools = [];
-              await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: e.step, message: `step ${e.step}: ${did}` } });
+              await extra.sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: e.step, message: `step ${e.step}: ${did}` },
+              });
             } else if (e.type === 'result') {
               const r = e.result;
               const failed = finishReason(r.stopReason) === 'error';
               const structured = { answer: r.finalResult, runId: r.runId, stopReason: r.stopReason, steps: r.steps };
-              const text = failed ? `the run ended ${r.stopReason}: ${r.stopMessage} (trace ${r.runId})` : (r.finalResult ?? `no answer: the run ended ${r.stopReason} (trace ${r.runId})`);
-              return { content: [{ type: 'text' as const, text }], structuredContent: structured, ...(failed ? { isError: true } : {}) };
+              const text = failed
+                ? `the run ended ${r.stopReason}: ${r.stopMessage} (trace ${r.runId})`
+                : (r.finalResult ?? `no answer: the run ended ${r.stopReason} (trace ${r.runId})`);
+              return {
+                content: [{ type: 'text' as const, text }],
+                structuredContent: structured,
+                ...(failed ? { isError: true } : {}),
+              };
             }
           }
           throw new Error('the run ended without a result');
@@ -69,4 +91,3 @@ export function agentMcpServer(agents: ServedAgent[], info: { name: string; vers
   }
   return server;
 }
-

@@ -19,7 +19,14 @@ const Answer = z.strictObject({
  */
 export function approvalsRoutes(app: Hono, { options, runs }: RouteContext, approvals: ApprovalQueue): void {
   const liveRun = (id: string) => {
-    if (!runs.get(id)) throw new HttpError(404, `no live run ${JSON.stringify(id.slice(0, 80))}: approvals exist only while a run runs`, 'invalid_request_error', 'run_not_found', 'id');
+    if (!runs.get(id))
+      throw new HttpError(
+        404,
+        `no live run ${JSON.stringify(id.slice(0, 80))}: approvals exist only while a run runs`,
+        'invalid_request_error',
+        'run_not_found',
+        'id',
+      );
   };
   app.get('/v1/runs/:id/approvals', (c) => {
     const id = c.req.param('id');
@@ -32,9 +39,19 @@ export function approvalsRoutes(app: Hono, { options, runs }: RouteContext, appr
     liveRun(id);
     const body = parseBody(Answer, await jsonBody(c, options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes));
     if (!approvals.pending().some((r) => r.id === approvalId && r.runId === id)) {
-      throw new HttpError(404, `run ${id} has no approval ${JSON.stringify(approvalId.slice(0, 80))} waiting (answered, timed out, or never asked)`, 'invalid_request_error', 'approval_not_found', 'approvalId');
+      throw new HttpError(
+        404,
+        `run ${id} has no approval ${JSON.stringify(approvalId.slice(0, 80))} waiting (answered, timed out, or never asked)`,
+        'invalid_request_error',
+        'approval_not_found',
+        'approvalId',
+      );
     }
-    const reply: ApprovalReply = { decision: body.decision === 'allow' ? 'once' : body.decision === 'deny' ? 'reject' : 'always', by: 'server', ...(body.message ? { message: body.message } : {}) };
+    const reply: ApprovalReply = {
+      decision: body.decision === 'allow' ? 'once' : body.decision === 'deny' ? 'reject' : 'always',
+      by: 'server',
+      ...(body.message ? { message: body.message } : {}),
+    };
     approvals.answer(approvalId, reply);
     return c.json({ id: approvalId, runId: id, decision: body.decision });
   });
@@ -44,7 +61,12 @@ export function approvalsRoutes(app: Hono, { options, runs }: RouteContext, appr
  * Keeps a streamed chat completion alive while its run waits for an approval: an SSE comment every `everyMs`
  * (clients and proxies drop idle streams). Returns the stop.
  */
-export function approvalHeartbeat(approvals: ApprovalQueue | undefined, runId: string, everyMs: number, write: (text: string) => unknown): () => void {
+export function approvalHeartbeat(
+  approvals: ApprovalQueue | undefined,
+  runId: string,
+  everyMs: number,
+  write: (text: string) => unknown,
+): () => void {
   if (!approvals) return () => undefined;
   const timer = setInterval(() => {
     const waiting = approvals.pending().filter((r) => r.runId === runId);

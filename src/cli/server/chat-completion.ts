@@ -83,7 +83,20 @@ export class ChunkFrames {
 }
 
 /** A whole `chat.completion` (non-streamed). */
-export function completion(head: ChunkHead, content: string, reasoning: string, finish: 'stop' | 'length', usage: Usage): Record<string, unknown> {
+export function completion(
+  head: ChunkHead,
+  content: string,
+  reasoning: string,
+  finish: 'stop' | 'length',
+  usage: Usage,
+): Record<string, unknown> {
   const message = { role: 'assistant', content, refusal: null, ...(reasoning ? { reasoning_content: reasoning } : {}) };
-  return { id: head.id, object: 'chat.completion', created: head.created, model: head.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: openAIUsage(usage) };
+  return {
+    id: head.id,
+    object: 'chat.completion',
+    created: head.created,
+    model: head.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    usage: openAIUsage(usage),
+  };
 }

@@ -11,7 +11,14 @@ const ChatMessage = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: Content }),
   z.object({ role: z.literal('developer'), content: Content }),
   z.object({ role: z.literal('user'), content: Content }),
-  z.object({ role: z.literal('assistant'), content: Content.nullable().optional(), tool_calls: z.array(z.unknown()).max(0, 'client-side tool calls are not supported: the agent runs its own tools').optional() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: Content.nullable().optional(),
+    tool_calls: z
+      .array(z.unknown())
+      .max(0, 'client-side tool calls are not supported: the agent runs its own tools')
+      .optional(),
+  }),
 ]);
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
@@ -25,7 +32,11 @@ export const ChatCompletionRequest = z.object({
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
   n: z.literal(1, 'only n = 1 is supported').nullable().optional(),
-  tools: z.array(z.unknown()).max(0, 'client-side tools are not supported: the agent runs its own tools').nullable().optional(),
+  tools: z
+    .array(z.unknown())
+    .max(0, 'client-side tools are not supported: the agent runs its own tools')
+    .nullable()
+    .optional(),
   user: z.string().optional(),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
@@ -45,15 +56,21 @@ export interface ChatTask {
  */
 export function chatTask(messages: ChatMessage[], agent: string): ChatTask {
   const last = messages[messages.length - 1];
-  if (last.role !== 'user') throw new ChatRequestError('the last message must have role "user"', `messages.${messages.length - 1}.role`);
+  if (last.role !== 'user')
+    throw new ChatRequestError('the last message must have role "user"', `messages.${messages.length - 1}.role`);
   const objective = textOf(last.content);
-  if (!objective.trim()) throw new ChatRequestError('the last user message must not be empty', `messages.${messages.length - 1}.content`);
-  const instructions = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).filter((t) => t.trim());
+  if (!objective.trim())
+    throw new ChatRequestError('the last user message must not be empty', `messages.${messages.length - 1}.content`);
+  const instructions = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .filter((t) => t.trim());
   const turns = messages.filter((m) => m.role === 'user' || m.role === 'assistant');
   if (turns.length === 1 && !instructions.length) return { objective, history: [] };
   const now = Date.now();
   const history: Message[] = [];
-  if (instructions.length) history.push(userMessage(`Instructions from the client:\n${instructions.join('\n\n')}`, agent, now));
+  if (instructions.length)
+    history.push(userMessage(`Instructions from the client:\n${instructions.join('\n\n')}`, agent, now));
   for (const m of turns) {
     const text = textOf(m.content ?? '');
     history.push(m.role === 'user' ? userMessage(text, agent, now) : assistantMessage(text, now));
@@ -77,10 +94,18 @@ function textOf(content: z.infer<typeof Content>): string {
 }
 
 function userMessage(text: string, agent: string, created: number): Message {
-  return { role: 'user', info: { id: newId('msg'), role: 'user', time: { created }, agent }, parts: [{ id: newId('prt'), type: 'text', text }] };
+  return {
+    role: 'user',
+    info: { id: newId('msg'), role: 'user', time: { created }, agent },
+    parts: [{ id: newId('prt'), type: 'text', text }],
+  };
 }
 
 function assistantMessage(text: string, created: number): Message {
   const tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
-  return { role: 'assistant', info: { id: newId('msg'), role: 'assistant', time: { created, completed: created }, tokens, cost: null }, parts: [{ id: newId('prt'), type: 'text', text }] };
+  return {
+    role: 'assistant',
+    info: { id: newId('msg'), role: 'assistant', time: { created, completed: created }, tokens, cost: null },
+    parts: [{ id: newId('prt'), type: 'text', text }],
+  };
 }

@@ -44,7 +44,7 @@ export class LiveRun {
    * delta); the last batch ends with the result.
    */
   async *batches(): AsyncGenerator<Array<RunEvent<State>>> {
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       if (i < this.events.length || this.result) {
         const batch: Array<RunEvent<State>> = this.events.slice(i);
         i = this.events.length;

@@ -51,7 +51,9 @@ export function listeningNames(host: string): string[] {
   const wildcard = ipaddr.isValid(host) && ipaddr.process(host).range() === 'unspecified';
   if (loopback || wildcard) for (const n of LOOPBACK_NAMES) names.add(n);
   if (!wildcard) names.add(asName(host));
-  else for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) names.add(asName(i.address.replace(/%.*$/, '')));
+  else
+    for (const list of Object.values(networkInterfaces()))
+      for (const i of list ?? []) names.add(asName(i.address.replace(/%.*$/, '')));
   return [...names];
 }
 
@@ -86,7 +88,8 @@ export class LocalServerGuard {
     this.allowed = (options.allowedHosts ?? []).map((h) => {
       const hasPort = /^(\[[^\]]*\]|[^:[\]]*):\d+$/.test(h);
       const parsed = parseHost(h);
-      if (!parsed || !parsed.name) throw new Error(`--allowed-host ${JSON.stringify(h)} is not a host name (name or name:port)`);
+      if (!parsed || !parsed.name)
+        throw new Error(`--allowed-host ${JSON.stringify(h)} is not a host name (name or name:port)`);
       return { name: parsed.name, port: hasPort ? parsed.port : undefined };
     });
   }
@@ -119,18 +122,32 @@ export class LocalServerGuard {
     if (!this.knownHost(rawHost)) {
       const host = parseHost(rawHost);
       if (!host || !this.hostOk(host)) {
-        return { code: 'forbidden_host', message: `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as (${this.accepted().join(', ')}); add it with --allowed-host if it is yours` };
+        return {
+          code: 'forbidden_host',
+          message: `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as (${this.accepted().join(', ')}); add it with --allowed-host if it is yours`,
+        };
       }
     }
     const origin = req.header('origin');
     if (origin !== undefined) {
-      const url = /^https?:\/\/[^/]+$/i.test(origin) ? parseHost(origin.replace(/^https?:\/\//i, ''), origin.toLowerCase().startsWith('https') ? 'https' : 'http') : undefined;
-      if (!url || !this.hostOk(url)) return { code: 'forbidden_origin', message: `requests from the web page at Origin ${JSON.stringify(origin.slice(0, 100))} are refused: this server answers only its own origin and clients that are not browsers` };
+      const url = /^https?:\/\/[^/]+$/i.test(origin)
+        ? parseHost(origin.replace(/^https?:\/\//i, ''), origin.toLowerCase().startsWith('https') ? 'https' : 'http')
+        : undefined;
+      if (!url || !this.hostOk(url))
+        return {
+          code: 'forbidden_origin',
+          message: `requests from the web page at Origin ${JSON.stringify(origin.slice(0, 100))} are refused: this server answers only its own origin and clients that are not browsers`,
+        };
     }
     const site = req.header('sec-fetch-site')?.toLowerCase();
     if (site === 'cross-site' || site === 'same-site') {
-      const navigation = (req.method === 'GET' || req.method === 'HEAD') && req.header('sec-fetch-mode')?.toLowerCase() === 'navigate';
-      if (!navigation) return { code: 'forbidden_origin', message: `a ${site} request from a web page is refused (Sec-Fetch-Site: ${site}): this server answers only its own origin and clients that are not browsers` };
+      const navigation =
+        (req.method === 'GET' || req.method === 'HEAD') && req.header('sec-fetch-mode')?.toLowerCase() === 'navigate';
+      if (!navigation)
+        return {
+          code: 'forbidden_origin',
+          message: `a ${site} request from a web page is refused (Sec-Fetch-Site: ${site}): this server answers only its own origin and clients that are not browsers`,
+        };
     }
     return undefined;
   }
@@ -138,7 +155,11 @@ export class LocalServerGuard {
   /** The Hono middleware: a refused request is a 403 with the JSON error of the app (thrown as an HttpError). */
   middleware() {
     return async (c: Context, next: () => Promise<void>) => {
-      const refusal = this.check({ method: c.req.method, header: (n) => c.req.header(n), urlHost: () => new URL(c.req.url).host });
+      const refusal = this.check({
+        method: c.req.method,
+        header: (n) => c.req.header(n),
+        urlHost: () => new URL(c.req.url).host,
+      });
       if (refusal) throw new HttpError(403, refusal.message, 'invalid_request_error', refusal.code);
       await next();
     };

@@ -64,7 +64,11 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const host = options.host ?? '127.0.0.1';
   const authNote = bindingNote(host, options.token);
   let port: number | undefined;
-  const guard = new LocalServerGuard({ host, port: () => port, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
+  const guard = new LocalServerGuard({
+    host,
+    port: () => port,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+  });
   const runs = new LiveRuns();
   const maxRuns = options.maxRuns ?? SERVE_DEFAULTS.maxRuns;
   const maxSessions = options.maxSessions ?? 64;
@@ -91,14 +95,16 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       onsessionclosed: (id) => void sessions.delete(id),
     });
     session.server = agentMcpServer(options.agents, { name: 'qitos', version: '1' }, slots);
-    session.transport.onclose = () => void (session.transport.sessionId && sessions.delete(session.transport.sessionId));
+    session.transport.onclose = () =>
+      void (session.transport.sessionId && sessions.delete(session.transport.sessionId));
     await session.server.connect(session.transport);
     return session;
   };
 
   const app = new Hono();
   app.onError((err, c) => {
-    const e = err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
+    const e =
+      err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
     return c.json(e.body(), e.status, e.headers);
   });
   app.use('*', guard.middleware());
@@ -108,11 +114,30 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     if (id !== undefined) {
       const session = sessions.get(id);
       // the spec's answer to an unknown or expired session: 404, and the client starts a new one
-      if (!session) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: `no session ${JSON.stringify(id.slice(0, 80))}: it ended or expired; initialize a new one` }, id: null }, 404);
+      if (!session)
+        return c.json(
+          {
+            jsonrpc: '2.0',
+            error: {
+              code: -32001,
+              message: `no session ${JSON.stringify(id.slice(0, 80))}: it ended or expired; initialize a new one`,
+            },
+            id: null,
+          },
+          404,
+        );
       session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);
     }
-    if (sessions.size >= maxSessions) throw new HttpError(503, `the server has ${maxSessions} MCP sessions open, its limit; close one (DELETE /mcp) or retry later`, 'server_error', 'session_limit', null, { 'retry-after': '5' });
+    if (sessions.size >= maxSessions)
+      throw new HttpError(
+        503,
+        `the server has ${maxSessions} MCP sessions open, its limit; close one (DELETE /mcp) or retry later`,
+        'server_error',
+        'session_limit',
+        null,
+        { 'retry-after': '5' },
+      );
     // Without a session id only `initialize` is answered (the transport refuses the rest with 400); a session it
     // did not open is closed again at once.
     const session = await open();

@@ -17,7 +17,8 @@ export function redactAnswers(redactor: Redactor): MiddlewareHandler {
       const encoder = new TextEncoder();
       const body = res.body.pipeThrough(
         new TransformStream<Uint8Array, Uint8Array>({
-          transform: (chunk, ctl) => ctl.enqueue(encoder.encode(redactor.redact(decoder.decode(chunk, { stream: true })))),
+          transform: (chunk, ctl) =>
+            ctl.enqueue(encoder.encode(redactor.redact(decoder.decode(chunk, { stream: true })))),
           flush: (ctl) => {
             const rest = decoder.decode();
             if (rest) ctl.enqueue(encoder.encode(redactor.redact(rest)));

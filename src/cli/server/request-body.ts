@@ -32,7 +32,12 @@ export async function jsonBody(c: Context, maxBytes: number): Promise<unknown> {
 export function requireJson(contentType: string | undefined): void {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new HttpError(415, `the request body must be sent as content-type application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ' (no content-type was sent)'}`, 'invalid_request_error', 'unsupported_media_type');
+    throw new HttpError(
+      415,
+      `the request body must be sent as content-type application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ' (no content-type was sent)'}`,
+      'invalid_request_error',
+      'unsupported_media_type',
+    );
   }
 }
 
@@ -50,7 +55,12 @@ export function jsonLimit(maxSize: number) {
 }
 
 function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `the request body is larger than ${maxBytes} bytes`, 'invalid_request_error', 'request_too_large');
+  return new HttpError(
+    413,
+    `the request body is larger than ${maxBytes} bytes`,
+    'invalid_request_error',
+    'request_too_large',
+  );
 }
 
 /** A declared length over the cap is refused before a byte is read; a chunked body is cut off where it passes it. */

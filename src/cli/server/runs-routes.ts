@@ -35,14 +35,19 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
     try {
       return await readTrace(traceDir(id), { validateSteps: false });
     } catch (err) {
-      if (err instanceof TraceError) throw new HttpError(404, `no run ${id}: ${err.message}`, 'invalid_request_error', 'run_not_found', 'id');
+      if (err instanceof TraceError)
+        throw new HttpError(404, `no run ${id}: ${err.message}`, 'invalid_request_error', 'run_not_found', 'id');
       throw err;
     }
   };
 
   app.get('/v1/runs', async (c) => {
     const q = Page.safeParse(c.req.query());
-    if (!q.success) throw invalidRequest(`${q.error.issues[0].path.join('.')}: ${q.error.issues[0].message}`, q.error.issues[0].path.join('.'));
+    if (!q.success)
+      throw invalidRequest(
+        `${q.error.issues[0].path.join('.')}: ${q.error.issues[0].message}`,
+        q.error.issues[0].path.join('.'),
+      );
     const { limit, offset } = q.data;
     let rows: Awaited<ReturnType<typeof listRuns>>['rows'] = [];
     try {
@@ -50,14 +55,23 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
     } catch (err) {
       if (!(err instanceof CliError)) throw err; // no trace folder yet: no runs
     }
-    const page = rows.slice(offset, offset + limit).map(({ path: _path, ...row }) => ({ ...row, live: runs.get(row.runId) !== undefined }));
-    return c.json({ object: 'list', data: page, total: rows.length, has_more: offset + limit < rows.length, next_offset: offset + limit < rows.length ? offset + limit : null });
+    const page = rows
+      .slice(offset, offset + limit)
+      .map(({ path: _path, ...row }) => ({ ...row, live: runs.get(row.runId) !== undefined }));
+    return c.json({
+      object: 'list',
+      data: page,
+      total: rows.length,
+      has_more: offset + limit < rows.length,
+      next_offset: offset + limit < rows.length ? offset + limit : null,
+    });
   });
 
   app.get('/v1/runs/:id', async (c) => {
     const id = c.req.param('id');
     const manifest = await readManifest(traceDir(id)).catch((err: unknown) => {
-      if (err instanceof TraceError) throw new HttpError(404, `no run ${id}: ${err.message}`, 'invalid_request_error', 'run_not_found', 'id');
+      if (err instanceof TraceError)
+        throw new HttpError(404, `no run ${id}: ${err.message}`, 'invalid_request_error', 'run_not_found', 'id');
       throw err;
     });
     return c.json({ ...manifest, live: runs.get(id) !== undefined });
@@ -69,7 +83,8 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
     if (live) {
       return streamSSE(c, async (sse) => {
         for await (const e of live.follow()) {
-          if (e.type === 'result') await sse.writeSSE({ event: 'end', data: JSON.stringify({ runId: id, stopReason: e.result.stopReason }) });
+          if (e.type === 'result')
+            await sse.writeSSE({ event: 'end', data: JSON.stringify({ runId: id, stopReason: e.result.stopReason }) });
           else await sse.writeSSE({ event: e.type, data: JSON.stringify(e) });
           if (sse.aborted) return;
         }
@@ -81,7 +96,10 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
         await sse.writeSSE({ event: e.type, data: JSON.stringify(e) });
         if (sse.aborted) return;
       }
-      await sse.writeSSE({ event: 'end', data: JSON.stringify({ runId: id, stopReason: t.manifest.summary?.stopReason ?? null }) });
+      await sse.writeSSE({
+        event: 'end',
+        data: JSON.stringify({ runId: id, stopReason: t.manifest.summary?.stopReason ?? null }),
+      });
     });
   });
 
@@ -91,8 +109,13 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
     const html = viewHtml(viewData([t]));
     const running = runs.get(id) !== undefined;
     // A running run's page reloads itself until the run ends: each load renders the trace as far as it is written.
-    return c.html(running ? html.replace('<head>', `<head><meta http-equiv="refresh" content="${VIEW_REFRESH_S}">`) : html, 200, {
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:",
-    });
+    return c.html(
+      running ? html.replace('<head>', `<head><meta http-equiv="refresh" content="${VIEW_REFRESH_S}">`) : html,
+      200,
+      {
+        'content-security-policy':
+          "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:",
+      },
+    );
   });
 }

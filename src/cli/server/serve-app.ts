@@ -39,14 +39,25 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
   const ctx: RouteContext = { options, runs };
   const app = new Hono();
   app.onError((err, c) => {
-    const e = err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
+    const e =
+      err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
     return c.json(e.body(), e.status, e.headers);
   });
-  app.notFound((c) => c.json(new HttpError(404, `no route ${c.req.method} ${c.req.path}`, 'invalid_request_error', 'not_found').body(), 404));
+  app.notFound((c) =>
+    c.json(
+      new HttpError(404, `no route ${c.req.method} ${c.req.path}`, 'invalid_request_error', 'not_found').body(),
+      404,
+    ),
+  );
   if (options.redactor) app.use('*', redactAnswers(options.redactor));
   if (options.guard) app.use('*', options.guard.middleware());
   if (options.token !== undefined) app.use('*', bearer(options.token));
-  app.get('/v1/models', (c) => c.json({ object: 'list', data: options.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: 'qitos' })) }));
+  app.get('/v1/models', (c) =>
+    c.json({
+      object: 'list',
+      data: options.agents.map((a) => ({ id: a.id, object: 'model', created: 0, owned_by: 'qitos' })),
+    }),
+  );
   app.post('/v1/chat/completions', (c) => chat(c, ctx));
   runsRoutes(app, ctx);
   skillsRoutes(app, ctx);
@@ -55,9 +66,19 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
 }
 
 async function chat(c: Context, ctx: RouteContext): Promise<Response> {
-  const req = parseBody(ChatCompletionRequest, await jsonBody(c, ctx.options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes));
+  const req = parseBody(
+    ChatCompletionRequest,
+    await jsonBody(c, ctx.options.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes),
+  );
   const served = ctx.options.agents.find((a) => a.id === req.model);
-  if (!served) throw new HttpError(404, `The model "${req.model}" does not exist: this server offers ${ctx.options.agents.map((a) => `"${a.id}"`).join(', ')}`, 'invalid_request_error', 'model_not_found', 'model');
+  if (!served)
+    throw new HttpError(
+      404,
+      `The model "${req.model}" does not exist: this server offers ${ctx.options.agents.map((a) => `"${a.id}"`).join(', ')}`,
+      'invalid_request_error',
+      'model_not_found',
+      'model',
+    );
   let task;
   try {
     task = chatTask(req.messages, served.engine.agent.name);
@@ -66,7 +87,15 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
     throw err;
   }
   const maxRuns = ctx.options.maxRuns ?? SERVE_DEFAULTS.maxRuns;
-  if (!ctx.runs.reserve(maxRuns)) throw new HttpError(429, `the server is running ${maxRuns} runs, its limit; retry shortly`, 'rate_limit_exceeded', 'concurrency_limit', null, { 'retry-after': '1' });
+  if (!ctx.runs.reserve(maxRuns))
+    throw new HttpError(
+      429,
+      `the server is running ${maxRuns} runs, its limit; retry shortly`,
+      'rate_limit_exceeded',
+      'concurrency_limit',
+      null,
+      { 'retry-after': '1' },
+    );
   const run = await startRun(served.engine, task, ctx.runs);
   abortOnDisconnect(c, run);
   const head: ChunkHead = { id: `chatcmpl-${run.runId}`, created: Math.floor(Date.now() / 1000), model: served.id };
@@ -96,9 +125,16 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
     });
   }
   // On Node, the frames go straight to the socket, one write per batch of events: no web stream between.
-  outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-qitos-run-id': run.runId });
+  outgoing.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-qitos-run-id': run.runId,
+  });
   const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (t) => writeOrDrain(outgoing, t));
-  await sseFrames(frames, run, withUsage, (text, last) => (last ? void (outgoing.destroyed || outgoing.end(text)) : writeOrDrain(outgoing, text))).finally(stop);
+  await sseFrames(frames, run, withUsage, (text, last) =>
+    last ? void (outgoing.destroyed || outgoing.end(text)) : writeOrDrain(outgoing, text),
+  ).finally(stop);
   if (!outgoing.writableEnded && !outgoing.destroyed) outgoing.end();
   return RESPONSE_ALREADY_SENT;
 }
@@ -108,7 +144,12 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
  * the agent's work as `reasoning_content`, then the answer, the finish, the usage when asked for, and `[DONE]`
  * (`last` is true for the write that holds them).
  */
-async function sseFrames(frames: ChunkFrames, run: LiveRun, withUsage: boolean, write: (text: string, last: boolean) => Promise<unknown> | void): Promise<void> {
+async function sseFrames(
+  frames: ChunkFrames,
+  run: LiveRun,
+  withUsage: boolean,
+  write: (text: string, last: boolean) => Promise<unknown> | void,
+): Promise<void> {
   let out = frames.delta({ role: 'assistant', content: '' });
   const steps = new AgentStepsText();
   for await (const batch of run.batches()) {

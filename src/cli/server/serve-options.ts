@@ -65,4 +65,3 @@ export const SERVE_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
 } as const;
-

@@ -1,6 +1,11 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { DEFAULT_MIN_SKILL_SCORE, SkillZipError, type InstallResult, type SkillManager } from '../../kit/skills/index.js';
+import {
+  DEFAULT_MIN_SKILL_SCORE,
+  SkillZipError,
+  type InstallResult,
+  type SkillManager,
+} from '../../kit/skills/index.js';
 import { fromBrowser } from './local-server-guard.js';
 import { HttpError, invalidRequest } from './openai-error.js';
 import { jsonBody, jsonLimit, parseBody } from './request-body.js';
@@ -23,12 +28,19 @@ const Search = z.object({
  */
 export function skillsRoutes(app: Hono, { options }: RouteContext): void {
   const manager = (): SkillManager => {
-    if (!options.skills) throw new HttpError(404, 'this server manages no skills: start it with a skills root (qitos serve --skills-root <dir>)', 'invalid_request_error', 'skills_disabled');
+    if (!options.skills)
+      throw new HttpError(
+        404,
+        'this server manages no skills: start it with a skills root (qitos serve --skills-root <dir>)',
+        'invalid_request_error',
+        'skills_disabled',
+      );
     return options.skills;
   };
   const known = async (name: string): Promise<void> => {
     const { skills } = await manager().list();
-    if (!skills.some((s) => s.name === name)) throw new HttpError(404, `no installed skill "${name}"`, 'invalid_request_error', 'skill_not_found', 'name');
+    if (!skills.some((s) => s.name === name))
+      throw new HttpError(404, `no installed skill "${name}"`, 'invalid_request_error', 'skill_not_found', 'name');
   };
 
   app.get('/v1/skills', async (c) => {
@@ -46,10 +58,20 @@ export function skillsRoutes(app: Hono, { options }: RouteContext): void {
     const m = manager();
     // Multipart is a form a web page may post anywhere without a preflight: the Origin rule refuses other sites'
     // pages, and a browser's upload must also carry a header no cross-site form can set (or the token).
-    if (options.token === undefined && fromBrowser((n) => c.req.header(n)) && c.req.header(UPLOAD_HEADER) === undefined) {
-      throw new HttpError(403, `an upload from a browser must carry the header ${UPLOAD_HEADER} (a page of another site cannot set it without a preflight, which this server does not answer)`, 'invalid_request_error', 'forbidden_origin');
+    if (
+      options.token === undefined &&
+      fromBrowser((n) => c.req.header(n)) &&
+      c.req.header(UPLOAD_HEADER) === undefined
+    ) {
+      throw new HttpError(
+        403,
+        `an upload from a browser must carry the header ${UPLOAD_HEADER} (a page of another site cannot set it without a preflight, which this server does not answer)`,
+        'invalid_request_error',
+        'forbidden_origin',
+      );
     }
-    if (!(c.req.header('content-type') ?? '').startsWith('multipart/form-data')) throw invalidRequest('upload the skill ZIP as multipart/form-data, in a field named "file"', 'file');
+    if (!(c.req.header('content-type') ?? '').startsWith('multipart/form-data'))
+      throw invalidRequest('upload the skill ZIP as multipart/form-data, in a field named "file"', 'file');
     const form = await c.req.parseBody().catch((err: Error) => {
       throw invalidRequest(`the multipart body cannot be read: ${err.message}`, 'file');
     });
@@ -83,7 +105,13 @@ async function mutation<T>(fn: () => Promise<T>): Promise<T> {
     const message = (err as Error).message;
     if (err instanceof SkillZipError) throw invalidRequest(message, 'file', 'invalid_skill_zip');
     // The manager's words name the CLI's way (`update`); a REST client replaces with ?replace=true or PATCH.
-    if (/already installed/.test(message)) throw new HttpError(409, message.replace(/; use update to replace it$/, '; POST it with ?replace=true to replace it'), 'invalid_request_error', 'skill_exists');
+    if (/already installed/.test(message))
+      throw new HttpError(
+        409,
+        message.replace(/; use update to replace it$/, '; POST it with ?replace=true to replace it'),
+        'invalid_request_error',
+        'skill_exists',
+      );
     if (/SKILL\.md|description/.test(message)) throw invalidRequest(message, null, 'invalid_skill');
     throw err;
   }

@@ -22,7 +22,9 @@ function started(engine: Engine<State>, chat: ChatTask, runs: LiveRuns): Promise
   const task = { id: newId('task'), objective: chat.objective };
   const controller = new AbortController();
   // The engine validates the task; only a conversation needs it parsed here, for the state it continues.
-  const resumeFrom = chat.history.length ? { resumeFrom: { state: { ...engine.agent.initState(Task.parse(task)), messages: chat.history }, step: 0 } } : {};
+  const resumeFrom = chat.history.length
+    ? { resumeFrom: { state: { ...engine.agent.initState(Task.parse(task)), messages: chat.history }, step: 0 } }
+    : {};
   const stream = engine.stream(task, { signal: controller.signal, ...resumeFrom });
   const abort = (reason: Error) => controller.abort(reason);
   return new Promise<LiveRun>((resolve, reject) => {

@@ -49,7 +49,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? '127.0.0.1';
   const authNote = bindingNote(host, options.token);
   let port: number | undefined;
-  const guard = new LocalServerGuard({ host, port: () => port, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
+  const guard = new LocalServerGuard({
+    host,
+    port: () => port,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+  });
   const served = createServeApp({ ...options, guard });
   const { server, url } = await listen(served.app.fetch, host, options.port ?? 8787, options);
   port = (server.address() as AddressInfo).port;
@@ -60,7 +64,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server.closeIdleConnections();
       const ends = Promise.all(served.runs.all().map((r) => r.done()));
       const grace = new Promise<'late'>((resolve) => setTimeout(resolve, o.graceMs ?? 10_000, 'late').unref());
-      if ((await Promise.race([ends, grace])) === 'late') for (const r of served.runs.all()) r.abort(new AbortedError('the server is shutting down'));
+      if ((await Promise.race([ends, grace])) === 'late')
+        for (const r of served.runs.all()) r.abort(new AbortedError('the server is shutting down'));
       await ends;
       server.closeIdleConnections();
       // the streams of the runs have ended; what is left open is idle or a client that stopped reading
@@ -75,7 +80,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
  * token (an agent with tools must not be open to the network).
  */
 export function bindingNote(host: string, token: string | undefined): string {
-  if (!isLoopback(host) && !token) throw new Error(`a token is required to listen on ${host}, which is not a loopback address: set QITOS_SERVE_TOKEN`);
+  if (!isLoopback(host) && !token)
+    throw new Error(`a token is required to listen on ${host}, which is not a loopback address: set QITOS_SERVE_TOKEN`);
   return token
     ? 'a bearer token is required (Authorization: Bearer <token>)'
     : `no token set: any local user can call this server (it is bound to loopback ${host}; set QITOS_SERVE_TOKEN to require one)`;
@@ -86,7 +92,12 @@ export function bindingNote(host: string, token: string | undefined): string {
  * A slow client (slowloris: headers or a body sent a byte at a time) holds a connection at most `headersTimeoutMs`
  * / `requestTimeoutMs` (checked every second rather than Node's 30 s), and no more than `maxConnections` are open.
  */
-export async function listen(fetch: (req: Request) => Response | Promise<Response>, host: string, port: number, limits: ConnectionLimits = {}): Promise<{ server: Server; url: string }> {
+export async function listen(
+  fetch: (req: Request) => Response | Promise<Response>,
+  host: string,
+  port: number,
+  limits: ConnectionLimits = {},
+): Promise<{ server: Server; url: string }> {
   const headersTimeout = limits.headersTimeoutMs ?? SERVE_DEFAULTS.headersTimeoutMs;
   const requestTimeout = Math.max(limits.requestTimeoutMs ?? SERVE_DEFAULTS.requestTimeoutMs, headersTimeout);
   const serverOptions = { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) };

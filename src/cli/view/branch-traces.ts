@@ -10,10 +10,16 @@ const MAX_BRANCH_TRACES = 500;
  * The child runs of a workflow run's forks (`threads/`, and theirs in turn), read as data: their nodes' statuses join
  * the graph. A branch folder that cannot be read is left out, with a line saying why.
  */
-export async function branchTraces(io: Pick<CliIO, 'err'>, dir: string, depth = 0, out: Trace[] = []): Promise<Trace[]> {
+export async function branchTraces(
+  io: Pick<CliIO, 'err'>,
+  dir: string,
+  depth = 0,
+  out: Trace[] = [],
+): Promise<Trace[]> {
   if (depth > 8 || out.length >= MAX_BRANCH_TRACES) return out;
   const names = await readdir(join(dir, 'threads')).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') io.err(`view: the branches under ${join(dir, 'threads')} are not shown: ${err.message}\n`);
+    if (err.code !== 'ENOENT')
+      io.err(`view: the branches under ${join(dir, 'threads')} are not shown: ${err.message}\n`);
     return [] as string[];
   });
   for (const name of names.sort()) {

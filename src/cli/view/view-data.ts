@@ -62,7 +62,8 @@ export interface ViewData {
 export function viewData(traces: Trace[], branches: ReadonlyMap<string, readonly Trace[]> = new Map()): ViewData {
   const runs = traces.map((t) => viewRun(t, branches.get(t.dir) ?? []));
   const steps = traces.map((t) => t.steps.map(compactStep));
-  if (traces.length === 1) return { runs, steps, rows: traces[0].steps.map((s, i) => ({ s: s.step, a: i, b: -1, ph: [] })), first: null };
+  if (traces.length === 1)
+    return { runs, steps, rows: traces[0].steps.map((s, i) => ({ s: s.step, a: i, b: -1, ph: [] })), first: null };
   const diff = diffTraces(traces[0], traces[1]);
   const index = (t: Trace) => new Map(t.steps.map((s, i) => [s.step, i]));
   const [ia, ib] = [index(traces[0]), index(traces[1])];
@@ -70,12 +71,23 @@ export function viewData(traces: Trace[], branches: ReadonlyMap<string, readonly
     s: d.step,
     a: ia.get(d.step) ?? -1,
     b: ib.get(d.step) ?? -1,
-    ph: d.modelInput && d.phases.includes('model_input') ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p)) : d.phases,
+    ph:
+      d.modelInput && d.phases.includes('model_input')
+        ? d.phases.map((p) => (p === 'model_input' ? `model_input(${d.modelInput!.join(',')})` : p))
+        : d.phases,
     ...(d.inherited ? { inh: true as const } : {}),
   }));
   // B's variant: the settings in which it differs from A (the agent module, its hash, the config, the components).
-  runs[1].variant = variantText(settingDifferences(manifestSettings(traces[0].manifest), manifestSettings(traces[1].manifest))) || 'the same settings as A';
-  return { runs, steps, rows, first: diff.first, texts: diff.texts.map((t) => ({ ...t, diff: t.diff === null ? null : (clip(t.diff, MAX_TEXT * 5) as string) })) };
+  runs[1].variant =
+    variantText(settingDifferences(manifestSettings(traces[0].manifest), manifestSettings(traces[1].manifest))) ||
+    'the same settings as A';
+  return {
+    runs,
+    steps,
+    rows,
+    first: diff.first,
+    texts: diff.texts.map((t) => ({ ...t, diff: t.diff === null ? null : (clip(t.diff, MAX_TEXT * 5) as string) })),
+  };
 }
 
 function viewRun(t: Trace, branches: readonly Trace[]): ViewRun {
@@ -129,7 +141,8 @@ function compactStep(s: StepRecord): Record<string, unknown> {
 
 /** Copies a JSON value with every string longer than `max` cut (and marked). */
 export function clip(value: unknown, max: number): unknown {
-  if (typeof value === 'string') return value.length > max ? `${value.slice(0, max)}… [${value.length - max} more characters in the trace]` : value;
+  if (typeof value === 'string')
+    return value.length > max ? `${value.slice(0, max)}… [${value.length - max} more characters in the trace]` : value;
   if (Array.isArray(value)) return value.map((v) => clip(v, max));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};

@@ -10,7 +10,10 @@ import type { ViewData } from './view-data.js';
 export function viewHtml(data: ViewData): string {
   const css = readFileSync(new URL('./viewer.css', import.meta.url), 'utf8');
   const js = readFileSync(new URL('./viewer.js', import.meta.url), 'utf8');
-  const title = data.runs.length === 2 ? `qitos diff ${data.runs[0].runId} vs ${data.runs[1].runId}` : `qitos run ${data.runs[0].runId}`;
+  const title =
+    data.runs.length === 2
+      ? `qitos diff ${data.runs[0].runId} vs ${data.runs[1].runId}`
+      : `qitos run ${data.runs[0].runId}`;
   return `<!doctype html>
 <html lang="en">
 <head>

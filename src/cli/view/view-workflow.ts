@@ -29,7 +29,9 @@ type Thread = { status?: unknown; current?: unknown; completed?: unknown };
  * graph, every node `pending`, and says why in `warnings`.
  */
 export function viewWorkflow(t: Trace, warnings: string[], branches: readonly Trace[] = []): ViewWorkflow | null {
-  const wf = (t.manifest.agent.config as { workflow?: { name?: unknown; nodes?: unknown; edges?: unknown } } | undefined)?.workflow;
+  const wf = (
+    t.manifest.agent.config as { workflow?: { name?: unknown; nodes?: unknown; edges?: unknown } } | undefined
+  )?.workflow;
   if (!wf || !Array.isArray(wf.nodes)) return null;
   const nodes = (wf.nodes as Node[]).filter((n) => typeof n?.id === 'string');
   const edges: ViewWorkflow['edges'] = [];
@@ -39,20 +41,42 @@ export function viewWorkflow(t: Trace, warnings: string[], branches: readonly Tr
   for (const n of nodes) {
     if (typeof n.then === 'string') edges.push({ from: n.id as string, to: n.then, label: 'then' });
     if (typeof n.else === 'string') edges.push({ from: n.id as string, to: n.else, label: 'else' });
-    if (n.kind === 'loop-end' && typeof n.loop === 'string') edges.push({ from: n.id as string, to: n.loop, label: 'loop' });
+    if (n.kind === 'loop-end' && typeof n.loop === 'string')
+      edges.push({ from: n.id as string, to: n.loop, label: 'loop' });
   }
   const thread = lastThread(t, warnings, "the workflow's node statuses are not shown");
   // A fork's branches ran as child runs (threads/): their nodes' records are in their own last states.
-  const records = [...completedOf(thread), ...branches.flatMap((b) => completedOf(lastThread(b, warnings, `the nodes of branch ${b.manifest.runId} are not shown`)))];
+  const records = [
+    ...completedOf(thread),
+    ...branches.flatMap((b) =>
+      completedOf(lastThread(b, warnings, `the nodes of branch ${b.manifest.runId} are not shown`)),
+    ),
+  ];
   return {
     name: typeof wf.name === 'string' ? wf.name : 'workflow',
     status: typeof thread?.status === 'string' ? thread.status : 'unknown',
     nodes: nodes.map((n) => {
       const mine = records.filter((r) => r.node === n.id);
       const lastRec = mine.at(-1);
-      const status: ViewWorkflowNode['status'] = thread?.current === n.id && thread?.status !== 'completed' ? 'current' : lastRec ? (lastRec.status === 'error' ? 'error' : 'done') : 'pending';
-      const tokens = mine.reduce((sum, r) => sum + (r.tokens ? (r.tokens.input ?? 0) + (r.tokens.output ?? 0) + (r.tokens.reasoning ?? 0) : 0), 0);
-      return { id: n.id as string, kind: typeof n.kind === 'string' ? n.kind : '?', status, visits: mine.length, tokens };
+      const status: ViewWorkflowNode['status'] =
+        thread?.current === n.id && thread?.status !== 'completed'
+          ? 'current'
+          : lastRec
+            ? lastRec.status === 'error'
+              ? 'error'
+              : 'done'
+            : 'pending';
+      const tokens = mine.reduce(
+        (sum, r) => sum + (r.tokens ? (r.tokens.input ?? 0) + (r.tokens.output ?? 0) + (r.tokens.reasoning ?? 0) : 0),
+        0,
+      );
+      return {
+        id: n.id as string,
+        kind: typeof n.kind === 'string' ? n.kind : '?',
+        status,
+        visits: mine.length,
+        tokens,
+      };
     }),
     edges,
   };

@@ -48,9 +48,20 @@
     if (!d) return s.error ? 'error: ' + s.error.kind + ': ' + s.error.message : '(no decision)';
     if (d.mode === 'final') return 'final: ' + d.answer;
     if (d.mode === 'act') {
-      return d.actions.map(function (a) {
-        return a.name + '(' + Object.keys(a.args).map(function (k) { return k + '=' + JSON.stringify(a.args[k]); }).join(', ') + ')';
-      }).join(' ');
+      return d.actions
+        .map(function (a) {
+          return (
+            a.name +
+            '(' +
+            Object.keys(a.args)
+              .map(function (k) {
+                return k + '=' + JSON.stringify(a.args[k]);
+              })
+              .join(', ') +
+            ')'
+          );
+        })
+        .join(' ');
     }
     return d.mode;
   }
@@ -68,27 +79,79 @@
       var box = el('div', 'run');
       var tag = pair ? (i === 0 ? 'A  ' : 'B  ') : '';
       add(box, el('h1', null, tag + r.runId + '  ·  ' + r.agent + '  ·  ' + (r.model || 'no model')));
-      add(box, el('div', 'meta', r.status + '  ·  stop: ' + (r.stopReason || '-') + (r.stopMessage ? ' (' + r.stopMessage + ')' : '') +
-        '  ·  ' + r.steps + ' steps  ·  ' + r.tokens + ' tokens  ·  cost ' + cost(r.cost) + '  ·  ' + ms(r.durationMs) + '  ·  ' + r.createdAt));
+      add(
+        box,
+        el(
+          'div',
+          'meta',
+          r.status +
+            '  ·  stop: ' +
+            (r.stopReason || '-') +
+            (r.stopMessage ? ' (' + r.stopMessage + ')' : '') +
+            '  ·  ' +
+            r.steps +
+            ' steps  ·  ' +
+            r.tokens +
+            ' tokens  ·  cost ' +
+            cost(r.cost) +
+            '  ·  ' +
+            ms(r.durationMs) +
+            '  ·  ' +
+            r.createdAt,
+        ),
+      );
       add(box, el('div', 'task', 'task: ' + r.task));
       if (r.variant) add(box, el('div', 'meta variant', 'variant: ' + r.variant));
       if (r.finalResult !== null) add(box, el('div', 'meta', 'final: ' + r.finalResult));
-      if (r.failures.length) add(box, el('div', 'meta', r.failures.length + ' failure(s): ' + r.failures.map(function (f) { return 'step ' + f.step + ' ' + f.kind; }).join(', ')));
+      if (r.failures.length)
+        add(
+          box,
+          el(
+            'div',
+            'meta',
+            r.failures.length +
+              ' failure(s): ' +
+              r.failures
+                .map(function (f) {
+                  return 'step ' + f.step + ' ' + f.kind;
+                })
+                .join(', '),
+          ),
+        );
       // A bug in the user's code: where it was thrown, and its stack (folded).
       r.failures.forEach(function (f) {
         if (!f.at && !f.stack) return;
         var where = el('details', 'thrown');
-        add(where, el('summary', null, 'step ' + f.step + ' ' + f.kind + ' error at ' + (f.at || '(no frame outside qitos-ts)') + ': ' + f.message));
+        add(
+          where,
+          el(
+            'summary',
+            null,
+            'step ' + f.step + ' ' + f.kind + ' error at ' + (f.at || '(no frame outside qitos-ts)') + ': ' + f.message,
+          ),
+        );
         if (f.stack) add(where, el('pre', 'stack', f.stack));
         add(box, where);
       });
-      r.warnings.forEach(function (w) { add(box, el('div', 'meta', 'warning: ' + w)); });
+      r.warnings.forEach(function (w) {
+        add(box, el('div', 'meta', 'warning: ' + w));
+      });
       if (r.workflow) box.appendChild(renderWorkflow(r.workflow));
       head.appendChild(box);
     });
     if (pair) {
-      head.appendChild(el('div', 'first', data.first ? 'first difference: step ' + data.first.step + ', ' + data.first.phase + ': ' + data.first.detail : 'no difference in the aligned steps'));
-      (data.texts || []).forEach(function (t) { head.appendChild(textDiff(t)); });
+      head.appendChild(
+        el(
+          'div',
+          'first',
+          data.first
+            ? 'first difference: step ' + data.first.step + ', ' + data.first.phase + ': ' + data.first.detail
+            : 'no difference in the aligned steps',
+        ),
+      );
+      (data.texts || []).forEach(function (t) {
+        head.appendChild(textDiff(t));
+      });
     } else {
       document.getElementById('only-diff-label').style.display = 'none';
     }
@@ -100,7 +163,9 @@
   var SVG = 'http://www.w3.org/2000/svg';
   function svg(tag, attrs, text) {
     var e = document.createElementNS(SVG, tag);
-    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+    Object.keys(attrs).forEach(function (k) {
+      e.setAttribute(k, String(attrs[k]));
+    });
     if (text !== undefined) e.textContent = text;
     return e;
   }
@@ -108,16 +173,39 @@
   function renderWorkflow(wf) {
     var d = el('details', 'workflow');
     d.open = true;
-    add(d, el('summary', null, 'workflow ' + wf.name + ' · ' + wf.status + ' · ' + wf.nodes.filter(function (n) { return n.status === 'done'; }).length + ' of ' + wf.nodes.length + ' nodes done'));
+    add(
+      d,
+      el(
+        'summary',
+        null,
+        'workflow ' +
+          wf.name +
+          ' · ' +
+          wf.status +
+          ' · ' +
+          wf.nodes.filter(function (n) {
+            return n.status === 'done';
+          }).length +
+          ' of ' +
+          wf.nodes.length +
+          ' nodes done',
+      ),
+    );
     var depth = {};
-    var start = wf.nodes.filter(function (n) { return n.kind === 'start'; })[0] || wf.nodes[0];
+    var start =
+      wf.nodes.filter(function (n) {
+        return n.kind === 'start';
+      })[0] || wf.nodes[0];
     if (!start) return d;
     depth[start.id] = 0;
     var queue = [start.id];
     while (queue.length) {
       var id = queue.shift();
       wf.edges.forEach(function (e) {
-        if (e.from === id && e.label !== 'loop' && depth[e.to] === undefined) { depth[e.to] = depth[id] + 1; queue.push(e.to); }
+        if (e.from === id && e.label !== 'loop' && depth[e.to] === undefined) {
+          depth[e.to] = depth[id] + 1;
+          queue.push(e.to);
+        }
       });
     }
     var cols = {};
@@ -127,25 +215,63 @@
       (cols[c] = cols[c] || []).push(n);
       maxDepth = Math.max(maxDepth, c);
     });
-    if (cols[-1]) { cols[maxDepth + 1] = cols[-1]; delete cols[-1]; maxDepth++; }
-    var W = 150, H = 44, GX = 40, GY = 14, pos = {}, rows = 0;
+    if (cols[-1]) {
+      cols[maxDepth + 1] = cols[-1];
+      delete cols[-1];
+      maxDepth++;
+    }
+    var W = 150,
+      H = 44,
+      GX = 40,
+      GY = 14,
+      pos = {},
+      rows = 0;
     Object.keys(cols).forEach(function (c) {
-      cols[c].forEach(function (n, i) { pos[n.id] = { x: 10 + Number(c) * (W + GX), y: 10 + i * (H + GY) }; });
+      cols[c].forEach(function (n, i) {
+        pos[n.id] = { x: 10 + Number(c) * (W + GX), y: 10 + i * (H + GY) };
+      });
       rows = Math.max(rows, cols[c].length);
     });
-    var g = svg('svg', { width: 20 + (maxDepth + 1) * (W + GX), height: 20 + rows * (H + GY), class: 'wf-graph', role: 'img' });
+    var g = svg('svg', {
+      width: 20 + (maxDepth + 1) * (W + GX),
+      height: 20 + rows * (H + GY),
+      class: 'wf-graph',
+      role: 'img',
+    });
     wf.edges.forEach(function (e) {
-      var a = pos[e.from], b = pos[e.to];
+      var a = pos[e.from],
+        b = pos[e.to];
       if (!a || !b) return;
-      g.appendChild(svg('line', { x1: a.x + W, y1: a.y + H / 2, x2: b.x, y2: b.y + H / 2, class: 'wf-edge' + (e.label === 'loop' ? ' wf-back' : '') }));
-      if (e.label) g.appendChild(svg('text', { x: (a.x + W + b.x) / 2, y: (a.y + b.y) / 2 + H / 2 - 3, class: 'wf-label' }, e.label));
+      g.appendChild(
+        svg('line', {
+          x1: a.x + W,
+          y1: a.y + H / 2,
+          x2: b.x,
+          y2: b.y + H / 2,
+          class: 'wf-edge' + (e.label === 'loop' ? ' wf-back' : ''),
+        }),
+      );
+      if (e.label)
+        g.appendChild(
+          svg('text', { x: (a.x + W + b.x) / 2, y: (a.y + b.y) / 2 + H / 2 - 3, class: 'wf-label' }, e.label),
+        );
     });
     wf.nodes.forEach(function (n) {
       var p = pos[n.id];
       var box = svg('g', { class: 'wf-node wf-' + n.status, 'data-node': n.id });
       box.appendChild(svg('rect', { x: p.x, y: p.y, width: W, height: H, rx: 6 }));
       box.appendChild(svg('text', { x: p.x + 8, y: p.y + 18 }, n.id));
-      box.appendChild(svg('text', { x: p.x + 8, y: p.y + 35, class: 'wf-sub' }, n.kind + ' · ' + n.status + (n.visits > 1 ? ' ×' + n.visits : '') + (n.tokens ? ' · ' + n.tokens + ' tok' : '')));
+      box.appendChild(
+        svg(
+          'text',
+          { x: p.x + 8, y: p.y + 35, class: 'wf-sub' },
+          n.kind +
+            ' · ' +
+            n.status +
+            (n.visits > 1 ? ' ×' + n.visits : '') +
+            (n.tokens ? ' · ' + n.tokens + ' tok' : ''),
+        ),
+      );
       box.appendChild(svg('title', {}, n.id + ' (' + n.kind + '): ' + n.status));
       g.appendChild(box);
     });
@@ -156,14 +282,40 @@
   // A differing prompt, tool spec list or config: folded, its unified diff one line per element (add / del / hunk).
   function textDiff(t) {
     var box = el('details', 'textdiff');
-    add(box, el('summary', null, t.kind + (t.kind === 'tool specs' ? ' differ' : ' differs') + (t.step !== undefined ? ' at step ' + t.step : '') + ' (A ' + (t.hashA || '-') + ', B ' + (t.hashB || '-') + ')'));
+    add(
+      box,
+      el(
+        'summary',
+        null,
+        t.kind +
+          (t.kind === 'tool specs' ? ' differ' : ' differs') +
+          (t.step !== undefined ? ' at step ' + t.step : '') +
+          ' (A ' +
+          (t.hashA || '-') +
+          ', B ' +
+          (t.hashB || '-') +
+          ')',
+      ),
+    );
     if (t.diff === null) return add(box, el('div', 'meta', t.note || 'no text to compare'));
     var pre = el('pre', 'diff');
-    t.diff.replace(/\n$/, '').split('\n').forEach(function (line) {
-      var c = line.charAt(0);
-      var cls = line.indexOf('@@') === 0 ? 'hunk' : line.indexOf('---') === 0 || line.indexOf('+++') === 0 ? 'file' : c === '+' ? 'add' : c === '-' ? 'del' : null;
-      add(pre, el('span', cls, line + '\n'));
-    });
+    t.diff
+      .replace(/\n$/, '')
+      .split('\n')
+      .forEach(function (line) {
+        var c = line.charAt(0);
+        var cls =
+          line.indexOf('@@') === 0
+            ? 'hunk'
+            : line.indexOf('---') === 0 || line.indexOf('+++') === 0
+              ? 'file'
+              : c === '+'
+                ? 'add'
+                : c === '-'
+                  ? 'del'
+                  : null;
+        add(pre, el('span', cls, line + '\n'));
+      });
     return add(box, pre);
   }
 
@@ -171,7 +323,8 @@
   function matches(row, q) {
     if (pair && onlyDiff.checked && !row.ph.length) return false;
     if (!q) return true;
-    var text = label(stepOf(0, row.a)) + ' ' + (pair ? label(stepOf(1, row.b)) + ' ' + row.ph.join(' ') : '') + ' ' + row.s;
+    var text =
+      label(stepOf(0, row.a)) + ' ' + (pair ? label(stepOf(1, row.b)) + ' ' + row.ph.join(' ') : '') + ' ' + row.s;
     return text.toLowerCase().indexOf(q) >= 0;
   }
   function applyFilter() {
@@ -195,13 +348,25 @@
     if (pair) {
       var b = stepOf(1, row.b);
       var none = row.inh ? '(shared: before the fork)' : '(none)';
-      add(e, el('span', 'lbl ' + kind(a), a ? label(a) : none), el('span', 'lbl ' + kind(b), b ? label(b) : none), el('span', 'ph', row.ph.join(', ')));
+      add(
+        e,
+        el('span', 'lbl ' + kind(a), a ? label(a) : none),
+        el('span', 'lbl ' + kind(b), b ? label(b) : none),
+        el('span', 'ph', row.ph.join(', ')),
+      );
     } else {
       var bar = el('span', 'bar');
       var fill = el('i');
       fill.style.width = Math.max(2, Math.round((100 * a.durationMs) / maxMs)) + '%';
       bar.appendChild(fill);
-      add(e, el('span', 'lbl ' + kind(a), label(a)), el('span', 'num', a.tokens ? a.tokens.total + ' tok' : ''), el('span', 'num', a.cost === null || a.cost === undefined ? '' : '$' + cost(a.cost)), el('span', 'num', ms(a.durationMs)), bar);
+      add(
+        e,
+        el('span', 'lbl ' + kind(a), label(a)),
+        el('span', 'num', a.tokens ? a.tokens.total + ' tok' : ''),
+        el('span', 'num', a.cost === null || a.cost === undefined ? '' : '$' + cost(a.cost)),
+        el('span', 'num', ms(a.durationMs)),
+        bar,
+      );
     }
     return e;
   }
@@ -219,7 +384,10 @@
   timeline.addEventListener('scroll', function () {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () { pending = false; renderRows(); });
+    requestAnimationFrame(function () {
+      pending = false;
+      renderRows();
+    });
   });
   window.addEventListener('resize', renderRows);
   rowsEl.addEventListener('click', function (ev) {
@@ -235,7 +403,8 @@
     if (pos >= 0) {
       select(visible[pos]);
       var y = pos * ROW_H;
-      if (y < timeline.scrollTop || y + ROW_H > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = y - timeline.clientHeight / 2;
+      if (y < timeline.scrollTop || y + ROW_H > timeline.scrollTop + timeline.clientHeight)
+        timeline.scrollTop = y - timeline.clientHeight / 2;
     }
   });
   filterEl.addEventListener('input', applyFilter);
@@ -269,15 +438,64 @@
   function renderStep(s, ph, inherited) {
     var box = el('div', 'side');
     if (!s) {
-      add(box, el('p', 'hint', inherited ? 'This run is a fork: it starts after this step, from the state the other run reached here.' : 'This run has no such step.'));
+      add(
+        box,
+        el(
+          'p',
+          'hint',
+          inherited
+            ? 'This run is a fork: it starts after this step, from the state the other run reached here.'
+            : 'This run has no such step.',
+        ),
+      );
       return box;
     }
-    var has = function (p) { return ph.some(function (x) { return x.indexOf(p) === 0; }); };
+    var has = function (p) {
+      return ph.some(function (x) {
+        return x.indexOf(p) === 0;
+      });
+    };
     add(box, el('h2', null, 'Step ' + s.step));
-    var phases = Object.keys(s.phases).map(function (k) { return k + ' ' + ms(s.phases[k]); }).join(' · ');
-    add(box, kv([['duration', ms(s.durationMs)], ['phases', phases], ['tokens', s.tokens ? s.tokens.total + ' (in ' + s.tokens.input + ', out ' + s.tokens.output + ', reasoning ' + s.tokens.reasoning + ', cache ' + s.tokens.cache.read + '/' + s.tokens.cache.write + ')' : null], ['cost', s.cost === undefined ? null : cost(s.cost)]]));
+    var phases = Object.keys(s.phases)
+      .map(function (k) {
+        return k + ' ' + ms(s.phases[k]);
+      })
+      .join(' · ');
+    add(
+      box,
+      kv([
+        ['duration', ms(s.durationMs)],
+        ['phases', phases],
+        [
+          'tokens',
+          s.tokens
+            ? s.tokens.total +
+              ' (in ' +
+              s.tokens.input +
+              ', out ' +
+              s.tokens.output +
+              ', reasoning ' +
+              s.tokens.reasoning +
+              ', cache ' +
+              s.tokens.cache.read +
+              '/' +
+              s.tokens.cache.write +
+              ')'
+            : null,
+        ],
+        ['cost', s.cost === undefined ? null : cost(s.cost)],
+      ]),
+    );
     if (s.stop) add(box, el('div', 'banner stop', 'stop: ' + s.stop.reason + ' — ' + s.stop.message));
-    if (s.error) add(box, el('div', 'banner error', 'error (' + s.error.kind + (s.error.recovered ? ', recovered' : ', fatal') + '): ' + s.error.message));
+    if (s.error)
+      add(
+        box,
+        el(
+          'div',
+          'banner error',
+          'error (' + s.error.kind + (s.error.recovered ? ', recovered' : ', fatal') + '): ' + s.error.message,
+        ),
+      );
 
     var obs = section('Observation', has('observation'));
     add(obs, el('pre', null, s.observation === null || s.observation === undefined ? '(none)' : json(s.observation)));
@@ -286,22 +504,48 @@
     if (s.model) {
       var mi = section('Model input', has('model_input'));
       var h = s.model.hashes;
-      add(mi, kv([['messages', s.model.messageCount], ['system hash', h.system], ['messages hash', h.messages], ['tools hash', h.tools], ['params hash', h.params]]));
+      add(
+        mi,
+        kv([
+          ['messages', s.model.messageCount],
+          ['system hash', h.system],
+          ['messages hash', h.messages],
+          ['tools hash', h.tools],
+          ['params hash', h.params],
+        ]),
+      );
       if (s.model.system !== undefined) {
         var sp = el('details');
-        add(sp, el('summary', null, 'system prompt (' + s.model.system.length + ' chars, new at this step)'), el('pre', null, s.model.system || '(empty)'));
+        add(
+          sp,
+          el('summary', null, 'system prompt (' + s.model.system.length + ' chars, new at this step)'),
+          el('pre', null, s.model.system || '(empty)'),
+        );
         mi.appendChild(sp);
       } else {
         add(mi, el('p', 'hint', 'system prompt: as at the last step that shows one'));
       }
       var added = s.state && s.state.splice && s.state.splice.messages ? s.state.splice.messages.items : [];
-      added.filter(function (m) { return m.role === 'user'; }).forEach(function (m) {
-        m.parts.forEach(function (p) { if (p.type === 'text') add(mi, el('pre', null, 'user: ' + p.text)); });
-      });
+      added
+        .filter(function (m) {
+          return m.role === 'user';
+        })
+        .forEach(function (m) {
+          m.parts.forEach(function (p) {
+            if (p.type === 'text') add(mi, el('pre', null, 'user: ' + p.text));
+          });
+        });
       box.appendChild(mi);
       var mo = section('Model output', false);
       var r = s.model.response;
-      add(mo, kv([['finish', r.finishReason], ['latency', ms(s.model.latencyMs)], ['model', r.modelId]]));
+      add(
+        mo,
+        kv([
+          ['finish', r.finishReason],
+          ['latency', ms(s.model.latencyMs)],
+          ['model', r.modelId],
+        ]),
+      );
       r.parts.forEach(function (p) {
         if (p.type === 'reasoning') {
           var d = el('details');
@@ -320,20 +564,48 @@
     var dec = section('Decision', has('decision'));
     if (!d) add(dec, el('p', 'hint', '(none)'));
     else {
-      add(dec, kv([['mode', d.mode], ['rationale', d.rationale], ['answer', d.mode === 'final' ? d.answer : null]]));
+      add(
+        dec,
+        kv([
+          ['mode', d.mode],
+          ['rationale', d.rationale],
+          ['answer', d.mode === 'final' ? d.answer : null],
+        ]),
+      );
     }
     box.appendChild(dec);
 
     if (s.branch) {
       var br = section('Candidates (' + s.branch.search + ')', false);
       var ch = s.branch.chosen;
-      if (ch.from === 'frontier') add(br, el('div', 'banner stop', 'backtracked: acted on candidate ' + ch.index + ' of step ' + ch.fromStep));
+      if (ch.from === 'frontier')
+        add(br, el('div', 'banner stop', 'backtracked: acted on candidate ' + ch.index + ' of step ' + ch.fromStep));
       s.branch.candidates.forEach(function (c, i) {
         var mark = ch.from === 'step' && ch.index === i ? 'chosen' : 'not taken';
-        var what = c.mode === 'act' ? c.actions.map(function (a) { return a.name + ' ' + json(a.args); }).join('; ') : c.mode === 'final' ? 'final: ' + c.answer : c.mode;
+        var what =
+          c.mode === 'act'
+            ? c.actions
+                .map(function (a) {
+                  return a.name + ' ' + json(a.args);
+                })
+                .join('; ')
+            : c.mode === 'final'
+              ? 'final: ' + c.answer
+              : c.mode;
         add(br, el('pre', 'candidate', '#' + i + ' score ' + s.branch.scores[i] + ' · ' + mark + ' · ' + what));
       });
-      add(br, el('p', 'hint', 'frontier after this step: ' + s.branch.frontier + ' · qitos fork <trace> --at ' + s.step + ' --branch <j> runs this step on another candidate'));
+      add(
+        br,
+        el(
+          'p',
+          'hint',
+          'frontier after this step: ' +
+            s.branch.frontier +
+            ' · qitos fork <trace> --at ' +
+            s.step +
+            ' --branch <j> runs this step on another candidate',
+        ),
+      );
       box.appendChild(br);
     }
 
@@ -341,7 +613,12 @@
       var cr = section('Critics', false);
       s.critiques.forEach(function (c) {
         var v = c.verdict;
-        var text = c.critic + ': ' + v.action + (v.score !== undefined ? ' (score ' + v.score + ')' : '') + (c.exhausted ? ' — retries exhausted, step kept' : '');
+        var text =
+          c.critic +
+          ': ' +
+          v.action +
+          (v.score !== undefined ? ' (score ' + v.score + ')' : '') +
+          (c.exhausted ? ' — retries exhausted, step kept' : '');
         var why = v.action === 'retry' ? v.feedback : v.reason;
         add(cr, el('div', 'banner ' + (v.action === 'continue' ? 'stop' : 'error'), text + (why ? ' — ' + why : '')));
       });
@@ -354,7 +631,12 @@
         var res = s.results[i];
         var t = el('div', 'tool');
         var head = el('div');
-        add(head, el('span', 'name', a.name), el('span', null, ' '), el('span', 'badge ' + (res ? res.state.status : 'pending'), res ? res.state.status : 'not run'));
+        add(
+          head,
+          el('span', 'name', a.name),
+          el('span', null, ' '),
+          el('span', 'badge ' + (res ? res.state.status : 'pending'), res ? res.state.status : 'not run'),
+        );
         if (res) add(head, el('span', null, ' ' + toolTimes(res.state)));
         t.appendChild(head);
         add(t, el('pre', null, 'args ' + json(a.args)));
@@ -367,9 +649,15 @@
     var st = section('State changes', has('state'));
     var sd = s.state || {};
     var rows = [];
-    Object.keys(sd.set || {}).forEach(function (k) { rows.push(['set ' + k, json(sd.set[k])]); });
-    Object.keys(sd.splice || {}).forEach(function (k) { rows.push([k, sd.splice[k].items.length + ' item(s) from index ' + sd.splice[k].at]); });
-    (sd.unset || []).forEach(function (k) { rows.push(['unset', k]); });
+    Object.keys(sd.set || {}).forEach(function (k) {
+      rows.push(['set ' + k, json(sd.set[k])]);
+    });
+    Object.keys(sd.splice || {}).forEach(function (k) {
+      rows.push([k, sd.splice[k].items.length + ' item(s) from index ' + sd.splice[k].at]);
+    });
+    (sd.unset || []).forEach(function (k) {
+      rows.push(['unset', k]);
+    });
     if (rows.length) {
       var dd = el('details');
       add(dd, el('summary', null, rows.length + ' change(s)'), kv(rows));
@@ -394,12 +682,21 @@
     renderRows();
   }
 
-  data.steps.forEach(function (list) { list.forEach(function (s) { if (s.durationMs > maxMs) maxMs = s.durationMs; }); });
+  data.steps.forEach(function (list) {
+    list.forEach(function (s) {
+      if (s.durationMs > maxMs) maxMs = s.durationMs;
+    });
+  });
   renderHeader();
   applyFilter();
   var m = /^#step-(\d+)$/.exec(location.hash);
   if (m) {
-    for (var i = 0; i < data.rows.length; i++) if (data.rows[i].s === Number(m[1])) { select(i); timeline.scrollTop = visible.indexOf(i) * ROW_H; break; }
+    for (var i = 0; i < data.rows.length; i++)
+      if (data.rows[i].s === Number(m[1])) {
+        select(i);
+        timeline.scrollTop = visible.indexOf(i) * ROW_H;
+        break;
+      }
   }
   document.body.setAttribute('data-ready', 'true');
-}());
+})();

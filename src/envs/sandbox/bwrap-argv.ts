@@ -55,7 +55,14 @@ export interface BwrapSpec {
  * would not say which).
  */
 export function bwrapArgv(spec: BwrapSpec): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-all', ...(spec.network ? ['--share-net'] : []), '--cap-drop', 'ALL'];
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-all',
+    ...(spec.network ? ['--share-net'] : []),
+    '--cap-drop',
+    'ALL',
+  ];
   if (spec.env) {
     args.push('--clearenv');
     for (const [k, v] of Object.entries(spec.env)) args.push('--setenv', k, v);

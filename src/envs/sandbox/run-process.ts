@@ -61,13 +61,25 @@ export interface ProcessBytes {
  * The one runner of untrusted programs: HostEnv's commands (through a {@link Sandbox} command line) and skill
  * scripts (inside bubblewrap); envs' plumbing (git, the docker CLI) uses {@link runProcessBytes}.
  */
-export async function runProcess(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessResult> {
+export async function runProcess(
+  file: string,
+  args: readonly string[],
+  options: RunProcessOptions,
+): Promise<ProcessResult> {
   const label = () => (options.label ?? [file, ...args].join(' ')).slice(0, 200);
   const { signal } = options;
   // Already aborted: the same error as an abort while it runs (the caller's own reason when it is one).
-  if (signal?.aborted) throw signal.reason instanceof AbortedError ? signal.reason : new AbortedError(`command aborted before it started: ${label()}`);
+  if (signal?.aborted)
+    throw signal.reason instanceof AbortedError
+      ? signal.reason
+      : new AbortedError(`command aborted before it started: ${label()}`);
   const r = await runProcessBytes(file, args, options).catch((e: NodeJS.ErrnoException) => {
-    throw new EnvError(e.code === 'ENOENT' ? `cannot run "${file}": it was not found (is it installed, and on PATH?)` : `cannot run "${file}": ${e.message}`, { cause: e });
+    throw new EnvError(
+      e.code === 'ENOENT'
+        ? `cannot run "${file}": it was not found (is it installed, and on PATH?)`
+        : `cannot run "${file}": ${e.message}`,
+      { cause: e },
+    );
   });
   if (r.aborted) throw new AbortedError(`command aborted after ${Math.round(r.durationMs)} ms: ${label()}`);
   const stderr = r.stderr.toString('utf8');
@@ -87,11 +99,25 @@ export async function runProcess(file: string, args: readonly string[], options:
  * reported in the result rather than thrown. Rejects only when the program cannot be started or its stdin cannot
  * be written, with Node's own error (`code` ENOENT: the caller names what is missing).
  */
-export function runProcessBytes(file: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessBytes> {
+export function runProcessBytes(
+  file: string,
+  args: readonly string[],
+  options: RunProcessOptions,
+): Promise<ProcessBytes> {
   const { signal, running, timeoutMs, maxOutputBytes: cap } = options;
   const started = performance.now();
   if (signal?.aborted) {
-    return Promise.resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timedOut: false, truncated: false, aborted: true, lingered: false, durationMs: 0 });
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      stdout: Buffer.alloc(0),
+      stderr: Buffer.alloc(0),
+      timedOut: false,
+      truncated: false,
+      aborted: true,
+      lingered: false,
+      durationMs: 0,
+    });
   }
   const child = spawn(file, args, {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -167,7 +193,17 @@ export function runProcessBytes(file: string, args: readonly string[], options: 
       signal?.removeEventListener('abort', onAbort);
       running?.delete(child);
       if (error) return reject(error);
-      resolve({ exitCode, signal: sig, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut, truncated, aborted, lingered, durationMs: performance.now() - started });
+      resolve({
+        exitCode,
+        signal: sig,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err),
+        timedOut,
+        truncated,
+        aborted,
+        lingered,
+        durationMs: performance.now() - started,
+      });
     };
     child.on('error', (e) => {
       kill();

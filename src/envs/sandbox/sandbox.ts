@@ -25,7 +25,12 @@ export interface SandboxedCommand {
   args: string[];
 }
 
-export const DEFAULT_LIMITS: SandboxLimits = { processes: 512, fileSizeBytes: 1024 ** 3, cpuSeconds: 600, memoryBytes: 2 * 1024 ** 3 };
+export const DEFAULT_LIMITS: SandboxLimits = {
+  processes: 512,
+  fileSizeBytes: 1024 ** 3,
+  cpuSeconds: 600,
+  memoryBytes: 2 * 1024 ** 3,
+};
 
 /**
  * Turns a command line into one that runs inside a bubblewrap sandbox (see {@link bwrapArgv} for what the
@@ -46,7 +51,8 @@ export class Sandbox {
 
   constructor(options: SandboxOptions = {}) {
     this.mode = options.mode ?? 'auto';
-    if (!['auto', 'bwrap', 'none'].includes(this.mode)) throw new Error(`sandbox mode must be auto, bwrap or none, got ${JSON.stringify(options.mode)}`);
+    if (!['auto', 'bwrap', 'none'].includes(this.mode))
+      throw new Error(`sandbox mode must be auto, bwrap or none, got ${JSON.stringify(options.mode)}`);
     this.network = options.network ?? false;
     this.readOnly = options.readOnly ?? [];
     this.limits = checkedLimits(options.limits);
@@ -86,7 +92,20 @@ export class Sandbox {
     const limits = this.limited ? ['prlimit', ...limitArgv(this.limits, sandboxed)] : [];
     const inner = [...limits, ...argv];
     if (!sandboxed) return { file: inner[0], args: inner.slice(1) };
-    return { file: this.bwrap, args: [...bwrapArgv({ cwd: place.cwd, writable: place.writable, readOnly: this.readOnly, network: this.network, etc: 'all' }), '--', ...inner] };
+    return {
+      file: this.bwrap,
+      args: [
+        ...bwrapArgv({
+          cwd: place.cwd,
+          writable: place.writable,
+          readOnly: this.readOnly,
+          network: this.network,
+          etc: 'all',
+        }),
+        '--',
+        ...inner,
+      ],
+    };
   }
 
   private probe(): { bwrap: BwrapProbe; prlimit: boolean } {

@@ -66,7 +66,13 @@ export interface SkillScriptResult {
 }
 
 /** Script kinds by extension, and how each is started. */
-const KINDS: Record<string, 'node' | 'python' | 'shell'> = { '.mjs': 'node', '.js': 'node', '.cjs': 'node', '.py': 'python', '.sh': 'shell' };
+const KINDS: Record<string, 'node' | 'python' | 'shell'> = {
+  '.mjs': 'node',
+  '.js': 'node',
+  '.cjs': 'node',
+  '.py': 'python',
+  '.sh': 'shell',
+};
 /** The script run when none is named (the seed's `scripts/execute.js`), by extension preference. */
 const DEFAULT_SCRIPTS = ['execute.mjs', 'execute.js', 'execute.cjs', 'execute.py', 'execute.sh'];
 
@@ -105,7 +111,10 @@ export class SkillsSandboxExecutor {
   /** The runnable scripts of a skill folder (paths relative to it, sorted). */
   async scripts(skillDir: string): Promise<string[]> {
     const entries = await readdir(join(skillDir, 'scripts'), { withFileTypes: true }).catch(() => []);
-    return entries.filter((e) => e.isFile() && KINDS[extname(e.name)]).map((e) => `scripts/${e.name}`).sort();
+    return entries
+      .filter((e) => e.isFile() && KINDS[extname(e.name)])
+      .map((e) => `scripts/${e.name}`)
+      .sort();
   }
 
   /**
@@ -114,7 +123,13 @@ export class SkillsSandboxExecutor {
    * that fails, times out or is refused by the sandbox is a result with `ok: false` and an `error`; a request that
    * cannot be run at all (no such script, no sandbox for its kind) throws an error saying why.
    */
-  async run(request: { skillDir: string; script?: string; args?: unknown; workspace: string; signal?: AbortSignal }): Promise<SkillScriptResult> {
+  async run(request: {
+    skillDir: string;
+    script?: string;
+    args?: unknown;
+    workspace: string;
+    signal?: AbortSignal;
+  }): Promise<SkillScriptResult> {
     const skillDir = await realpath(request.skillDir);
     const script = await this.resolveScript(skillDir, request.script);
     const workspace = await realpath(request.workspace).catch(() => {
@@ -124,7 +139,9 @@ export class SkillsSandboxExecutor {
     const kind = KINDS[extname(script)];
     const bwrap = this.bwrapBinary();
     if (!bwrap && kind !== 'node') {
-      throw new Error(`cannot run ${relative(skillDir, script)}: ${kind === 'python' ? 'Python' : 'shell'} skill scripts run only inside the bubblewrap sandbox, and no working bwrap was found (install the Debian/Ubuntu package "bubblewrap")`);
+      throw new Error(
+        `cannot run ${relative(skillDir, script)}: ${kind === 'python' ? 'Python' : 'shell'} skill scripts run only inside the bubblewrap sandbox, and no working bwrap was found (install the Debian/Ubuntu package "bubblewrap")`,
+      );
     }
     const interpreter = await this.interpreter(kind);
     const limited = (this.prlimit ??= hasPrlimit());
@@ -132,18 +149,57 @@ export class SkillsSandboxExecutor {
     const limits = limited ? ['prlimit', ...limitArgv(this.limits, Boolean(bwrap))] : [];
     const command = [...limits, ...interpreter.argv, ...this.interpreterFlags(kind, skillDir, workspace), script];
     const env = { PATH: '/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8' };
-    const argv = bwrap ? [bwrap, ...bwrapArgv({ readOnly: [skillDir, ...interpreter.binds, ...(this.options.readOnly ?? [])], writable: [workspace], cwd: workspace, env }), '--', ...command] : command;
+    const argv = bwrap
+      ? [
+          bwrap,
+          ...bwrapArgv({
+            readOnly: [skillDir, ...interpreter.binds, ...(this.options.readOnly ?? [])],
+            writable: [workspace],
+            cwd: workspace,
+            env,
+          }),
+          '--',
+          ...command,
+        ]
+      : command;
     const sandbox: SandboxInfo = {
-      layers: [...(bwrap ? (['bwrap'] as const) : []), ...(limited ? (['limits'] as const) : []), ...(kind === 'node' ? (['node-permission'] as const) : [])],
+      layers: [
+        ...(bwrap ? (['bwrap'] as const) : []),
+        ...(limited ? (['limits'] as const) : []),
+        ...(kind === 'node' ? (['node-permission'] as const) : []),
+      ],
       missing: [
-        ...(bwrap ? [] : ['network isolation: bubblewrap is not available, so the script can open network connections', 'process namespaces (PID, IPC): bubblewrap is not available']),
-        ...(limited ? [] : ['resource limits (memory, file size, processes, CPU time): prlimit (util-linux) is not available']),
+        ...(bwrap
+          ? []
+          : [
+              'network isolation: bubblewrap is not available, so the script can open network connections',
+              'process namespaces (PID, IPC): bubblewrap is not available',
+            ]),
+        ...(limited
+          ? []
+          : ['resource limits (memory, file size, processes, CPU time): prlimit (util-linux) is not available']),
       ],
     };
     const stdin = JSON.stringify(request.args ?? {});
     const user = this.options.user ? { uid: this.options.user.uid, gid: this.options.user.gid } : {};
-    const r = await runProcess(argv[0]!, argv.slice(1), { cwd: workspace, env, stdin, timeoutMs: this.timeoutMs, maxOutputBytes: this.maxOutputBytes, signal: request.signal, label: relative(skillDir, script), ...user });
-    return result(r, sandbox, relative(skillDir, script), this.timeoutMs, this.maxOutputBytes, limited ? this.limits : undefined);
+    const r = await runProcess(argv[0]!, argv.slice(1), {
+      cwd: workspace,
+      env,
+      stdin,
+      timeoutMs: this.timeoutMs,
+      maxOutputBytes: this.maxOutputBytes,
+      signal: request.signal,
+      label: relative(skillDir, script),
+      ...user,
+    });
+    return result(
+      r,
+      sandbox,
+      relative(skillDir, script),
+      this.timeoutMs,
+      this.maxOutputBytes,
+      limited ? this.limits : undefined,
+    );
   }
 
   /** The script's real path, checked: inside the skill's `scripts/` folder (links included), a known kind. */
@@ -151,16 +207,22 @@ export class SkillsSandboxExecutor {
     if (script === undefined) {
       const available = await this.scripts(skillDir);
       const found = DEFAULT_SCRIPTS.map((f) => `scripts/${f}`).find((f) => available.includes(f));
-      if (!found) throw new Error(`this skill has no scripts/execute.* to run by default; name one of its scripts: ${available.join(', ') || '(none)'}`);
+      if (!found)
+        throw new Error(
+          `this skill has no scripts/execute.* to run by default; name one of its scripts: ${available.join(', ') || '(none)'}`,
+        );
       script = found;
     }
     // A bare file name ("stats.mjs") is one of scripts/: what a model writes after reading the skill's listing.
     if (!/[\\/]/.test(script)) script = `scripts/${script}`;
     const scriptsDir = join(skillDir, 'scripts');
     const wanted = resolve(skillDir, script);
-    if (!isInside(scriptsDir, wanted) || wanted === scriptsDir) throw new Error(`"${script}" is not in the skill's scripts/ folder; only scripts there can be run`);
+    if (!isInside(scriptsDir, wanted) || wanted === scriptsDir)
+      throw new Error(`"${script}" is not in the skill's scripts/ folder; only scripts there can be run`);
     const real = await realpath(wanted).catch(async () => {
-      throw new Error(`the skill has no script "${script}"; its scripts: ${(await this.scripts(skillDir)).join(', ') || '(none)'}`);
+      throw new Error(
+        `the skill has no script "${script}"; its scripts: ${(await this.scripts(skillDir)).join(', ') || '(none)'}`,
+      );
     });
     if (!isInside(scriptsDir, real)) throw new Error(`"${script}" links outside the skill's scripts/ folder`);
     if (!(await stat(real)).isFile()) throw new Error(`"${script}" is not a file`);
@@ -170,7 +232,12 @@ export class SkillsSandboxExecutor {
 
   /** The interpreter's argv and the folders it needs mounted (its own folder when it lives outside /usr). */
   private async interpreter(kind: 'node' | 'python' | 'shell'): Promise<{ argv: string[]; binds: string[] }> {
-    const bin = kind === 'node' ? (this.options.node ?? process.execPath) : kind === 'python' ? (this.options.python ?? '/usr/bin/python3') : (this.options.shell ?? '/bin/sh');
+    const bin =
+      kind === 'node'
+        ? (this.options.node ?? process.execPath)
+        : kind === 'python'
+          ? (this.options.python ?? '/usr/bin/python3')
+          : (this.options.shell ?? '/bin/sh');
     const real = await realpath(bin).catch(() => {
       throw new Error(`the ${kind} interpreter ${bin} was not found`);
     });
@@ -183,12 +250,25 @@ export class SkillsSandboxExecutor {
     if (kind === 'shell') return [];
     // Node 20 and 21 call the permission model experimental; 22 on accept --permission.
     const flag = Number(process.versions.node.split('.')[0]) >= 22 ? '--permission' : '--experimental-permission';
-    return [flag, `--allow-fs-read=${skillDir}`, `--allow-fs-read=${workspace}`, `--allow-fs-write=${workspace}`, '--no-warnings'];
+    return [
+      flag,
+      `--allow-fs-read=${skillDir}`,
+      `--allow-fs-read=${workspace}`,
+      `--allow-fs-write=${workspace}`,
+      '--no-warnings',
+    ];
   }
 }
 
 /** Turns a process result into a script result with an explanation of any failure. */
-function result(r: ProcessResult, sandbox: SandboxInfo, script: string, timeoutMs: number, cap: number, limits?: SandboxLimits): SkillScriptResult {
+function result(
+  r: ProcessResult,
+  sandbox: SandboxInfo,
+  script: string,
+  timeoutMs: number,
+  cap: number,
+  limits?: SandboxLimits,
+): SkillScriptResult {
   const stdout = r.stdout;
   const trimmed = stdout.trim();
   let output: unknown = stdout;
@@ -200,7 +280,16 @@ function result(r: ProcessResult, sandbox: SandboxInfo, script: string, timeoutM
     }
   }
   const ok = r.exitCode === 0 && !r.timedOut && !r.truncated;
-  const base = { output, stdout, stderr: r.stderr, exitCode: r.exitCode, timedOut: r.timedOut, truncated: r.truncated, durationMs: Math.round(r.durationMs), sandbox };
+  const base = {
+    output,
+    stdout,
+    stderr: r.stderr,
+    exitCode: r.exitCode,
+    timedOut: r.timedOut,
+    truncated: r.truncated,
+    durationMs: Math.round(r.durationMs),
+    sandbox,
+  };
   if (ok) return { ok, ...base };
   const why = r.timedOut
     ? `was stopped after ${timeoutMs / 1000} s (time limit)`
@@ -215,10 +304,17 @@ function result(r: ProcessResult, sandbox: SandboxInfo, script: string, timeoutM
 /** Which kernel limit stopped the script, read from its signal and error output. */
 function limitHint(r: ProcessResult, limits: SandboxLimits): string | undefined {
   const mib = (n: number) => `${Math.round(n / 1024 ** 2)} MiB`;
-  if (r.signal === 'SIGXFSZ' || /File too large|EFBIG/.test(r.stderr)) return `It passed the file size limit (${mib(limits.fileSizeBytes)} per file).`;
+  if (r.signal === 'SIGXFSZ' || /File too large|EFBIG/.test(r.stderr))
+    return `It passed the file size limit (${mib(limits.fileSizeBytes)} per file).`;
   if (r.signal === 'SIGXCPU') return `It passed the CPU time limit (${limits.cpuSeconds} s per process).`;
-  if (/MemoryError|Cannot allocate memory|ENOMEM|Array buffer allocation failed|Failed to allocate memory|ERR_MEMORY_ALLOCATION_FAILED|heap out of memory|Out of memory/.test(r.stderr)) return `It passed the memory limit (${mib(limits.memoryBytes)} per process).`;
-  if (/Resource temporarily unavailable|EAGAIN|fork: retry/.test(r.stderr)) return `It passed the process limit (${limits.processes} processes).`;
+  if (
+    /MemoryError|Cannot allocate memory|ENOMEM|Array buffer allocation failed|Failed to allocate memory|ERR_MEMORY_ALLOCATION_FAILED|heap out of memory|Out of memory/.test(
+      r.stderr,
+    )
+  )
+    return `It passed the memory limit (${mib(limits.memoryBytes)} per process).`;
+  if (/Resource temporarily unavailable|EAGAIN|fork: retry/.test(r.stderr))
+    return `It passed the process limit (${limits.processes} processes).`;
   return undefined;
 }
 
@@ -236,8 +332,14 @@ export function sandboxHint(stderr: string): string | undefined {
     };
     return `The sandbox refused ${what ? (detail[what] ?? what) : 'an operation'}${denied?.[2] ? ` (${denied[2]})` : ''}.`;
   }
-  if (/ENETUNREACH|ECONNREFUSED|EAI_AGAIN|Network is unreachable|Temporary failure in name resolution|Name or service not known/.test(stderr)) return 'The sandbox has no network.';
+  if (
+    /ENETUNREACH|ECONNREFUSED|EAI_AGAIN|Network is unreachable|Temporary failure in name resolution|Name or service not known/.test(
+      stderr,
+    )
+  )
+    return 'The sandbox has no network.';
   if (/EROFS|Read-only file system/.test(stderr)) return 'Only the workspace is writable in the sandbox.';
-  if (/ENOENT|No such file or directory/.test(stderr)) return 'The sandbox shows only the system folders, the skill folder and the workspace.';
+  if (/ENOENT|No such file or directory/.test(stderr))
+    return 'The sandbox shows only the system folders, the skill folder and the workspace.';
   return undefined;
 }

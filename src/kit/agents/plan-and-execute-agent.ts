@@ -5,7 +5,11 @@ import { AgentModule, type AgentContext, type AgentModuleOptions } from '../../e
 import { reactParser } from '../parsers/index.js';
 
 /** One step of the plan: its text, where it stands, and what it produced or why it failed. */
-export const PlanItem = z.object({ text: z.string().min(1), status: z.enum(['pending', 'done', 'failed']), result: z.string().optional() });
+export const PlanItem = z.object({
+  text: z.string().min(1),
+  status: z.enum(['pending', 'done', 'failed']),
+  result: z.string().optional(),
+});
 export type PlanItem = z.infer<typeof PlanItem>;
 
 /** The state of a plan-and-execute run: the plan as a typed list, and how often it was re-planned. */
@@ -30,7 +34,8 @@ export const PLAN_STEP_DONE = 'plan_step_done';
 
 const stepDoneTool = defineTool({
   id: PLAN_STEP_DONE,
-  description: 'Closes the current plan step: success true with its result, or success false with why it cannot be done (the rest is then re-planned).',
+  description:
+    'Closes the current plan step: success true with its result, or success false with why it cannot be done (the rest is then re-planned).',
   parameters: z.object({ result: z.string().min(1), success: z.boolean().default(true) }),
   execute: ({ result, success }) => (success ? `step done: ${result}` : `step failed: ${result}`),
 });
@@ -72,14 +77,27 @@ export class PlanAndExecuteAgent extends AgentModule<PlanState> {
 
   constructor(options: PlanAndExecuteOptions = {}) {
     const parser = options.parser ?? reactParser();
-    super({ ...options, parser, config: { parser: parser.name, maxPlanSteps: options.maxPlanSteps ?? 8, maxReplans: options.maxReplans ?? 2, ...options.config } });
+    super({
+      ...options,
+      parser,
+      config: {
+        parser: parser.name,
+        maxPlanSteps: options.maxPlanSteps ?? 8,
+        maxReplans: options.maxReplans ?? 2,
+        ...options.config,
+      },
+    });
     if (!this.tools.has(PLAN_STEP_DONE)) this.tools.register(stepDoneTool);
     this.plannerModel = options.plannerModel;
     this.maxPlanSteps = options.maxPlanSteps ?? 8;
     this.maxReplans = options.maxReplans ?? 2;
     this.maxSteps = options.maxSteps ?? 40;
-    for (const [k, v] of [['maxPlanSteps', this.maxPlanSteps], ['maxSteps', this.maxSteps]] as const) {
-      if (!Number.isInteger(v) || v < 1) throw new RangeError(`PlanAndExecuteAgent: ${k} must be a positive integer, got ${v}`);
+    for (const [k, v] of [
+      ['maxPlanSteps', this.maxPlanSteps],
+      ['maxSteps', this.maxSteps],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 1)
+        throw new RangeError(`PlanAndExecuteAgent: ${k} must be a positive integer, got ${v}`);
     }
   }
 
@@ -91,7 +109,9 @@ export class PlanAndExecuteAgent extends AgentModule<PlanState> {
 
   /** A planning step (no action: REDUCE plans), or the model path working on the current plan step. */
   override decide(state: PlanState): Decision | undefined {
-    return state.planNeeded ? decide.wait(state.plan.length ? 'a step failed: re-planning what remains' : 'planning') : undefined;
+    return state.planNeeded
+      ? decide.wait(state.plan.length ? 'a step failed: re-planning what remains' : 'planning')
+      : undefined;
   }
 
   override buildSystemPrompt(): string {
@@ -109,12 +129,22 @@ export class PlanAndExecuteAgent extends AgentModule<PlanState> {
   override prepare(state: PlanState): string | undefined {
     const current = state.plan.findIndex((p) => p.status === 'pending');
     if (current < 0 || current === state.announced) return undefined;
-    const plan = state.plan.map((p, i) => `${i + 1}. [${i === current ? 'current' : p.status}] ${p.text}${p.result ? ` -> ${p.result}` : ''}`).join('\n');
+    const plan = state.plan
+      .map(
+        (p, i) => `${i + 1}. [${i === current ? 'current' : p.status}] ${p.text}${p.result ? ` -> ${p.result}` : ''}`,
+      )
+      .join('\n');
     const head = state.messages.length === 0 ? `Task: ${state.task}\n\n` : '';
     return `${head}Plan:\n${plan}\n\nWork on step ${current + 1}: ${state.plan[current].text}`;
   }
 
-  override async reduce(state: PlanState, _o: unknown, decision: Decision, results: ActionResult[], ctx: AgentContext): Promise<PlanState> {
+  override async reduce(
+    state: PlanState,
+    _o: unknown,
+    decision: Decision,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): Promise<PlanState> {
     let next: PlanState = { ...state, announced: this.announcedAfter(state) };
     if (decision.mode === 'wait' && state.planNeeded) next = await this.plan(next, ctx);
     for (const r of results) {
@@ -123,7 +153,10 @@ export class PlanAndExecuteAgent extends AgentModule<PlanState> {
       if (i < 0) continue;
       const failed = String(r.output).startsWith('step failed: ');
       const result = String(r.output).replace(/^step (done|failed): /, '');
-      next = { ...next, plan: next.plan.map((p, j) => (j === i ? { ...p, status: failed ? 'failed' : 'done', result } : p)) };
+      next = {
+        ...next,
+        plan: next.plan.map((p, j) => (j === i ? { ...p, status: failed ? 'failed' : 'done', result } : p)),
+      };
       if (failed && next.replans < this.maxReplans) next = { ...next, planNeeded: true };
     }
     let executor = 0;
@@ -146,13 +179,31 @@ export class PlanAndExecuteAgent extends AgentModule<PlanState> {
     if (kept.length) lines.push('', 'Done:', ...kept.map((p) => `- ${p.text} -> ${p.result ?? ''}`));
     if (failed.length) lines.push('', 'Failed:', ...failed.map((p) => `- ${p.text}: ${p.result ?? ''}`));
     const response = await ctx.callModel(
-      { messages: [{ role: 'system', content: PLANNER_PROMPT.replace('{max}', String(this.maxPlanSteps)) }, { role: 'user', content: [{ type: 'text', text: lines.join('\n') }] }], maxOutputTokens: 800 },
+      {
+        messages: [
+          { role: 'system', content: PLANNER_PROMPT.replace('{max}', String(this.maxPlanSteps)) },
+          { role: 'user', content: [{ type: 'text', text: lines.join('\n') }] },
+        ],
+        maxOutputTokens: 800,
+      },
       { signal: ctx.signal, purpose: 'plan', ...(this.plannerModel ? { model: this.plannerModel } : {}) },
     );
     const items = parsePlan(responseText(response), this.maxPlanSteps);
-    if (!items.length) throw new Error(`the planner's reply has no numbered steps: ${responseText(response).slice(0, 200)}`);
-    const metrics = { ...state.metrics, plannerCalls: (state.metrics.plannerCalls ?? 0) + 1, plannerTokens: (state.metrics.plannerTokens ?? 0) + totalTokens(response.usage) };
-    return { ...state, plan: [...kept, ...failed, ...items], planNeeded: false, replans: state.plan.length ? state.replans + 1 : state.replans, announced: -1, metrics };
+    if (!items.length)
+      throw new Error(`the planner's reply has no numbered steps: ${responseText(response).slice(0, 200)}`);
+    const metrics = {
+      ...state.metrics,
+      plannerCalls: (state.metrics.plannerCalls ?? 0) + 1,
+      plannerTokens: (state.metrics.plannerTokens ?? 0) + totalTokens(response.usage),
+    };
+    return {
+      ...state,
+      plan: [...kept, ...failed, ...items],
+      planNeeded: false,
+      replans: state.plan.length ? state.replans + 1 : state.replans,
+      announced: -1,
+      metrics,
+    };
   }
 }
 
@@ -170,6 +221,11 @@ export interface MultiLLMAgentOptions extends Omit<PlanAndExecuteOptions, 'model
 export class MultiLLMAgent extends PlanAndExecuteAgent {
   constructor(options: MultiLLMAgentOptions) {
     const { planner, executor, ...rest } = options;
-    super({ ...rest, model: executor, plannerModel: planner, config: { planner: planner.id, executor: executor.id, ...rest.config } });
+    super({
+      ...rest,
+      model: executor,
+      plannerModel: planner,
+      config: { planner: planner.id, executor: executor.id, ...rest.config },
+    });
   }
 }

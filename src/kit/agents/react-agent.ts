@@ -14,7 +14,8 @@ export interface ReActAgentOptions extends AgentModuleOptions {
   variables?: VariableEngine;
 }
 
-const PREAMBLE = 'You are a capable assistant that solves tasks step by step, using the tools below when they help. Check tool results before you rely on them.';
+const PREAMBLE =
+  'You are a capable assistant that solves tasks step by step, using the tools below when they help. Check tool results before you rely on them.';
 
 /**
  * A complete ReAct agent over any Model, parser (default `reactParser()`) and tools. The system prompt is a
@@ -34,7 +35,16 @@ export class ReActAgent extends AgentModule<State> {
       throw new RangeError(`ReActAgent: maxSteps must be a positive integer, got ${String(options.maxSteps)}`);
     }
     const parser = options.parser ?? reactParser();
-    super({ ...options, parser, config: { parser: parser.name, maxSteps: options.maxSteps ?? 30, ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}), ...options.config } });
+    super({
+      ...options,
+      parser,
+      config: {
+        parser: parser.name,
+        maxSteps: options.maxSteps ?? 30,
+        ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+        ...options.config,
+      },
+    });
     this.maxSteps = options.maxSteps ?? 30;
     this.systemPromptExtra = options.systemPrompt;
     this.variables = options.variables;
@@ -53,7 +63,10 @@ export class ReActAgent extends AgentModule<State> {
     if (!this.base || this.base.parser !== parser || this.base.specs !== specs) {
       this.base = { parser, specs, text: `${PREAMBLE}\n\n${parser.instructions(specs)}` };
     }
-    const extra = this.systemPromptExtra && this.variables ? this.variables.resolve(this.systemPromptExtra, this.variableContext(state)) : this.systemPromptExtra;
+    const extra =
+      this.systemPromptExtra && this.variables
+        ? this.variables.resolve(this.systemPromptExtra, this.variableContext(state))
+        : this.systemPromptExtra;
     return extra ? `${this.base.text}\n\n${extra}` : this.base.text;
   }
 

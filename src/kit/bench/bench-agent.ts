@@ -29,24 +29,40 @@ export interface AgentFactoryContext {
  * runs). Return an AgentModule, or a BenchAgent to give the run its own env, policies or hooks.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AgentFactory = (ctx: AgentFactoryContext) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
+export type AgentFactory = (
+  ctx: AgentFactoryContext,
+) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
 
 /**
  * Whether a value is an agent: an AgentModule, or an object with its methods (an agent module that imports its own
  * copy of qitos-ts builds agents of another AgentModule class).
  */
-function isAgent(value: unknown): value is AgentModule<any, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function isAgent(value: unknown): value is AgentModule<any, any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   if (value instanceof AgentModule) return true;
   const v = value as Record<string, unknown> | null;
-  return !!v && typeof v === 'object' && typeof v.initState === 'function' && typeof v.decide === 'function' && typeof v.reduce === 'function';
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    typeof v.initState === 'function' &&
+    typeof v.decide === 'function' &&
+    typeof v.reduce === 'function'
+  );
 }
 
 /** A factory's return value as a BenchAgent; anything else is an error naming what came back. */
 export function toBenchAgent(value: unknown): BenchAgent {
   if (isAgent(value)) return { agent: value };
   if (value && typeof value === 'object' && isAgent((value as BenchAgent).agent)) return value as BenchAgent;
-  const what = value === null ? 'null' : typeof value === 'object' ? `an object with keys ${Object.keys(value as object).join(', ') || '(none)'}` : typeof value;
-  throw new Error(`the agent factory returned ${what}; expected an AgentModule or { agent: AgentModule, env?, policies? }`);
+  const what =
+    value === null
+      ? 'null'
+      : typeof value === 'object'
+        ? `an object with keys ${Object.keys(value as object).join(', ') || '(none)'}`
+        : typeof value;
+  throw new Error(
+    `the agent factory returned ${what}; expected an AgentModule or { agent: AgentModule, env?, policies? }`,
+  );
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -66,5 +82,7 @@ export function agentFactoryFromModule(mod: Record<string, unknown>, where: stri
     }
     return async (ctx) => toBenchAgent(await (value as AgentFactory)(ctx));
   }
-  throw new Error(`agent module ${where} exports neither createAgent(ctx) nor a default AgentModule subclass or factory (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`);
+  throw new Error(
+    `agent module ${where} exports neither createAgent(ctx) nor a default AgentModule subclass or factory (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`,
+  );
 }

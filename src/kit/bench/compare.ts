@@ -92,7 +92,13 @@ export function compareRuns(dirA: string, dirB: string, options: CompareOptions 
     if (a.pass === b.pass) continue;
     const traceA = a.traceDir ? join(showA, a.traceDir) : null;
     const traceB = b.traceDir ? join(showB, b.traceDir) : null;
-    const flip: Flip = { taskId: a.taskId, epoch: a.epoch, traceA, traceB, diff: traceA && traceB ? `qitos diff ${quote(traceA)} ${quote(traceB)}` : null };
+    const flip: Flip = {
+      taskId: a.taskId,
+      epoch: a.epoch,
+      traceA,
+      traceB,
+      diff: traceA && traceB ? `qitos diff ${quote(traceA)} ${quote(traceB)}` : null,
+    };
     if (a.pass) {
       aOnly++;
       flips.toFail.push(flip);
@@ -138,36 +144,59 @@ function quote(p: string): string {
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const signedPct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} pp`;
 const fmt = (x: number | null, d = 1) => (x === null || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
-const signed = (x: number | null, d = 1) => (x === null || Number.isNaN(x) ? 'n/a' : `${x >= 0 ? '+' : ''}${x.toFixed(d)}`);
+const signed = (x: number | null, d = 1) =>
+  x === null || Number.isNaN(x) ? 'n/a' : `${x >= 0 ? '+' : ''}${x.toFixed(d)}`;
 
 /** Renders a comparison as a Markdown report for the terminal or a file. */
 export function renderComparison(c: Comparison, options: { maxFlips?: number } = {}): string {
   const max = options.maxFlips ?? 20;
   const out: string[] = [];
-  const label = (s: CompareSide) => `${s.dir} (${[s.suite, s.model, s.agent].filter(Boolean).join(', ') || 'unlabelled'})`;
+  const label = (s: CompareSide) =>
+    `${s.dir} (${[s.suite, s.model, s.agent].filter(Boolean).join(', ') || 'unlabelled'})`;
   out.push('# Paired comparison', '', `- A: ${label(c.a)}`, `- B: ${label(c.b)}`);
-  const variant = c.settings === null ? 'not recorded by both runs' : c.settings.length ? c.settings.map(formatSettingDifference).join('; ') : 'the same';
+  const variant =
+    c.settings === null
+      ? 'not recorded by both runs'
+      : c.settings.length
+        ? c.settings.map(formatSettingDifference).join('; ')
+        : 'the same';
   out.push(`- Settings of B vs A: ${variant}`);
-  out.push(`- Paired: ${c.pairedTrials} trials over ${c.pairedTasks} tasks${c.onlyInA || c.onlyInB ? ` (left out: ${c.onlyInA} only in A, ${c.onlyInB} only in B)` : ''}`, '');
+  out.push(
+    `- Paired: ${c.pairedTrials} trials over ${c.pairedTasks} tasks${c.onlyInA || c.onlyInB ? ` (left out: ${c.onlyInA} only in A, ${c.onlyInB} only in B)` : ''}`,
+    '',
+  );
   const p = c.passRate;
   const excludesZero = p.ci[0] > 0 || p.ci[1] < 0;
-  out.push(`**Pass rate: A ${pct(p.a)} -> B ${pct(p.b)}, delta ${signedPct(p.delta)}** (95% paired bootstrap CI ${signedPct(p.ci[0])} to ${signedPct(p.ci[1])}, ${p.resamples} resamples, seed ${p.seed})`, '');
+  out.push(
+    `**Pass rate: A ${pct(p.a)} -> B ${pct(p.b)}, delta ${signedPct(p.delta)}** (95% paired bootstrap CI ${signedPct(p.ci[0])} to ${signedPct(p.ci[1])}, ${p.resamples} resamples, seed ${p.seed})`,
+    '',
+  );
   const m = c.mcnemar;
-  out.push(`Exact McNemar test: ${m.bOnly} ${m.bOnly === 1 ? 'trial' : 'trials'} passed only in B, ${m.aOnly} only in A, p = ${m.pValue < 0.0001 ? m.pValue.toExponential(2) : m.pValue.toFixed(4)}`);
-  const verdict = m.aOnly + m.bOnly === 0
-    ? 'The runs agree on every paired trial.'
-    : m.pValue < 0.05 && excludesZero
-      ? `B is ${p.delta > 0 ? 'better' : 'worse'} than A at the 5% level.`
-      : 'The difference is not significant at the 5% level: it may be noise.';
+  out.push(
+    `Exact McNemar test: ${m.bOnly} ${m.bOnly === 1 ? 'trial' : 'trials'} passed only in B, ${m.aOnly} only in A, p = ${m.pValue < 0.0001 ? m.pValue.toExponential(2) : m.pValue.toFixed(4)}`,
+  );
+  const verdict =
+    m.aOnly + m.bOnly === 0
+      ? 'The runs agree on every paired trial.'
+      : m.pValue < 0.05 && excludesZero
+        ? `B is ${p.delta > 0 ? 'better' : 'worse'} than A at the 5% level.`
+        : 'The difference is not significant at the 5% level: it may be noise.';
   out.push('', verdict, '');
   out.push('| per trial | A | B | B - A |', '|---|---|---|---|');
   out.push(`| tokens | ${fmt(c.tokens.a, 0)} | ${fmt(c.tokens.b, 0)} | ${signed(c.tokens.delta, 0)} |`);
   out.push(`| cost (USD) | ${fmt(c.cost.a, 4)} | ${fmt(c.cost.b, 4)} | ${signed(c.cost.delta, 4)} |`);
   out.push(`| steps | ${fmt(c.steps.a)} | ${fmt(c.steps.b)} | ${signed(c.steps.delta)} |`);
-  out.push(`| time (ms) | ${fmt(c.durationMs.a, 0)} | ${fmt(c.durationMs.b, 0)} | ${signed(c.durationMs.delta, 0)} |`, '');
-  for (const [title, list] of [['Fixed in B (failed in A, passed in B)', c.flips.toPass], ['Broken in B (passed in A, failed in B)', c.flips.toFail]] as const) {
+  out.push(
+    `| time (ms) | ${fmt(c.durationMs.a, 0)} | ${fmt(c.durationMs.b, 0)} | ${signed(c.durationMs.delta, 0)} |`,
+    '',
+  );
+  for (const [title, list] of [
+    ['Fixed in B (failed in A, passed in B)', c.flips.toPass],
+    ['Broken in B (passed in A, failed in B)', c.flips.toFail],
+  ] as const) {
     out.push(`## ${title}: ${list.length}`, '');
-    for (const f of list.slice(0, max)) out.push(`- ${f.taskId} (epoch ${f.epoch}): ${f.diff ? `\`${f.diff}\`` : 'no trace to diff'}`);
+    for (const f of list.slice(0, max))
+      out.push(`- ${f.taskId} (epoch ${f.epoch}): ${f.diff ? `\`${f.diff}\`` : 'no trace to diff'}`);
     if (list.length > max) out.push(`- ... and ${list.length - max} more (see --json)`);
     if (list.length) out.push('');
   }

@@ -27,9 +27,30 @@ export { RateLimiter, parseRateLimit, rateLimitMiddleware, rateLimitedModel, typ
 export { parseShard, shardFromEnv, type Shard, type ShardFromEnv } from './shard.js';
 export { Summary, summarize, type SummaryMeta } from './summary.js';
 export { renderReport } from './report.js';
-export { compareRuns, renderComparison, type Comparison, type CompareOptions, type Flip, type PairedMean } from './compare.js';
-export { pairwiseJudge, DEFAULT_PAIRWISE_PROMPT, type PairwiseJudge, type PairwiseJudgeOptions, type PairwiseInput, type PairwiseVerdict, type PairwiseWinner } from './pairwise-judge.js';
-export { judgeRuns, renderPairwise, type PairwiseComparison, type PairVerdict, type JudgeRunsOptions } from './judge-runs.js';
+export {
+  compareRuns,
+  renderComparison,
+  type Comparison,
+  type CompareOptions,
+  type Flip,
+  type PairedMean,
+} from './compare.js';
+export {
+  pairwiseJudge,
+  DEFAULT_PAIRWISE_PROMPT,
+  type PairwiseJudge,
+  type PairwiseJudgeOptions,
+  type PairwiseInput,
+  type PairwiseVerdict,
+  type PairwiseWinner,
+} from './pairwise-judge.js';
+export {
+  judgeRuns,
+  renderPairwise,
+  type PairwiseComparison,
+  type PairVerdict,
+  type JudgeRunsOptions,
+} from './judge-runs.js';
 export { mergeRuns, type MergeResult } from './merge-runs.js';
 export { parseGridAxis, sweepCells, type GridAxis, type SweepCell } from './sweep-grid.js';
 export { sweepReport, renderSweep, type SweepReport, type SweepCellResult, type SweepCellRun } from './sweep-report.js';

@@ -10,7 +10,11 @@ export interface JudgeReply {
 }
 
 /** Sends one prompt to a judge model as a single user message (temperature 0 unless given) and reads its JSON reply. */
-export async function askJudge(model: Model, prompt: string, options: { signal?: AbortSignal; temperature?: number } = {}): Promise<JudgeReply> {
+export async function askJudge(
+  model: Model,
+  prompt: string,
+  options: { signal?: AbortSignal; temperature?: number } = {},
+): Promise<JudgeReply> {
   const response = await model.generate(
     { messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], temperature: options.temperature ?? 0 },
     { signal: options.signal },
@@ -18,7 +22,8 @@ export async function askJudge(model: Model, prompt: string, options: { signal?:
   const text = responseText(response);
   const json = extractJson(text);
   return {
-    json: json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined,
+    json:
+      json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined,
     text,
     usage: { tokens: response.usage, cost: response.cost, modelCalls: 1 },
   };
@@ -31,7 +36,11 @@ export function emptyUsage(): Usage {
 
 /** The sum of two usages (an unknown cost makes the sum's cost unknown). */
 export function addUsage(a: Usage, b: Usage): Usage {
-  return { tokens: addTokens(a.tokens, b.tokens), cost: addCost(a.cost, b.cost), modelCalls: a.modelCalls + b.modelCalls };
+  return {
+    tokens: addTokens(a.tokens, b.tokens),
+    cost: addCost(a.cost, b.cost),
+    modelCalls: a.modelCalls + b.modelCalls,
+  };
 }
 
 /** A rubric as prompt text: a list becomes bullet lines; empty when there is none. */

@@ -57,11 +57,17 @@ export interface JudgeRunsOptions {
  * judged in both orders (see {@link pairwiseJudge}); the same answer is a tie and an answer beats no answer without a
  * call. The task text comes from the trials' traces. Throws when a judge call fails (the message names the pair).
  */
-export async function judgeRuns(dirA: string, dirB: string, judge: PairwiseJudge, options: JudgeRunsOptions = {}): Promise<PairwiseComparison> {
+export async function judgeRuns(
+  dirA: string,
+  dirB: string,
+  judge: PairwiseJudge,
+  options: JudgeRunsOptions = {},
+): Promise<PairwiseComparison> {
   const [showA, showB] = options.displayDirs ?? [dirA, dirB];
   const { pairs, warnings } = pairResults(dirA, dirB, [showA, showB]);
   const concurrency = options.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
   const verdicts: PairVerdict[] = new Array(pairs.length);
   let usage = emptyUsage();
   let untold = 0;
@@ -72,7 +78,12 @@ export async function judgeRuns(dirA: string, dirB: string, judge: PairwiseJudge
     const base = { taskId: a.taskId, epoch: a.epoch, consistent: true };
     if (a.answer === null || b.answer === null) {
       const winner: PairwiseWinner = a.answer === null && b.answer === null ? 'tie' : a.answer === null ? 'b' : 'a';
-      verdicts[i] = { ...base, winner, by: 'unanswered', explanation: winner === 'tie' ? 'neither run answered' : `only ${winner.toUpperCase()} answered` };
+      verdicts[i] = {
+        ...base,
+        winner,
+        by: 'unanswered',
+        explanation: winner === 'tie' ? 'neither run answered' : `only ${winner.toUpperCase()} answered`,
+      };
       return;
     }
     if (a.answer.trim() === b.answer.trim()) {
@@ -82,7 +93,12 @@ export async function judgeRuns(dirA: string, dirB: string, judge: PairwiseJudge
     const question = (await objective(dirA, a)) ?? (await objective(dirB, b));
     if (question === undefined) untold++;
     try {
-      const v = await judge.judge({ question: question ?? '(the task text was not recorded)', a: a.answer, b: b.answer, signal: options.signal });
+      const v = await judge.judge({
+        question: question ?? '(the task text was not recorded)',
+        a: a.answer,
+        b: b.answer,
+        signal: options.signal,
+      });
       usage = addUsage(usage, v.usage);
       verdicts[i] = { ...base, winner: v.winner, by: 'judge', consistent: v.consistent, explanation: v.explanation };
     } catch (err) {
@@ -140,17 +156,30 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 /** Renders a pairwise comparison as Markdown. */
 export function renderPairwise(c: PairwiseComparison, options: { maxRows?: number } = {}): string {
   const max = options.maxRows ?? 20;
-  const out = ['## Pairwise judgement', '', `Judge: ${c.judge}, every pair judged in both orders (A first, then B first).`, ''];
+  const out = [
+    '## Pairwise judgement',
+    '',
+    `Judge: ${c.judge}, every pair judged in both orders (A first, then B first).`,
+    '',
+  ];
   out.push(`- **B wins ${c.bWins}, A wins ${c.aWins}, ties ${c.ties}** of ${c.pairs} paired trials`);
-  if (c.bWinRate.decided) out.push(`- B's share of the decided pairs: ${pct(c.bWinRate.rate)} (95% CI ${pct(c.bWinRate.ci[0])} to ${pct(c.bWinRate.ci[1])}, Wilson); sign test p = ${c.pValue.toFixed(4)}`);
-  out.push(`- Ties from orders that disagreed (position bias): ${c.inconsistent}; same answer: ${c.identical}; decided by a missing answer: ${c.unanswered}`);
+  if (c.bWinRate.decided)
+    out.push(
+      `- B's share of the decided pairs: ${pct(c.bWinRate.rate)} (95% CI ${pct(c.bWinRate.ci[0])} to ${pct(c.bWinRate.ci[1])}, Wilson); sign test p = ${c.pValue.toFixed(4)}`,
+    );
+  out.push(
+    `- Ties from orders that disagreed (position bias): ${c.inconsistent}; same answer: ${c.identical}; decided by a missing answer: ${c.unanswered}`,
+  );
   const cost = c.usage.cost === null ? 'unknown cost' : `$${c.usage.cost.toFixed(4)}`;
   const tokens = c.usage.tokens.input + c.usage.tokens.output + c.usage.tokens.cache.read + c.usage.tokens.cache.write;
   out.push(`- Judge cost: ${c.usage.modelCalls} calls, ${tokens} tokens, ${cost}`, '');
   const decided = c.verdicts.filter((v) => v.winner !== 'tie' && v.by === 'judge');
   if (decided.length) {
     out.push('| task | epoch | winner | why |', '|---|---|---|---|');
-    for (const v of decided.slice(0, max)) out.push(`| ${v.taskId} | ${v.epoch} | ${v.winner.toUpperCase()} | ${v.explanation.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160)} |`);
+    for (const v of decided.slice(0, max))
+      out.push(
+        `| ${v.taskId} | ${v.epoch} | ${v.winner.toUpperCase()} | ${v.explanation.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160)} |`,
+      );
     if (decided.length > max) out.push('', `... and ${decided.length - max} more (see --json)`);
     out.push('');
   }

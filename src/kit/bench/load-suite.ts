@@ -42,7 +42,8 @@ export async function loadSuite(pathOrFolder: string, options: LoadSuiteOptions 
   }
   const ext = extname(file);
   if (ext === '.yaml' || ext === '.yml') return loadYamlSuite(file, options);
-  if (['.ts', '.js', '.mjs', '.mts'].includes(ext)) return loadModuleSuite(file, options.importModule ?? importWithNode);
+  if (['.ts', '.js', '.mjs', '.mts'].includes(ext))
+    return loadModuleSuite(file, options.importModule ?? importWithNode);
   throw new Error(`cannot load suite ${basename(file)}: expected a .yaml file or a .ts/.js module`);
 }
 
@@ -50,9 +51,23 @@ async function loadYamlSuite(file: string, options: LoadSuiteOptions): Promise<S
   const dir = dirname(file);
   const spec = parseSuiteFile(await readFile(file, 'utf8'), file);
   const tasks = await readTaskFile(resolve(dir, spec.tasks), spec.format);
-  const scorer = await buildScorer(spec.scorer, { dir, createModel: options.createModel, importModule: options.importModule });
+  const scorer = await buildScorer(spec.scorer, {
+    dir,
+    createModel: options.createModel,
+    importModule: options.importModule,
+  });
   return resolveSuite(
-    { name: spec.name, description: spec.description, tasks, scorer, agent: spec.agent, model: spec.model, budget: spec.budget, epochs: spec.epochs, mcp: spec.mcp },
+    {
+      name: spec.name,
+      description: spec.description,
+      tasks,
+      scorer,
+      agent: spec.agent,
+      model: spec.model,
+      budget: spec.budget,
+      epochs: spec.epochs,
+      mcp: spec.mcp,
+    },
     dir,
   );
 }
@@ -65,6 +80,9 @@ async function loadModuleSuite(file: string, importModule: ImportModule): Promis
     throw new Error(`cannot load suite module ${file}: ${(err as Error).message}`, { cause: err });
   }
   const def = [mod.default, mod.suite].find(isSuiteDefinition);
-  if (!def) throw new Error(`suite module ${file} exports no defineSuite(...) result as "default" or "suite" (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`);
+  if (!def)
+    throw new Error(
+      `suite module ${file} exports no defineSuite(...) result as "default" or "suite" (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`,
+    );
   return resolveSuite(def, dirname(file));
 }

@@ -32,7 +32,10 @@ export function pairResults(dirA: string, dirB: string, displayDirs: [string, st
   const sideA = load(dirA, showA);
   const sideB = load(dirB, showB);
   const warnings = [...sideA.warnings, ...sideB.warnings];
-  if (sideA.side.suite && sideB.side.suite && sideA.side.suite !== sideB.side.suite) warnings.push(`the runs are of different suites ("${sideA.side.suite}" and "${sideB.side.suite}"); only shared task ids are compared`);
+  if (sideA.side.suite && sideB.side.suite && sideA.side.suite !== sideB.side.suite)
+    warnings.push(
+      `the runs are of different suites ("${sideA.side.suite}" and "${sideB.side.suite}"); only shared task ids are compared`,
+    );
   const pairs: Array<[ResultLine, ResultLine]> = [];
   for (const [k, a] of sideA.byPair) {
     const b = sideB.byPair.get(k);
@@ -40,15 +43,33 @@ export function pairResults(dirA: string, dirB: string, displayDirs: [string, st
   }
   if (!pairs.length) throw new Error(`${showA} and ${showB} share no task/epoch pair to compare`);
   pairs.sort(([x], [y]) => (x.taskId === y.taskId ? x.epoch - y.epoch : x.taskId < y.taskId ? -1 : 1));
-  return { a: { ...sideA.side, trials: sideA.byPair.size }, b: { ...sideB.side, trials: sideB.byPair.size }, pairs, warnings };
+  return {
+    a: { ...sideA.side, trials: sideA.byPair.size },
+    b: { ...sideB.side, trials: sideB.byPair.size },
+    pairs,
+    warnings,
+  };
 }
 
-function load(dir: string, shown: string): { side: Omit<CompareSide, 'trials'>; byPair: Map<string, ResultLine>; warnings: string[] } {
+function load(
+  dir: string,
+  shown: string,
+): { side: Omit<CompareSide, 'trials'>; byPair: Map<string, ResultLine>; warnings: string[] } {
   const file = join(dir, 'results.jsonl');
   if (!existsSync(file)) throw new Error(`${shown} is not a bench run: no results.jsonl`);
   const read = readResults(file);
   const info = readRunInfo(dir);
   const byPair = new Map<string, ResultLine>();
   for (const r of read.results) byPair.set(pairKey(r.taskId, r.epoch), r);
-  return { side: { dir: shown, suite: info?.suite ?? null, model: info?.model ?? null, agent: info?.agent ?? null, settings: info?.config ?? null }, byPair, warnings: read.warnings };
+  return {
+    side: {
+      dir: shown,
+      suite: info?.suite ?? null,
+      model: info?.model ?? null,
+      agent: info?.agent ?? null,
+      settings: info?.config ?? null,
+    },
+    byPair,
+    warnings: read.warnings,
+  };
 }

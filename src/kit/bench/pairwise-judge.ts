@@ -79,9 +79,14 @@ export function pairwiseJudge(model: Model, options: PairwiseJudgeOptions = {}):
       rubric,
     });
     const reply = await askJudge(model, prompt, { signal: input.signal, temperature: options.temperature });
-    const w = String(reply.json?.winner ?? '').trim().toLowerCase();
+    const w = String(reply.json?.winner ?? '')
+      .trim()
+      .toLowerCase();
     const vote = w === '1' ? 'first' : w === '2' ? 'second' : w === 'tie' ? 'tie' : undefined;
-    if (!vote) throw new Error(`pairwise judge ${model.id} did not reply with {"winner": "1" | "2" | "tie", ...}: ${show(reply.text, 200)}`);
+    if (!vote)
+      throw new Error(
+        `pairwise judge ${model.id} did not reply with {"winner": "1" | "2" | "tie", ...}: ${show(reply.text, 200)}`,
+      );
     return { vote, why: typeof reply.json?.explanation === 'string' ? reply.json.explanation : '', usage: reply.usage };
   };
   return {
@@ -94,7 +99,13 @@ export function pairwiseJudge(model: Model, options: PairwiseJudgeOptions = {}):
       const explanation = consistent
         ? ab.why || ba.why
         : `the two orders disagree (A first: ${first}; B first: ${second}), counted as a tie${ab.why ? `. A first: ${ab.why}` : ''}${ba.why ? ` B first: ${ba.why}` : ''}`;
-      return { winner: consistent ? first : 'tie', votes: [first, second], consistent, explanation, usage: addUsage(ab.usage, ba.usage) };
+      return {
+        winner: consistent ? first : 'tie',
+        votes: [first, second],
+        consistent,
+        explanation,
+        usage: addUsage(ab.usage, ba.usage),
+      };
     },
   };
 }

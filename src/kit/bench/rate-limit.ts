@@ -11,7 +11,8 @@ export interface RateLimit {
 export function parseRateLimit(text: string): RateLimit {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|second|m|min|minute))?\s*$/i.exec(text);
   const n = m ? Number(m[1]) : Number.NaN;
-  if (!m || !(n > 0)) throw new Error(`invalid rate limit "${text}": expected N, N/s or N/m with N > 0 (e.g. 5/s, 300/m)`);
+  if (!m || !(n > 0))
+    throw new Error(`invalid rate limit "${text}": expected N, N/s or N/m with N > 0 (e.g. 5/s, 300/m)`);
   return /^m/i.test(m[2] ?? '') ? { perMinute: n } : { perSecond: n };
 }
 

@@ -82,12 +82,17 @@ export function benchReportData(dirs: readonly string[], labels: readonly string
   return { runs, tasks, flipCounts };
 }
 
-function readRun(dir: string, label: string): { run: ReportRun; byTask: Map<string, { passed: number; total: number }> } {
+function readRun(
+  dir: string,
+  label: string,
+): { run: ReportRun; byTask: Map<string, { passed: number; total: number }> } {
   const file = join(dir, 'results.jsonl');
   if (!existsSync(file)) throw new Error(`bench report: ${label} is not a bench run folder (no results.jsonl)`);
   const info = readRunInfo(dir);
   // A trial recorded twice (a merge of overlapping runs) counts once: the last line wins.
-  const lines = [...new Map(readResults(file).results.map((r): [string, ResultLine] => [pairKey(r.taskId, r.epoch), r])).values()];
+  const lines = [
+    ...new Map(readResults(file).results.map((r): [string, ResultLine] => [pairKey(r.taskId, r.epoch), r])).values(),
+  ];
   const byTask = new Map<string, { passed: number; total: number }>();
   for (const r of lines) {
     const c = byTask.get(r.taskId) ?? { passed: 0, total: 0 };

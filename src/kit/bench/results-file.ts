@@ -22,7 +22,8 @@ export function readResults(file: string): ResultsRead {
   const end = buf.lastIndexOf(0x0a) + 1;
   const warnings: string[] = [];
   const text = buf.subarray(0, end).toString('utf8');
-  if (end < buf.length) warnings.push(`${file}: dropped an incomplete last line (${buf.length - end} bytes, cut mid-write)`);
+  if (end < buf.length)
+    warnings.push(`${file}: dropped an incomplete last line (${buf.length - end} bytes, cut mid-write)`);
   const results: ResultLine[] = [];
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;

@@ -28,7 +28,14 @@ export const RunInfo = z.object({
    */
   config: z.record(z.string(), z.unknown()).optional(),
   /** Resumes that went ahead with other settings (`--force-resume`): when, and what differed. */
-  forcedResumes: z.array(z.object({ at: z.string(), differences: z.array(z.object({ path: z.string(), from: z.unknown(), to: z.unknown() })) })).optional(),
+  forcedResumes: z
+    .array(
+      z.object({
+        at: z.string(),
+        differences: z.array(z.object({ path: z.string(), from: z.unknown(), to: z.unknown() })),
+      }),
+    )
+    .optional(),
 });
 export type RunInfo = z.infer<typeof RunInfo>;
 

@@ -3,7 +3,15 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
-import { bugStack, emptyTokens, errorMessage, formatSettingDifference, settingDifferences, totalTokens, type SettingDifference } from '../../core/index.js';
+import {
+  bugStack,
+  emptyTokens,
+  errorMessage,
+  formatSettingDifference,
+  settingDifferences,
+  totalTokens,
+  type SettingDifference,
+} from '../../core/index.js';
 import { firstUserFrame } from '../../trace/first-user-frame.js';
 import { unifiedTextDiff } from '../../trace/text-diff.js';
 import { Engine, type EngineOptions, type RunResult } from '../../engine/engine.js';
@@ -93,7 +101,10 @@ export interface RunSuiteOptions {
   /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
   signingKey?: Uint8Array | undefined;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
-  engine?: Pick<EngineOptions<State>, 'maxRecoveries' | 'tools' | 'failOnHookError' | 'permission' | 'onApproval' | 'approvalTimeoutMs'>;
+  engine?: Pick<
+    EngineOptions<State>,
+    'maxRecoveries' | 'tools' | 'failOnHookError' | 'permission' | 'onApproval' | 'approvalTimeoutMs'
+  >;
 }
 
 /** What `runSuite` returns. */
@@ -122,7 +133,12 @@ export function traceRunId(taskId: string, epoch: number): string {
 }
 
 /** Stop reasons that mean the run failed rather than ended (recorded as a run error). */
-const ERROR_STOPS = new Set<StopReason>(['unrecoverable_error', 'task_invalid', 'env_capability_mismatch', 'interrupted']);
+const ERROR_STOPS = new Set<StopReason>([
+  'unrecoverable_error',
+  'task_invalid',
+  'env_capability_mismatch',
+  'interrupted',
+]);
 
 /**
  * Runs a suite: every task of the (shard of the) suite for every epoch, `concurrency` at a time, one trace per
@@ -185,17 +201,36 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite, opts: { write: bo
   const epochs = options.epochs ?? (options.resume && previous ? previous.epochs : suite.epochs);
   if (!Number.isInteger(epochs) || epochs < 1) throw new Error(`epochs must be a positive integer, got ${epochs}`);
   const concurrency = options.concurrency ?? defaultConcurrency();
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
   const shard = typeof options.shard === 'string' ? parseShard(options.shard) : options.shard;
   const tasks = shard ? suite.tasks.filter((t) => inShard(t.id, shard)) : suite.tasks;
 
-  const modelLabel = options.modelLabel ?? (options.model && typeof options.model !== 'function' ? options.model.id : null);
+  const modelLabel =
+    options.modelLabel ?? (options.model && typeof options.model !== 'function' ? options.model.id : null);
   const now = new Date().toISOString();
   const read = readResults(resultsFile);
-  if (!options.resume && read.results.length) throw new Error(`${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`);
+  if (!options.resume && read.results.length)
+    throw new Error(
+      `${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`,
+    );
   const agentLabel = options.agentLabel ?? suite.agent ?? null;
   const warnings: string[] = [];
-  const forced = previous && options.resume ? checkResumable(previous, { suite: suite.name, shard, model: modelLabel, agent: agentLabel, settings: options.settings, force: options.forceResume ?? false }, warnings) : [];
+  const forced =
+    previous && options.resume
+      ? checkResumable(
+          previous,
+          {
+            suite: suite.name,
+            shard,
+            model: modelLabel,
+            agent: agentLabel,
+            settings: options.settings,
+            force: options.forceResume ?? false,
+          },
+          warnings,
+        )
+      : [];
   if (opts.write) mkdirSync(tracesDir, { recursive: true });
   if (opts.write) repairResults(resultsFile, read);
   const info: RunInfo = {
@@ -213,10 +248,25 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite, opts: { write: bo
     updatedAt: now,
     // The settings the folder's first trials ran with stay recorded; a forced resume adds what it changed.
     ...(previous?.config ? { config: previous.config } : options.settings ? { config: options.settings } : {}),
-    ...(previous?.forcedResumes || forced.length ? { forcedResumes: [...(previous?.forcedResumes ?? []), ...(forced.length ? [{ at: now, differences: forced }] : [])] } : {}),
+    ...(previous?.forcedResumes || forced.length
+      ? {
+          forcedResumes: [
+            ...(previous?.forcedResumes ?? []),
+            ...(forced.length ? [{ at: now, differences: forced }] : []),
+          ],
+        }
+      : {}),
   };
   if (opts.write) writeJsonAtomic(join(outDir, 'run.json'), info);
-  return { outDir, tracesDir, resultsFile, epochs, tasks, info, read: { ...read, warnings: [...read.warnings, ...warnings] } };
+  return {
+    outDir,
+    tracesDir,
+    resultsFile,
+    epochs,
+    tasks,
+    info,
+    read: { ...read, warnings: [...read.warnings, ...warnings] },
+  };
 }
 
 /** The task/epoch pairs still to run (epoch by epoch), and how many results.jsonl already has. */
@@ -238,7 +288,13 @@ function pendingTrials(folder: RunFolder): { queue: Array<{ task: BenchTask; epo
  * caller's signal, or an I/O error of our own, stops every trial in flight (those are not recorded: a resume
  * runs them again).
  */
-async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFolder, queue: Array<{ task: BenchTask; epoch: number }>, skipped: number): Promise<{ ran: number }> {
+async function runTrials(
+  options: RunSuiteOptions,
+  suite: Suite,
+  folder: RunFolder,
+  queue: Array<{ task: BenchTask; epoch: number }>,
+  skipped: number,
+): Promise<{ ran: number }> {
   const concurrency = options.concurrency ?? defaultConcurrency();
   const controller = new AbortController();
   // Every trial in flight listens to this signal: that is `concurrency` listeners, not a leak.
@@ -248,7 +304,17 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const limiter = options.rateLimiter ?? (options.rateLimit ? new RateLimiter(options.rateLimit) : undefined);
   const started = Date.now();
-  const progress: BenchProgress = { done: skipped, total: skipped + queue.length, skipped, passed: 0, failed: 0, errors: 0, tokens: 0, cost: 0, elapsedMs: 0 };
+  const progress: BenchProgress = {
+    done: skipped,
+    total: skipped + queue.length,
+    skipped,
+    passed: 0,
+    failed: 0,
+    errors: 0,
+    tokens: 0,
+    cost: 0,
+    elapsedMs: 0,
+  };
   const ids = new Set(folder.info.taskIds);
   for (const r of folder.read.results) if (r.epoch <= folder.epochs && ids.has(r.taskId)) count(progress, r);
   options.onProgress?.({ ...progress });
@@ -259,7 +325,16 @@ async function runTrials(options: RunSuiteOptions, suite: Suite, folder: RunFold
     const release = options.slots ? await options.slots.acquire() : undefined;
     try {
       if (controller.signal.aborted) return;
-      const line = await runTrial({ task, epoch, suite, options, tracesDir: folder.tracesDir, outDir: folder.outDir, limiter, signal: controller.signal });
+      const line = await runTrial({
+        task,
+        epoch,
+        suite,
+        options,
+        tracesDir: folder.tracesDir,
+        outDir: folder.outDir,
+        limiter,
+        signal: controller.signal,
+      });
       if (!line) return; // aborted in flight: not recorded, a resume reruns it
       appender.append(line);
       ran++;
@@ -298,8 +373,18 @@ interface ResumeTarget {
  * options, say), so a refusal shows what changed in them rather than two long values.
  */
 function textDiffs(differences: readonly SettingDifference[]): string {
-  const long = differences.filter((d) => typeof d.from === 'string' && typeof d.to === 'string' && (d.from.includes('\n') || d.to.includes('\n') || d.from.length + d.to.length > 160));
-  return long.map((d) => `\n${unifiedTextDiff(d.from as string, d.to as string, { labelA: `${d.path} (recorded)`, labelB: `${d.path} (now)` })}`).join('');
+  const long = differences.filter(
+    (d) =>
+      typeof d.from === 'string' &&
+      typeof d.to === 'string' &&
+      (d.from.includes('\n') || d.to.includes('\n') || d.from.length + d.to.length > 160),
+  );
+  return long
+    .map(
+      (d) =>
+        `\n${unifiedTextDiff(d.from as string, d.to as string, { labelA: `${d.path} (recorded)`, labelB: `${d.path} (now)` })}`,
+    )
+    .join('');
 }
 
 /**
@@ -307,27 +392,43 @@ function textDiffs(differences: readonly SettingDifference[]): string {
  * the differences, to record). A folder that records no settings (older qitos) is checked by model and agent only.
  */
 function checkResumable(previous: RunInfo, now: ResumeTarget, warnings: string[]): SettingDifference[] {
-  if (previous.suite !== now.suite) throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${now.suite}"`);
+  if (previous.suite !== now.suite)
+    throw new Error(`cannot resume: the output folder holds a run of suite "${previous.suite}", not "${now.suite}"`);
   const s = now.shard ? formatShard(now.shard) : null;
-  if (previous.shard !== s) throw new Error(`cannot resume: the output folder holds shard ${previous.shard ?? '(none)'}, not ${s ?? '(none)'}`);
+  if (previous.shard !== s)
+    throw new Error(`cannot resume: the output folder holds shard ${previous.shard ?? '(none)'}, not ${s ?? '(none)'}`);
   if (previous.config && now.settings) {
     // Mixing two variants' trials in one results file would make every figure of the run meaningless.
     const differences = settingDifferences(previous.config, now.settings);
     if (differences.length && !now.force) {
-      throw new Error(`cannot resume: the output folder holds a run with other settings (recorded -> now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded settings, choose another output folder, or pass --force-resume to mix the two knowingly (run.json records it)${textDiffs(differences)}`);
+      throw new Error(
+        `cannot resume: the output folder holds a run with other settings (recorded -> now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded settings, choose another output folder, or pass --force-resume to mix the two knowingly (run.json records it)${textDiffs(differences)}`,
+      );
     }
     return differences;
   }
   const label: Array<SettingDifference | undefined> = [
-    previous.model !== now.model ? { path: 'model', from: previous.model ?? undefined, to: now.model ?? undefined } : undefined,
-    previous.agent !== now.agent ? { path: 'agent', from: previous.agent ?? undefined, to: now.agent ?? undefined } : undefined,
+    previous.model !== now.model
+      ? { path: 'model', from: previous.model ?? undefined, to: now.model ?? undefined }
+      : undefined,
+    previous.agent !== now.agent
+      ? { path: 'agent', from: previous.agent ?? undefined, to: now.agent ?? undefined }
+      : undefined,
   ];
   const changed = label.filter((d): d is SettingDifference => d !== undefined);
   if (changed.length && !now.force) {
-    if (previous.model !== now.model) throw new Error(`cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${now.model ?? '(agent default)'} (--force-resume to mix them knowingly)`);
-    throw new Error(`cannot resume: the output folder holds a run of agent ${previous.agent ?? '(none recorded)'}, not ${now.agent ?? '(none recorded)'} (--force-resume to mix them knowingly)`);
+    if (previous.model !== now.model)
+      throw new Error(
+        `cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${now.model ?? '(agent default)'} (--force-resume to mix them knowingly)`,
+      );
+    throw new Error(
+      `cannot resume: the output folder holds a run of agent ${previous.agent ?? '(none recorded)'}, not ${now.agent ?? '(none recorded)'} (--force-resume to mix them knowingly)`,
+    );
   }
-  if (!previous.config && now.settings) warnings.push('run.json records no settings (written by an older qitos): resumed without checking that the settings are the same');
+  if (!previous.config && now.settings)
+    warnings.push(
+      'run.json records no settings (written by an older qitos): resumed without checking that the settings are the same',
+    );
   return changed;
 }
 
@@ -358,7 +459,19 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
   const traceDir = join(c.tracesDir, runId);
   // A trace left by an attempt that was interrupted (and so never recorded) is replaced, not appended to.
   if (existsSync(traceDir)) rmSync(traceDir, { recursive: true, force: true });
-  const base = { taskId: task.id, epoch, finishedAt: '', answer: null, runId: null, traceDir: null, tokenDetail: emptyTokens(), tokens: 0, cost: 0, modelCalls: 0, steps: 0 };
+  const base = {
+    taskId: task.id,
+    epoch,
+    finishedAt: '',
+    answer: null,
+    runId: null,
+    traceDir: null,
+    tokenDetail: emptyTokens(),
+    tokens: 0,
+    cost: 0,
+    modelCalls: 0,
+    steps: 0,
+  };
 
   const model = typeof options.model === 'function' ? options.model({ task, epoch }) : options.model;
   let setup: BenchAgent;
@@ -369,12 +482,26 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     const message = `agent setup failed: ${errorMessage(err)}`;
     const stack = bugStack(err);
     const at = stack ? firstUserFrame(stack) : undefined;
-    return { ...base, pass: false, score: 0, explanation: message, stopReason: 'unrecoverable_error', durationMs: Date.now() - t0, error: message, errorKind: 'setup', ...(at ? { errorAt: at } : {}), finishedAt: new Date().toISOString() };
+    return {
+      ...base,
+      pass: false,
+      score: 0,
+      explanation: message,
+      stopReason: 'unrecoverable_error',
+      durationMs: Date.now() - t0,
+      error: message,
+      errorKind: 'setup',
+      ...(at ? { errorAt: at } : {}),
+      finishedAt: new Date().toISOString(),
+    };
   }
   const result = await runTrialEngine(c, setup, model, runId);
   const disposeError = await Promise.resolve()
     .then(() => setup.dispose?.())
-    .then(() => null, (err: unknown) => `disposing the trial's setup failed: ${errorMessage(err)}`);
+    .then(
+      () => null,
+      (err: unknown) => `disposing the trial's setup failed: ${errorMessage(err)}`,
+    );
   if (signal.aborted && result.stopReason === 'interrupted') return undefined;
   const usage = result.usage;
   const ran = {
@@ -390,13 +517,23 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
     answer: result.finalResult,
     ...(Object.keys(result.usageByPurpose ?? {}).length ? { usageByPurpose: result.usageByPurpose } : {}),
   };
-  const runError = [ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null, disposeError].filter(Boolean).join('; ') || null;
+  const runError =
+    [ERROR_STOPS.has(result.stopReason) ? result.stopMessage : null, disposeError].filter(Boolean).join('; ') || null;
   const errorAt = ERROR_STOPS.has(result.stopReason) ? result.failures.find((f) => f.fatal && f.at)?.at : undefined;
   const scored = await scoreTrial(c, setup, result);
   if (scored === undefined) return undefined;
   if ('failure' in scored) {
     const message = scored.failure;
-    return { ...ran, pass: false, score: 0, explanation: message, durationMs: Date.now() - t0, error: runError ? `${runError}; ${message}` : message, errorKind: 'scorer', finishedAt: new Date().toISOString() };
+    return {
+      ...ran,
+      pass: false,
+      score: 0,
+      explanation: message,
+      durationMs: Date.now() - t0,
+      error: runError ? `${runError}; ${message}` : message,
+      errorKind: 'scorer',
+      finishedAt: new Date().toISOString(),
+    };
   }
   const { usage: scorerUsage, ...verdict } = scored;
   return {
@@ -412,7 +549,12 @@ async function runTrial(c: TrialContext): Promise<ResultLine | undefined> {
 }
 
 /** Runs the trial's agent on its task in an engine of its own (the suite's budget, the run's rate limit, one trace). */
-function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undefined, runId: string): Promise<RunResult<State>> {
+function runTrialEngine(
+  c: TrialContext,
+  setup: BenchAgent,
+  model: Model | undefined,
+  runId: string,
+): Promise<RunResult<State>> {
   const { options } = c;
   const runModel = model ?? setup.agent.model;
   const engine = new Engine({
@@ -429,7 +571,15 @@ function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undef
     trace: {
       dir: c.tracesDir,
       streamDeltas: options.streamDeltas ?? false,
-      ...(options.agentLabel ? { agentSource: { module: options.agentLabel, ...(options.agentExport ? { export: options.agentExport } : {}), ...(options.agentSha256 ? { sha256: options.agentSha256 } : {}) } } : {}),
+      ...(options.agentLabel
+        ? {
+            agentSource: {
+              module: options.agentLabel,
+              ...(options.agentExport ? { export: options.agentExport } : {}),
+              ...(options.agentSha256 ? { sha256: options.agentSha256 } : {}),
+            },
+          }
+        : {}),
       ...(options.traceConfig ? { config: options.traceConfig } : {}),
       ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     },
@@ -438,7 +588,11 @@ function runTrialEngine(c: TrialContext, setup: BenchAgent, model: Model | undef
 }
 
 /** The suite's scorer on a finished run: its score, a failure to record, or undefined when the run was aborted meanwhile. */
-async function scoreTrial(c: TrialContext, setup: BenchAgent, result: RunResult<State>): Promise<Score | { failure: string } | undefined> {
+async function scoreTrial(
+  c: TrialContext,
+  setup: BenchAgent,
+  result: RunResult<State>,
+): Promise<Score | { failure: string } | undefined> {
   const scorer = c.suite.scorer;
   try {
     const raw = await scorer.score({

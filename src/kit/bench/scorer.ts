@@ -50,7 +50,7 @@ export function verdict(pass: boolean, explanation: string): Score {
 
 /** Short, single-line rendering of a value for explanations. */
 export function show(value: unknown, max = 120): string {
-  const s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const s = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 

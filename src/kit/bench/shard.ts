@@ -16,7 +16,10 @@ export function parseShard(text: string): Shard {
   const index = Number(m[1]);
   const count = Number(m[2]);
   if (count < 1) throw new Error(`invalid shard "${text}": n must be at least 1`);
-  if (index >= count) throw new Error(`invalid shard "${text}": index ${index} is out of range 0..${count - 1} (shards are numbered from 0)`);
+  if (index >= count)
+    throw new Error(
+      `invalid shard "${text}": index ${index} is out of range 0..${count - 1} (shards are numbered from 0)`,
+    );
   return { index, count };
 }
 
@@ -56,18 +59,30 @@ export interface ShardFromEnv {
  */
 export function shardFromEnv(env: Record<string, string | undefined>): ShardFromEnv {
   const set = (name: string) => env[name] !== undefined && env[name] !== '';
-  if (set('QITOS_SHARD')) return { shard: parseShardVar('QITOS_SHARD', env.QITOS_SHARD!), source: `QITOS_SHARD=${env.QITOS_SHARD}` };
+  if (set('QITOS_SHARD'))
+    return { shard: parseShardVar('QITOS_SHARD', env.QITOS_SHARD!), source: `QITOS_SHARD=${env.QITOS_SHARD}` };
   if (set('JOB_COMPLETION_INDEX')) {
     if (!set('QITOS_SHARD_COUNT')) {
-      throw new Error('--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but QITOS_SHARD_COUNT is not: set it to the Job\'s spec.completions in the pod\'s env');
+      throw new Error(
+        "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but QITOS_SHARD_COUNT is not: set it to the Job's spec.completions in the pod's env",
+      );
     }
     const index = count('JOB_COMPLETION_INDEX', env.JOB_COMPLETION_INDEX!, 0);
     const n = count('QITOS_SHARD_COUNT', env.QITOS_SHARD_COUNT!, 1);
-    if (index >= n) throw new Error(`--shard auto: JOB_COMPLETION_INDEX=${index} is out of range for QITOS_SHARD_COUNT=${n} (indexes run 0..${n - 1}): QITOS_SHARD_COUNT must equal the Job's spec.completions`);
-    return { shard: { index, count: n }, source: `Kubernetes Indexed Job (JOB_COMPLETION_INDEX=${index}, QITOS_SHARD_COUNT=${n})` };
+    if (index >= n)
+      throw new Error(
+        `--shard auto: JOB_COMPLETION_INDEX=${index} is out of range for QITOS_SHARD_COUNT=${n} (indexes run 0..${n - 1}): QITOS_SHARD_COUNT must equal the Job's spec.completions`,
+      );
+    return {
+      shard: { index, count: n },
+      source: `Kubernetes Indexed Job (JOB_COMPLETION_INDEX=${index}, QITOS_SHARD_COUNT=${n})`,
+    };
   }
   if (set('SLURM_ARRAY_TASK_ID')) {
-    if (!set('SLURM_ARRAY_TASK_COUNT')) throw new Error('--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (is this a Slurm job array?)');
+    if (!set('SLURM_ARRAY_TASK_COUNT'))
+      throw new Error(
+        '--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (is this a Slurm job array?)',
+      );
     const id = count('SLURM_ARRAY_TASK_ID', env.SLURM_ARRAY_TASK_ID!, 0);
     const n = count('SLURM_ARRAY_TASK_COUNT', env.SLURM_ARRAY_TASK_COUNT!, 1);
     const min = set('SLURM_ARRAY_TASK_MIN') ? count('SLURM_ARRAY_TASK_MIN', env.SLURM_ARRAY_TASK_MIN!, 0) : 0;
@@ -78,7 +93,10 @@ export function shardFromEnv(env: Record<string, string | undefined>): ShardFrom
         `--shard auto: Slurm array task ${id} (min ${min}, step ${step}, count ${n}) is not one of ${n} evenly spaced tasks: use a range such as --array=0-${n - 1}, or set QITOS_SHARD=i/n`,
       );
     }
-    return { shard: { index, count: n }, source: `Slurm array (SLURM_ARRAY_TASK_ID=${id} of ${n} from ${min}${step !== 1 ? ` step ${step}` : ''})` };
+    return {
+      shard: { index, count: n },
+      source: `Slurm array (SLURM_ARRAY_TASK_ID=${id} of ${n} from ${min}${step !== 1 ? ` step ${step}` : ''})`,
+    };
   }
   throw new Error(
     '--shard auto: no shard in the environment: set QITOS_SHARD=i/n, or run as a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with QITOS_SHARD_COUNT) or a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
@@ -95,6 +113,7 @@ function parseShardVar(name: string, value: string): Shard {
 
 /** A non-negative decimal integer of at least `min` from an environment variable. */
 function count(name: string, value: string, min: number): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new Error(`--shard auto: ${name}="${value}" is not ${min ? 'a positive' : 'a non-negative'} integer`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min)
+    throw new Error(`--shard auto: ${name}="${value}" is not ${min ? 'a positive' : 'a non-negative'} integer`);
   return Number(value);
 }

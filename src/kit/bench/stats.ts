@@ -110,8 +110,13 @@ export interface BootstrapResult {
  * Paired bootstrap of mean(b_i - a_i): resample the pairs (units, e.g. tasks) with replacement `resamples` times
  * and take the percentile interval. Seeded, so the same inputs give the same interval.
  */
-export function pairedBootstrap(a: readonly number[], b: readonly number[], options: { resamples?: number; seed?: number; level?: number } = {}): BootstrapResult {
-  if (a.length !== b.length) throw new RangeError(`pairedBootstrap: the two samples differ in length (${a.length} vs ${b.length})`);
+export function pairedBootstrap(
+  a: readonly number[],
+  b: readonly number[],
+  options: { resamples?: number; seed?: number; level?: number } = {},
+): BootstrapResult {
+  if (a.length !== b.length)
+    throw new RangeError(`pairedBootstrap: the two samples differ in length (${a.length} vs ${b.length})`);
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 1;
   const level = options.level ?? 0.95;
@@ -144,13 +149,20 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
  * sum(diffSums) / sum(sizes) over each resample, so the epochs of one task move together and are never counted as
  * independent evidence. With every size 1 it is `pairedBootstrap` (the same resamples for the same seed).
  */
-export function clusterBootstrap(diffSums: readonly number[], sizes: readonly number[], options: { resamples?: number; seed?: number; level?: number } = {}): BootstrapResult {
-  if (diffSums.length !== sizes.length) throw new RangeError(`clusterBootstrap: ${diffSums.length} sums but ${sizes.length} sizes`);
-  if (!sizes.every((n) => Number.isInteger(n) && n > 0)) throw new RangeError('clusterBootstrap: sizes must be positive integers');
+export function clusterBootstrap(
+  diffSums: readonly number[],
+  sizes: readonly number[],
+  options: { resamples?: number; seed?: number; level?: number } = {},
+): BootstrapResult {
+  if (diffSums.length !== sizes.length)
+    throw new RangeError(`clusterBootstrap: ${diffSums.length} sums but ${sizes.length} sizes`);
+  if (!sizes.every((n) => Number.isInteger(n) && n > 0))
+    throw new RangeError('clusterBootstrap: sizes must be positive integers');
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 1;
   const level = options.level ?? 0.95;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`clusterBootstrap: resamples must be a positive integer, got ${resamples}`);
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new RangeError(`clusterBootstrap: resamples must be a positive integer, got ${resamples}`);
   if (!(level > 0 && level < 1)) throw new RangeError(`clusterBootstrap: level must be in (0, 1), got ${level}`);
   const n = sizes.length;
   if (n === 0) return { delta: 0, ci: [0, 0], resamples, seed };

@@ -38,7 +38,9 @@ export function parseSuiteFile(text: string, file: string): SuiteFile {
     parsed = parseYaml(text);
   } catch (err) {
     if (!(err instanceof YamlError)) throw err;
-    throw new Error(`${file} line ${err.line}: invalid YAML: ${err.message.replace(/^YAML syntax error: /, '').replace(/:\s*$/, '')}`);
+    throw new Error(
+      `${file} line ${err.line}: invalid YAML: ${err.message.replace(/^YAML syntax error: /, '').replace(/:\s*$/, '')}`,
+    );
   }
   const { doc, lines: lineCounter } = parsed;
   const data = parsed.value ?? {};
@@ -49,7 +51,8 @@ export function parseSuiteFile(text: string, file: string): SuiteFile {
   const keys = issue.code === 'unrecognized_keys' ? [...issue.path.map(String), issue.keys[0]] : issue.path.map(String);
   const line = lineOf(doc.contents as Node | null, keys, lineCounter);
   const missing = issue.code === 'invalid_type' && valueAt(data, issue.path.map(String)) === undefined;
-  const what = issue.code === 'unrecognized_keys' ? 'unknown field' : missing ? 'required field missing' : issue.message;
+  const what =
+    issue.code === 'unrecognized_keys' ? 'unknown field' : missing ? 'required field missing' : issue.message;
   const fieldText = field ? `field "${field}"` : 'the document';
   return throwAt(file, line, `${fieldText}: ${what}`);
 }

@@ -47,10 +47,18 @@ export const SUITE_BRAND = Symbol.for('qitos.suite');
 /** Defines a suite in code (export it as the module's default or as `suite`). Checks the fields it can now. */
 export function defineSuite(def: SuiteDefinition): SuiteDefinition {
   if (!def || typeof def !== 'object') throw new Error('defineSuite needs an object');
-  if (typeof def.name !== 'string' || !SUITE_NAME.test(def.name)) throw new Error(`defineSuite: field "name": use letters, digits, ".", "_" or "-" (got ${JSON.stringify(def.name)})`);
-  if (!def.scorer || typeof def.scorer.score !== 'function') throw new Error(`defineSuite "${def.name}": field "scorer": a Scorer ({ name, score }) is required`);
-  if (!Array.isArray(def.tasks) && typeof def.tasks !== 'function') throw new Error(`defineSuite "${def.name}": field "tasks": a list of tasks or a function returning them is required`);
-  if (def.epochs !== undefined && (!Number.isInteger(def.epochs) || def.epochs < 1)) throw new Error(`defineSuite "${def.name}": field "epochs": a positive integer is required`);
+  if (typeof def.name !== 'string' || !SUITE_NAME.test(def.name))
+    throw new Error(
+      `defineSuite: field "name": use letters, digits, ".", "_" or "-" (got ${JSON.stringify(def.name)})`,
+    );
+  if (!def.scorer || typeof def.scorer.score !== 'function')
+    throw new Error(`defineSuite "${def.name}": field "scorer": a Scorer ({ name, score }) is required`);
+  if (!Array.isArray(def.tasks) && typeof def.tasks !== 'function')
+    throw new Error(
+      `defineSuite "${def.name}": field "tasks": a list of tasks or a function returning them is required`,
+    );
+  if (def.epochs !== undefined && (!Number.isInteger(def.epochs) || def.epochs < 1))
+    throw new Error(`defineSuite "${def.name}": field "epochs": a positive integer is required`);
   return Object.assign(Object.create(null), def, { [SUITE_BRAND]: true }) as SuiteDefinition;
 }
 
@@ -67,7 +75,8 @@ export function validateTasks(raw: readonly unknown[], where: string): BenchTask
     const r = BenchTask.safeParse(item);
     if (!r.success) throw new Error(`${where} tasks[${i}]: ${issueText(r.error)}`);
     const first = seen.get(r.data.id);
-    if (first !== undefined) throw new Error(`${where}: duplicate task id "${r.data.id}" at tasks[${i}] (first at tasks[${first}])`);
+    if (first !== undefined)
+      throw new Error(`${where}: duplicate task id "${r.data.id}" at tasks[${i}] (first at tasks[${first}])`);
     seen.set(r.data.id, i);
     out.push(r.data);
   });
@@ -78,7 +87,8 @@ export function validateTasks(raw: readonly unknown[], where: string): BenchTask
 /** Turns a definition into a runnable Suite (loads its tasks). */
 export async function resolveSuite(def: SuiteDefinition | Suite, dir?: string): Promise<Suite> {
   const tasks = typeof def.tasks === 'function' ? await def.tasks() : def.tasks;
-  if (!Array.isArray(tasks)) throw new Error(`suite "${def.name}": the tasks function returned ${typeof tasks}, not a list`);
+  if (!Array.isArray(tasks))
+    throw new Error(`suite "${def.name}": the tasks function returned ${typeof tasks}, not a list`);
   const d = 'dir' in def && def.dir ? def.dir : dir;
   return {
     name: def.name,

@@ -24,14 +24,24 @@ export const Summary = z.object({
   complete: z.boolean(),
   interrupted: z.boolean(),
   /** Over all recorded trials; an errored trial counts as a fail. Wilson 95% interval. */
-  passRate: z.object({ passed: z.number().int(), total: z.number().int(), rate: z.number(), ci: z.tuple([z.number(), z.number()]) }),
+  passRate: z.object({
+    passed: z.number().int(),
+    total: z.number().int(),
+    rate: z.number(),
+    ci: z.tuple([z.number(), z.number()]),
+  }),
   /** Mean score over the trials: the mean reward (a scorer's score in [0, 1]). */
   meanScore: z.number().nullable(),
   /** Mean over tasks of the unbiased pass@k / pass^k from each task's epochs (keys are k). */
   passAtK: z.record(z.string(), z.number()),
   passHatK: z.record(z.string(), z.number()),
   /** Means per trial. `cost` is null when any trial's cost was unknown. */
-  perTrial: z.object({ steps: z.number().nullable(), tokens: z.number().nullable(), cost: z.number().nullable(), durationMs: z.number().nullable() }),
+  perTrial: z.object({
+    steps: z.number().nullable(),
+    tokens: z.number().nullable(),
+    cost: z.number().nullable(),
+    durationMs: z.number().nullable(),
+  }),
   totals: z.object({ tokens: z.number(), cost: z.number().nullable(), durationMs: z.number() }),
   /** The agent's total tokens and cost divided by the passed trials: what one success costs. Null without a pass (or a known cost). */
   perSuccess: z.object({ tokens: z.number().nullable(), cost: z.number().nullable() }),
@@ -41,11 +51,33 @@ export const Summary = z.object({
    * The part of the totals spent by calls besides the agent's steps, by purpose (a user simulator's `user`,
    * `compaction`, ...): already counted in `totals`. Absent in summaries written before it existed.
    */
-  byPurpose: z.record(z.string(), z.object({ modelCalls: z.number().int(), tokens: z.number(), cost: z.number().nullable() })).optional(),
+  byPurpose: z
+    .record(z.string(), z.object({ modelCalls: z.number().int(), tokens: z.number(), cost: z.number().nullable() }))
+    .optional(),
   stopReasons: z.record(z.string(), z.number().int()),
-  errors: z.object({ scorer: z.number().int(), setup: z.number().int(), run: z.number().int(), samples: z.array(z.object({ taskId: z.string(), epoch: z.number().int(), kind: z.string(), error: z.string(), at: z.string().optional() })) }),
+  errors: z.object({
+    scorer: z.number().int(),
+    setup: z.number().int(),
+    run: z.number().int(),
+    samples: z.array(
+      z.object({
+        taskId: z.string(),
+        epoch: z.number().int(),
+        kind: z.string(),
+        error: z.string(),
+        at: z.string().optional(),
+      }),
+    ),
+  }),
   slowest: z.array(TraceRef.extend({ durationMs: z.number() })),
-  failed: z.array(TraceRef.extend({ stopReason: z.string(), score: z.number(), explanation: z.string(), error: z.string().nullable() })),
+  failed: z.array(
+    TraceRef.extend({
+      stopReason: z.string(),
+      score: z.number(),
+      explanation: z.string(),
+      error: z.string().nullable(),
+    }),
+  ),
   warnings: z.array(z.string()),
 });
 export type Summary = z.infer<typeof Summary>;
@@ -128,7 +160,16 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
   const errored = lines.filter((r) => r.error !== null);
   const count = (kind: string) => errored.filter((r) => r.errorKind === kind).length;
   const seenErr = new Set<string>();
-  const samples = errored.filter((r) => !seenErr.has(r.error!) && seenErr.add(r.error!)).slice(0, 5).map((r) => ({ taskId: r.taskId, epoch: r.epoch, kind: r.errorKind ?? 'run', error: r.error!, ...(r.errorAt ? { at: r.errorAt } : {}) }));
+  const samples = errored
+    .filter((r) => !seenErr.has(r.error!) && seenErr.add(r.error!))
+    .slice(0, 5)
+    .map((r) => ({
+      taskId: r.taskId,
+      epoch: r.epoch,
+      kind: r.errorKind ?? 'run',
+      error: r.error!,
+      ...(r.errorAt ? { at: r.errorAt } : {}),
+    }));
   const orderKey = (r: ResultLine) => `${r.taskId}\u0000${String(r.epoch).padStart(6, '0')}`;
   const nullIfEmpty = (f: (r: ResultLine) => number) => (lines.length ? mean(lines.map(f)) : null);
 
@@ -147,7 +188,9 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
     missing: expectedTrials - lines.length,
     complete: lines.length === expectedTrials,
     interrupted: meta.interrupted ?? false,
-    passRate: (({ successes, total, rate, ci }) => ({ passed: successes, total, rate, ci }))(wilson(passed, lines.length)),
+    passRate: (({ successes, total, rate, ci }) => ({ passed: successes, total, rate, ci }))(
+      wilson(passed, lines.length),
+    ),
     meanScore: nullIfEmpty((r) => r.score),
     passAtK: passAt,
     passHatK: passHat,
@@ -158,16 +201,30 @@ export function summarize(results: readonly ResultLine[], meta: SummaryMeta): Su
       durationMs: nullIfEmpty((r) => r.durationMs),
     },
     totals: { tokens: totalTokensUsed, cost: totalCost, durationMs: lines.reduce((a, r) => a + r.durationMs, 0) },
-    perSuccess: { tokens: passed ? totalTokensUsed / passed : null, cost: passed && totalCost !== null ? totalCost / passed : null },
+    perSuccess: {
+      tokens: passed ? totalTokensUsed / passed : null,
+      cost: passed && totalCost !== null ? totalCost / passed : null,
+    },
     scoring,
     byPurpose,
     stopReasons,
     errors: { scorer: count('scorer'), setup: count('setup'), run: count('run'), samples },
-    slowest: [...lines].sort((a, b) => b.durationMs - a.durationMs).slice(0, meta.slowest ?? 5).map((r) => ({ taskId: r.taskId, epoch: r.epoch, durationMs: r.durationMs, traceDir: r.traceDir })),
+    slowest: [...lines]
+      .sort((a, b) => b.durationMs - a.durationMs)
+      .slice(0, meta.slowest ?? 5)
+      .map((r) => ({ taskId: r.taskId, epoch: r.epoch, durationMs: r.durationMs, traceDir: r.traceDir })),
     failed: lines
       .filter((r) => !r.pass)
       .sort((a, b) => (orderKey(a) < orderKey(b) ? -1 : 1))
-      .map((r) => ({ taskId: r.taskId, epoch: r.epoch, stopReason: r.stopReason, score: r.score, explanation: r.explanation, error: r.error, traceDir: r.traceDir })),
+      .map((r) => ({
+        taskId: r.taskId,
+        epoch: r.epoch,
+        stopReason: r.stopReason,
+        score: r.score,
+        explanation: r.explanation,
+        error: r.error,
+        traceDir: r.traceDir,
+      })),
     warnings,
   };
 }

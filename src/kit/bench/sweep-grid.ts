@@ -24,9 +24,14 @@ export function parseGridAxis(text: string): GridAxis {
   const eq = text.indexOf('=');
   if (eq <= 0) throw new Error(`--grid ${text}: expected key=value1,value2,..., e.g. agent.temperature=0,0.7`);
   const key = text.slice(0, eq).trim();
-  if (!key || key.split('.').some((p) => !p)) throw new Error(`--grid ${text}: "${key}" is not a dotted path of config fields`);
-  const values = text.slice(eq + 1).split(',').map((v) => v.trim());
-  if (values.some((v) => !v)) throw new Error(`--grid ${text}: a value is empty (values are separated by commas and cannot contain one)`);
+  if (!key || key.split('.').some((p) => !p))
+    throw new Error(`--grid ${text}: "${key}" is not a dotted path of config fields`);
+  const values = text
+    .slice(eq + 1)
+    .split(',')
+    .map((v) => v.trim());
+  if (values.some((v) => !v))
+    throw new Error(`--grid ${text}: a value is empty (values are separated by commas and cannot contain one)`);
   const dup = values.find((v, i) => values.indexOf(v) !== i);
   if (dup !== undefined) throw new Error(`--grid ${text}: value "${dup}" is given twice`);
   return { key, values };
@@ -44,7 +49,11 @@ export function sweepCells(axes: readonly GridAxis[]): SweepCell[] {
   for (const axis of axes) combos = combos.flatMap((c) => axis.values.map((value) => [...c, { key: axis.key, value }]));
   return combos.map((settings) => {
     const label = settings.map((s) => `${s.key}=${s.value}`).join(',');
-    return { settings, label, name: fileSafeName(settings.map((s) => `${s.key}-${s.value}`).join('__'), { maxLength: 100 }) };
+    return {
+      settings,
+      label,
+      name: fileSafeName(settings.map((s) => `${s.key}-${s.value}`).join('__'), { maxLength: 100 }),
+    };
   });
 }
 
@@ -54,8 +63,21 @@ export function sweepCells(axes: readonly GridAxis[]): SweepCell[] {
  */
 export function findBaseline(cells: readonly SweepCell[], baseline: string | undefined): SweepCell {
   if (baseline === undefined) return cells[0];
-  const want = baseline.split(',').map((s) => s.trim()).sort().join(',');
-  const found = cells.find((c) => c.name === baseline || c.label === baseline || c.settings.map((s) => `${s.key}=${s.value}`).sort().join(',') === want);
-  if (!found) throw new Error(`--baseline ${baseline}: no such cell; the cells are: ${cells.map((c) => c.label).join(' | ')}`);
+  const want = baseline
+    .split(',')
+    .map((s) => s.trim())
+    .sort()
+    .join(',');
+  const found = cells.find(
+    (c) =>
+      c.name === baseline ||
+      c.label === baseline ||
+      c.settings
+        .map((s) => `${s.key}=${s.value}`)
+        .sort()
+        .join(',') === want,
+  );
+  if (!found)
+    throw new Error(`--baseline ${baseline}: no such cell; the cells are: ${cells.map((c) => c.label).join(' | ')}`);
   return found;
 }

@@ -60,7 +60,8 @@ export function parseTasks(text: string, options: { file: string; format?: TaskF
       task = t.data;
     }
     const first = seen.get(task.id);
-    if (first !== undefined) throw new Error(`${options.file}: duplicate task id "${task.id}" on line ${i + 1} (first on line ${first})`);
+    if (first !== undefined)
+      throw new Error(`${options.file}: duplicate task id "${task.id}" on line ${i + 1} (first on line ${first})`);
     seen.set(task.id, i + 1);
     tasks.push(task);
   }

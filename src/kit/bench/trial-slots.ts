@@ -7,7 +7,8 @@ export class TrialSlots {
   private readonly waiting: Array<() => void> = [];
 
   constructor(readonly size: number) {
-    if (!Number.isInteger(size) || size < 1) throw new RangeError(`TrialSlots: size must be a positive integer, got ${size}`);
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`TrialSlots: size must be a positive integer, got ${size}`);
     this.free = size;
   }
 

@@ -26,12 +26,17 @@ const OUTPUT_CAP = 1_500;
 
 /** The step as the reviewer reads it. */
 function describeStep(task: string, decision: Decision, results: readonly ActionResult[]): string {
-  const cut = (t: string) => (t.length > OUTPUT_CAP ? `${t.slice(0, OUTPUT_CAP)}... (${t.length - OUTPUT_CAP} more chars)` : t);
+  const cut = (t: string) =>
+    t.length > OUTPUT_CAP ? `${t.slice(0, OUTPUT_CAP)}... (${t.length - OUTPUT_CAP} more chars)` : t;
   const lines = [`Task: ${task}`];
   if (decision.mode === 'final') lines.push(`The agent's final answer: ${decision.answer}`);
-  if (decision.mode === 'act') for (const a of decision.actions) lines.push(`The agent called ${a.name} with ${JSON.stringify(a.args)}`);
+  if (decision.mode === 'act')
+    for (const a of decision.actions) lines.push(`The agent called ${a.name} with ${JSON.stringify(a.args)}`);
   if (decision.rationale) lines.push(`Its reasoning: ${cut(decision.rationale)}`);
-  for (const r of results) lines.push(`Result of ${r.name} (${r.status}): ${cut(r.status === 'error' ? (r.error ?? '') : typeof r.output === 'string' ? r.output : JSON.stringify(r.output))}`);
+  for (const r of results)
+    lines.push(
+      `Result of ${r.name} (${r.status}): ${cut(r.status === 'error' ? (r.error ?? '') : typeof r.output === 'string' ? r.output : JSON.stringify(r.output))}`,
+    );
   return lines.join('\n');
 }
 
@@ -51,7 +56,14 @@ export function parseReflection(text: string): CriticVerdict | undefined {
   const score = typeof r.score === 'number' && Number.isFinite(r.score) ? { score: r.score } : {};
   const reason = typeof r.reason === 'string' && r.reason.trim() ? r.reason.trim() : undefined;
   const feedback = typeof r.feedback === 'string' && r.feedback.trim() ? r.feedback.trim() : undefined;
-  const candidate = r.verdict === 'retry' ? { action: 'retry', feedback: feedback ?? reason, ...score, ...(reason ? { reason } : {}) } : r.verdict === 'stop' ? { action: 'stop', reason: reason ?? feedback, ...score } : r.verdict === 'continue' ? { action: 'continue', ...score, ...(reason ? { reason } : {}) } : undefined;
+  const candidate =
+    r.verdict === 'retry'
+      ? { action: 'retry', feedback: feedback ?? reason, ...score, ...(reason ? { reason } : {}) }
+      : r.verdict === 'stop'
+        ? { action: 'stop', reason: reason ?? feedback, ...score }
+        : r.verdict === 'continue'
+          ? { action: 'continue', ...score, ...(reason ? { reason } : {}) }
+          : undefined;
   const parsed = CriticVerdictSchema.safeParse(candidate);
   return parsed.success ? parsed.data : undefined;
 }
@@ -62,19 +74,33 @@ export function parseReflection(text: string): CriticVerdict | undefined {
  * `critic`), so its tokens and cost count in the run's usage and budgets and replay serves it. A reply without a
  * readable verdict lets the step stand: the verdict is `continue` with the reason saying so, in the trace.
  */
-export function reactSelfReflectionCritic<S extends State = State>(options: ReactSelfReflectionOptions = {}): Critic<S> {
+export function reactSelfReflectionCritic<S extends State = State>(
+  options: ReactSelfReflectionOptions = {},
+): Critic<S> {
   const when = options.when ?? 'final';
   return {
     name: 'react-self-reflection',
     maxRetries: options.maxRetries ?? 2,
     async critique({ state, decision, results, signal, callModel }) {
-      if (when === 'final' && decision.mode !== 'final') return { action: 'continue', reason: 'not a final answer: not reviewed' };
+      if (when === 'final' && decision.mode !== 'final')
+        return { action: 'continue', reason: 'not a final answer: not reviewed' };
       const response = await callModel(
-        { messages: [{ role: 'system', content: options.prompt ?? REFLECTION_PROMPT }, { role: 'user', content: [{ type: 'text', text: describeStep(state.task, decision, results) }] }], maxOutputTokens: 400 },
+        {
+          messages: [
+            { role: 'system', content: options.prompt ?? REFLECTION_PROMPT },
+            { role: 'user', content: [{ type: 'text', text: describeStep(state.task, decision, results) }] },
+          ],
+          maxOutputTokens: 400,
+        },
         { signal, purpose: 'critic', ...(options.model ? { model: options.model } : {}) },
       );
       const text = responseText(response);
-      return parseReflection(text) ?? { action: 'continue', reason: `the reviewer's reply had no verdict: ${text.slice(0, 200)}` };
+      return (
+        parseReflection(text) ?? {
+          action: 'continue',
+          reason: `the reviewer's reply had no verdict: ${text.slice(0, 200)}`,
+        }
+      );
     },
   };
 }

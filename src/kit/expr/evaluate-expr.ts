@@ -27,14 +27,16 @@ export function evaluateExpr(expr: Expr | string, scope: ExprScope, options: Eva
   if (!isPlainObject(scope)) throw new ExprError('the scope must be a plain object of names to values');
   const functions = options.functions ?? EXPR_FUNCTIONS;
   const value = new Evaluator(scope, functions).eval(parsed.root);
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new ExprError(Number.isNaN(value) ? 'the result is not a number' : 'the result is infinite (overflow)');
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new ExprError(Number.isNaN(value) ? 'the result is not a number' : 'the result is infinite (overflow)');
   return value;
 }
 
 /** Evaluates an expression that must give true or false (a condition); anything else is an ExprError saying what it gave. */
 export function evaluateCondition(expr: Expr | string, scope: ExprScope, options: EvaluateExprOptions = {}): boolean {
   const value = evaluateExpr(expr, scope, options);
-  if (typeof value !== 'boolean') throw new ExprError(`the condition must be true or false, but it gave ${describeValue(value)}`);
+  if (typeof value !== 'boolean')
+    throw new ExprError(`the condition must be true or false, but it gave ${describeValue(value)}`);
   return value;
 }
 
@@ -80,9 +82,12 @@ class Evaluator {
       const v = this.scope[name];
       return v === undefined ? null : asData(v, `"${name}"`, pos + 1);
     }
-    if (Object.hasOwn(this.functions, name)) throw err(`function "${name}" at column ${pos + 1} needs arguments in parentheses, e.g. ${name}(2)`, pos);
+    if (Object.hasOwn(this.functions, name))
+      throw err(`function "${name}" at column ${pos + 1} needs arguments in parentheses, e.g. ${name}(2)`, pos);
     const known = Object.keys(this.scope);
-    const list = known.length ? `known names: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ', ...' : ''}` : 'the scope is empty';
+    const list = known.length
+      ? `known names: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ', ...' : ''}`
+      : 'the scope is empty';
     throw err(`unknown name "${name}" at column ${pos + 1}; ${list}`, pos);
   }
 
@@ -100,10 +105,16 @@ class Evaluator {
         if (Array.isArray(b)) return b.some((item) => deepEqual(asData(item, 'a list item'), a));
         if (typeof b === 'string' && typeof a === 'string') return b.includes(a);
         if (isPlainObject(b) && typeof a === 'string') return ownField(b, a) !== undefined;
-        throw err(`"in" at column ${n.pos + 1} needs a list, a string in a string, or a key in an object; got ${describeValue(a)} in ${describeValue(b)}`, n.pos);
+        throw err(
+          `"in" at column ${n.pos + 1} needs a list, a string in a string, or a key in an object; got ${describeValue(a)} in ${describeValue(b)}`,
+          n.pos,
+        );
       default: {
         if (!((typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string'))) {
-          throw err(`"${n.op}" at column ${n.pos + 1} compares two numbers or two strings, got ${describeValue(a)} and ${describeValue(b)}`, n.pos);
+          throw err(
+            `"${n.op}" at column ${n.pos + 1} compares two numbers or two strings, got ${describeValue(a)} and ${describeValue(b)}`,
+            n.pos,
+          );
         }
         return n.op === '<' ? a < b : n.op === '<=' ? a <= b : n.op === '>' ? a > b : a >= b;
       }
@@ -131,7 +142,11 @@ class Evaluator {
     if (op === '+') {
       if (typeof a === 'string' && typeof b === 'string') return a + b;
       if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-      if (typeof a !== 'number' || typeof b !== 'number') throw err(`"+" at column ${pos + 1} adds two numbers, two strings or two lists, got ${describeValue(a)} and ${describeValue(b)}`, pos);
+      if (typeof a !== 'number' || typeof b !== 'number')
+        throw err(
+          `"+" at column ${pos + 1} adds two numbers, two strings or two lists, got ${describeValue(a)} and ${describeValue(b)}`,
+          pos,
+        );
       return this.finite(a + b, '"+"', pos);
     }
     const x = this.num(a, op, pos);
@@ -151,10 +166,19 @@ class Evaluator {
       const next = this.read(cur, key, step);
       if (next === undefined) {
         if (step.optional) return SHORT;
-        throw err(`${describeValue(cur)} has no ${where(step, key)}${step.kind === 'field' && isPlainObject(cur) ? ` (its fields: ${fieldList(cur)})` : ''}`, step.pos);
+        throw err(
+          `${describeValue(cur)} has no ${where(step, key)}${step.kind === 'field' && isPlainObject(cur) ? ` (its fields: ${fieldList(cur)})` : ''}`,
+          step.pos,
+        );
       }
       // Data passes as it is; anything else is refused by asData, whose message is built only then.
-      const plain = next === null || typeof next === 'boolean' || typeof next === 'number' || typeof next === 'string' || Array.isArray(next) || isPlainObject(next);
+      const plain =
+        next === null ||
+        typeof next === 'boolean' ||
+        typeof next === 'number' ||
+        typeof next === 'string' ||
+        Array.isArray(next) ||
+        isPlainObject(next);
       cur = plain ? (next as ExprValue) : asData(next, where(step, key), step.pos + 1);
     }
     return cur;
@@ -162,15 +186,18 @@ class Evaluator {
 
   /** One step into a value; undefined when there is nothing there. */
   private read(cur: ExprValue, key: ExprValue, step: MemberStep): unknown {
-    if (typeof key === 'string' && FORBIDDEN_FIELDS.has(key)) throw err(`${where(step, key)} is not allowed: expressions do not reach prototypes`, step.pos);
+    if (typeof key === 'string' && FORBIDDEN_FIELDS.has(key))
+      throw err(`${where(step, key)} is not allowed: expressions do not reach prototypes`, step.pos);
     if (Array.isArray(cur) || typeof cur === 'string') {
       if (key === 'length' && step.kind === 'field') return cur.length;
-      if (typeof key !== 'number' || !Number.isInteger(key)) throw err(`${describeValue(cur)} is read by an integer index, not ${where(step, key)}`, step.pos);
+      if (typeof key !== 'number' || !Number.isInteger(key))
+        throw err(`${describeValue(cur)} is read by an integer index, not ${where(step, key)}`, step.pos);
       const i = key < 0 ? cur.length + key : key;
       return i >= 0 && i < cur.length ? cur[i] : undefined;
     }
     if (isPlainObject(cur)) {
-      if (typeof key !== 'string' && !(typeof key === 'number' && Number.isInteger(key))) throw err(`an object is read by a string key, not ${where(step, key)}`, step.pos);
+      if (typeof key !== 'string' && !(typeof key === 'number' && Number.isInteger(key)))
+        throw err(`an object is read by a string key, not ${where(step, key)}`, step.pos);
       return ownField(cur, String(key));
     }
     throw err(`cannot read ${where(step, key)} of ${describeValue(cur)}`, step.pos);
@@ -183,19 +210,22 @@ class Evaluator {
       throw err(`unknown function "${name}" at column ${pos + 1}; known: ${known.join(', ')}`, pos);
     }
     const args = argNodes.map((a) => this.eval(a));
-    if (args.length < f.arity[0] || args.length > f.arity[1]) throw err(`${name} ${arityText(f.arity)}, got ${args.length}`, pos);
+    if (args.length < f.arity[0] || args.length > f.arity[1])
+      throw err(`${name} ${arityText(f.arity)}, got ${args.length}`, pos);
     let out: ExprValue;
     try {
       out = f.fn(args);
     } catch (e) {
-      if (e instanceof ExprError) throw e.column === undefined ? err(`${e.message} (${name}() at column ${pos + 1})`, pos) : e;
+      if (e instanceof ExprError)
+        throw e.column === undefined ? err(`${e.message} (${name}() at column ${pos + 1})`, pos) : e;
       throw err(`${name}() at column ${pos + 1} failed: ${e instanceof Error ? e.message : String(e)}`, pos);
     }
     return typeof out === 'number' ? this.finite(out, `${name}()`, pos) : out;
   }
 
   private bool(v: ExprValue, op: string, pos: number): boolean {
-    if (typeof v !== 'boolean') throw err(`"${op}" at column ${pos + 1} needs true or false, got ${describeValue(v)}`, pos);
+    if (typeof v !== 'boolean')
+      throw err(`"${op}" at column ${pos + 1} needs true or false, got ${describeValue(v)}`, pos);
     return v;
   }
 
@@ -206,7 +236,8 @@ class Evaluator {
 
   /** NaN stops the evaluation where it appears; infinities may pass through (`1 / (10 ^ 400)` is 0). */
   private finite(x: number, what: string, pos: number): number {
-    if (Number.isNaN(x)) throw err(`the result of ${what} at column ${pos + 1} is not a number (e.g. sqrt of a negative number)`, pos);
+    if (Number.isNaN(x))
+      throw err(`the result of ${what} at column ${pos + 1} is not a number (e.g. sqrt of a negative number)`, pos);
     return x;
   }
 }
@@ -217,7 +248,9 @@ function err(message: string, pos: number): ExprError {
 
 /** A member step as error messages name it: `field "x" at column 7` or `[2] at column 9` (built only for errors). */
 function where(step: MemberStep, key: ExprValue): string {
-  return step.kind === 'field' ? `field "${step.name}" at column ${step.pos + 1}` : `[${describeKey(key)}] at column ${step.pos + 1}`;
+  return step.kind === 'field'
+    ? `field "${step.name}" at column ${step.pos + 1}`
+    : `[${describeKey(key)}] at column ${step.pos + 1}`;
 }
 
 function describeKey(key: ExprValue): string {

@@ -4,7 +4,10 @@
  * (1-based, in UTF-16 code units) of the source.
  */
 export class ExprError extends Error {
-  constructor(message: string, readonly column?: number) {
+  constructor(
+    message: string,
+    readonly column?: number,
+  ) {
     super(message);
     this.name = 'ExprError';
   }

@@ -14,7 +14,8 @@ export interface ExprFunction {
 type List = readonly ExprValue[];
 
 const isList = (v: ExprValue): v is List => Array.isArray(v);
-const bad = (name: string, want: string, got: ExprValue) => new ExprError(`${name} needs ${want}, got ${describeValue(got)}`);
+const bad = (name: string, want: string, got: ExprValue) =>
+  new ExprError(`${name} needs ${want}, got ${describeValue(got)}`);
 
 function str(name: string, v: ExprValue): string {
   if (typeof v !== 'string') throw bad(name, 'a string', v);
@@ -109,7 +110,9 @@ export const EXPR_FUNCTIONS: Readonly<Record<string, ExprFunction>> = Object.fre
     arity: [1, 2],
     fn: ([list, sep]) => {
       if (!isList(list)) throw bad('join', 'a list', list);
-      return list.map((v) => str('join (items)', asData(v, 'a list item'))).join(sep === undefined ? '' : str('join (separator)', sep));
+      return list
+        .map((v) => str('join (items)', asData(v, 'a list item')))
+        .join(sep === undefined ? '' : str('join (separator)', sep));
     },
   },
   slice: {

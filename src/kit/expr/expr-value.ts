@@ -26,8 +26,16 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function asData(v: unknown, what: string, column?: number): ExprValue {
   if (v === null || typeof v === 'boolean' || typeof v === 'number' || typeof v === 'string') return v;
   if (Array.isArray(v) || isPlainObject(v)) return v as ExprValue;
-  const kind = v === undefined ? 'undefined' : typeof v === 'object' ? 'an object that is not a plain object or list' : `a ${typeof v}`;
-  throw new ExprError(`${what} is ${kind}, not data: expressions read only null, booleans, numbers, strings, lists and plain objects`, column);
+  const kind =
+    v === undefined
+      ? 'undefined'
+      : typeof v === 'object'
+        ? 'an object that is not a plain object or list'
+        : `a ${typeof v}`;
+  throw new ExprError(
+    `${what} is ${kind}, not data: expressions read only null, booleans, numbers, strings, lists and plain objects`,
+    column,
+  );
 }
 
 /** The kind of a value as the language names it (the `type()` helper returns it). */
@@ -71,7 +79,8 @@ export function deepEqual(a: ExprValue, b: ExprValue, depth = 0): boolean {
   if (depth >= MAX_NESTING) throw new ExprError(`cannot compare values that nest deeper than ${MAX_NESTING} levels`);
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(asData(a[i], 'a list item'), asData(b[i], 'a list item'), depth + 1)) return false;
+    for (let i = 0; i < a.length; i++)
+      if (!deepEqual(asData(a[i], 'a list item'), asData(b[i], 'a list item'), depth + 1)) return false;
     return true;
   }
   const ka = Object.keys(a);

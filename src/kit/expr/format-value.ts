@@ -17,7 +17,10 @@ export function formatValue(value: ExprValue): string {
     }
     if (typeof d === 'string') return JSON.stringify(d);
     if (Array.isArray(d)) return `[${d.map((x) => write(x, depth + 1)).join(', ')}]`;
-    if (isPlainObject(d)) return `{${Object.keys(d).map((k) => `${JSON.stringify(k)}: ${write(d[k], depth + 1)}`).join(', ')}}`;
+    if (isPlainObject(d))
+      return `{${Object.keys(d)
+        .map((k) => `${JSON.stringify(k)}: ${write(d[k], depth + 1)}`)
+        .join(', ')}}`;
     throw new ExprError('the value is not data');
   };
   return write(value, 0);

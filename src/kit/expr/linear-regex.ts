@@ -35,7 +35,12 @@ type Node =
   | { t: 'alt'; alts: Node[] }
   | { t: 'rep'; node: Node; min: number; max: number }
   | { t: 'assert'; k: Assertion };
-type Inst = { op: 'char'; m: Pred } | { op: 'split'; x: number; y: number } | { op: 'jmp'; x: number } | { op: 'assert'; k: Assertion } | { op: 'match' };
+type Inst =
+  | { op: 'char'; m: Pred }
+  | { op: 'split'; x: number; y: number }
+  | { op: 'jmp'; x: number }
+  | { op: 'assert'; k: Assertion }
+  | { op: 'match' };
 
 /** A compiled pattern: `test` says whether it matches somewhere in a text. */
 export interface LinearRegex {
@@ -47,7 +52,9 @@ export interface LinearRegex {
 const isLineTerminator = (c: number) => c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isWord = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || isDigit(c) || c === 0x5f;
-const SPACES = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]);
+const SPACES = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
+]);
 const isSpace = (c: number) => SPACES.has(c) || (c >= 0x2000 && c <= 0x200a);
 
 /** JavaScript's Canonicalize for case-insensitive matching: the one-character upper case, unless it maps non-ASCII to ASCII. */
@@ -165,7 +172,10 @@ class Parser {
         // a named group: its name is only a label here
         while (this.pos < this.chars.length && this.chars[this.pos] !== 0x3e) this.pos++;
         this.pos++;
-      } else throw new LinearRegexError('lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported: they need backtracking');
+      } else
+        throw new LinearRegexError(
+          'lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported: they need backtracking',
+        );
     }
     const inner = this.alternation();
     if (!this.eat(')')) throw new LinearRegexError('missing ")"');
@@ -177,8 +187,12 @@ class Parser {
     const c = this.chars[this.pos++];
     if (c === 0x62) return { t: 'assert', k: 'wb' };
     if (c === 0x42) return { t: 'assert', k: 'nwb' };
-    if (c >= 0x31 && c <= 0x39) throw new LinearRegexError(`backreferences (\\${String.fromCharCode(c)}) are not supported: they need backtracking`);
-    if (c === 0x6b && this.peek() === 0x3c) throw new LinearRegexError('named backreferences (\\k<name>) are not supported: they need backtracking');
+    if (c >= 0x31 && c <= 0x39)
+      throw new LinearRegexError(
+        `backreferences (\\${String.fromCharCode(c)}) are not supported: they need backtracking`,
+      );
+    if (c === 0x6b && this.peek() === 0x3c)
+      throw new LinearRegexError('named backreferences (\\k<name>) are not supported: they need backtracking');
     const item = this.escapeItem(c, false);
     return typeof item === 'function' ? { t: 'char', m: item } : this.literal(item.lo);
   }
@@ -187,22 +201,35 @@ class Parser {
   private escapeItem(c: number, inClass: boolean): ClassItem {
     const one = (x: number) => ({ lo: x, hi: x });
     switch (c) {
-      case 0x64: return isDigit; // d
-      case 0x44: return (x) => !isDigit(x); // D
-      case 0x77: return isWord; // w
-      case 0x57: return (x) => !isWord(x); // W
-      case 0x73: return isSpace; // s
-      case 0x53: return (x) => !isSpace(x); // S
-      case 0x74: return one(0x09); // t
-      case 0x6e: return one(0x0a); // n
-      case 0x72: return one(0x0d); // r
-      case 0x76: return one(0x0b); // v
-      case 0x66: return one(0x0c); // f
-      case 0x62: return one(0x08); // b (in a class: backspace)
+      case 0x64:
+        return isDigit; // d
+      case 0x44:
+        return (x) => !isDigit(x); // D
+      case 0x77:
+        return isWord; // w
+      case 0x57:
+        return (x) => !isWord(x); // W
+      case 0x73:
+        return isSpace; // s
+      case 0x53:
+        return (x) => !isSpace(x); // S
+      case 0x74:
+        return one(0x09); // t
+      case 0x6e:
+        return one(0x0a); // n
+      case 0x72:
+        return one(0x0d); // r
+      case 0x76:
+        return one(0x0b); // v
+      case 0x66:
+        return one(0x0c); // f
+      case 0x62:
+        return one(0x08); // b (in a class: backspace)
       case 0x30: // 0
         if (isDigit(this.peek() ?? -1)) throw new LinearRegexError('octal escapes are not supported');
         return one(0);
-      case 0x63: { // cX
+      case 0x63: {
+        // cX
         const l = this.peek();
         if (l !== undefined && ((l >= 0x41 && l <= 0x5a) || (l >= 0x61 && l <= 0x7a))) {
           this.pos++;
@@ -212,11 +239,13 @@ class Parser {
         this.pos--;
         return one(0x5c);
       }
-      case 0x78: { // xHH
+      case 0x78: {
+        // xHH
         const hex = this.hex(2);
         return hex === undefined ? one(0x78) : one(hex);
       }
-      case 0x75: { // uHHHH, u{...} (unicode), a surrogate pair \uD83D\uDE00 in the unicode mode
+      case 0x75: {
+        // uHHHH, u{...} (unicode), a surrogate pair \uD83D\uDE00 in the unicode mode
         if (this.unicode && this.peek() === 0x7b) {
           const end = this.chars.indexOf(0x7d, this.pos);
           const v = parseInt(String.fromCodePoint(...this.chars.slice(this.pos + 1, end)), 16);
@@ -225,16 +254,24 @@ class Parser {
         }
         const hi = this.hex(4);
         if (hi === undefined) return one(0x75);
-        if (this.unicode && hi >= 0xd800 && hi <= 0xdbff && this.chars[this.pos] === 0x5c && this.chars[this.pos + 1] === 0x75) {
+        if (
+          this.unicode &&
+          hi >= 0xd800 &&
+          hi <= 0xdbff &&
+          this.chars[this.pos] === 0x5c &&
+          this.chars[this.pos + 1] === 0x75
+        ) {
           const save = this.pos;
           this.pos += 2;
           const lo = this.hex(4);
-          if (lo !== undefined && lo >= 0xdc00 && lo <= 0xdfff) return one((hi - 0xd800) * 0x400 + (lo - 0xdc00) + 0x10000);
+          if (lo !== undefined && lo >= 0xdc00 && lo <= 0xdfff)
+            return one((hi - 0xd800) * 0x400 + (lo - 0xdc00) + 0x10000);
           this.pos = save;
         }
         return one(hi);
       }
-      case 0x70: case 0x50: // p{...}, P{...}
+      case 0x70:
+      case 0x50: // p{...}, P{...}
         if (this.unicode) throw new LinearRegexError('Unicode property escapes (\\p{...}) are not supported');
         return one(c);
       default:
@@ -305,7 +342,10 @@ class Parser {
 function compile(node: Node, maxProgram: number): Inst[] {
   const prog: Inst[] = [];
   const emit = (i: Inst) => {
-    if (prog.length >= maxProgram) throw new LinearRegexError(`the pattern is too large (more than ${maxProgram} states once its repetition counts are expanded)`);
+    if (prog.length >= maxProgram)
+      throw new LinearRegexError(
+        `the pattern is too large (more than ${maxProgram} states once its repetition counts are expanded)`,
+      );
     prog.push(i);
     return prog.length - 1;
   };
@@ -367,7 +407,8 @@ function compile(node: Node, maxProgram: number): Inst[] {
  * not support or a pattern too large.
  */
 export function compileLinearRegex(source: string, flags = '', limits: LinearRegexLimits = {}): LinearRegex {
-  if (!/^[imsu]*$/.test(flags) || new Set(flags).size !== flags.length) throw new LinearRegexError(`flags are distinct letters of "imsu", got ${JSON.stringify(flags)}`);
+  if (!/^[imsu]*$/.test(flags) || new Set(flags).size !== flags.length)
+    throw new LinearRegexError(`flags are distinct letters of "imsu", got ${JSON.stringify(flags)}`);
   // RegExp's compiler checks the syntax (compiling is not where backtracking blows up; matching is)
   new RegExp(source, flags);
   const unicode = flags.includes('u');
@@ -406,7 +447,10 @@ export function compileLinearRegex(source: string, flags = '', limits: LinearReg
           const p = stack.pop()!;
           if (mark[p] === gen) continue;
           mark[p] = gen;
-          if (++work > maxWork) throw new LinearRegexError(`the match took more than ${maxWork} steps (the text is too long for this pattern)`);
+          if (++work > maxWork)
+            throw new LinearRegexError(
+              `the match took more than ${maxWork} steps (the text is too long for this pattern)`,
+            );
           const inst = prog[p];
           switch (inst.op) {
             case 'match':

@@ -18,7 +18,10 @@ export const MATH_FUNCTIONS: Readonly<Record<string, MathFunction>> = Object.fre
   ceil: { arity: [1, 1], fn: Math.ceil },
   trunc: { arity: [1, 1], fn: Math.trunc },
   sign: { arity: [1, 1], fn: Math.sign },
-  log: { arity: [1, 2], fn: (x: number, base?: number) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)) },
+  log: {
+    arity: [1, 2],
+    fn: (x: number, base?: number) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)),
+  },
   ln: { arity: [1, 1], fn: Math.log },
   log10: { arity: [1, 1], fn: Math.log10 },
   log2: { arity: [1, 1], fn: Math.log2 },
@@ -36,7 +39,8 @@ export const MATH_FUNCTIONS: Readonly<Record<string, MathFunction>> = Object.fre
 
 /** Rounds to `digits` decimals (0..15); the epsilon nudge makes 1.005 round to 1.01, as a reader expects. */
 function roundTo(x: number, digits: number): number {
-  if (!Number.isInteger(digits) || digits < 0 || digits > 15) throw new ExprError(`round: digits must be an integer from 0 to 15, got ${digits}`);
+  if (!Number.isInteger(digits) || digits < 0 || digits > 15)
+    throw new ExprError(`round: digits must be an integer from 0 to 15, got ${digits}`);
   const f = 10 ** digits;
   return Math.round((x + Number.EPSILON * Math.sign(x)) * f) / f;
 }

@@ -33,9 +33,11 @@ const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
  */
 export function parseExpr(source: string, options: ParseExprOptions = {}): Expr {
   const maxLength = options.maxLength ?? 10_000;
-  if (typeof source !== 'string') throw new ExprError(`the expression must be a string, got ${source === null ? 'null' : typeof source}`);
+  if (typeof source !== 'string')
+    throw new ExprError(`the expression must be a string, got ${source === null ? 'null' : typeof source}`);
   if (!source.trim()) throw new ExprError('the expression is empty');
-  if (source.length > maxLength) throw new ExprError(`the expression is ${source.length} characters long; the limit is ${maxLength}`);
+  if (source.length > maxLength)
+    throw new ExprError(`the expression is ${source.length} characters long; the limit is ${maxLength}`);
   return parseTokens(tokenizeExpr(source), source, options.maxDepth ?? 200);
 }
 
@@ -44,7 +46,12 @@ export function parseTokens(tokens: readonly Token[], source: string, maxDepth =
   const p = new Parser(tokens, maxDepth);
   const root = p.expression();
   if (p.peek().kind !== 'end') p.unexpected(p.peek());
-  return Object.freeze({ source, root, names: Object.freeze([...p.names]), functions: Object.freeze([...p.functions]) });
+  return Object.freeze({
+    source,
+    root,
+    names: Object.freeze([...p.names]),
+    functions: Object.freeze([...p.functions]),
+  });
 }
 
 const MULTIPLICATIVE: readonly ChainOp[] = ['*', '/', '%'];
@@ -85,7 +92,10 @@ class Parser {
   }
 
   unexpected(t: Token): never {
-    return this.fail(t.kind === 'end' ? 'unexpected end of the expression: an operand is missing' : `unexpected ${this.describe(t)}`, t.pos);
+    return this.fail(
+      t.kind === 'end' ? 'unexpected end of the expression: an operand is missing' : `unexpected ${this.describe(t)}`,
+      t.pos,
+    );
   }
 
   private expect(v: string): void {
@@ -131,7 +141,11 @@ class Parser {
   }
 
   private operand(level: ChainLevel): ExprNode {
-    return level.next === 'comparison' ? this.comparison() : level.next === 'unary' ? this.unary() : this.chain(level.next);
+    return level.next === 'comparison'
+      ? this.comparison()
+      : level.next === 'unary'
+        ? this.unary()
+        : this.chain(level.next);
   }
 
   private comparison(): ExprNode {
@@ -143,7 +157,10 @@ class Parser {
     const right = this.chain(ADD);
     const again = this.peek();
     if ((again.kind === 'op' || again.kind === 'name') && COMPARISONS.has(again.value)) {
-      this.fail(`comparisons do not chain: "${again.value}" at column ${again.pos + 1} follows "${op}"; write a < b && b < c, or add parentheses`, again.pos);
+      this.fail(
+        `comparisons do not chain: "${again.value}" at column ${again.pos + 1} follows "${op}"; write a < b && b < c, or add parentheses`,
+        again.pos,
+      );
     }
     return { kind: 'binary', op: op as BinaryOp, left, right, pos: t.pos };
   }
@@ -188,10 +205,19 @@ class Parser {
           continue;
         }
         const n = this.peek();
-        if (n.kind !== 'name') this.fail(`expected a field name after "${t.value}" but found ${this.describe(n)}`, n.pos);
-        if (FORBIDDEN_FIELDS.has(n.value)) this.fail(`field "${n.value}" at column ${n.pos + 1} is not allowed: expressions do not reach prototypes`, n.pos);
+        if (n.kind !== 'name')
+          this.fail(`expected a field name after "${t.value}" but found ${this.describe(n)}`, n.pos);
+        if (FORBIDDEN_FIELDS.has(n.value))
+          this.fail(
+            `field "${n.value}" at column ${n.pos + 1} is not allowed: expressions do not reach prototypes`,
+            n.pos,
+          );
         this.k++;
-        if (this.isOp('(')) this.fail(`cannot call "${n.value}" at column ${n.pos + 1} as a method: helpers are functions, e.g. ${n.value}(value, ...)`, n.pos);
+        if (this.isOp('('))
+          this.fail(
+            `cannot call "${n.value}" at column ${n.pos + 1} as a method: helpers are functions, e.g. ${n.value}(value, ...)`,
+            n.pos,
+          );
         steps.push({ kind: 'field', name: n.value, optional: t.value === '?.', pos: n.pos });
       } else if (t.value === '[') {
         this.k++;
@@ -205,7 +231,10 @@ class Parser {
   }
 
   /** Items up to `close`, separated by commas (a trailing comma allowed): expressions, or `key: value` entries. */
-  private list<T extends 'expression' | 'entry'>(close: string, what: T): Array<T extends 'entry' ? { key: string; value: ExprNode } : ExprNode> {
+  private list<T extends 'expression' | 'entry'>(
+    close: string,
+    what: T,
+  ): Array<T extends 'entry' ? { key: string; value: ExprNode } : ExprNode> {
     type Item = T extends 'entry' ? { key: string; value: ExprNode } : ExprNode;
     const items: Item[] = [];
     if (this.isOp(close)) {
@@ -272,7 +301,8 @@ class Parser {
 
   private entry(): { key: string; value: ExprNode } {
     const t = this.peek();
-    if (t.kind !== 'name' && t.kind !== 'str') this.fail(`expected a key (a name or a string) but found ${this.describe(t)}`, t.pos);
+    if (t.kind !== 'name' && t.kind !== 'str')
+      this.fail(`expected a key (a name or a string) but found ${this.describe(t)}`, t.pos);
     this.k++;
     this.expect(':');
     return { key: t.value, value: this.expression() };
@@ -300,7 +330,11 @@ function foldLiterals(node: ExprNode): ExprNode {
     return { kind: 'literal', value: Object.freeze(node.items.map(value)), pos: node.pos };
   }
   if (node.kind === 'object' && node.entries.every((e) => e.value.kind === 'literal')) {
-    return { kind: 'literal', value: Object.freeze(makeObject(node.entries.map((e) => [e.key, value(e.value)]))), pos: node.pos };
+    return {
+      kind: 'literal',
+      value: Object.freeze(makeObject(node.entries.map((e) => [e.key, value(e.value)]))),
+      pos: node.pos,
+    };
   }
   return node;
 }

@@ -17,7 +17,11 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
  * with McpMessageTooLargeError, which the SDK's transport turns into a failed request. Also notes the error
  * in `onTooLarge`, because the transport may report it only as a generic failure.
  */
-export function cappedFetch(maxBytes: number, onTooLarge: (e: McpMessageTooLargeError) => void, base: Fetch = fetch): Fetch {
+export function cappedFetch(
+  maxBytes: number,
+  onTooLarge: (e: McpMessageTooLargeError) => void,
+  base: Fetch = fetch,
+): Fetch {
   return async (url, init) => {
     const res = await base(url, init);
     if (!res.body || NULL_BODY.has(res.status)) return res;
@@ -42,6 +46,10 @@ export function cappedFetch(maxBytes: number, onTooLarge: (e: McpMessageTooLarge
         controller.enqueue(chunk);
       },
     });
-    return new Response(res.body.pipeThrough(limit), { status: res.status, statusText: res.statusText, headers: res.headers });
+    return new Response(res.body.pipeThrough(limit), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
   };
 }

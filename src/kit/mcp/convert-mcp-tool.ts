@@ -43,16 +43,32 @@ export function convertMcpTool(info: McpToolInfo, target: McpToolTarget): Conver
       const result = await session
         .callTool(info.name, args as Record<string, unknown>, {
           signal: ctx.signal,
-          onProgress: (p) => ctx.metadata({ title: `${info.name}: ${p.message ?? `progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`}`, metadata: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) } }),
+          onProgress: (p) =>
+            ctx.metadata({
+              title: `${info.name}: ${p.message ?? `progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`}`,
+              metadata: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) },
+            }),
         })
         .catch((error: unknown) => {
           throw ctx.signal.aborted ? (ctx.signal.reason ?? error) : error; // the executor reports its own timeout/abort
         });
       const content = (Array.isArray(result.content) ? result.content : []) as McpContent[];
-      if (result.isError) throw new Error(mcpErrorText(content) || `tool "${info.name}" of ${session.label} reported an error without text`);
+      if (result.isError)
+        throw new Error(
+          mcpErrorText(content) || `tool "${info.name}" of ${session.label} reported an error without text`,
+        );
       const out = mcpToolOutput(target.server, content, result.structuredContent);
-      const cut = truncateOutput(out.output, 'Call the tool with narrower arguments to see less at once.', target.outputLimits);
-      return { ...out, output: cut.output, ...(cut.full !== undefined ? { full: cut.full } : {}), metadata: { mcpServer: target.server, mcpTool: info.name, truncated: cut.truncated } };
+      const cut = truncateOutput(
+        out.output,
+        'Call the tool with narrower arguments to see less at once.',
+        target.outputLimits,
+      );
+      return {
+        ...out,
+        output: cut.output,
+        ...(cut.full !== undefined ? { full: cut.full } : {}),
+        metadata: { mcpServer: target.server, mcpTool: info.name, truncated: cut.truncated },
+      };
     },
   });
   return { tool, ...(params.converted ? {} : { unconverted: params.reason ?? 'unknown reason' }) };

@@ -1,9 +1,26 @@
 import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export {
-  McpConfig, McpServerConfig, McpStdioServerConfig, McpHttpServerConfig, McpServerName, McpToolFilter, McpElicitationConfig, McpSamplingConfig, parseMcpConfig,
-  MCP_DEFAULT_TIMEOUT_MS, MCP_DEFAULT_MAX_MESSAGE_BYTES, MCP_DEFAULT_SAMPLING_MAX_TOKENS,
+  McpConfig,
+  McpServerConfig,
+  McpStdioServerConfig,
+  McpHttpServerConfig,
+  McpServerName,
+  McpToolFilter,
+  McpElicitationConfig,
+  McpSamplingConfig,
+  parseMcpConfig,
+  MCP_DEFAULT_TIMEOUT_MS,
+  MCP_DEFAULT_MAX_MESSAGE_BYTES,
+  MCP_DEFAULT_SAMPLING_MAX_TOKENS,
 } from './mcp-config.js';
-export { McpManager, type McpManagerOptions, type McpServerStatus, type McpServerState, type McpEvent, type McpRunBinding } from './mcp-manager.js';
+export {
+  McpManager,
+  type McpManagerOptions,
+  type McpServerStatus,
+  type McpServerState,
+  type McpEvent,
+  type McpRunBinding,
+} from './mcp-manager.js';
 export { McpSession, type McpSessionHooks, type McpCallOptions, type McpTransportKind } from './mcp-session.js';
 export { McpRunPolicy, MAX_REFS_PER_MESSAGE, runModelSampler, type McpSamplerFactory } from './mcp-run-policy.js';
 export { convertMcpTool, type McpToolTarget, type ConvertedMcpTool } from './convert-mcp-tool.js';

@@ -78,7 +78,8 @@ export type McpToolFilter = z.infer<typeof McpToolFilter>;
 
 /** The `mcp:` section of a config: servers by name. */
 export const McpConfig = z.record(McpServerName, McpServerConfig, {
-  error: (issue) => (issue.code === 'invalid_key' ? 'not a server name: use 1-40 letters, digits, "_" or "-"' : undefined),
+  error: (issue) =>
+    issue.code === 'invalid_key' ? 'not a server name: use 1-40 letters, digits, "_" or "-"' : undefined,
 });
 export type McpConfig = z.infer<typeof McpConfig>;
 

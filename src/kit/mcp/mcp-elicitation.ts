@@ -17,9 +17,16 @@ type Content = NonNullable<ElicitResult['content']>;
  * answer does not satisfy the schema (a required field without a value, a wrong type) the request is declined
  * instead, with a note saying why. URL-mode requests (open a web page) are always declined.
  */
-export function answerElicitation(params: ElicitRequest['params'], policy: McpElicitationConfig | undefined): ElicitationAnswer {
+export function answerElicitation(
+  params: ElicitRequest['params'],
+  policy: McpElicitationConfig | undefined,
+): ElicitationAnswer {
   const action = policy?.action ?? 'decline';
-  if (params.mode === 'url') return { result: { action: 'decline' }, ...(action === 'accept' ? { note: 'URL-mode elicitation is never accepted' } : {}) };
+  if (params.mode === 'url')
+    return {
+      result: { action: 'decline' },
+      ...(action === 'accept' ? { note: 'URL-mode elicitation is never accepted' } : {}),
+    };
   if (action !== 'accept') return { result: { action } };
   const schema = params.requestedSchema;
   const content: Content = {};
@@ -27,15 +34,20 @@ export function answerElicitation(params: ElicitRequest['params'], policy: McpEl
     const given = policy?.content && Object.hasOwn(policy.content, key) ? policy.content[key] : undefined;
     const fallback = (prop as { default?: unknown }).default;
     const value = given ?? fallback;
-    if (value !== undefined) Object.defineProperty(content, key, { value, enumerable: true, writable: true, configurable: true });
+    if (value !== undefined)
+      Object.defineProperty(content, key, { value, enumerable: true, writable: true, configurable: true });
   }
   const check = validate(schema, content);
-  if (check) return { result: { action: 'decline' }, note: `the configured answer does not fit the requested schema: ${check}` };
+  if (check)
+    return { result: { action: 'decline' }, note: `the configured answer does not fit the requested schema: ${check}` };
   return { result: { action: 'accept', content } };
 }
 
 /** Null when `content` satisfies the requested schema, else the first problem. */
-function validate(schema: Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema'], content: Content): string | null {
+function validate(
+  schema: Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema'],
+  content: Content,
+): string | null {
   let zodSchema: z.ZodType;
   try {
     zodSchema = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);

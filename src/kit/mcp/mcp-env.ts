@@ -7,7 +7,11 @@ export const MCP_INHERITED_ENV = ['PATH', 'HOME', 'LANG'] as const;
  * (`sdkDefaults`: USER, SHELL, TERM, ...) under ours; those not in the allow-list are set to undefined, which
  * Node's spawn drops.
  */
-export function mcpEnv(extra: Record<string, string> = {}, from: Record<string, string | undefined> = process.env, sdkDefaults: readonly string[] = []): Record<string, string> {
+export function mcpEnv(
+  extra: Record<string, string> = {},
+  from: Record<string, string | undefined> = process.env,
+  sdkDefaults: readonly string[] = [],
+): Record<string, string> {
   const env: Record<string, string | undefined> = {};
   for (const key of sdkDefaults) env[key] = undefined;
   for (const key of MCP_INHERITED_ENV) {

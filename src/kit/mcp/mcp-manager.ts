@@ -1,4 +1,10 @@
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, type AnyTool, type Policy, type Redactor, type State } from '../../core/index.js';
 import type { ToolRegistry } from '../../engine/tool-registry.js';
 import { convertMcpTool } from './convert-mcp-tool.js';
@@ -99,7 +105,9 @@ export class McpManager implements McpServers {
    */
   static async connect(config: unknown, options: McpManagerOptions = {}): Promise<McpManager> {
     const manager = new McpManager(options, parseMcpConfig(config));
-    await Promise.all([...manager.entries.values()].filter((e) => e.state === 'connecting').map((e) => manager.open(e)));
+    await Promise.all(
+      [...manager.entries.values()].filter((e) => e.state === 'connecting').map((e) => manager.open(e)),
+    );
     return manager;
   }
 
@@ -212,7 +220,10 @@ export class McpManager implements McpServers {
   /** The live session of a server, or an Error that says why there is none. */
   private sessionOrError(e: Entry): McpSession | Error {
     if (e.state === 'connected' && e.session && !e.session.closed) return e.session;
-    if (e.state === 'reconnecting' || e.state === 'connecting') return new Error(`${e.label} is reconnecting${e.reason ? ` after it ${e.reason.split('\n')[0]}` : ''}; try again shortly`);
+    if (e.state === 'reconnecting' || e.state === 'connecting')
+      return new Error(
+        `${e.label} is reconnecting${e.reason ? ` after it ${e.reason.split('\n')[0]}` : ''}; try again shortly`,
+      );
     if (e.state === 'closed') return new Error(`${e.label} was closed`);
     if (e.state === 'disabled') return new Error(`${e.label} is disabled in the config`);
     return new Error(`${e.label} is not available: ${e.reason ?? 'it failed'}`);
@@ -236,7 +247,11 @@ export class McpManager implements McpServers {
     try {
       const cfg = expandServerConfig(e.name, e.cfg, env);
       this.options.redactor?.add(...referencedVarValues(e.cfg, env));
-      const session = await McpSession.open(e.label, cfg, this.hooks(e), { cwd: this.options.cwd ?? process.cwd(), env, signal: this.abort.signal });
+      const session = await McpSession.open(e.label, cfg, this.hooks(e), {
+        cwd: this.options.cwd ?? process.cwd(),
+        env,
+        signal: this.abort.signal,
+      });
       if (this.closed) return void (await session.close());
       e.session = session;
       await this.listTools(e);
@@ -260,17 +275,33 @@ export class McpManager implements McpServers {
       elicitation: async (params) => {
         const answer = answerElicitation(params, e.cfg.elicitation);
         const fields = params.mode === 'url' ? [] : Object.keys(params.requestedSchema.properties);
-        this.emit({ type: 'elicitation', server: e.name, mode: params.mode === 'url' ? 'url' : 'form', message: params.message, fields, action: answer.result.action, ...(answer.note ? { note: answer.note } : {}) });
+        this.emit({
+          type: 'elicitation',
+          server: e.name,
+          mode: params.mode === 'url' ? 'url' : 'form',
+          message: params.message,
+          fields,
+          action: answer.result.action,
+          ...(answer.note ? { note: answer.note } : {}),
+        });
         return answer.result;
       },
       ...(sampling
         ? {
             sampling: async (params, signal) => {
-              const maxTokens = Math.min(params.maxTokens, typeof sampling === 'object' && sampling.maxTokens ? sampling.maxTokens : MCP_DEFAULT_SAMPLING_MAX_TOKENS);
+              const maxTokens = Math.min(
+                params.maxTokens,
+                typeof sampling === 'object' && sampling.maxTokens
+                  ? sampling.maxTokens
+                  : MCP_DEFAULT_SAMPLING_MAX_TOKENS,
+              );
               const base = { type: 'sampling' as const, server: e.name, messages: params.messages.length, maxTokens };
               const sampler = this.run?.sampler;
               try {
-                if (!sampler) throw new Error('no model is connected to answer it: the run using this server supplies no sampler (docs/mcp.md, Sampling)');
+                if (!sampler)
+                  throw new Error(
+                    'no model is connected to answer it: the run using this server supplies no sampler (docs/mcp.md, Sampling)',
+                  );
                 const response = await sampler.sample(samplingRequest(params, maxTokens), { server: e.name, signal });
                 this.emit({ ...base, tokens: response.usage, cost: response.cost });
                 return samplingResult(response, sampler.modelId);
@@ -299,7 +330,11 @@ export class McpManager implements McpServers {
         skipped.push({ tool: info.name, reason: 'left out by the tools filter' });
         continue;
       }
-      const { tool, unconverted: why } = convertMcpTool(info, { server: e.name, session: () => this.sessionOrError(e), outputLimits: e.cfg.outputLimits });
+      const { tool, unconverted: why } = convertMcpTool(info, {
+        server: e.name,
+        session: () => this.sessionOrError(e),
+        outputLimits: e.cfg.outputLimits,
+      });
       if (taken.has(tool.id)) {
         skipped.push({ tool: info.name, reason: `its id "${tool.id}" is already taken by another tool` });
         continue;
@@ -317,7 +352,8 @@ export class McpManager implements McpServers {
     const after = new Set(tools.map((t) => t.id));
     const added = [...after].filter((id) => !before.has(id));
     const removed = [...before].filter((id) => !after.has(id));
-    if (e.state !== 'connecting' && (added.length || removed.length)) this.emit({ type: 'tools_changed', server: e.name, added, removed });
+    if (e.state !== 'connecting' && (added.length || removed.length))
+      this.emit({ type: 'tools_changed', server: e.name, added, removed });
   }
 
   /** Replaces a server's old tools by its new ones in one registry; ids the registry holds for other tools are skipped. */
@@ -325,7 +361,8 @@ export class McpManager implements McpServers {
     for (const t of old) if (registry.get(t.id) === t) registry.unregister(t.id);
     for (const t of tools) {
       if (registry.has(t.id)) {
-        if (!e.skipped.some((s) => s.tool === t.id)) e.skipped.push({ tool: t.id, reason: 'the agent already has a tool with this id' });
+        if (!e.skipped.some((s) => s.tool === t.id))
+          e.skipped.push({ tool: t.id, reason: 'the agent already has a tool with this id' });
       } else registry.register(t);
     }
   }
@@ -338,7 +375,12 @@ export class McpManager implements McpServers {
         await this.listTools(e);
       } catch (error) {
         // the old list stays in use; the event says the refresh failed
-        this.emit({ type: 'status', server: e.name, state: e.state, reason: `tools/list after a change failed: ${errorMessage(error)}` });
+        this.emit({
+          type: 'status',
+          server: e.name,
+          state: e.state,
+          reason: `tools/list after a change failed: ${errorMessage(error)}`,
+        });
       }
     });
     return e.refreshing;
@@ -353,7 +395,8 @@ export class McpManager implements McpServers {
     const r = this.options.reconnect;
     if (r === false) return this.setState(e, 'failed', reason);
     const attempts = r?.attempts ?? 5;
-    if (e.losses.length > attempts) return this.setState(e, 'failed', `${reason} (gave up after ${attempts} reconnects within a minute)`);
+    if (e.losses.length > attempts)
+      return this.setState(e, 'failed', `${reason} (gave up after ${attempts} reconnects within a minute)`);
     const delay = Math.min(r?.maxDelayMs ?? 8_000, (r?.delayMs ?? 500) * 2 ** (e.losses.length - 1));
     this.setState(e, 'reconnecting', reason);
     e.timer = setTimeout(() => {

@@ -22,6 +22,10 @@ export function mcpParameters(inputSchema: Record<string, unknown> | undefined):
     z.toJSONSchema(schema, { io: 'input' });
     return { schema, converted: true };
   } catch (error) {
-    return { schema: z.record(z.string(), z.unknown()), converted: false, reason: error instanceof Error ? error.message : String(error) };
+    return {
+      schema: z.record(z.string(), z.unknown()),
+      converted: false,
+      reason: error instanceof Error ? error.message : String(error),
+    };
   }
 }

@@ -9,7 +9,8 @@ export const MCP_PROMPT_FILES = 'mcpPromptFiles';
 /** `server/name` of a prompt, as `--mcp-prompt` takes it. */
 export function parsePromptRef(text: string): { server: string; name: string } {
   const slash = text.indexOf('/');
-  if (slash <= 0 || slash === text.length - 1) throw new Error(`--mcp-prompt takes <server>/<prompt>, e.g. docs/summarize; got "${text}"`);
+  if (slash <= 0 || slash === text.length - 1)
+    throw new Error(`--mcp-prompt takes <server>/<prompt>, e.g. docs/summarize; got "${text}"`);
   return { server: text.slice(0, slash), name: text.slice(slash + 1) };
 }
 
@@ -19,10 +20,18 @@ export function parsePromptRef(text: string): { server: string; name: string } {
  * become the objective (text, embedded text resources, `[resource] mcp://...` lines for links; several turns are
  * labelled `User:` / `Assistant:`) and its images, audio and binary resources become files of the first user message.
  */
-export async function mcpPromptTask(manager: McpServers, server: string, name: string, args: Record<string, string>): Promise<Pick<TaskInput, 'objective' | 'resources' | 'metadata'>> {
+export async function mcpPromptTask(
+  manager: McpServers,
+  server: string,
+  name: string,
+  args: Record<string, string>,
+): Promise<Pick<TaskInput, 'objective' | 'resources' | 'metadata'>> {
   const prompts = await manager.prompts(server);
   const prompt = prompts.find((p) => p.name === name);
-  if (!prompt) throw new Error(`MCP server "${server}" has no prompt "${name}" (it has: ${prompts.map((p) => p.name).join(', ') || 'no prompts'})`);
+  if (!prompt)
+    throw new Error(
+      `MCP server "${server}" has no prompt "${name}" (it has: ${prompts.map((p) => p.name).join(', ') || 'no prompts'})`,
+    );
   checkArgs(server, prompt, args);
   const result = await manager.getPrompt(server, name, args);
   return promptToTask(server, name, result, args);
@@ -31,13 +40,24 @@ export async function mcpPromptTask(manager: McpServers, server: string, name: s
 function checkArgs(server: string, prompt: Prompt, args: Record<string, string>): void {
   const declared = prompt.arguments ?? [];
   const unknown = Object.keys(args).filter((k) => !declared.some((a) => a.name === k));
-  if (unknown.length) throw new Error(`prompt ${server}/${prompt.name} has no argument ${unknown.map((k) => `"${k}"`).join(', ')} (it takes: ${declared.map((a) => a.name).join(', ') || 'none'})`);
+  if (unknown.length)
+    throw new Error(
+      `prompt ${server}/${prompt.name} has no argument ${unknown.map((k) => `"${k}"`).join(', ')} (it takes: ${declared.map((a) => a.name).join(', ') || 'none'})`,
+    );
   const missing = declared.filter((a) => a.required && args[a.name] === undefined);
-  if (missing.length) throw new Error(`prompt ${server}/${prompt.name} needs ${missing.map((a) => `--arg ${a.name}=...${a.description ? ` (${a.description})` : ''}`).join(', ')}`);
+  if (missing.length)
+    throw new Error(
+      `prompt ${server}/${prompt.name} needs ${missing.map((a) => `--arg ${a.name}=...${a.description ? ` (${a.description})` : ''}`).join(', ')}`,
+    );
 }
 
 /** The task fields of a `prompts/get` result. */
-export function promptToTask(server: string, name: string, result: GetPromptResult, args: Record<string, string>): Pick<TaskInput, 'objective' | 'resources' | 'metadata'> {
+export function promptToTask(
+  server: string,
+  name: string,
+  result: GetPromptResult,
+  args: Record<string, string>,
+): Pick<TaskInput, 'objective' | 'resources' | 'metadata'> {
   const files: Attachment[] = [];
   const labelled = result.messages.some((m) => m.role === 'assistant');
   const turns: string[] = [];

@@ -31,12 +31,16 @@ export function mcpResourceParts(server: string, contents: readonly McpResourceC
   for (const c of contents) {
     const name = fileName(c.uri);
     if (typeof c.text === 'string') {
-      const mime = c.mimeType && (c.mimeType.startsWith('text/') || c.mimeType === 'application/json') ? c.mimeType : 'text/plain';
+      const mime =
+        c.mimeType && (c.mimeType.startsWith('text/') || c.mimeType === 'application/json') ? c.mimeType : 'text/plain';
       files.push({ mime, url: `data:${mime};base64,${Buffer.from(c.text, 'utf8').toString('base64')}`, ...name });
     } else if (typeof c.blob === 'string') {
       const mime = c.mimeType ?? 'application/octet-stream';
       if (SENDABLE_BINARY.has(mime)) files.push({ mime, url: `data:${mime};base64,${c.blob}`, ...name });
-      else notes.push(`${formatMcpUri({ server, uri: c.uri })} is ${mime} (${base64Size(c.blob)} bytes), which cannot be shown to the model`);
+      else
+        notes.push(
+          `${formatMcpUri({ server, uri: c.uri })} is ${mime} (${base64Size(c.blob)} bytes), which cannot be shown to the model`,
+        );
     }
   }
   return { files, notes };

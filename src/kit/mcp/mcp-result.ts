@@ -43,7 +43,11 @@ export function mcpToolOutput(server: string, content: readonly McpContent[], st
     }
   }
   if (texts.length === 0 && structuredContent !== undefined) texts.push(JSON.stringify(structuredContent));
-  const output = texts.length ? texts.join('\n') : attachments.length ? `(${attachments.length} attachment${attachments.length > 1 ? 's' : ''})` : '';
+  const output = texts.length
+    ? texts.join('\n')
+    : attachments.length
+      ? `(${attachments.length} attachment${attachments.length > 1 ? 's' : ''})`
+      : '';
   return attachments.length ? { output, attachments } : { output };
 }
 

@@ -19,7 +19,10 @@ export type McpSamplerFactory<S extends State = State> = (ctx: PolicyContext<S>)
  */
 export function runModelSampler<S extends State>(ctx: PolicyContext<S>): McpSampler | undefined {
   if (!ctx.model) return undefined;
-  return { modelId: ctx.model.id, sample: (request, { signal }) => ctx.callModel(request, { signal, purpose: 'mcp:sampling' }) };
+  return {
+    modelId: ctx.model.id,
+    sample: (request, { signal }) => ctx.callModel(request, { signal, purpose: 'mcp:sampling' }),
+  };
 }
 
 /**
@@ -56,7 +59,13 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
       ...(sampler ? { sampler } : {}),
     });
     ctx.emit('mcp:servers', {
-      servers: this.manager.statuses().map((s) => ({ name: s.name, state: s.state, ...(s.reason ? { reason: s.reason } : {}), tools: s.tools.length, ...(s.transport ? { transport: s.transport } : {}) })),
+      servers: this.manager.statuses().map((s) => ({
+        name: s.name,
+        state: s.state,
+        ...(s.reason ? { reason: s.reason } : {}),
+        tools: s.tools.length,
+        ...(s.transport ? { transport: s.transport } : {}),
+      })),
     });
   }
 
@@ -89,7 +98,14 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
     if (history.slice(0, index).some((m) => m.role === 'user')) return [];
     const files = ctx.task.resources[MCP_PROMPT_FILES] as Attachment[] | undefined;
     if (!Array.isArray(files)) return [];
-    return files.map((f) => ({ id: newId('prt'), type: 'file', mime: f.mime, url: f.url, ...(f.filename ? { filename: f.filename } : {}), source: { type: 'mcp-prompt' } }));
+    return files.map((f) => ({
+      id: newId('prt'),
+      type: 'file',
+      mime: f.mime,
+      url: f.url,
+      ...(f.filename ? { filename: f.filename } : {}),
+      source: { type: 'mcp-prompt' },
+    }));
   }
 
   /**
@@ -114,7 +130,9 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
   private async resolve(m: Message, ctx: PolicyContext<S>): Promise<Part[]> {
     const text = m.parts.flatMap((p) => (p.type === 'text' && !p.synthetic ? [p.text] : [])).join('\n');
     const servers = new Set(this.manager.serverNames);
-    const refs = findMcpUris(text).filter((r) => servers.has(r.server)).slice(0, MAX_REFS_PER_MESSAGE);
+    const refs = findMcpUris(text)
+      .filter((r) => servers.has(r.server))
+      .slice(0, MAX_REFS_PER_MESSAGE);
     const parts: Part[] = [];
     for (const ref of refs) {
       const where = formatMcpUri(ref);
@@ -125,14 +143,39 @@ export class McpRunPolicy<S extends State = State> implements Policy<S> {
         if (files.length) {
           const name = (await this.resourceNames(ref.server, ctx)).get(ref.uri);
           const what = [name, ...new Set(files.map((f) => f.mime))].filter(Boolean).join(', ');
-          parts.push({ id: newId('prt'), type: 'text', synthetic: true, text: `[resource ${where} (${what})]`, metadata: { mcpResource: where } });
+          parts.push({
+            id: newId('prt'),
+            type: 'text',
+            synthetic: true,
+            text: `[resource ${where} (${what})]`,
+            metadata: { mcpResource: where },
+          });
         }
-        for (const f of files) parts.push({ id: newId('prt'), type: 'file', ...f, source: { type: 'mcp', server: ref.server, uri: ref.uri } });
-        for (const n of notes) parts.push({ id: newId('prt'), type: 'text', synthetic: true, text: `[${n}]`, metadata: { mcpResource: where } });
+        for (const f of files)
+          parts.push({
+            id: newId('prt'),
+            type: 'file',
+            ...f,
+            source: { type: 'mcp', server: ref.server, uri: ref.uri },
+          });
+        for (const n of notes)
+          parts.push({
+            id: newId('prt'),
+            type: 'text',
+            synthetic: true,
+            text: `[${n}]`,
+            metadata: { mcpResource: where },
+          });
         ctx.emit('mcp:resource', { server: ref.server, uri: ref.uri, files: files.length, notes: notes.length });
       } catch (error) {
         if (ctx.signal.aborted) throw error;
-        parts.push({ id: newId('prt'), type: 'text', synthetic: true, text: `[${where} could not be read: ${errorMessage(error)}]`, metadata: { mcpResource: where } });
+        parts.push({
+          id: newId('prt'),
+          type: 'text',
+          synthetic: true,
+          text: `[${where} could not be read: ${errorMessage(error)}]`,
+          metadata: { mcpResource: where },
+        });
         ctx.emit('mcp:resource', { server: ref.server, uri: ref.uri, error: errorMessage(error) });
       }
     }

@@ -21,13 +21,15 @@ type SamplingBlock = { type: string; text?: string; data?: string; mimeType?: st
  * Tool use inside sampling is refused, since qitos does not offer it.
  */
 export function samplingRequest(params: CreateMessageRequest['params'], maxTokensCap: number): ModelRequest {
-  if (params.tools?.length || params.toolChoice) throw new Error('sampling with tools is not supported: qitos does not offer sampling.tools');
+  if (params.tools?.length || params.toolChoice)
+    throw new Error('sampling with tools is not supported: qitos does not offer sampling.tools');
   const messages: ModelMessage[] = params.systemPrompt ? [{ role: 'system', content: params.systemPrompt }] : [];
   for (const [i, m] of params.messages.entries()) {
     const blocks = (Array.isArray(m.content) ? m.content : [m.content]) as SamplingBlock[];
     if (m.role === 'assistant') {
       const text = blocks.map((b, j) => {
-        if (b.type !== 'text' || typeof b.text !== 'string') throw new Error(`messages[${i}].content[${j}]: an assistant turn may only hold text, not ${b.type}`);
+        if (b.type !== 'text' || typeof b.text !== 'string')
+          throw new Error(`messages[${i}].content[${j}]: an assistant turn may only hold text, not ${b.type}`);
         return { type: 'text' as const, text: b.text };
       });
       messages.push({ role: 'assistant', content: text });
@@ -54,6 +56,11 @@ export function samplingRequest(params: CreateMessageRequest['params'], maxToken
 /** The `sampling/createMessage` result for a model response: its text, the model's id and why it stopped. */
 export function samplingResult(response: ModelResponse, modelId: string): CreateMessageResult {
   const text = response.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-  const stopReason = response.finishReason === 'stop' ? 'endTurn' : response.finishReason === 'length' ? 'maxTokens' : response.finishReason;
+  const stopReason =
+    response.finishReason === 'stop'
+      ? 'endTurn'
+      : response.finishReason === 'length'
+        ? 'maxTokens'
+        : response.finishReason;
   return { role: 'assistant', content: { type: 'text', text }, model: response.modelId ?? modelId, stopReason };
 }

@@ -1,4 +1,10 @@
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Tokens } from '../../core/index.js';
 import type { McpServerConfig } from './mcp-config.js';
 import type { McpSampler } from './mcp-sampling.js';
@@ -35,8 +41,24 @@ export interface McpServerStatus {
 export type McpEvent =
   | { type: 'status'; server: string; state: McpServerState; reason?: string }
   | { type: 'tools_changed'; server: string; added: string[]; removed: string[] }
-  | { type: 'elicitation'; server: string; mode: 'form' | 'url'; message: string; fields: string[]; action: string; note?: string }
-  | { type: 'sampling'; server: string; messages: number; maxTokens: number; tokens?: Tokens; cost?: number | null; error?: string };
+  | {
+      type: 'elicitation';
+      server: string;
+      mode: 'form' | 'url';
+      message: string;
+      fields: string[];
+      action: string;
+      note?: string;
+    }
+  | {
+      type: 'sampling';
+      server: string;
+      messages: number;
+      maxTokens: number;
+      tokens?: Tokens;
+      cost?: number | null;
+      error?: string;
+    };
 
 /** What a run binds to the manager while it runs: where events go, and who answers sampling. */
 export interface McpRunBinding {

@@ -2,8 +2,18 @@ import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
-  CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, GetPromptResult, Progress, Prompt, ReadResourceResult,
-  Resource, ResourceTemplate, Tool as McpToolInfo,
+  CallToolResult,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  GetPromptResult,
+  Progress,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool as McpToolInfo,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/index.js';
 import { cappedFetch, McpMessageTooLargeError } from './capped-fetch.js';
@@ -65,9 +75,17 @@ export class McpSession {
    * `cfg` has its `${VAR}`s expanded already; `label` (built from the unexpanded config, so it holds no secret)
    * names the server in errors. Throws an Error that says why the server could not be reached.
    */
-  static async open(label: string, cfg: McpServerConfig, hooks: McpSessionHooks, opts: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal }): Promise<McpSession> {
+  static async open(
+    label: string,
+    cfg: McpServerConfig,
+    hooks: McpSessionHooks,
+    opts: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
+  ): Promise<McpSession> {
     // The SDK is loaded on the first connection: importing qitos-ts does not load an MCP client it may never use.
-    const [{ Client }, types] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]);
+    const [{ Client }, types] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
     const timeout = cfg.connectTimeout ?? MCP_DEFAULT_TIMEOUT_MS;
     const maxBytes = cfg.maxMessageBytes ?? MCP_DEFAULT_MAX_MESSAGE_BYTES;
     let session: McpSession | undefined;
@@ -92,7 +110,9 @@ export class McpSession {
 
     const connect = async (kind: McpTransportKind): Promise<McpSession> => {
       const client = makeClient();
-      const transport = await openTransport(kind, cfg, opts, maxBytes, (e) => (session ? session.noteTooLarge(e) : (tooLarge = e)));
+      const transport = await openTransport(kind, cfg, opts, maxBytes, (e) =>
+        session ? session.noteTooLarge(e) : (tooLarge = e),
+      );
       const stream = (transport as { stderr?: NodeJS.ReadableStream | null }).stderr;
       // keep the tail of the server's stderr: it is what explains a crash
       stream?.on('data', (chunk: Buffer) => {
@@ -124,23 +144,30 @@ export class McpSession {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && cfg.type === 'stdio') return `command not found: ${cfg.command}`;
       if (tooLarge) return `${tooLarge.message} during the handshake`;
-      if (error instanceof types.McpError && error.code === types.ErrorCode.RequestTimeout) return `no answer to the MCP handshake within ${timeout} ms`;
+      if (error instanceof types.McpError && error.code === types.ErrorCode.RequestTimeout)
+        return `no answer to the MCP handshake within ${timeout} ms`;
       await new Promise((r) => setImmediate(r)); // let the last stderr chunk arrive
       return `${withCause(error)}${stderr.trim() ? `\nserver stderr:\n${stderr.trim()}` : ''}`;
     };
 
-    const first: McpTransportKind = cfg.type === 'stdio' ? 'stdio' : cfg.transport === 'sse' ? 'sse' : 'streamable-http';
+    const first: McpTransportKind =
+      cfg.type === 'stdio' ? 'stdio' : cfg.transport === 'sse' ? 'sse' : 'streamable-http';
     try {
       return await connect(first);
     } catch (error) {
       // Streamable HTTP servers answer the initialize POST; older HTTP+SSE servers reject it with 400, 404 or 405.
       const status = (error as { code?: unknown }).code;
-      const older = cfg.type === 'http' && (cfg.transport ?? 'auto') === 'auto' && (status === 400 || status === 404 || status === 405);
+      const older =
+        cfg.type === 'http' &&
+        (cfg.transport ?? 'auto') === 'auto' &&
+        (status === 400 || status === 404 || status === 405);
       if (!older) throw new Error(`${label} failed to start: ${await why(error)}`);
       try {
         return await connect('sse');
       } catch (sseError) {
-        throw new Error(`${label} failed to start: streamable HTTP answered ${String(status)}, and HTTP+SSE failed: ${await why(sseError)}`);
+        throw new Error(
+          `${label} failed to start: streamable HTTP answered ${String(status)}, and HTTP+SSE failed: ${await why(sseError)}`,
+        );
       }
     }
   }
@@ -163,37 +190,65 @@ export class McpSession {
 
   /** Every tool of the server (`tools/list`, all pages). */
   listTools(): Promise<McpToolInfo[]> {
-    return this.pages('tools/list', (p, o) => this.client.listTools(p, o), (r) => r.tools);
+    return this.pages(
+      'tools/list',
+      (p, o) => this.client.listTools(p, o),
+      (r) => r.tools,
+    );
   }
 
   /** Every resource of the server (`resources/list`, all pages). */
   listResources(): Promise<Resource[]> {
-    return this.pages('resources/list', (p, o) => this.client.listResources(p, o), (r) => r.resources);
+    return this.pages(
+      'resources/list',
+      (p, o) => this.client.listResources(p, o),
+      (r) => r.resources,
+    );
   }
 
   /** Every resource template of the server (`resources/templates/list`, all pages). */
   listResourceTemplates(): Promise<ResourceTemplate[]> {
-    return this.pages('resources/templates/list', (p, o) => this.client.listResourceTemplates(p, o), (r) => r.resourceTemplates);
+    return this.pages(
+      'resources/templates/list',
+      (p, o) => this.client.listResourceTemplates(p, o),
+      (r) => r.resourceTemplates,
+    );
   }
 
   /** Every prompt of the server (`prompts/list`, all pages). */
   listPrompts(): Promise<Prompt[]> {
-    return this.pages('prompts/list', (p, o) => this.client.listPrompts(p, o), (r) => r.prompts);
+    return this.pages(
+      'prompts/list',
+      (p, o) => this.client.listPrompts(p, o),
+      (r) => r.prompts,
+    );
   }
 
   /** `resources/read` of one of the server's URIs. */
   readResource(uri: string, opts: McpCallOptions = {}): Promise<ReadResourceResult> {
-    return this.request(`resource "${uri}"`, (local) => this.client.readResource({ uri }, this.requestOptions(opts, local)));
+    return this.request(`resource "${uri}"`, (local) =>
+      this.client.readResource({ uri }, this.requestOptions(opts, local)),
+    );
   }
 
   /** `prompts/get` with string arguments. */
   getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
-    return this.request(`prompt "${name}"`, (local) => this.client.getPrompt({ name, arguments: args }, this.requestOptions({}, local)));
+    return this.request(`prompt "${name}"`, (local) =>
+      this.client.getPrompt({ name, arguments: args }, this.requestOptions({}, local)),
+    );
   }
 
   /** `tools/call`; the timeout restarts on each progress notification. */
   callTool(name: string, args: Record<string, unknown>, opts: McpCallOptions = {}): Promise<CallToolResult> {
-    return this.request(`tool "${name}"`, async (local) => (await this.client.callTool({ name, arguments: args }, undefined, this.requestOptions(opts, local))) as CallToolResult);
+    return this.request(
+      `tool "${name}"`,
+      async (local) =>
+        (await this.client.callTool(
+          { name, arguments: args },
+          undefined,
+          this.requestOptions(opts, local),
+        )) as CallToolResult,
+    );
   }
 
   /** Ends the session (stdio: closes the server's stdin, then SIGTERM, then SIGKILL, 2 s apart). Safe to call twice. */
@@ -228,7 +283,11 @@ export class McpSession {
   private endReason(): { text: string; tail: string } {
     const tail = this.stderr.trim() ? `\nserver stderr:\n${this.stderr.trim()}` : '';
     if (this.closing) return { text: 'was closed', tail: '' };
-    if (this.tooLarge) return { text: `sent a message larger than ${this.tooLarge.limit} bytes (the maxMessageBytes limit), so qitos closed the connection`, tail };
+    if (this.tooLarge)
+      return {
+        text: `sent a message larger than ${this.tooLarge.limit} bytes (the maxMessageBytes limit), so qitos closed the connection`,
+        tail,
+      };
     if (this.lostReason) return { text: this.lostReason, tail: '' };
     return { text: this.kind === 'stdio' ? 'exited' : 'closed the connection', tail };
   }
@@ -276,7 +335,8 @@ export class McpSession {
       return new Error(`${this.label} ${r.text} during ${what}${r.tail}`);
     }
     // The SDK reports every abort as a timeout: only a request nobody aborted really timed out.
-    if (!aborted && error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new Error(`${this.label}: ${what} timed out after ${this.cfg.timeout ?? MCP_DEFAULT_TIMEOUT_MS} ms`);
+    if (!aborted && error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      return new Error(`${this.label}: ${what} timed out after ${this.cfg.timeout ?? MCP_DEFAULT_TIMEOUT_MS} ms`);
     if (this.ended || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
       await new Promise((r) => setImmediate(r)); // let the close and the last stderr chunk arrive
       const r = this.endReason();
@@ -299,7 +359,9 @@ export class McpSession {
     let cursor: string | undefined;
     for (let n = 0; ; n++) {
       if (n === MAX_PAGES) throw new Error(`${this.label}: ${what} returned more than ${MAX_PAGES} pages`);
-      const r = await this.request(what, (local) => list(cursor ? { cursor } : undefined, this.requestOptions({}, local)));
+      const r = await this.request(what, (local) =>
+        list(cursor ? { cursor } : undefined, this.requestOptions({}, local)),
+      );
       out.push(...items(r));
       cursor = r.nextCursor;
       if (!cursor) return out;
@@ -335,21 +397,41 @@ async function openTransport(
     return transport;
   }
   const url = new URL(cfg.url);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`the url must be http: or https:, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`the url must be http: or https:, not ${url.protocol}`);
   const requestInit: RequestInit = { headers: cfg.headers ?? {} };
   const fetchCapped = cappedFetch(maxBytes, onTooLarge);
   if (kind === 'sse') {
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    return new SSEClientTransport(url, { requestInit, fetch: fetchCapped, eventSourceInit: { fetch: (u, init) => fetchCapped(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...cfg.headers } }) } });
+    return new SSEClientTransport(url, {
+      requestInit,
+      fetch: fetchCapped,
+      eventSourceInit: {
+        fetch: (u, init) =>
+          fetchCapped(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...cfg.headers } }),
+      },
+    });
   }
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchCapped, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 } });
+  return new StreamableHTTPClientTransport(url, {
+    requestInit,
+    fetch: fetchCapped,
+    reconnectionOptions: {
+      maxReconnectionDelay: 30_000,
+      initialReconnectionDelay: 1_000,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 2,
+    },
+  });
 }
 
 /** A request that failed because the server could not be reached (refused, reset, DNS), not because it said no. */
 function isConnectionFailure(error: unknown): boolean {
   const e = error as { name?: string; message?: string; cause?: { code?: string } };
-  return (e?.name === 'TypeError' && /fetch failed/.test(e.message ?? '')) || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EPIPE'].includes(e?.cause?.code ?? '');
+  return (
+    (e?.name === 'TypeError' && /fetch failed/.test(e.message ?? '')) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EPIPE'].includes(e?.cause?.code ?? '')
+  );
 }
 
 /**

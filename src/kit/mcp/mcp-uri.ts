@@ -19,7 +19,10 @@ export function formatMcpUri(ref: McpResourceRef): string {
 
 /** Parses `mcp://<server>/<uri>`; throws an Error that shows the expected form. */
 export function parseMcpUri(text: string): McpResourceRef {
-  const bad = (why: string) => new Error(`not an MCP resource reference: ${JSON.stringify(text.slice(0, 200))}: ${why}; expected mcp://<server>/<resource uri>, e.g. mcp://docs/file:///guide.md`);
+  const bad = (why: string) =>
+    new Error(
+      `not an MCP resource reference: ${JSON.stringify(text.slice(0, 200))}: ${why}; expected mcp://<server>/<resource uri>, e.g. mcp://docs/file:///guide.md`,
+    );
   if (!text.startsWith(PREFIX)) throw bad('it does not start with mcp://');
   const rest = text.slice(PREFIX.length);
   const slash = rest.indexOf('/');

@@ -11,7 +11,9 @@ export const MCP_REDACTED = '<redacted>';
  */
 export function expandVars(text: string, env: Record<string, string | undefined>, where: string): string {
   if (text === MCP_REDACTED) {
-    throw new Error(`${where} was not recorded (a trace keeps no literal env or header value): write it as \${VAR} so replay and fork read it from the environment, or give it with \`qitos fork --config\``);
+    throw new Error(
+      `${where} was not recorded (a trace keeps no literal env or header value): write it as \${VAR} so replay and fork read it from the environment, or give it with \`qitos fork --config\``,
+    );
   }
   return text.replace(VAR, (_m, name: string) => {
     const value = env[name];
@@ -25,7 +27,10 @@ export function expandVars(text: string, env: Record<string, string | undefined>
  * expansion put in, for the run's redactor to keep out of every record (the server may print them back).
  */
 export function referencedVarValues(cfg: McpServerConfig, env: Record<string, string | undefined>): string[] {
-  const fields = cfg.type === 'stdio' ? [...(cfg.args ?? []), ...Object.values(cfg.env ?? {}), cfg.cwd ?? ''] : [cfg.url, ...Object.values(cfg.headers ?? {})];
+  const fields =
+    cfg.type === 'stdio'
+      ? [...(cfg.args ?? []), ...Object.values(cfg.env ?? {}), cfg.cwd ?? '']
+      : [cfg.url, ...Object.values(cfg.headers ?? {})];
   const values: string[] = [];
   for (const f of fields) for (const m of f.matchAll(VAR)) if (env[m[1]] !== undefined) values.push(env[m[1]]!);
   return values;
@@ -41,7 +46,11 @@ export function hasVars(text: string): boolean {
  * A server config with every `${VAR}` expanded from `env` (args, env values and cwd of a stdio server; url and
  * header values of an HTTP server). Errors name the server and the field.
  */
-export function expandServerConfig<C extends McpServerConfig>(name: string, cfg: C, env: Record<string, string | undefined>): C {
+export function expandServerConfig<C extends McpServerConfig>(
+  name: string,
+  cfg: C,
+  env: Record<string, string | undefined>,
+): C {
   const at = (field: string) => `mcp.${name}.${field}`;
   const map = (rec: Record<string, string> | undefined, field: string) =>
     rec && Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, expandVars(v, env, at(`${field}.${k}`))]));
@@ -53,7 +62,11 @@ export function expandServerConfig<C extends McpServerConfig>(name: string, cfg:
       ...(cfg.cwd ? { cwd: expandVars(cfg.cwd, env, at('cwd')) } : {}),
     };
   }
-  return { ...cfg, url: expandVars(cfg.url, env, at('url')), ...(cfg.headers ? { headers: map(cfg.headers, 'headers') } : {}) };
+  return {
+    ...cfg,
+    url: expandVars(cfg.url, env, at('url')),
+    ...(cfg.headers ? { headers: map(cfg.headers, 'headers') } : {}),
+  };
 }
 
 /**
@@ -62,10 +75,14 @@ export function expandServerConfig<C extends McpServerConfig>(name: string, cfg:
  * tokens live. Fork and replay read the variables again from their own environment.
  */
 export function recordableMcpConfig<T extends Record<string, McpServerConfig>>(config: T): T {
-  const redact = (rec: Record<string, string> | undefined) => rec && Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, hasVars(v) ? v : MCP_REDACTED]));
+  const redact = (rec: Record<string, string> | undefined) =>
+    rec && Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, hasVars(v) ? v : MCP_REDACTED]));
   const out: Record<string, McpServerConfig> = {};
   for (const [name, cfg] of Object.entries(config)) {
-    out[name] = cfg.type === 'stdio' ? { ...cfg, ...(cfg.env ? { env: redact(cfg.env) } : {}) } : { ...cfg, ...(cfg.headers ? { headers: redact(cfg.headers) } : {}) };
+    out[name] =
+      cfg.type === 'stdio'
+        ? { ...cfg, ...(cfg.env ? { env: redact(cfg.env) } : {}) }
+        : { ...cfg, ...(cfg.headers ? { headers: redact(cfg.headers) } : {}) };
   }
   return out as T;
 }

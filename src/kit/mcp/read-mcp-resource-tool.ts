@@ -13,7 +13,8 @@ import { parseMcpUri } from './mcp-uri.js';
 export function readMcpResourceTool(manager: McpServers): AnyTool {
   return defineTool({
     id: 'read_mcp_resource',
-    description: 'Read a resource of a connected MCP server, given as mcp://<server>/<uri> (from list_mcp_resources, a [resource] line of a tool result, or the conversation).',
+    description:
+      'Read a resource of a connected MCP server, given as mcp://<server>/<uri> (from list_mcp_resources, a [resource] line of a tool result, or the conversation).',
     parameters: z.object({ uri: z.string().describe('mcp://<server>/<resource uri>') }),
     async execute({ uri }, ctx) {
       const ref = parseMcpUri(uri);
@@ -21,15 +22,28 @@ export function readMcpResourceTool(manager: McpServers): AnyTool {
       const texts: string[] = [];
       const attachments: Attachment[] = [];
       for (const c of result.contents) {
-        if ('text' in c && typeof c.text === 'string') texts.push(result.contents.length > 1 ? `[${c.uri}]\n${c.text}` : c.text);
+        if ('text' in c && typeof c.text === 'string')
+          texts.push(result.contents.length > 1 ? `[${c.uri}]\n${c.text}` : c.text);
         else if ('blob' in c && typeof c.blob === 'string') {
           const mime = c.mimeType ?? 'application/octet-stream';
           attachments.push({ mime, url: `data:${mime};base64,${c.blob}`, ...fileName(c.uri) });
         }
       }
-      const text = texts.length ? texts.join('\n\n') : attachments.length ? `(${attachments.length} attachment${attachments.length > 1 ? 's' : ''})` : '(empty resource)';
-      const cut = truncateOutput(text, 'The resource is longer than what is shown; ask the server for a narrower resource if it offers one.');
-      return { output: cut.output, ...(cut.full !== undefined ? { full: cut.full } : {}), ...(attachments.length ? { attachments } : {}), metadata: { mcpServer: ref.server, uri: ref.uri } };
+      const text = texts.length
+        ? texts.join('\n\n')
+        : attachments.length
+          ? `(${attachments.length} attachment${attachments.length > 1 ? 's' : ''})`
+          : '(empty resource)';
+      const cut = truncateOutput(
+        text,
+        'The resource is longer than what is shown; ask the server for a narrower resource if it offers one.',
+      );
+      return {
+        output: cut.output,
+        ...(cut.full !== undefined ? { full: cut.full } : {}),
+        ...(attachments.length ? { attachments } : {}),
+        metadata: { mcpServer: ref.server, uri: ref.uri },
+      };
     },
   });
 }

@@ -38,7 +38,8 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
       await rm(lock, { force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new Error(`${path} is locked by another process (${lock}); remove the lock file if no qitos run uses it`);
+    if (Date.now() > deadline)
+      throw new Error(`${path} is locked by another process (${lock}); remove the lock file if no qitos run uses it`);
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
   }
 }

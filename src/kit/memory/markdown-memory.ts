@@ -28,7 +28,8 @@ const DIMS = 512;
 export function markdownMemory(options: MarkdownMemoryOptions): Memory {
   const maxRecords = options.maxRecords ?? 200;
   if (!options.path) throw new Error('markdownMemory: path is required');
-  if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new Error(`markdownMemory: maxRecords must be a positive integer, got ${maxRecords}`);
+  if (!Number.isInteger(maxRecords) || maxRecords < 1)
+    throw new Error(`markdownMemory: maxRecords must be a positive integer, got ${maxRecords}`);
   let records: MemoryRecord[] = [];
   let matrix = new VectorMatrix([], DIMS);
   /** The file is known to exist with its title (checked once per memory). */
@@ -44,7 +45,10 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
       throw new Error(`markdownMemory: cannot read ${options.path}: ${errorMessage(err)}`, { cause: err });
     });
     records = parseNotes(text);
-    matrix = new VectorMatrix(records.map((r) => hashText(`${r.role} ${r.content}`, DIMS)), DIMS);
+    matrix = new VectorMatrix(
+      records.map((r) => hashText(`${r.role} ${r.content}`, DIMS)),
+      DIMS,
+    );
   };
   const write = (fn: () => Promise<void>) => {
     const next = writing.then(async () => {
@@ -89,7 +93,10 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
         await writeFile(tmp, `${NOTES_TITLE}\n\n` + keep.map(formatNote).join(''));
         await rename(tmp, options.path);
         records = keep;
-        matrix = new VectorMatrix(records.map((r) => hashText(`${r.role} ${r.content}`, DIMS)), DIMS);
+        matrix = new VectorMatrix(
+          records.map((r) => hashText(`${r.role} ${r.content}`, DIMS)),
+          DIMS,
+        );
       });
       return over;
     },
@@ -106,7 +113,13 @@ export function markdownMemory(options: MarkdownMemoryOptions): Memory {
  * appending at the same moment never writes before the title. An existing file is left as it is.
  */
 async function createWithTitle(path: string): Promise<void> {
-  if (await stat(path).then(() => true, () => false)) return;
+  if (
+    await stat(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(tmp, `${NOTES_TITLE}\n\n`);
   try {

@@ -31,7 +31,10 @@ export interface SummaryMemoryOptions {
 export function summaryMemory(options: SummaryMemoryOptions = {}): Memory {
   const keepRecent = options.keepRecent ?? 20;
   const foldBatch = options.foldBatch ?? 10;
-  for (const [k, v] of [['keepRecent', keepRecent], ['foldBatch', foldBatch]] as const) {
+  for (const [k, v] of [
+    ['keepRecent', keepRecent],
+    ['foldBatch', foldBatch],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`summaryMemory: ${k} must be a positive integer, got ${v}`);
   }
   let records: MemoryRecord[] = [];
@@ -43,7 +46,13 @@ export function summaryMemory(options: SummaryMemoryOptions = {}): Memory {
     const folded = records.slice(0, count);
     const user = `Current summary:\n${summary || '(empty)'}\n\nNew records:\n${folded.map(recordText).join('\n')}`;
     const response = await ctx.callModel(
-      { messages: [{ role: 'system', content: MEMORY_SUMMARY_PROMPT }, { role: 'user', content: [{ type: 'text', text: user }] }], maxOutputTokens: options.maxOutputTokens ?? 600 },
+      {
+        messages: [
+          { role: 'system', content: MEMORY_SUMMARY_PROMPT },
+          { role: 'user', content: [{ type: 'text', text: user }] },
+        ],
+        maxOutputTokens: options.maxOutputTokens ?? 600,
+      },
       { signal: ctx.signal, purpose: 'memory-summary', ...(options.model ? { model: options.model } : {}) },
     );
     const text = responseText(response).trim();

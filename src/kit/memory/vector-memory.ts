@@ -35,12 +35,14 @@ interface Stored {
 export function vectorMemory(options: VectorMemoryOptions = {}): Memory {
   const embedder = options.embedder ?? hashingEmbedder();
   const maxRecords = options.maxRecords ?? 100_000;
-  if (!Number.isInteger(maxRecords) || maxRecords < 1) throw new Error(`vectorMemory: maxRecords must be a positive integer, got ${maxRecords}`);
+  if (!Number.isInteger(maxRecords) || maxRecords < 1)
+    throw new Error(`vectorMemory: maxRecords must be a positive integer, got ${maxRecords}`);
   let records: MemoryRecord[] = [];
   let matrix: VectorMatrix | undefined;
   let vectors: number[][] = [];
 
-  const embed = async (texts: string[], signal?: AbortSignal) => checkEmbeddings(embedder, texts.length, await embedder.embed(texts, signal ? { signal } : {}));
+  const embed = async (texts: string[], signal?: AbortSignal) =>
+    checkEmbeddings(embedder, texts.length, await embedder.embed(texts, signal ? { signal } : {}));
   const add = (record: MemoryRecord, vector: number[]) => {
     matrix ??= new VectorMatrix([], vector.length);
     matrix.add(vector);
@@ -67,7 +69,9 @@ export function vectorMemory(options: VectorMemoryOptions = {}): Memory {
     async retrieve(query, k, ctx) {
       if (!matrix || k < 1) return [];
       const [q] = await embed([query], ctx.signal);
-      return matrix.top(q, Math.min(k, records.length)).map(({ row, score }) => ({ ...records[row], metadata: { ...records[row].metadata, score } }));
+      return matrix
+        .top(q, Math.min(k, records.length))
+        .map(({ row, score }) => ({ ...records[row], metadata: { ...records[row].metadata, score } }));
     },
     summarize() {
       return `${records.length} records; latest: ${records.slice(-5).map(recordText).join(' | ')}`;
@@ -99,7 +103,8 @@ export function vectorMemory(options: VectorMemoryOptions = {}): Memory {
         }
         if (stored.embedder !== embedder.id) return;
         const record = MemoryRecordSchema.safeParse(stored.record);
-        if (!record.success || !Array.isArray(stored.vector)) throw new Error(`vectorMemory: ${options.path} line ${i + 1} is not a memory record`);
+        if (!record.success || !Array.isArray(stored.vector))
+          throw new Error(`vectorMemory: ${options.path} line ${i + 1} is not a memory record`);
         add(record.data, checkEmbeddings(embedder, 1, [stored.vector])[0]);
       });
       if (records.length > maxRecords) rebuild(maxRecords);

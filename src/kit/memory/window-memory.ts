@@ -13,7 +13,8 @@ export interface WindowMemoryOptions {
  */
 export function windowMemory(options: WindowMemoryOptions = {}): Memory {
   const size = options.size ?? 50;
-  if (!Number.isInteger(size) || size < 1) throw new Error(`windowMemory: size must be a positive integer, got ${size}`);
+  if (!Number.isInteger(size) || size < 1)
+    throw new Error(`windowMemory: size must be a positive integer, got ${size}`);
   let records: MemoryRecord[] = [];
   return {
     name: 'window',
@@ -27,10 +28,7 @@ export function windowMemory(options: WindowMemoryOptions = {}): Memory {
       return records.slice(-Math.min(size, Math.max(0, k))).reverse();
     },
     summarize() {
-      return records
-        .slice(-size)
-        .map(recordText)
-        .join('\n');
+      return records.slice(-size).map(recordText).join('\n');
     },
     evict() {
       const over = Math.max(0, records.length - size);

@@ -23,9 +23,11 @@ export function jsonParser(): Parser {
       if (!text.trim()) return fail('Your reply was empty.', text);
       const objects = findDecisionObjects(text);
       if (objects.length === 0) return fail('No JSON decision object found in your reply.', text);
-      if (objects.some((o) => nestsDeeperThan(o))) return fail(`Your JSON decision nests deeper than ${MAX_JSON_DEPTH} levels; send flatter arguments.`, text);
+      if (objects.some((o) => nestsDeeperThan(o)))
+        return fail(`Your JSON decision nests deeper than ${MAX_JSON_DEPTH} levels; send flatter arguments.`, text);
       const distinct = [...new Set(objects.map((o) => JSON.stringify(o)))];
-      if (distinct.length > 1) return fail(`Your reply holds ${distinct.length} different JSON decision objects; send exactly one.`, text);
+      if (distinct.length > 1)
+        return fail(`Your reply holds ${distinct.length} different JSON decision objects; send exactly one.`, text);
       return toDecision(objects[0], text);
     },
     format(decision: Decision): ResponsePart[] {
@@ -51,7 +53,8 @@ function toDecision(obj: Record<string, unknown>, raw: string): Decision | Parse
   const withThought = rationale !== undefined ? { rationale } : {};
   const hasFinal = 'final_answer' in obj && obj.final_answer !== null;
   const hasAction = ('action' in obj && obj.action !== null) || ('actions' in obj && obj.actions !== null);
-  if (hasFinal && hasAction) return fail(`Your reply has both an action and a final_answer; send one or the other.`, raw);
+  if (hasFinal && hasAction)
+    return fail(`Your reply has both an action and a final_answer; send one or the other.`, raw);
   if (hasFinal) {
     const a = obj.final_answer;
     return { mode: 'final', answer: typeof a === 'string' ? a : JSON.stringify(a), ...withThought };
@@ -59,7 +62,8 @@ function toDecision(obj: Record<string, unknown>, raw: string): Decision | Parse
   if (hasAction) {
     if ('action' in obj && 'actions' in obj) return fail(`Use either "action" or "actions", not both.`, raw);
     const list = 'actions' in obj ? obj.actions : [obj.action];
-    if (!Array.isArray(list) || list.length === 0) return fail(`"actions" must be a non-empty array of {"name", "args"} objects.`, raw);
+    if (!Array.isArray(list) || list.length === 0)
+      return fail(`"actions" must be a non-empty array of {"name", "args"} objects.`, raw);
     const actions: Action[] = [];
     for (const [i, item] of list.entries()) {
       const a = toAction(item);
@@ -73,12 +77,14 @@ function toDecision(obj: Record<string, unknown>, raw: string): Decision | Parse
 }
 
 function toAction(item: unknown): Action | string {
-  if (!item || typeof item !== 'object' || Array.isArray(item)) return `expected an object {"name": ..., "args": {...}}, got ${JSON.stringify(item)}.`;
+  if (!item || typeof item !== 'object' || Array.isArray(item))
+    return `expected an object {"name": ..., "args": {...}}, got ${JSON.stringify(item)}.`;
   const o = item as Record<string, unknown>;
   const name = o.name ?? o.tool;
   if (typeof name !== 'string' || !name) return 'the action has no "name" (the tool to call).';
   const args = o.args ?? o.arguments ?? o.input ?? {};
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return `"args" of ${name} must be a JSON object, got ${JSON.stringify(args)}.`;
+  if (!args || typeof args !== 'object' || Array.isArray(args))
+    return `"args" of ${name} must be a JSON object, got ${JSON.stringify(args)}.`;
   return { id: newActionId(), name, args: args as Record<string, unknown> };
 }
 

@@ -24,7 +24,14 @@ export interface ReadResult {
 const MAX_DEPTH = MAX_JSON_DEPTH;
 const NUMBER = /[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
-const CONSTANTS: Record<string, unknown> = { true: true, false: false, null: null, True: true, False: false, None: null };
+const CONSTANTS: Record<string, unknown> = {
+  true: true,
+  false: false,
+  null: null,
+  True: true,
+  False: false,
+  None: null,
+};
 
 /** Sets an own property, also for keys such as `__proto__` (a plain assignment would change the prototype). */
 export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
@@ -46,7 +53,10 @@ export function readLiteral(text: string, start: number): ReadResult | LiteralEr
  * Reads a call's argument list, `(k=v, k2=v2)`, starting at the `(`. A single positional object,
  * `({"k": v})`, is taken as the arguments. Returns the arguments and the offset after `)`.
  */
-export function readCallArgs(text: string, open: number): { args: Record<string, unknown>; end: number } | LiteralError {
+export function readCallArgs(
+  text: string,
+  open: number,
+): { args: Record<string, unknown>; end: number } | LiteralError {
   const args: Record<string, unknown> = {};
   let i = skipSpace(text, open + 1);
   let positional = 0;
@@ -57,7 +67,8 @@ export function readCallArgs(text: string, open: number): { args: Record<string,
     if (m && text[afterName] === '=' && text[afterName + 1] !== '=') {
       const v = readValue(text, skipSpace(text, afterName + 1), 1);
       if (v instanceof LiteralError) return new LiteralError(`argument "${m[0]}": ${v.message}`, v.offset);
-      if (Object.prototype.hasOwnProperty.call(args, m[0])) return new LiteralError(`argument "${m[0]}" is given twice`, i);
+      if (Object.prototype.hasOwnProperty.call(args, m[0]))
+        return new LiteralError(`argument "${m[0]}" is given twice`, i);
       setKey(args, m[0], v.value);
       i = v.end;
     } else {
@@ -72,9 +83,11 @@ export function readCallArgs(text: string, open: number): { args: Record<string,
     }
     i = skipSpace(text, i);
     if (text[i] === ',') i = skipSpace(text, i + 1);
-    else if (i < text.length && text[i] !== ')') return new LiteralError(`expected "," or ")" after an argument, found ${describe(text, i)}`, i);
+    else if (i < text.length && text[i] !== ')')
+      return new LiteralError(`expected "," or ")" after an argument, found ${describe(text, i)}`, i);
   }
-  if (i >= text.length) return new LiteralError('the argument list is not closed: add ")" after the last argument', text.length);
+  if (i >= text.length)
+    return new LiteralError('the argument list is not closed: add ")" after the last argument', text.length);
   return { args, end: i + 1 };
 }
 
@@ -107,7 +120,10 @@ function readValue(text: string, i: number, depth: number): ReadResult | Literal
   const id = IDENT.exec(text);
   if (id && id[0] in CONSTANTS) return { value: CONSTANTS[id[0]], end: i + id[0].length };
   if (id) return new LiteralError(`unquoted text ${JSON.stringify(id[0])}: put strings in quotes, e.g. "${id[0]}"`, i);
-  return new LiteralError(`expected a value (a quoted string, number, true/false/null, [list] or {object}), found ${describe(text, i)}`, i);
+  return new LiteralError(
+    `expected a value (a quoted string, number, true/false/null, [list] or {object}), found ${describe(text, i)}`,
+    i,
+  );
 }
 
 function readString(text: string, i: number, raw: boolean): ReadResult | LiteralError {
@@ -140,7 +156,20 @@ function readString(text: string, i: number, raw: boolean): ReadResult | Literal
   return new LiteralError(`the string starting with ${q} is not closed`, i);
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0', '\\': '\\', "'": "'", '"': '"', '/': '/', '\n': '' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '0': '\0',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '/': '/',
+  '\n': '',
+};
 
 function unescape(text: string, j: number): { text: string; end: number } | LiteralError {
   const e = text[j + 1];
@@ -148,7 +177,8 @@ function unescape(text: string, j: number): { text: string; end: number } | Lite
   if (e === 'u' || e === 'x' || e === 'U') {
     const len = e === 'x' ? 2 : e === 'u' ? 4 : 8;
     const hex = text.slice(j + 2, j + 2 + len);
-    if (hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) return new LiteralError(`bad escape \\${e}${hex}: expected ${len} hex digits`, j);
+    if (hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex))
+      return new LiteralError(`bad escape \\${e}${hex}: expected ${len} hex digits`, j);
     const cp = parseInt(hex, 16);
     if (cp > 0x10ffff) return new LiteralError(`bad escape \\${e}${hex}: not a code point`, j);
     return { text: e === 'U' ? String.fromCodePoint(cp) : String.fromCharCode(cp), end: j + 2 + len };
@@ -167,9 +197,11 @@ function readList(text: string, i: number, depth: number): ReadResult | LiteralE
     out.push(v.value);
     j = skipSpace(text, v.end);
     if (text[j] === ',') j = skipSpace(text, j + 1);
-    else if (text[j] !== closer) return new LiteralError(`expected "," or "${closer}" in a list, found ${describe(text, j)}`, j);
+    else if (text[j] !== closer)
+      return new LiteralError(`expected "," or "${closer}" in a list, found ${describe(text, j)}`, j);
   }
-  if (j >= text.length) return new LiteralError(`the list starting with "${text[i]}" is not closed: add "${closer}"`, i);
+  if (j >= text.length)
+    return new LiteralError(`the list starting with "${text[i]}" is not closed: add "${closer}"`, i);
   return { value: out, end: j + 1 };
 }
 
@@ -179,15 +211,21 @@ function readDict(text: string, i: number, depth: number): ReadResult | LiteralE
   while (j < text.length && text[j] !== '}') {
     const k = readValue(text, j, depth + 1);
     if (k instanceof LiteralError) return k;
-    if (typeof k.value === 'object' && k.value !== null) return new LiteralError('object keys must be strings or numbers', j);
+    if (typeof k.value === 'object' && k.value !== null)
+      return new LiteralError('object keys must be strings or numbers', j);
     j = skipSpace(text, k.end);
-    if (text[j] !== ':') return new LiteralError(`expected ":" after the object key ${JSON.stringify(k.value)}, found ${describe(text, j)}`, j);
+    if (text[j] !== ':')
+      return new LiteralError(
+        `expected ":" after the object key ${JSON.stringify(k.value)}, found ${describe(text, j)}`,
+        j,
+      );
     const v = readValue(text, skipSpace(text, j + 1), depth + 1);
     if (v instanceof LiteralError) return v;
     setKey(out, String(k.value), v.value);
     j = skipSpace(text, v.end);
     if (text[j] === ',') j = skipSpace(text, j + 1);
-    else if (text[j] !== '}') return new LiteralError(`expected "," or "}" in an object, found ${describe(text, j)}`, j);
+    else if (text[j] !== '}')
+      return new LiteralError(`expected "," or "}" in an object, found ${describe(text, j)}`, j);
   }
   if (j >= text.length) return new LiteralError('the object starting with "{" is not closed: add "}"', i);
   return { value: out, end: j + 1 };

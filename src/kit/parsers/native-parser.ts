@@ -44,24 +44,35 @@ export function nativeParser(options: NativeParserOptions = {}): Parser {
         return { mode: 'act', actions, ...(rationale ? { rationale } : {}) };
       }
       if (textMeans === 'wait') return { mode: 'wait', ...(text ? { rationale: text } : {}) };
-      if (!text) return new ParseError('Your reply has no tool call and no text. Call one of the tools, or, when you are done, reply with the final answer as text.', '');
+      if (!text)
+        return new ParseError(
+          'Your reply has no tool call and no text. Call one of the tools, or, when you are done, reply with the final answer as text.',
+          '',
+        );
       return { mode: 'final', answer: text, ...(reasoning ? { rationale: reasoning } : {}) };
     },
 
     format(decision: Decision): ResponsePart[] {
       if (decision.mode === 'act') {
         const parts: ResponsePart[] = decision.rationale ? [{ type: 'text', text: decision.rationale }] : [];
-        for (const a of decision.actions) parts.push({ type: 'tool-call', callId: a.id, name: a.name, input: JSON.stringify(a.args), args: a.args });
+        for (const a of decision.actions)
+          parts.push({ type: 'tool-call', callId: a.id, name: a.name, input: JSON.stringify(a.args), args: a.args });
         return parts;
       }
       if (decision.mode === 'final') {
-        if (textMeans === 'wait') throw new Error('with textMeans "wait", a reply without tool calls is a wait: a final answer cannot be expressed');
+        if (textMeans === 'wait')
+          throw new Error(
+            'with textMeans "wait", a reply without tool calls is a wait: a final answer cannot be expressed',
+          );
         const parts: ResponsePart[] = decision.rationale ? [{ type: 'reasoning', text: decision.rationale }] : [];
         parts.push({ type: 'text', text: decision.answer });
         return parts;
       }
       if (decision.mode === 'wait') {
-        if (textMeans === 'final') throw new Error('with textMeans "final", a reply without tool calls is a final answer: a wait cannot be expressed');
+        if (textMeans === 'final')
+          throw new Error(
+            'with textMeans "final", a reply without tool calls is a final answer: a wait cannot be expressed',
+          );
         return [{ type: 'text', text: decision.rationale ?? '' }];
       }
       throw new Error('native function calling has no branch decisions');

@@ -13,7 +13,8 @@ export interface ReactParserOptions {
  * Labels are recognised only at the start of a line, and only these words: a line such as `else:` or `Note:`
  * is text. Markdown bold (`**Action:**`) is tolerated because models write it.
  */
-const LABEL = /^[ \t]*(?:\*\*)?(thought|action input|action|final answer|observation|wait)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*/gim;
+const LABEL =
+  /^[ \t]*(?:\*\*)?(thought|action input|action|final answer|observation|wait)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*/gim;
 const TOOL_NAME = /[A-Za-z0-9_-]+/y;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -98,8 +99,16 @@ export function reactParser(options: ReactParserOptions = {}): Parser {
       }
       if (!sawThought && preamble) thoughts.push(preamble);
       const withThought = thoughts.length ? { rationale: thoughts.join('\n') } : {};
-      if (final !== undefined && actions.length) return fail('Your reply has both an Action and a Final Answer: send one of them. An action\'s result comes back as an Observation in the next turn.', text);
-      if (actions.length > 1 && !multiple) return fail(`Your reply has ${actions.length} actions; send exactly one Action per reply and wait for its Observation.`, text);
+      if (final !== undefined && actions.length)
+        return fail(
+          "Your reply has both an Action and a Final Answer: send one of them. An action's result comes back as an Observation in the next turn.",
+          text,
+        );
+      if (actions.length > 1 && !multiple)
+        return fail(
+          `Your reply has ${actions.length} actions; send exactly one Action per reply and wait for its Observation.`,
+          text,
+        );
       if (actions.length) return { mode: 'act', actions, ...withThought };
       if (final !== undefined) return { mode: 'final', answer: final, ...withThought };
       if (wait) return { mode: 'wait', ...withThought };
@@ -121,7 +130,9 @@ export function reactParser(options: ReactParserOptions = {}): Parser {
         'You solve the task step by step. In each reply, first think, then either call a tool or give the final answer.',
         hint,
         'Write argument values as JSON: strings in double quotes, numbers, true/false/null, [lists], {objects}. A long or multi-line string may use triple quotes """...""".',
-        multiple ? 'You may write several Action lines when the calls do not depend on each other.' : 'Write one Action per reply.',
+        multiple
+          ? 'You may write several Action lines when the calls do not depend on each other.'
+          : 'Write one Action per reply.',
         'After an Action, stop: the tool result comes back to you as an Observation.',
         `Available tools:\n${toolList(tools, 'arguments (JSON Schema)')}`,
       ].join('\n');
@@ -149,25 +160,31 @@ function restOfLine(text: string, i: number): string {
 }
 
 /** Reads `tool(k=v, …)`, `tool {json}` or a bare `tool` (arguments in `Action Input:` or none). */
-function readAction(text: string, start: number): { name: string; args?: Record<string, unknown>; end: number } | string {
+function readAction(
+  text: string,
+  start: number,
+): { name: string; args?: Record<string, unknown>; end: number } | string {
   let i = skipSpace(text, start);
   const tick = text[i] === '`';
   if (tick) i++;
   TOOL_NAME.lastIndex = i;
   const m = TOOL_NAME.exec(text);
-  if (!m) return `Could not read a tool name after "Action:" (found ${JSON.stringify(restOfLine(text, i).slice(0, 40))}).`;
+  if (!m)
+    return `Could not read a tool name after "Action:" (found ${JSON.stringify(restOfLine(text, i).slice(0, 40))}).`;
   const name = m[0];
   let j = i + name.length;
   while (text[j] === ' ' || text[j] === '\t') j++;
   let args: Record<string, unknown> | undefined;
   if (text[j] === '(') {
     const r = readCallArgs(text, j);
-    if (r instanceof LiteralError) return `Could not read the arguments of ${name}: ${r.message} (at ${where(text, r.offset)}).`;
+    if (r instanceof LiteralError)
+      return `Could not read the arguments of ${name}: ${r.message} (at ${where(text, r.offset)}).`;
     args = r.args;
     j = r.end;
   } else if (text[j] === '{') {
     const r = readLiteral(text, j);
-    if (r instanceof LiteralError) return `Could not read the arguments of ${name}: ${r.message} (at ${where(text, r.offset)}).`;
+    if (r instanceof LiteralError)
+      return `Could not read the arguments of ${name}: ${r.message} (at ${where(text, r.offset)}).`;
     if (!isObject(r.value)) return `The arguments of ${name} must be an object.`;
     args = r.value;
     j = r.end;
@@ -181,7 +198,11 @@ function readAction(text: string, start: number): { name: string; args?: Record<
   return { name, ...(args ? { args } : {}), end: j };
 }
 
-function readActionInput(text: string, start: number, tool: string): { args: Record<string, unknown>; end: number } | string {
+function readActionInput(
+  text: string,
+  start: number,
+  tool: string,
+): { args: Record<string, unknown>; end: number } | string {
   let i = skipSpace(text, start);
   const fenced = text.startsWith('```', i);
   if (fenced) {
@@ -189,8 +210,10 @@ function readActionInput(text: string, start: number, tool: string): { args: Rec
     i = nl < 0 ? text.length : nl + 1;
   }
   const r = readLiteral(text, i);
-  if (r instanceof LiteralError) return `Could not read the Action Input of ${tool}: ${r.message} (at ${where(text, r.offset)}). Write it as a JSON object, e.g. {"arg": "value"}.`;
-  if (!isObject(r.value)) return `The Action Input of ${tool} must be a JSON object of arguments, e.g. {"arg": "value"}; got ${JSON.stringify(r.value)?.slice(0, 60)}.`;
+  if (r instanceof LiteralError)
+    return `Could not read the Action Input of ${tool}: ${r.message} (at ${where(text, r.offset)}). Write it as a JSON object, e.g. {"arg": "value"}.`;
+  if (!isObject(r.value))
+    return `The Action Input of ${tool} must be a JSON object of arguments, e.g. {"arg": "value"}; got ${JSON.stringify(r.value)?.slice(0, 60)}.`;
   let end = r.end;
   if (fenced) {
     const close = text.indexOf('```', end);
@@ -206,6 +229,7 @@ function where(text: string, offset: number): string {
 
 function formatAction(a: Action): string {
   const keys = Object.keys(a.args);
-  if (keys.every((k) => IDENTIFIER.test(k))) return `Action: ${a.name}(${keys.map((k) => `${k}=${JSON.stringify(a.args[k])}`).join(', ')})`;
+  if (keys.every((k) => IDENTIFIER.test(k)))
+    return `Action: ${a.name}(${keys.map((k) => `${k}=${JSON.stringify(a.args[k])}`).join(', ')})`;
   return `Action: ${a.name}\nAction Input: ${JSON.stringify(a.args)}`;
 }

@@ -13,7 +13,10 @@ export const observationResults: ResultFormatter = (results: readonly ModelToolR
 
 /** The tool list of a parser's instructions: `- name: description` and the JSON Schema of its arguments. */
 export function toolList(tools: readonly ToolSpec[], schemaLabel: string): string {
-  return tools.map((t) => `- ${t.name}: ${t.description}\n  ${schemaLabel}: ${JSON.stringify(t.inputSchema)}`).join('\n') || '(none)';
+  return (
+    tools.map((t) => `- ${t.name}: ${t.description}\n  ${schemaLabel}: ${JSON.stringify(t.inputSchema)}`).join('\n') ||
+    '(none)'
+  );
 }
 
 /** A format hint: how to act (`several` when more than one action is allowed), then how to answer. */

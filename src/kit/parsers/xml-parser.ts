@@ -59,7 +59,9 @@ export function xmlParser(options: XmlParserOptions = {}): Parser {
           DECISION_OPEN.lastIndex = a.end;
         } else if (kind === 'final_answer') {
           if (final !== undefined) return fail('Your reply has two <final_answer> elements; send one.', raw);
-          const body = tag.selfClosing ? { text: '', end: tag.end } : readUntilClose(rest, tag.end, 'final_answer', true);
+          const body = tag.selfClosing
+            ? { text: '', end: tag.end }
+            : readUntilClose(rest, tag.end, 'final_answer', true);
           final = decode(body.text).trim();
           DECISION_OPEN.lastIndex = body.end;
         } else {
@@ -68,8 +70,13 @@ export function xmlParser(options: XmlParserOptions = {}): Parser {
         }
       }
       const withThought = thoughts.length ? { rationale: thoughts.join('\n') } : {};
-      if (final !== undefined && actions.length) return fail('Your reply has both an <action> and a <final_answer>: send one of them. The action\'s result comes back to you in the next turn.', raw);
-      if (actions.length > 1 && !multiple) return fail(`Your reply has ${actions.length} <action> elements; send exactly one per reply.`, raw);
+      if (final !== undefined && actions.length)
+        return fail(
+          "Your reply has both an <action> and a <final_answer>: send one of them. The action's result comes back to you in the next turn.",
+          raw,
+        );
+      if (actions.length > 1 && !multiple)
+        return fail(`Your reply has ${actions.length} <action> elements; send exactly one per reply.`, raw);
       if (actions.length) return { mode: 'act', actions, ...withThought };
       if (final !== undefined) return { mode: 'final', answer: final, ...withThought };
       if (wait) return { mode: 'wait', ...withThought };
@@ -95,7 +102,9 @@ export function xmlParser(options: XmlParserOptions = {}): Parser {
         'You solve the task step by step. In each reply, think, then either call a tool or give the final answer.',
         hint,
         'Write each argument as its own <arg> element. Text arguments are written as-is (no quotes); numbers, booleans, lists and objects as JSON.',
-        multiple ? 'You may write several <action> elements when the calls do not depend on each other.' : 'Write one <action> per reply.',
+        multiple
+          ? 'You may write several <action> elements when the calls do not depend on each other.'
+          : 'Write one <action> per reply.',
         'After an <action>, stop: the tool result comes back to you in the next turn.',
         `Available tools:\n${toolList(tools, 'arguments (JSON Schema)')}`,
       ].join('\n');
@@ -121,7 +130,8 @@ function readTag(text: string, start: number): Tag | string {
     if (text[i] === '>') return { attrs, selfClosing: false, end: i + 1 };
     if (text.startsWith('/>', i)) return { attrs, selfClosing: true, end: i + 2 };
     const am = /^([A-Za-z_][\w.-]*)\s*=\s*/.exec(text.slice(i, i + 80));
-    if (!am) return `The <${name}> tag is not well formed near ${JSON.stringify(text.slice(i, i + 30))}: write attributes as name="value" and close the tag with ">".`;
+    if (!am)
+      return `The <${name}> tag is not well formed near ${JSON.stringify(text.slice(i, i + 30))}: write attributes as name="value" and close the tag with ">".`;
     i += am[0].length;
     const q = text[i];
     if (q !== '"' && q !== "'") return `Attribute ${am[1]} of <${name}> needs a quoted value, e.g. ${am[1]}="...".`;
@@ -134,8 +144,18 @@ function readTag(text: string, start: number): Tag | string {
 
 /** Content up to `</name>` (case-insensitive). When `lenient`, a missing close tag takes the rest of the text. */
 function readUntilClose(text: string, from: number, name: string, lenient: true): { text: string; end: number };
-function readUntilClose(text: string, from: number, name: string, lenient: false): { text: string; end: number } | undefined;
-function readUntilClose(text: string, from: number, name: string, lenient: boolean): { text: string; end: number } | undefined {
+function readUntilClose(
+  text: string,
+  from: number,
+  name: string,
+  lenient: false,
+): { text: string; end: number } | undefined;
+function readUntilClose(
+  text: string,
+  from: number,
+  name: string,
+  lenient: boolean,
+): { text: string; end: number } | undefined {
   const re = new RegExp(`</${name}\\s*>`, 'gi');
   re.lastIndex = from;
   const m = re.exec(text);
@@ -177,12 +197,14 @@ function readAction(text: string, tag: Tag, ctx: ParseContext): { action: Action
   let i = tag.end;
   for (;;) {
     i = skipSpace(text, i);
-    if (/^<\/action\s*>/i.test(text.slice(i, i + 12))) return { action: { id: newActionId(), name, args }, end: text.indexOf('>', i) + 1 };
+    if (/^<\/action\s*>/i.test(text.slice(i, i + 12)))
+      return { action: { id: newActionId(), name, args }, end: text.indexOf('>', i) + 1 };
     if (/^<arg\b/i.test(text.slice(i, i + 5))) {
       const at = readTag(text, i);
       if (typeof at === 'string') return at;
       const argName = at.attrs.name;
-      if (argName === undefined) return `An <arg> of ${name} has no name attribute: write <arg name="arg_name">value</arg>.`;
+      if (argName === undefined)
+        return `An <arg> of ${name} has no name attribute: write <arg name="arg_name">value</arg>.`;
       let value: string;
       if (at.selfClosing) {
         value = '';
@@ -193,9 +215,11 @@ function readAction(text: string, tag: Tag, ctx: ParseContext): { action: Action
         value = body.text;
         i = body.end;
       }
-      if (Object.prototype.hasOwnProperty.call(args, argName)) return `The argument "${argName}" of ${name} is given twice.`;
+      if (Object.prototype.hasOwnProperty.call(args, argName))
+        return `The argument "${argName}" of ${name} is given twice.`;
       const typed = typeArg(value, at.attrs.type, propertyType(spec, argName));
-      if (typed instanceof LiteralError) return `The argument "${argName}" of ${name} should be JSON (type="json") but is not: ${typed.message}.`;
+      if (typed instanceof LiteralError)
+        return `The argument "${argName}" of ${name} should be JSON (type="json") but is not: ${typed.message}.`;
       setKey(args, argName, typed);
       continue;
     }
@@ -205,7 +229,8 @@ function readAction(text: string, tag: Tag, ctx: ParseContext): { action: Action
     const inner = decode(body.text).trim();
     if (Object.keys(args).length === 0 && inner.startsWith('{')) {
       const r = readLiteral(inner, 0);
-      if (!(r instanceof LiteralError) && isObject(r.value) && !inner.slice(r.end).trim()) return { action: { id: newActionId(), name, args: r.value }, end: body.end };
+      if (!(r instanceof LiteralError) && isObject(r.value) && !inner.slice(r.end).trim())
+        return { action: { id: newActionId(), name, args: r.value }, end: body.end };
     }
     return `Could not read the arguments of ${name}: inside <action> write one <arg name="...">value</arg> per argument (found ${JSON.stringify(inner.slice(0, 40))}).`;
   }

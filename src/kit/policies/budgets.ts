@@ -42,12 +42,24 @@ function budgetRun<S extends State>(name: string, limits: BudgetLimits): Policy<
     checkStop(ctx): StopVerdict | void {
       const v = budgetVerdict(limits, { step: ctx.step, elapsedMs: ctx.elapsedMs, usage: ctx.usage });
       if (v) {
-        ctx.emit('budget:stop', { policy: 'budget', kind: v.kind, limit: v.limit, used: v.used, step: ctx.step, message: v.message });
+        ctx.emit('budget:stop', {
+          policy: 'budget',
+          kind: v.kind,
+          limit: v.limit,
+          used: v.used,
+          step: ctx.step,
+          message: v.message,
+        });
         return { reason: v.reason, message: v.message };
       }
       if (limits.maxCost !== undefined && ctx.usage.cost === null && !costUnknownNoted) {
         costUnknownNoted = true;
-        ctx.emit('budget:cost_unknown', { policy: 'budget', limit: limits.maxCost, step: ctx.step, message: 'the cost of a model call is unknown (no price), so the cost budget cannot be enforced' });
+        ctx.emit('budget:cost_unknown', {
+          policy: 'budget',
+          limit: limits.maxCost,
+          step: ctx.step,
+          message: 'the cost of a model call is unknown (no price), so the cost budget cannot be enforced',
+        });
       }
     },
   };
@@ -76,6 +88,8 @@ export function costBudget<S extends State = State>(usd: number): Policy<S> {
 function checkLimit(name: string, value: number | undefined, integer: boolean): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new Error(`budgets: ${name} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`);
+    throw new Error(
+      `budgets: ${name} must be a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`,
+    );
   }
 }

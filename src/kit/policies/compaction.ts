@@ -1,8 +1,25 @@
-import type { Message, Model, ModelError, ModelMessage, Policy, PolicyContext, State, StopVerdict, Tokens } from '../../core/index.js';
+import type {
+  Message,
+  Model,
+  ModelError,
+  ModelMessage,
+  Policy,
+  PolicyContext,
+  State,
+  StopVerdict,
+  Tokens,
+} from '../../core/index.js';
 import { QitosError, errorMessage, responseText } from '../../core/index.js';
 import { contextLimits, type ContextLimits } from './context-limits.js';
 import { applyPrune, planPrune } from './prune-tool-outputs.js';
-import { SUMMARY_PROMPT, applySummary, planSummary, renderTranscript, summaryMessage, summaryRequest } from './summarise-history.js';
+import {
+  SUMMARY_PROMPT,
+  applySummary,
+  planSummary,
+  renderTranscript,
+  summaryMessage,
+  summaryRequest,
+} from './summarise-history.js';
 import { CHARS_PER_TOKEN, HistoryEstimator, estimateTextTokens } from './token-estimate.js';
 
 /** Options of `compaction()`. Token amounts are in tokens; every default scales with the usable window. */
@@ -45,7 +62,6 @@ interface Count {
   estimate: number;
 }
 
-
 const LIST_CAP = 50;
 
 /**
@@ -70,17 +86,37 @@ const LIST_CAP = 50;
  * `compaction:disabled`, `compaction:overflow_error`.
  */
 export function compaction<S extends State = State>(options: CompactionOptions = {}): Policy<S> {
-  for (const k of ['contextWindow', 'maxOutput', 'reserve', 'protectTokens', 'protectTurns', 'keepRecentTokens', 'summaryMaxTokens', 'maxConsecutive'] as const) {
+  for (const k of [
+    'contextWindow',
+    'maxOutput',
+    'reserve',
+    'protectTokens',
+    'protectTurns',
+    'keepRecentTokens',
+    'summaryMaxTokens',
+    'maxConsecutive',
+  ] as const) {
     const v = options[k];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new Error(`compaction: ${k} must be a non-negative number, got ${JSON.stringify(v)}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
+      throw new Error(`compaction: ${k} must be a non-negative number, got ${JSON.stringify(v)}`);
   }
-  if (options.contextWindow !== undefined && options.contextWindow < 1) throw new Error('compaction: contextWindow must be positive');
-  if (options.contextWindow !== undefined && options.reserve !== undefined && options.reserve >= options.contextWindow) {
+  if (options.contextWindow !== undefined && options.contextWindow < 1)
+    throw new Error('compaction: contextWindow must be positive');
+  if (
+    options.contextWindow !== undefined &&
+    options.reserve !== undefined &&
+    options.reserve >= options.contextWindow
+  ) {
     throw new Error(`compaction: reserve (${options.reserve}) must be below contextWindow (${options.contextWindow})`);
   }
   const keepTools = new Set(options.keepTools ?? ['skill']);
   for (const t of options.tools ?? []) if (t.keepOutput) keepTools.add(t.id);
-  const settings: CompactionSettings = { options, keepTools, protectTurns: options.protectTurns ?? 2, maxConsecutive: options.maxConsecutive ?? 3 };
+  const settings: CompactionSettings = {
+    options,
+    keepTools,
+    protectTurns: options.protectTurns ?? 2,
+    maxConsecutive: options.maxConsecutive ?? 3,
+  };
   return { name: 'compaction', forRun: () => new CompactionRun<S>(settings) };
 }
 
@@ -130,12 +166,18 @@ class CompactionRun<S extends State> implements Policy<S> {
       if (this.verify && calls > this.verify.calls) {
         if (this.anchor && limits && input >= limits.usable) {
           // The provider counted the compacted context and it still does not fit: compacting again would loop.
-          this.fail(ctx, 'after_tools', `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`, { tokensAfter: input, usable: limits.usable, basis: 'provider' });
+          this.fail(
+            ctx,
+            'after_tools',
+            `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`,
+            { tokensAfter: input, usable: limits.usable, basis: 'provider' },
+          );
         }
         this.verify = undefined;
       }
     }
-    if (this.anchor && this.anchor.calls === calls) return { tokens: this.anchor.input + (estimate - this.anchor.estimate), basis: 'provider', estimate };
+    if (this.anchor && this.anchor.calls === calls)
+      return { tokens: this.anchor.input + (estimate - this.anchor.estimate), basis: 'provider', estimate };
     return { tokens: estimate + this.systemTokens, basis: 'estimate', estimate };
   }
 
@@ -152,7 +194,11 @@ class CompactionRun<S extends State> implements Policy<S> {
     if (!limits) {
       if (!this.disabledNoted) {
         this.disabledNoted = true;
-        ctx.emit('compaction:disabled', { policy: 'compaction', reason: 'no context window: pass contextWindow or use a model whose info has one; only a provider overflow error triggers a compaction' });
+        ctx.emit('compaction:disabled', {
+          policy: 'compaction',
+          reason:
+            'no context window: pass contextWindow or use a model whose info has one; only a provider overflow error triggers a compaction',
+        });
       }
       return undefined;
     }
@@ -165,25 +211,48 @@ class CompactionRun<S extends State> implements Policy<S> {
   private mayCompact(ctx: PolicyContext<S>, trigger: Trigger, limits: ContextLimits, c: Count): boolean {
     const data = { tokensBefore: c.tokens, usable: limits.usable, basis: c.basis };
     if (this.lastStep === ctx.step && this.lastCalls === ctx.usage.modelCalls) {
-      this.fail(ctx, trigger, `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`, data);
+      this.fail(
+        ctx,
+        trigger,
+        `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`,
+        data,
+      );
       return false;
     }
     if (this.lastStep >= ctx.step - 1 && this.streak >= this.s.maxConsecutive) {
-      this.fail(ctx, trigger, `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`, { ...data, streak: this.streak + 1 });
+      this.fail(
+        ctx,
+        trigger,
+        `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`,
+        { ...data, streak: this.streak + 1 },
+      );
       return false;
     }
     return true;
   }
 
   /** One compaction: prune old tool outputs, then summarise older turns if that was not enough; checks it freed enough. */
-  private async compact(ctx: PolicyContext<S>, limits: ContextLimits, c: Count, trigger: Trigger): Promise<S | undefined> {
+  private async compact(
+    ctx: PolicyContext<S>,
+    limits: ContextLimits,
+    c: Count,
+    trigger: Trigger,
+  ): Promise<S | undefined> {
     const forced = trigger === 'model_error';
     this.streak = this.lastStep >= ctx.step - 1 ? this.streak + 1 : 1;
     this.lastStep = ctx.step;
     this.lastCalls = ctx.usage.modelCalls;
     const usable = limits.usable;
     const original = ctx.state.messages;
-    const base = { policy: 'compaction', trigger, basis: c.basis, usable, contextWindow: limits.contextWindow, reserve: limits.reserve, reserveFrom: limits.reserveFrom };
+    const base = {
+      policy: 'compaction',
+      trigger,
+      basis: c.basis,
+      usable,
+      contextWindow: limits.contextWindow,
+      reserve: limits.reserve,
+      reserveFrom: limits.reserveFrom,
+    };
     let tokens = c.tokens;
     let messages: Message[] = original;
     let state = ctx.state;
@@ -198,7 +267,19 @@ class CompactionRun<S extends State> implements Policy<S> {
       const after = tokens - (c.estimate - this.estimator.total(messages));
       const tools: Record<string, number> = {};
       for (const o of plan.outputs) tools[o.tool] = (tools[o.tool] ?? 0) + 1;
-      ctx.emit('compaction:prune', { ...base, tokensBefore: tokens, tokensAfter: after, protectTokens, protectTurns: this.s.protectTurns, pruned: { outputs: plan.outputs.length, tokens: plan.tokens, tools, callIds: plan.outputs.slice(0, LIST_CAP).map((o) => o.callId) } });
+      ctx.emit('compaction:prune', {
+        ...base,
+        tokensBefore: tokens,
+        tokensAfter: after,
+        protectTokens,
+        protectTurns: this.s.protectTurns,
+        pruned: {
+          outputs: plan.outputs.length,
+          tokens: plan.tokens,
+          tools,
+          callIds: plan.outputs.slice(0, LIST_CAP).map((o) => o.callId),
+        },
+      });
       tokens = after;
       metrics.compactionPrunedOutputs = (metrics.compactionPrunedOutputs ?? 0) + plan.outputs.length;
       state = { ...state, messages, metrics };
@@ -215,9 +296,19 @@ class CompactionRun<S extends State> implements Policy<S> {
 
     if (!this.failed) {
       if (messages === original) {
-        this.fail(ctx, trigger, `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`, { tokensBefore: c.tokens, usable, basis: c.basis });
+        this.fail(
+          ctx,
+          trigger,
+          `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`,
+          { tokensBefore: c.tokens, usable, basis: c.basis },
+        );
       } else if (tokens >= usable) {
-        this.fail(ctx, trigger, `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`, { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis });
+        this.fail(
+          ctx,
+          trigger,
+          `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`,
+          { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis },
+        );
       }
     }
     if (messages === original) return undefined;
@@ -238,37 +329,64 @@ class CompactionRun<S extends State> implements Policy<S> {
   ): Promise<{ messages: Message[]; tokens: number } | undefined> {
     const usable = limits.usable;
     const keepRecentTokens = this.s.options.keepRecentTokens ?? Math.floor(usable * 0.25);
-    const plan = planSummary(messages, { keepRecentTokens, keepFirstUser: this.s.options.keepFirstUser ?? true, tokens: (m) => this.estimator.message(m) });
+    const plan = planSummary(messages, {
+      keepRecentTokens,
+      keepFirstUser: this.s.options.keepFirstUser ?? true,
+      tokens: (m) => this.estimator.message(m),
+    });
     if (!plan) return undefined;
     const model = this.s.options.model ?? ctx.model;
     if (!model) {
-      this.fail(ctx, trigger, 'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)', { tokensBefore: tokens, usable });
+      this.fail(
+        ctx,
+        trigger,
+        'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)',
+        { tokensBefore: tokens, usable },
+      );
       return undefined;
     }
     const maxTokens = this.s.options.summaryMaxTokens ?? Math.min(4_000, Math.max(256, Math.floor(usable * 0.1)));
     // The summary call must fit the summary model's own window: transcript budget = its window - reply - prompt.
     const window = model.info?.contextWindow ?? limits.contextWindow;
     const prompt = this.s.options.summaryPrompt ?? SUMMARY_PROMPT;
-    const budgetTokens = Math.max(256, Math.floor((window - maxTokens - estimateTextTokens(prompt) - estimateTextTokens(ctx.state.task) - 200) * 0.9));
+    const budgetTokens = Math.max(
+      256,
+      Math.floor((window - maxTokens - estimateTextTokens(prompt) - estimateTextTokens(ctx.state.task) - 200) * 0.9),
+    );
     // Render from the unpruned history, so outputs pruned in step 1 still reach the summary.
-    const transcript = renderTranscript(plan.replace.map((i) => original[i]), budgetTokens * CHARS_PER_TOKEN);
+    const transcript = renderTranscript(
+      plan.replace.map((i) => original[i]),
+      budgetTokens * CHARS_PER_TOKEN,
+    );
     let summaryText: string;
     let usage: Tokens | undefined;
     let cost: number | null = null;
     try {
       // Through the run's middleware: the summary's tokens and cost count in the run's usage and budgets (and its
       // parent's), and the trace records the call for replay.
-      const response = await ctx.callModel({ messages: summaryRequest(transcript, ctx.state.task, prompt), maxOutputTokens: maxTokens }, { signal: ctx.signal, purpose: 'compaction', ...(this.s.options.model ? { model: this.s.options.model } : {}) });
+      const response = await ctx.callModel(
+        { messages: summaryRequest(transcript, ctx.state.task, prompt), maxOutputTokens: maxTokens },
+        { signal: ctx.signal, purpose: 'compaction', ...(this.s.options.model ? { model: this.s.options.model } : {}) },
+      );
       summaryText = responseText(response).trim();
       usage = response.usage;
       cost = response.cost;
     } catch (err) {
       if (ctx.signal.aborted) throw err;
-      this.fail(ctx, trigger, `context overflow: the summary call failed: ${errorMessage(err)}`, { tokensBefore: tokens, usable, error: errorMessage(err), model: model.id });
+      this.fail(ctx, trigger, `context overflow: the summary call failed: ${errorMessage(err)}`, {
+        tokensBefore: tokens,
+        usable,
+        error: errorMessage(err),
+        model: model.id,
+      });
       return undefined;
     }
     if (!summaryText) {
-      this.fail(ctx, trigger, 'context overflow: the summary model returned an empty summary', { tokensBefore: tokens, usable, model: model.id });
+      this.fail(ctx, trigger, 'context overflow: the summary model returned an empty summary', {
+        tokensBefore: tokens,
+        usable,
+        model: model.id,
+      });
       return undefined;
     }
     const summary = summaryMessage(summaryText, { auto: trigger !== 'model_error', overflow: true });
@@ -277,7 +395,9 @@ class CompactionRun<S extends State> implements Policy<S> {
     const after = tokens - (before - this.estimator.total(next));
     const replaced = plan.replace.map((i) => messages[i]);
     const summaryTokens = this.estimator.message(summary);
-    if (usage) metrics.compactionSummaryTokens = (metrics.compactionSummaryTokens ?? 0) + usage.input + usage.output + usage.cache.read + usage.cache.write;
+    if (usage)
+      metrics.compactionSummaryTokens =
+        (metrics.compactionSummaryTokens ?? 0) + usage.input + usage.output + usage.cache.read + usage.cache.write;
     if (cost !== null) metrics.compactionSummaryCost = (metrics.compactionSummaryCost ?? 0) + cost;
     ctx.emit('compaction:summary', {
       ...base,
@@ -290,7 +410,11 @@ class CompactionRun<S extends State> implements Policy<S> {
         tokens: replaced.reduce((n, m) => n + this.estimator.message(m), 0),
         omittedFromTranscript: transcript.omitted,
       },
-      kept: { messages: next.length - 1, ids: plan.keep.map((i) => messages[i].info.id), tail: messages.length - plan.tailStart },
+      kept: {
+        messages: next.length - 1,
+        ids: plan.keep.map((i) => messages[i].info.id),
+        tail: messages.length - plan.tailStart,
+      },
       summary: { messageId: summary.info.id, tokens: summaryTokens, chars: summaryText.length },
       model: model.id,
       usage: usage ?? null,
@@ -317,7 +441,12 @@ class CompactionRun<S extends State> implements Policy<S> {
     if (error.modelKind !== 'context_overflow') return undefined;
     if (this.failed) return undefined;
     if (this.lastStep === ctx.step && this.lastCalls === ctx.usage.modelCalls) {
-      this.fail(ctx, 'model_error', `context overflow: the provider still rejects the context after this step's compaction: ${error.message}`, { error: error.message });
+      this.fail(
+        ctx,
+        'model_error',
+        `context overflow: the provider still rejects the context after this step's compaction: ${error.message}`,
+        { error: error.message },
+      );
       return undefined;
     }
     // The provider says it does not fit, whatever our count says, so our count is wrong: aim under usable and at
@@ -325,9 +454,21 @@ class CompactionRun<S extends State> implements Policy<S> {
     const estimate = this.estimator.total(ctx.state.messages) + this.systemTokens;
     const half = Math.max(1, Math.floor(estimate / 2));
     const known = this.limitsOf(ctx);
-    const limits: ContextLimits = known ? { ...known, usable: Math.min(known.usable, half) } : { contextWindow: estimate, reserve: estimate - half, usable: half, reserveFrom: 'fallback' };
-    const c: Count = { tokens: Math.max(estimate, limits.usable), basis: 'estimate', estimate: estimate - this.systemTokens };
-    ctx.emit('compaction:overflow_error', { policy: 'compaction', step: ctx.step, error: error.message, tokensEstimate: estimate, usable: limits.usable });
+    const limits: ContextLimits = known
+      ? { ...known, usable: Math.min(known.usable, half) }
+      : { contextWindow: estimate, reserve: estimate - half, usable: half, reserveFrom: 'fallback' };
+    const c: Count = {
+      tokens: Math.max(estimate, limits.usable),
+      basis: 'estimate',
+      estimate: estimate - this.systemTokens,
+    };
+    ctx.emit('compaction:overflow_error', {
+      policy: 'compaction',
+      step: ctx.step,
+      error: error.message,
+      tokensEstimate: estimate,
+      usable: limits.usable,
+    });
     if (!this.mayCompact(ctx, 'model_error', limits, c)) return undefined;
     const state = await this.compact(ctx, limits, c, 'model_error');
     if (!state || this.failed) return undefined;
@@ -349,4 +490,3 @@ function inputTokens(t: Tokens): number {
 function describeLimits(l: ContextLimits): string {
   return `${l.usable} (window ${l.contextWindow} - reserve ${l.reserve})`;
 }
-

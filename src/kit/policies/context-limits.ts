@@ -22,7 +22,10 @@ export interface ContextLimits {
  * output limit), would leave no room or a negative one; such models get 20% of the window, capped at 20,000.
  * A reserve never exceeds half the window, so usable is always positive.
  */
-export function contextLimits(options: { contextWindow?: number; maxOutput?: number; reserve?: number }, info?: ModelInfo): ContextLimits | undefined {
+export function contextLimits(
+  options: { contextWindow?: number; maxOutput?: number; reserve?: number },
+  info?: ModelInfo,
+): ContextLimits | undefined {
   const window = options.contextWindow ?? info?.contextWindow;
   if (window === undefined || !Number.isFinite(window) || window <= 0) return undefined;
   const maxOutput = options.maxOutput ?? info?.maxOutputTokens;

@@ -60,7 +60,6 @@ interface CallSig {
   step: number;
 }
 
-
 /**
  * Length of the shortest block (<= maxCycleLength) that the sequence ends with, repeated `threshold` times back
  * to back; undefined when there is none. Costs O(maxCycleLength^2 * threshold) whatever the sequence length.
@@ -108,11 +107,16 @@ export function doomLoop<S extends State = State>(options: DoomLoopOptions = {})
     note: options.note ?? DOOM_LOOP_NOTE,
   };
   const { threshold, maxCycleLength, onDetect, compare, maxWarnings } = settings;
-  if (!Number.isInteger(threshold) || threshold < 2) throw new Error(`doomLoop: threshold must be an integer >= 2, got ${threshold}`);
-  if (!Number.isInteger(maxCycleLength) || maxCycleLength < 1) throw new Error(`doomLoop: maxCycleLength must be an integer >= 1, got ${maxCycleLength}`);
-  if (onDetect !== 'stop' && onDetect !== 'warn') throw new Error(`doomLoop: onDetect must be "stop" or "warn", got ${JSON.stringify(onDetect)}`);
-  if (compare !== 'call' && compare !== 'call+result') throw new Error(`doomLoop: compare must be "call" or "call+result", got ${JSON.stringify(compare)}`);
-  if (!Number.isInteger(maxWarnings) || maxWarnings < 1) throw new Error(`doomLoop: maxWarnings must be an integer >= 1, got ${maxWarnings}`);
+  if (!Number.isInteger(threshold) || threshold < 2)
+    throw new Error(`doomLoop: threshold must be an integer >= 2, got ${threshold}`);
+  if (!Number.isInteger(maxCycleLength) || maxCycleLength < 1)
+    throw new Error(`doomLoop: maxCycleLength must be an integer >= 1, got ${maxCycleLength}`);
+  if (onDetect !== 'stop' && onDetect !== 'warn')
+    throw new Error(`doomLoop: onDetect must be "stop" or "warn", got ${JSON.stringify(onDetect)}`);
+  if (compare !== 'call' && compare !== 'call+result')
+    throw new Error(`doomLoop: compare must be "call" or "call+result", got ${JSON.stringify(compare)}`);
+  if (!Number.isInteger(maxWarnings) || maxWarnings < 1)
+    throw new Error(`doomLoop: maxWarnings must be an integer >= 1, got ${maxWarnings}`);
   return { name: 'doom_loop', forRun: () => new DoomLoopRun<S>(settings) };
 }
 
@@ -166,7 +170,12 @@ class DoomLoopRun<S extends State> implements Policy<S> {
     return { messages: [...messages, { role: 'user' as const, content: [{ type: 'text' as const, text: note }] }] };
   }
 
-  private signature(name: string, args: Record<string, unknown>, result: ActionResult | undefined, step: number): CallSig {
+  private signature(
+    name: string,
+    args: Record<string, unknown>,
+    result: ActionResult | undefined,
+    step: number,
+  ): CallSig {
     const nameOnly = this.settings.nameOnly.has(name);
     const byResult = nameOnly || this.settings.compare === 'call+result';
     const argText = nameOnly ? '' : canonicalJson(args);
@@ -185,7 +194,18 @@ class DoomLoopRun<S extends State> implements Policy<S> {
     // After a warning, the same loop is still in the window: it only counts once the model has gone round it again.
     if (this.warnings > 0 && this.count - this.warnedAt < len) return undefined;
     const detection = this.describe(this.window.slice(this.window.length - len * threshold), len);
-    const data = { policy: 'doom_loop', pattern: detection.pattern, noProgress: detection.noProgress, cycle: detection.cycle, cycleLength: len, repeats: threshold, fromStep: detection.fromStep, toStep: detection.toStep, steps: detection.steps, warnings: this.warnings };
+    const data = {
+      policy: 'doom_loop',
+      pattern: detection.pattern,
+      noProgress: detection.noProgress,
+      cycle: detection.cycle,
+      cycleLength: len,
+      repeats: threshold,
+      fromStep: detection.fromStep,
+      toStep: detection.toStep,
+      steps: detection.steps,
+      warnings: this.warnings,
+    };
     if (onDetect === 'warn' && this.warnings < maxWarnings) {
       this.warnings++;
       this.warnedAt = this.count;
@@ -209,8 +229,21 @@ class DoomLoopRun<S extends State> implements Policy<S> {
     const where = fromStep === toStep ? `in step ${fromStep}` : `in steps ${fromStep}-${toStep}`;
     const warned = this.warnings > 0 ? `, after a warning at step ${this.warnedStep}` : '';
     const what = len === 1 ? `same call ${cycle[0]}` : `cycle [${cycle.join(', ')}]`;
-    const how = noProgress ? (len === 1 ? ` returned the same result ${threshold} times` : ` repeated ${threshold} times with the same results`) : ` repeated ${threshold} times`;
-    return { pattern: len === 1 ? 'repeat' : 'cycle', noProgress, cycle, repeats: threshold, fromStep, toStep, steps, message: `doom loop: ${noProgress ? 'no progress: ' : ''}${what}${how} ${where}${warned}` };
+    const how = noProgress
+      ? len === 1
+        ? ` returned the same result ${threshold} times`
+        : ` repeated ${threshold} times with the same results`
+      : ` repeated ${threshold} times`;
+    return {
+      pattern: len === 1 ? 'repeat' : 'cycle',
+      noProgress,
+      cycle,
+      repeats: threshold,
+      fromStep,
+      toStep,
+      steps,
+      message: `doom loop: ${noProgress ? 'no progress: ' : ''}${what}${how} ${where}${warned}`,
+    };
   }
 }
 
@@ -237,6 +270,11 @@ function cut(text: string, max: number): string {
 /** What a call produced, as a short hash (an error counts as its message). */
 function resultHash(result: ActionResult | undefined): string {
   if (!result) return 'none';
-  const text = result.status === 'success' ? (typeof result.output === 'string' ? result.output : canonicalJson(result.output)) : `${result.status}:${result.error ?? ''}`;
+  const text =
+    result.status === 'success'
+      ? typeof result.output === 'string'
+        ? result.output
+        : canonicalJson(result.output)
+      : `${result.status}:${result.error ?? ''}`;
   return createHash('sha1').update(text).digest('base64');
 }

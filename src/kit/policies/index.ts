@@ -5,8 +5,24 @@ export { budgets, stepBudget, timeBudget, tokenBudget, costBudget, type BudgetLi
 export { contextLimits, type ContextLimits, MAX_DEFAULT_RESERVE, FALLBACK_RESERVE_SHARE } from './context-limits.js';
 export { planPrune, applyPrune, type PrunePlan, type PrunedOutput, type PruneOptions } from './prune-tool-outputs.js';
 export {
-  SUMMARY_PROMPT, SUMMARY_HEADER, isUserTurn, planSummary, renderTranscript, summaryRequest, summaryMessage, applySummary,
-  type SummaryPlan, type Transcript,
+  SUMMARY_PROMPT,
+  SUMMARY_HEADER,
+  isUserTurn,
+  planSummary,
+  renderTranscript,
+  summaryRequest,
+  summaryMessage,
+  applySummary,
+  type SummaryPlan,
+  type Transcript,
 } from './summarise-history.js';
-export { HistoryEstimator, estimateTextTokens, estimatePartTokens, estimateMessageTokens, toolOutputTokens, CHARS_PER_TOKEN, FILE_PART_TOKENS } from './token-estimate.js';
+export {
+  HistoryEstimator,
+  estimateTextTokens,
+  estimatePartTokens,
+  estimateMessageTokens,
+  toolOutputTokens,
+  CHARS_PER_TOKEN,
+  FILE_PART_TOKENS,
+} from './token-estimate.js';
 export { RunMemory } from './run-memory.js';

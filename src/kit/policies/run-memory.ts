@@ -15,7 +15,8 @@ export class RunMemory<T> {
     private readonly create: () => T,
     private readonly capacity = 1024,
   ) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`RunMemory capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new Error(`RunMemory capacity must be a positive integer, got ${capacity}`);
   }
 
   /** The entry of a run, created when missing; marks it as recently used. */

@@ -18,7 +18,8 @@ export const SUMMARY_PROMPT = [
 ].join('\n');
 
 /** The line that opens the summary message the model sees. */
-export const SUMMARY_HEADER = 'Summary of the earlier part of this run (older messages were compacted to fit the context window):';
+export const SUMMARY_HEADER =
+  'Summary of the earlier part of this run (older messages were compacted to fit the context window):';
 
 /** True for a user message that starts a user turn: not a compaction summary, not only kernel-written (synthetic) text. */
 export function isUserTurn(m: Message): boolean {
@@ -42,7 +43,10 @@ export interface SummaryPlan {
  * last user turn stays (and the first one, the task, with `keepFirstUser`), everything else before the tail is
  * replaced by one summary. Undefined when there is nothing to replace.
  */
-export function planSummary(messages: readonly Message[], options: { keepRecentTokens: number; keepFirstUser: boolean; tokens: (m: Message) => number }): SummaryPlan | undefined {
+export function planSummary(
+  messages: readonly Message[],
+  options: { keepRecentTokens: number; keepFirstUser: boolean; tokens: (m: Message) => number },
+): SummaryPlan | undefined {
   let tailStart = messages.length;
   let tail = 0;
   while (tailStart > 0) {
@@ -53,8 +57,17 @@ export function planSummary(messages: readonly Message[], options: { keepRecentT
   }
   let last = -1;
   let first = -1;
-  for (let i = messages.length - 1; i >= 0; i--) if (isUserTurn(messages[i])) { last = i; break; }
-  if (options.keepFirstUser) for (let i = 0; i < messages.length; i++) if (isUserTurn(messages[i])) { first = i; break; }
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (isUserTurn(messages[i])) {
+      last = i;
+      break;
+    }
+  if (options.keepFirstUser)
+    for (let i = 0; i < messages.length; i++)
+      if (isUserTurn(messages[i])) {
+        first = i;
+        break;
+      }
   const replace: number[] = [];
   const keep: number[] = [];
   for (let i = 0; i < tailStart; i++) (i === last || i === first ? keep : replace).push(i);
@@ -79,7 +92,10 @@ const OUTPUT_CAP = 2_000;
  * how many, so the loss is visible to the summary model and in the compaction event.
  */
 export function renderTranscript(messages: readonly Message[], maxChars: number): Transcript {
-  const entries: Array<{ text: string; summary: boolean }> = messages.map((m) => ({ text: renderMessage(m), summary: m.role === 'user' && !!m.info.summary }));
+  const entries: Array<{ text: string; summary: boolean }> = messages.map((m) => ({
+    text: renderMessage(m),
+    summary: m.role === 'user' && !!m.info.summary,
+  }));
   let total = entries.reduce((n, e) => n + e.text.length + 2, 0);
   let omitted = 0;
   for (let i = 0; i < entries.length && total > maxChars; i++) {
@@ -108,7 +124,8 @@ function renderMessage(m: Message): string {
     else if (p.type === 'tool') {
       const s = p.state;
       const call = `${p.tool}(${cut(canonicalJson(s.input), ARGS_CAP)})`;
-      if (s.status === 'completed') lines.push(`[tool ${call}] -> ${s.time.compacted ? COMPACTED_PLACEHOLDER : cut(s.output, OUTPUT_CAP)}`);
+      if (s.status === 'completed')
+        lines.push(`[tool ${call}] -> ${s.time.compacted ? COMPACTED_PLACEHOLDER : cut(s.output, OUTPUT_CAP)}`);
       else if (s.status === 'error') lines.push(`[tool ${call}] -> error: ${cut(s.error, OUTPUT_CAP)}`);
       else lines.push(`[tool ${call}] -> ${INTERRUPTED_TOOL_ERROR}`);
     }
@@ -142,7 +159,12 @@ export function summaryRequest(transcript: Transcript, objective: string, prompt
 export function summaryMessage(summary: string, opts: { auto: boolean; overflow: boolean; now?: number }): UserMessage {
   return {
     role: 'user',
-    info: { id: newId('msg'), role: 'user', time: { created: opts.now ?? Date.now() }, summary: { title: 'Compaction summary', body: summary } },
+    info: {
+      id: newId('msg'),
+      role: 'user',
+      time: { created: opts.now ?? Date.now() },
+      summary: { title: 'Compaction summary', body: summary },
+    },
     parts: [
       { id: newId('prt'), type: 'compaction', auto: opts.auto, overflow: opts.overflow },
       { id: newId('prt'), type: 'text', synthetic: true, text: `${SUMMARY_HEADER}\n\n${summary}` },

@@ -46,7 +46,10 @@ export function estimateMessageTokens(message: Message): number {
 /** Tokens a completed tool output would free if it were compacted (0 for anything else). */
 export function toolOutputTokens(part: Part): number {
   if (part.type !== 'tool' || part.state.status !== 'completed' || part.state.time.compacted) return 0;
-  return Math.max(0, estimateTextTokens(part.state.output) - estimateTextTokens(COMPACTED_PLACEHOLDER)) + attachmentTokens(part);
+  return (
+    Math.max(0, estimateTextTokens(part.state.output) - estimateTextTokens(COMPACTED_PLACEHOLDER)) +
+    attachmentTokens(part)
+  );
 }
 
 /** Tokens of the files a completed, uncompacted tool output carries (the model sees them until compaction). */

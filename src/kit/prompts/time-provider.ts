@@ -28,7 +28,17 @@ export function timeProvider(options: TimeProviderOptions = {}): VariableProvide
     if (!f) {
       let parts: Intl.DateTimeFormat;
       try {
-        parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset' });
+        parts = new Intl.DateTimeFormat('en-US', {
+          timeZone: tz,
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
+          timeZoneName: 'longOffset',
+        });
       } catch (err) {
         throw new Error(`unknown time zone "${tz}" (use an IANA name such as Europe/Paris)`, { cause: err });
       }

@@ -60,7 +60,8 @@ export class VariableEngine {
 
   /** Adds a provider (after the existing ones). Two providers with one name are an error. */
   register(provider: VariableProvider): this {
-    if (this.providers.some((p) => p.name === provider.name)) throw new Error(`a variable provider named "${provider.name}" is already registered`);
+    if (this.providers.some((p) => p.name === provider.name))
+      throw new Error(`a variable provider named "${provider.name}" is already registered`);
     this.providers.push(provider);
     return this;
   }
@@ -73,24 +74,34 @@ export class VariableEngine {
   /** The template with its placeholders filled. */
   resolve(template: string, ctx: VariableContext = {}): string {
     const unknown: string[] = [];
-    const out = template.replace(TOKEN, (whole: string, backslash: string | undefined, name: string | undefined, arg: string | undefined) => {
-      if (backslash) return backslash;
-      if (name === undefined) return '{{';
-      const value = this.lookup(name, arg, ctx);
-      if (value === undefined) {
-        unknown.push(arg === undefined ? name : `${name}:${arg}`);
-        return whole;
-      }
-      try {
-        return render(value);
-      } catch (err) {
-        // JSON.stringify throws on a cycle or a BigInt inside an object: name the variable, not just the cause
-        throw new VariableError(`prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} has a value that cannot be rendered as text: ${errorMessage(err)}`, [name], { cause: err });
-      }
-    });
+    const out = template.replace(
+      TOKEN,
+      (whole: string, backslash: string | undefined, name: string | undefined, arg: string | undefined) => {
+        if (backslash) return backslash;
+        if (name === undefined) return '{{';
+        const value = this.lookup(name, arg, ctx);
+        if (value === undefined) {
+          unknown.push(arg === undefined ? name : `${name}:${arg}`);
+          return whole;
+        }
+        try {
+          return render(value);
+        } catch (err) {
+          // JSON.stringify throws on a cycle or a BigInt inside an object: name the variable, not just the cause
+          throw new VariableError(
+            `prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} has a value that cannot be rendered as text: ${errorMessage(err)}`,
+            [name],
+            { cause: err },
+          );
+        }
+      },
+    );
     if (unknown.length && this.unknown === 'error') {
       const list = [...new Set(unknown)];
-      throw new VariableError(`unknown prompt variable${list.length > 1 ? 's' : ''}: ${list.map((n) => `{{${n}}}`).join(', ')} (providers: ${this.providerNames.join(', ') || 'none'}); write \\{{ for a literal {{`, list);
+      throw new VariableError(
+        `unknown prompt variable${list.length > 1 ? 's' : ''}: ${list.map((n) => `{{${n}}}`).join(', ')} (providers: ${this.providerNames.join(', ') || 'none'}); write \\{{ for a literal {{`,
+        list,
+      );
     }
     return out;
   }
@@ -108,7 +119,11 @@ export class VariableEngine {
       try {
         v = p.resolve(name, arg, ctx);
       } catch (err) {
-        throw new VariableError(`prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} failed in provider "${p.name}": ${errorMessage(err)}`, [name], { cause: err });
+        throw new VariableError(
+          `prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} failed in provider "${p.name}": ${errorMessage(err)}`,
+          [name],
+          { cause: err },
+        );
       }
       if (v !== undefined) return v;
     }

@@ -5,7 +5,10 @@ import type { Search, SearchContext, SimpleDecision, State } from '../../core/in
  * `ctx.callModel` (counted in the run's usage), anything. Without one, a search uses the agent's own scores
  * (`branch.scores`), else 0 for every candidate (ties go to the earlier candidate).
  */
-export type CandidateScorer<S extends State = State> = (candidate: SimpleDecision, ctx: SearchContext<S>) => number | Promise<number>;
+export type CandidateScorer<S extends State = State> = (
+  candidate: SimpleDecision,
+  ctx: SearchContext<S>,
+) => number | Promise<number>;
 
 /** `Search.score` from an optional scorer. */
 export function scoreWith<S extends State>(scorer: CandidateScorer<S> | undefined): Search<S>['score'] {

@@ -11,8 +11,12 @@ export function greedySearch<S extends State = State>(options: { scorer?: Candid
  * Beam: the best `width` alternatives are kept (this step's and earlier ones together), the rest pruned; act on
  * the best of them, which may be an earlier step's (a backtrack). A narrow beam forgets alternatives fast.
  */
-export function beamSearch<S extends State = State>(options: { width: number; scorer?: CandidateScorer<S> }): Search<S> {
-  if (!Number.isInteger(options.width) || options.width < 1) throw new Error(`beamSearch: width must be a positive integer, got ${options.width}`);
+export function beamSearch<S extends State = State>(options: {
+  width: number;
+  scorer?: CandidateScorer<S>;
+}): Search<S> {
+  if (!Number.isInteger(options.width) || options.width < 1)
+    throw new Error(`beamSearch: width must be a positive integer, got ${options.width}`);
   return frontierSearch<S>(`beam(${options.width})`, { ...options, cap: options.width - 1, backtrack: true });
 }
 
@@ -21,7 +25,9 @@ export function beamSearch<S extends State = State>(options: { width: number; sc
  * whenever the frontier holds a better one than this step's best, the run backtracks to the state of that
  * candidate's step and acts on it.
  */
-export function bestFirstSearch<S extends State = State>(options: { cap?: number; scorer?: CandidateScorer<S> } = {}): Search<S> {
+export function bestFirstSearch<S extends State = State>(
+  options: { cap?: number; scorer?: CandidateScorer<S> } = {},
+): Search<S> {
   return frontierSearch<S>('best-first', { ...options, cap: options.cap ?? 256, backtrack: true });
 }
 
@@ -30,7 +36,9 @@ export function bestFirstSearch<S extends State = State>(options: { cap?: number
  * same action (tool and arguments, or answer) was already acted on in the run, so the search spreads over actions
  * it has not tried; the frontier is capped (default 32).
  */
-export function treeSearch<S extends State = State>(options: { bonus?: number; cap?: number; scorer?: CandidateScorer<S> } = {}): Search<S> {
+export function treeSearch<S extends State = State>(
+  options: { bonus?: number; cap?: number; scorer?: CandidateScorer<S> } = {},
+): Search<S> {
   const bonus = options.bonus ?? 0.5;
   if (!(bonus >= 0)) throw new Error(`treeSearch: bonus must be a number >= 0, got ${bonus}`);
   return frontierSearch<S>('tree', {

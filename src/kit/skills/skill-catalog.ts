@@ -58,7 +58,12 @@ export async function loadSkills(roots: readonly string[]): Promise<SkillCatalog
         skipped.push({ path, reason: `name "${parsed.name}" is already taken by ${taken.path}` });
         continue;
       }
-      byName.set(parsed.name, { ...parsed, dir: join(path, '..'), path, hash: createHash('sha256').update(bytes).digest('hex') });
+      byName.set(parsed.name, {
+        ...parsed,
+        dir: join(path, '..'),
+        path,
+        hash: createHash('sha256').update(bytes).digest('hex'),
+      });
     }
   }
   const skills = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -81,9 +86,23 @@ export function unknownSkillMessage(catalog: SkillCatalog, name: string, max = 3
   const broken = catalog.skipped.filter((s) => s.path.split(/[\\/]/).at(-2)?.toLowerCase() === wanted);
   const parts = [`Unknown skill "${name}".`];
   for (const b of broken) parts.push(`${b.path} could not be loaded: ${b.reason}.`);
-  const close = similarNames(catalog.skills.map((s) => s.name), wanted, max);
+  const close = similarNames(
+    catalog.skills.map((s) => s.name),
+    wanted,
+    max,
+  );
   if (close.length) parts.push(`Did you mean: ${close.join(', ')}?`);
-  else parts.push(`Available skills: ${catalog.skills.length ? catalog.skills.map((s) => s.name).slice(0, 20).join(', ') + (catalog.skills.length > 20 ? ', ...' : '') : '(none)'}.`);
+  else
+    parts.push(
+      `Available skills: ${
+        catalog.skills.length
+          ? catalog.skills
+              .map((s) => s.name)
+              .slice(0, 20)
+              .join(', ') + (catalog.skills.length > 20 ? ', ...' : '')
+          : '(none)'
+      }.`,
+    );
   return parts.join(' ');
 }
 
@@ -123,7 +142,9 @@ async function findSkillFiles(dir: string, depth: number): Promise<string[]> {
   // A skill folder's own sub-folders are its resources, not more skills.
   if (own) return [join(dir, own.name)];
   if (depth >= MAX_DEPTH) return [];
-  const folders = entries.filter((e) => e.isDirectory() && !IGNORED.has(e.name) && !e.name.startsWith('.')).sort((a, b) => a.name.localeCompare(b.name));
+  const folders = entries
+    .filter((e) => e.isDirectory() && !IGNORED.has(e.name) && !e.name.startsWith('.'))
+    .sort((a, b) => a.name.localeCompare(b.name));
   return (await inBatches(folders, (e) => findSkillFiles(join(dir, e.name), depth + 1))).flat();
 }
 
@@ -144,7 +165,8 @@ export async function skillFiles(skill: Skill, limit = 50): Promise<{ files: str
     for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = join(dir, e.name);
       if (e.isFile() && p !== skill.path) all.push(relative(skill.dir, p));
-      else if (e.isDirectory() && depth < 4 && !IGNORED.has(e.name) && !e.name.startsWith('.')) await walk(p, depth + 1);
+      else if (e.isDirectory() && depth < 4 && !IGNORED.has(e.name) && !e.name.startsWith('.'))
+        await walk(p, depth + 1);
     }
   };
   await walk(skill.dir, 0);

@@ -18,7 +18,9 @@ export const SkillSelection = z.object({
   threshold: z.number(),
   pinned: z.array(z.string()),
   /** In the order the `skill` tool lists them: pinned first, then by score. */
-  skills: z.array(z.object({ name: z.string(), description: z.string(), score: z.number().nullable(), pinned: z.boolean() })),
+  skills: z.array(
+    z.object({ name: z.string(), description: z.string(), score: z.number().nullable(), pinned: z.boolean() }),
+  ),
 });
 export type SkillSelection = z.infer<typeof SkillSelection>;
 
@@ -62,7 +64,10 @@ export async function discloseSkills(options: SkillDisclosureOptions): Promise<S
   const installed = await loadSkills([retrieval.root]);
   const selection = options.recorded ?? (await select(options, installed));
   // The recorded description is what the run saw: a replay lists it even if SKILL.md changed since.
-  const shown = selection.skills.map((s): Skill => ({ ...(installed.get(s.name) ?? missingSkill(s.name)), description: s.description }));
+  const shown = selection.skills.map((s): Skill => ({
+    ...(installed.get(s.name) ?? missingSkill(s.name)),
+    description: s.description,
+  }));
   const catalog: SkillCatalog = { skills: shown, skipped: installed.skipped, get: (name) => installed.get(name) };
   const tools: AnyTool[] = [skillTool(catalog), findSkillsTool(retrieval, { threshold: selection.threshold })];
   if (options.scripts) tools.push(skillScriptTool(installed, options.scripts === true ? {} : options.scripts));
@@ -80,7 +85,10 @@ export function recordedSkillSelection(events: readonly EventRecord[]): SkillSel
     if (e.type !== 'policy' || d?.event !== SKILLS_DISCLOSED || !d.data) continue;
     const { policy: _policy, ...rest } = d.data;
     const parsed = SkillSelection.safeParse(rest);
-    if (!parsed.success) throw new Error(`the trace's ${SKILLS_DISCLOSED} event is malformed: ${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success)
+      throw new Error(
+        `the trace's ${SKILLS_DISCLOSED} event is malformed: ${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`,
+      );
     return parsed.data;
   }
   return undefined;
@@ -95,7 +103,9 @@ async function select(options: SkillDisclosureOptions, installed: SkillCatalog):
     return skill;
   });
   const pinnedNames = new Set(pinned.map((s) => s.name));
-  const found = options.task.trim() ? await options.retrieval.search(options.task, { top: top + pinned.length, threshold }) : [];
+  const found = options.task.trim()
+    ? await options.retrieval.search(options.task, { top: top + pinned.length, threshold })
+    : [];
   const retrieved = found.filter((m) => !pinnedNames.has(m.name) && installed.get(m.name)).slice(0, top);
   return {
     query: options.task,
@@ -105,7 +115,12 @@ async function select(options: SkillDisclosureOptions, installed: SkillCatalog):
     pinned: pinned.map((s) => s.name),
     skills: [
       ...pinned.map((s) => ({ name: s.name, description: s.description, score: null, pinned: true })),
-      ...retrieved.map((m) => ({ name: m.name, description: installed.get(m.name)!.description, score: m.score, pinned: false })),
+      ...retrieved.map((m) => ({
+        name: m.name,
+        description: installed.get(m.name)!.description,
+        score: m.score,
+        pinned: false,
+      })),
     ],
   };
 }

@@ -15,12 +15,17 @@ export const SkillFrontmatter = z.looseObject({
   name: z
     .string()
     .max(64, 'must be at most 64 characters')
-    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be kebab-case: lowercase letters and digits, words joined by single hyphens'),
+    .regex(
+      /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+      'must be kebab-case: lowercase letters and digits, words joined by single hyphens',
+    ),
   description: z
     .string()
     .trim()
     .min(1, 'must not be empty')
-    .refine((d) => d.length <= MAX_DESCRIPTION_CHARS, { error: (i) => `is ${(i.input as string).trim().length} characters; at most ${MAX_DESCRIPTION_CHARS} are allowed` }),
+    .refine((d) => d.length <= MAX_DESCRIPTION_CHARS, {
+      error: (i) => `is ${(i.input as string).trim().length} characters; at most ${MAX_DESCRIPTION_CHARS} are allowed`,
+    }),
   license: z.string().optional(),
   'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -56,9 +61,18 @@ export function parseSkillFile(text: string): SkillFile | { error: string } {
   const parsed = SkillFrontmatter.safeParse(value);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
-    return { error: `frontmatter ${i.path.length ? `field "${i.path.join('.')}"` : ''} ${i.message}`.replace(/\s+/g, ' ').trim() };
+    return {
+      error: `frontmatter ${i.path.length ? `field "${i.path.join('.')}"` : ''} ${i.message}`
+        .replace(/\s+/g, ' ')
+        .trim(),
+    };
   }
-  return { name: parsed.data.name, description: parsed.data.description.trim(), body: text.slice(m[0].length).replace(/^\s*\n/, ''), frontmatter: parsed.data };
+  return {
+    name: parsed.data.name,
+    description: parsed.data.description.trim(),
+    body: text.slice(m[0].length).replace(/^\s*\n/, ''),
+    frontmatter: parsed.data,
+  };
 }
 
 /**
@@ -69,7 +83,8 @@ export function parseSkillFile(text: string): SkillFile | { error: string } {
 export function withDescription(text: string, description: string): string {
   const m = FRONTMATTER.exec(text);
   const before = parseSkillFile(text);
-  if (!m || 'error' in before) throw new Error(`not a valid SKILL.md: ${'error' in before ? before.error : 'no frontmatter'}`);
+  if (!m || 'error' in before)
+    throw new Error(`not a valid SKILL.md: ${'error' in before ? before.error : 'no frontmatter'}`);
   const checked = SkillFrontmatter.shape.description.safeParse(description);
   if (!checked.success) throw new Error(`description ${checked.error.issues[0].message}`);
   const doc = parseDocument(m[1]);
@@ -81,6 +96,12 @@ export function withDescription(text: string, description: string): string {
   const updated = `${open}${eol}${yaml}${eol}---${eol}${text.slice(m[0].length)}`;
   const after = parseSkillFile(updated);
   // The round trip must give back the same skill with the new description, or nothing is written.
-  if ('error' in after || after.name !== before.name || after.description !== checked.data || after.body !== before.body) throw new Error('the description could not be written without changing other parts of SKILL.md');
+  if (
+    'error' in after ||
+    after.name !== before.name ||
+    after.description !== checked.data ||
+    after.body !== before.body
+  )
+    throw new Error('the description could not be written without changing other parts of SKILL.md');
   return updated;
 }

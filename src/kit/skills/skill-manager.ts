@@ -69,7 +69,10 @@ export class SkillManager {
     const st = await stat(resolve(root)).catch(() => undefined);
     if (st && !st.isDirectory()) throw new Error(`skills root ${resolve(root)} is not a folder`);
     await mkdir(resolve(root), { recursive: true });
-    const { service } = await ToolRetrievalService.open(root, { embedder: options.embedder, timeoutMs: options.lockTimeoutMs });
+    const { service } = await ToolRetrievalService.open(root, {
+      embedder: options.embedder,
+      timeoutMs: options.lockTimeoutMs,
+    });
     return new SkillManager(service.root, service, options);
   }
 
@@ -81,23 +84,26 @@ export class SkillManager {
   async install(zip: string | Uint8Array, options: { replace?: boolean } = {}): Promise<InstallResult> {
     const source = typeof zip === 'string' ? resolve(zip) : zip;
     const label = typeof source === 'string' ? basename(source) : 'the ZIP';
-    return this.locked(() => this.staged('install', async (staging) => {
-      const unpacked = await extractSkillZip(source, staging, this.options.limits);
-      const text = await readFile(join(unpacked.skillDir, 'SKILL.md'), 'utf8');
-      const parsed = parseSkillFile(text);
-      if ('error' in parsed) throw new Error(`${label}: SKILL.md ${parsed.error}`);
-      const target = join(this.root, parsed.name);
-      const exists = (await stat(target).catch(() => undefined)) !== undefined;
-      if (exists && !options.replace) throw new Error(`skill "${parsed.name}" is already installed in ${target}; use update to replace it`);
-      await this.step('unpacked', parsed.name);
-      if (exists) await this.replaceFolder(target, unpacked.skillDir, parsed.name);
-      else {
-        await rename(unpacked.skillDir, target);
-        await this.step('moved', parsed.name);
-      }
-      const skill = await this.reindex(parsed.name);
-      return { skill: installed(skill), files: unpacked.files, bytes: unpacked.bytes, replaced: exists };
-    }));
+    return this.locked(() =>
+      this.staged('install', async (staging) => {
+        const unpacked = await extractSkillZip(source, staging, this.options.limits);
+        const text = await readFile(join(unpacked.skillDir, 'SKILL.md'), 'utf8');
+        const parsed = parseSkillFile(text);
+        if ('error' in parsed) throw new Error(`${label}: SKILL.md ${parsed.error}`);
+        const target = join(this.root, parsed.name);
+        const exists = (await stat(target).catch(() => undefined)) !== undefined;
+        if (exists && !options.replace)
+          throw new Error(`skill "${parsed.name}" is already installed in ${target}; use update to replace it`);
+        await this.step('unpacked', parsed.name);
+        if (exists) await this.replaceFolder(target, unpacked.skillDir, parsed.name);
+        else {
+          await rename(unpacked.skillDir, target);
+          await this.step('moved', parsed.name);
+        }
+        const skill = await this.reindex(parsed.name);
+        return { skill: installed(skill), files: unpacked.files, bytes: unpacked.bytes, replaced: exists };
+      }),
+    );
   }
 
   /**
@@ -106,19 +112,30 @@ export class SkillManager {
    * Either way the index is updated.
    */
   async update(name: string, change: { description?: string; zip?: string | Uint8Array }): Promise<InstallResult> {
-    if ((change.description === undefined) === (change.zip === undefined)) throw new Error('update needs exactly one of: a new description, or a ZIP to replace the skill with');
+    if ((change.description === undefined) === (change.zip === undefined))
+      throw new Error('update needs exactly one of: a new description, or a ZIP to replace the skill with');
     if (change.zip !== undefined) {
       const source = typeof change.zip === 'string' ? resolve(change.zip) : change.zip;
-      return this.locked(() => this.staged('update', async (staging) => {
-        const skill = await this.find(name);
-        const unpacked = await extractSkillZip(source, staging, this.options.limits);
-        const parsed = parseSkillFile(await readFile(join(unpacked.skillDir, 'SKILL.md'), 'utf8'));
-        if ('error' in parsed) throw new Error(`the new ZIP's SKILL.md ${parsed.error}`);
-        if (parsed.name !== skill.name) throw new Error(`the new ZIP holds skill "${parsed.name}", not "${skill.name}"; install it as a new skill instead`);
-        await this.step('unpacked', skill.name);
-        await this.replaceFolder(skill.dir, unpacked.skillDir, skill.name);
-        return { skill: installed(await this.reindex(skill.name)), files: unpacked.files, bytes: unpacked.bytes, replaced: true };
-      }));
+      return this.locked(() =>
+        this.staged('update', async (staging) => {
+          const skill = await this.find(name);
+          const unpacked = await extractSkillZip(source, staging, this.options.limits);
+          const parsed = parseSkillFile(await readFile(join(unpacked.skillDir, 'SKILL.md'), 'utf8'));
+          if ('error' in parsed) throw new Error(`the new ZIP's SKILL.md ${parsed.error}`);
+          if (parsed.name !== skill.name)
+            throw new Error(
+              `the new ZIP holds skill "${parsed.name}", not "${skill.name}"; install it as a new skill instead`,
+            );
+          await this.step('unpacked', skill.name);
+          await this.replaceFolder(skill.dir, unpacked.skillDir, skill.name);
+          return {
+            skill: installed(await this.reindex(skill.name)),
+            files: unpacked.files,
+            bytes: unpacked.bytes,
+            replaced: true,
+          };
+        }),
+      );
     }
     return this.locked(async () => {
       const skill = await this.find(name);

@@ -6,8 +6,16 @@ import { unknownSkillMessage, type SkillCatalog } from './skill-catalog.js';
 
 const parameters = z.object({
   name: z.string().describe('The skill whose script to run.'),
-  script: z.string().optional().describe('The script, as a path in the skill folder such as "scripts/convert.py", or its file name in scripts/ (default: scripts/execute.*).'),
-  args: z.record(z.string(), z.unknown()).optional().describe('Arguments for the script; it reads them as JSON from its standard input.'),
+  script: z
+    .string()
+    .optional()
+    .describe(
+      'The script, as a path in the skill folder such as "scripts/convert.py", or its file name in scripts/ (default: scripts/execute.*).',
+    ),
+  args: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Arguments for the script; it reads them as JSON from its standard input.'),
 });
 
 /** Options of the `run_skill_script` tool. */
@@ -39,7 +47,8 @@ export function skillScriptTool(catalog: SkillCatalog, options: SkillScriptToolO
       const skill = catalog.get(name);
       if (!skill) throw new Error(unknownSkillMessage(catalog, name));
       const workspace = options.workspace ?? (ctx.env instanceof HostEnv ? ctx.env.root : undefined);
-      if (!workspace) throw new Error(`run_skill_script needs a workspace folder on disk; the run's env "${ctx.env.name}" has none`);
+      if (!workspace)
+        throw new Error(`run_skill_script needs a workspace folder on disk; the run's env "${ctx.env.name}" has none`);
       const r = await executor.run({ skillDir: skill.dir, script, args, workspace, signal: ctx.signal });
       const note = r.sandbox.missing.length ? `\n[sandbox incomplete: ${r.sandbox.missing.join('; ')}]` : '';
       if (!r.ok) throw new Error(`${r.error}${note}`);
@@ -48,7 +57,13 @@ export function skillScriptTool(catalog: SkillCatalog, options: SkillScriptToolO
       return {
         output: t.output + note,
         title: `${skill.name}/${script ?? 'scripts/execute'}`,
-        metadata: { skill: skill.name, script: script ?? null, exitCode: r.exitCode, durationMs: r.durationMs, sandbox: r.sandbox },
+        metadata: {
+          skill: skill.name,
+          script: script ?? null,
+          exitCode: r.exitCode,
+          durationMs: r.durationMs,
+          sandbox: r.sandbox,
+        },
         ...(t.full ? { full: t.full } : {}),
       };
     },

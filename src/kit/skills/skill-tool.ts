@@ -6,8 +6,11 @@ import { toolError } from '../tools/index.js';
 import { skillFiles, unknownSkillMessage, type SkillCatalog } from './skill-catalog.js';
 
 const parameters = z.object({
-  name: z.string().describe('The skill to load, by its name from the list in this tool\'s description.'),
-  file: z.string().optional().describe('A file of the skill folder to read (a path from the list the skill returned), instead of its SKILL.md.'),
+  name: z.string().describe("The skill to load, by its name from the list in this tool's description."),
+  file: z
+    .string()
+    .optional()
+    .describe('A file of the skill folder to read (a path from the list the skill returned), instead of its SKILL.md.'),
 });
 
 /**
@@ -32,18 +35,27 @@ export function skillTool(catalog: SkillCatalog, options: { maxListedFiles?: num
       if (!skill) throw toolError(unknownSkillMessage(catalog, name));
       if (file !== undefined) {
         const inside = insidePath(file);
-        if (inside === undefined) throw toolError(`${file} is outside the folder of skill "${name}": give a path from the list the skill returned`);
+        if (inside === undefined)
+          throw toolError(
+            `${file} is outside the folder of skill "${name}": give a path from the list the skill returned`,
+          );
         const { at, files } = await mountSkill(ctx, skill.dir, name);
-        if (!at || !files) throw toolError(`the run's env "${ctx.env.name}" cannot mount skill folders read-only (no "mount" and "file" op groups), so files of skill "${name}" cannot be read; run with a workspace or memory env`);
+        if (!at || !files)
+          throw toolError(
+            `the run's env "${ctx.env.name}" cannot mount skill folders read-only (no "mount" and "file" op groups), so files of skill "${name}" cannot be read; run with a workspace or memory env`,
+          );
         const bytes = await files.readBytes(path.posix.join(at, inside));
-        if (looksBinary(bytes)) throw toolError(`${file} of skill "${name}" is a binary file; only text files can be read`);
+        if (looksBinary(bytes))
+          throw toolError(`${file} of skill "${name}" is a binary file; only text files can be read`);
         const t = truncateOutput(new TextDecoder().decode(bytes), 'The whole file is in the trace.');
         return { output: t.output, title: `${name}/${file}`, ...(t.full ? { full: t.full } : {}) };
       }
       const { at } = await mountSkill(ctx, skill.dir, name);
       const dir = at ?? skill.dir;
       const { files, more } = await skillFiles(skill, options.maxListedFiles ?? 50);
-      const listing = files.length ? `\n\nFiles in this skill (read one with skill(name="${name}", file="<path>")):\n${files.map((f) => `- ${f}`).join('\n')}${more ? `\n- ... and ${more} more` : ''}` : '';
+      const listing = files.length
+        ? `\n\nFiles in this skill (read one with skill(name="${name}", file="<path>")):\n${files.map((f) => `- ${f}`).join('\n')}${more ? `\n- ... and ${more} more` : ''}`
+        : '';
       return {
         output: `<skill name="${skill.name}">\n${skill.body.trimEnd()}\n</skill>\nBase folder: ${dir}${listing}`,
         title: skill.name,

@@ -17,7 +17,12 @@ export interface SkillZipLimits {
   ratioMinBytes?: number;
 }
 
-const DEFAULTS: Required<SkillZipLimits> = { maxEntries: 1000, maxBytes: 50 * 1024 * 1024, maxRatio: 100, ratioMinBytes: 1024 * 1024 };
+const DEFAULTS: Required<SkillZipLimits> = {
+  maxEntries: 1000,
+  maxBytes: 50 * 1024 * 1024,
+  maxRatio: 100,
+  ratioMinBytes: 1024 * 1024,
+};
 /** Longest entry name, and longest single path component (what common file systems accept). */
 const MAX_NAME = 512;
 const MAX_COMPONENT = 255;
@@ -64,7 +69,8 @@ export function entryNameProblem(name: string): string | undefined {
   const parts = name.replace(/\/$/, '').split('/');
   if (parts.includes('..')) return 'leaves the skill folder (..)';
   if (parts.some((p) => p === '' || p === '.')) return 'has an empty or "." path component';
-  if (parts.some((p) => p.length > MAX_COMPONENT)) return `has a path component longer than ${MAX_COMPONENT} characters`;
+  if (parts.some((p) => p.length > MAX_COMPONENT))
+    return `has a path component longer than ${MAX_COMPONENT} characters`;
   return undefined;
 }
 
@@ -88,11 +94,16 @@ interface Planned {
  * counted against `maxBytes` and `maxRatio` (headers can lie), each created exclusively (`wx`) with mode 0644
  * and no link ever made. Throws SkillZipError naming the entry; the caller removes `dest` on failure.
  */
-export async function extractSkillZip(source: string | Uint8Array, dest: string, limits: SkillZipLimits = {}): Promise<ExtractedSkill> {
+export async function extractSkillZip(
+  source: string | Uint8Array,
+  dest: string,
+  limits: SkillZipLimits = {},
+): Promise<ExtractedSkill> {
   const lim = { ...DEFAULTS, ...limits };
   const zip = await openZip(source);
   try {
-    if (zip.entryCount > lim.maxEntries) throw new SkillZipError(`it has ${zip.entryCount} entries; at most ${lim.maxEntries} are allowed`);
+    if (zip.entryCount > lim.maxEntries)
+      throw new SkillZipError(`it has ${zip.entryCount} entries; at most ${lim.maxEntries} are allowed`);
     const plan = await planEntries(zip, lim);
     const skillDir = skillFolder(plan);
     let total = 0;
@@ -116,9 +127,17 @@ export async function extractSkillZip(source: string | Uint8Array, dest: string,
 }
 
 async function openZip(source: string | Uint8Array): Promise<yauzl.ZipFile> {
-  const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false };
+  const options = {
+    lazyEntries: true,
+    autoClose: false,
+    decodeStrings: true,
+    validateEntrySizes: true,
+    strictFileNames: false,
+  };
   try {
-    return typeof source === 'string' ? await yauzl.openPromise(source, options) : await yauzl.fromBufferPromise(Buffer.from(source.buffer, source.byteOffset, source.byteLength), options);
+    return typeof source === 'string'
+      ? await yauzl.openPromise(source, options)
+      : await yauzl.fromBufferPromise(Buffer.from(source.buffer, source.byteOffset, source.byteLength), options);
   } catch (err) {
     throw new SkillZipError(`not a readable ZIP file: ${(err as Error).message}`);
   }
@@ -144,7 +163,8 @@ async function planEntries(zip: yauzl.ZipFile, lim: Required<SkillZipLimits>): P
       seen.add(key);
       if (!dir) {
         declared += entry.uncompressedSize;
-        if (declared > lim.maxBytes) throw new SkillZipError(`it unpacks to more than ${lim.maxBytes} bytes (at entry "${name}")`);
+        if (declared > lim.maxBytes)
+          throw new SkillZipError(`it unpacks to more than ${lim.maxBytes} bytes (at entry "${name}")`);
         checkRatio(name, entry.uncompressedSize, entry.compressedSize, lim);
       }
       plan.push({ entry, name, dir });
@@ -181,26 +201,43 @@ function entryType(entry: yauzl.Entry): string | undefined {
 function checkRatio(name: string, bytes: number, compressed: number, lim: Required<SkillZipLimits>): void {
   if (bytes < lim.ratioMinBytes) return;
   const ratio = bytes / Math.max(1, compressed);
-  if (ratio > lim.maxRatio) throw new SkillZipError(`entry "${name}" expands ${Math.round(ratio)} times (${compressed} to ${bytes} bytes); at most ${lim.maxRatio} is allowed (a zip bomb?)`);
+  if (ratio > lim.maxRatio)
+    throw new SkillZipError(
+      `entry "${name}" expands ${Math.round(ratio)} times (${compressed} to ${bytes} bytes); at most ${lim.maxRatio} is allowed (a zip bomb?)`,
+    );
 }
 
 /** Where SKILL.md is: '' (root) or the single top folder. Refuses any other layout. */
 function skillFolder(plan: Planned[]): string {
   const skillFiles = plan.filter((p) => !p.dir && posix.basename(p.name) === 'SKILL.md').map((p) => p.name);
-  if (skillFiles.length === 0) throw new SkillZipError('it has no SKILL.md (put it at the root of the ZIP or in its single top folder)');
-  if (skillFiles.length > 1) throw new SkillZipError(`it has ${skillFiles.length} SKILL.md files (${skillFiles.slice(0, 5).join(', ')}); a skill ZIP holds exactly one`);
+  if (skillFiles.length === 0)
+    throw new SkillZipError('it has no SKILL.md (put it at the root of the ZIP or in its single top folder)');
+  if (skillFiles.length > 1)
+    throw new SkillZipError(
+      `it has ${skillFiles.length} SKILL.md files (${skillFiles.slice(0, 5).join(', ')}); a skill ZIP holds exactly one`,
+    );
   const [path] = skillFiles;
   if (path === 'SKILL.md') return '';
   const parts = path.split('/');
-  if (parts.length !== 2) throw new SkillZipError(`its SKILL.md is at "${path}"; it must be at the root of the ZIP or in its single top folder`);
+  if (parts.length !== 2)
+    throw new SkillZipError(
+      `its SKILL.md is at "${path}"; it must be at the root of the ZIP or in its single top folder`,
+    );
   const top = parts[0];
   const outside = plan.find((p) => p.name !== `${top}/` && !p.name.startsWith(`${top}/`));
-  if (outside) throw new SkillZipError(`entry "${outside.name}" is outside the top folder "${top}/" that holds SKILL.md`);
+  if (outside)
+    throw new SkillZipError(`entry "${outside.name}" is outside the top folder "${top}/" that holds SKILL.md`);
   return top;
 }
 
 /** Streams one file out, counting the real bytes against the limits. Returns the bytes written. */
-async function writeEntry(zip: yauzl.ZipFile, p: Planned, target: string, lim: Required<SkillZipLimits>, room: number): Promise<number> {
+async function writeEntry(
+  zip: yauzl.ZipFile,
+  p: Planned,
+  target: string,
+  lim: Required<SkillZipLimits>,
+  room: number,
+): Promise<number> {
   let stream: Readable;
   try {
     stream = await zip.openReadStreamPromise(p.entry);
@@ -217,7 +254,11 @@ async function writeEntry(zip: yauzl.ZipFile, p: Planned, target: string, lim: R
         if (failed) return;
         failed = true;
         stream.destroy();
-        fail(err instanceof SkillZipError ? err : new SkillZipError(`entry "${p.name}" is damaged: ${readerMessage((err as Error).message)}`));
+        fail(
+          err instanceof SkillZipError
+            ? err
+            : new SkillZipError(`entry "${p.name}" is damaged: ${readerMessage((err as Error).message)}`),
+        );
       };
       // Stays attached after a failure: yauzl's streams may report an error more than once.
       stream.on('error', stop);
@@ -225,7 +266,10 @@ async function writeEntry(zip: yauzl.ZipFile, p: Planned, target: string, lim: R
         if (failed) return;
         bytes += chunk.length;
         try {
-          if (bytes > room) throw new SkillZipError(`it unpacks to more than ${lim.maxBytes} bytes (at entry "${p.name}", whatever its header says)`);
+          if (bytes > room)
+            throw new SkillZipError(
+              `it unpacks to more than ${lim.maxBytes} bytes (at entry "${p.name}", whatever its header says)`,
+            );
           checkRatio(p.name, bytes, p.entry.compressedSize, lim);
           writeSync(fd, chunk);
         } catch (err) {

@@ -45,7 +45,12 @@ export async function withRootLock<T>(root: string, fn: () => Promise<T>, option
   const dir = stateDir(root);
   await mkdir(dir, { recursive: true });
   const lock = join(dir, 'lock');
-  const mine = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString(), token: randomBytes(8).toString('hex') });
+  const mine = JSON.stringify({
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
+  });
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (;;) {
     try {
@@ -54,7 +59,8 @@ export async function withRootLock<T>(root: string, fn: () => Promise<T>, option
       await fh.close();
       break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot lock skills root ${root}: ${errorMessage(err)}`, { cause: err });
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new Error(`cannot lock skills root ${root}: ${errorMessage(err)}`, { cause: err });
     }
     const owner = await readOwner(lock);
     if (owner && !owner.alive) {
@@ -62,8 +68,12 @@ export async function withRootLock<T>(root: string, fn: () => Promise<T>, option
       continue;
     }
     if (Date.now() > deadline) {
-      const who = owner?.info ? `process ${owner.info.pid} on ${owner.info.host} since ${owner.info.since}` : 'another process';
-      throw new Error(`skills root ${root} is locked by ${who}; wait for it to finish, or remove ${lock} if that process is gone`);
+      const who = owner?.info
+        ? `process ${owner.info.pid} on ${owner.info.host} since ${owner.info.since}`
+        : 'another process';
+      throw new Error(
+        `skills root ${root} is locked by ${who}; wait for it to finish, or remove ${lock} if that process is gone`,
+      );
     }
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -95,7 +105,9 @@ async function takeOver(lock: string, deadText: string): Promise<void> {
 }
 
 /** The lock's owner and whether it still runs (a lock being written is treated as alive). */
-async function readOwner(lock: string): Promise<{ text: string; info?: z.infer<typeof LockOwner>; alive: boolean } | undefined> {
+async function readOwner(
+  lock: string,
+): Promise<{ text: string; info?: z.infer<typeof LockOwner>; alive: boolean } | undefined> {
   const text = await readFile(lock, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined; // released meanwhile: try again
     throw err;
@@ -163,7 +175,10 @@ async function settle(root: string): Promise<void> {
   });
   if (text !== undefined) {
     const parsed = Journal.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(`skills root ${root}: ${path} is damaged (${parsed.error.issues[0].message}); check the skill folders and remove it`);
+    if (!parsed.success)
+      throw new Error(
+        `skills root ${root}: ${path} is damaged (${parsed.error.issues[0].message}); check the skill folders and remove it`,
+      );
     const j = parsed.data;
     const exists = async (p: string) => (await stat(p).catch(() => undefined)) !== undefined;
     // The target is there (old or new): nothing to undo. It is gone and the old folder waits in trash: put it back.

@@ -59,19 +59,28 @@ export class ToolRetrievalService {
   /** Size, mtime and inode of index.json as last read or written: a difference means another process wrote it. */
   private seen = '';
 
-  private constructor(root: string, embedder: EmbeddingModel, private readonly lockOptions: RootLockOptions) {
+  private constructor(
+    root: string,
+    embedder: EmbeddingModel,
+    private readonly lockOptions: RootLockOptions,
+  ) {
     this.root = root;
     this.embedder = embedder;
     this.indexDir = join(stateDir(root), 'index', indexFolderName(embedder.id));
   }
 
   /** Opens (and creates) the index of the skills under `root` and syncs it with the folders. */
-  static async open(root: string, options: ToolRetrievalOptions = {}): Promise<{ service: ToolRetrievalService; report: SyncReport }> {
+  static async open(
+    root: string,
+    options: ToolRetrievalOptions = {},
+  ): Promise<{ service: ToolRetrievalService; report: SyncReport }> {
     const st = await stat(resolve(root)).catch(() => undefined);
     if (!st?.isDirectory()) throw new Error(`skills root ${resolve(root)} is not a folder`);
     // The real path: skill folders found under it are real paths too, and are compared with it.
     const abs = await realpath(resolve(root));
-    const service = new ToolRetrievalService(abs, options.embedder ?? hashingEmbedder(), { timeoutMs: options.timeoutMs });
+    const service = new ToolRetrievalService(abs, options.embedder ?? hashingEmbedder(), {
+      timeoutMs: options.timeoutMs,
+    });
     service.Index = await loadIndexClass();
     service.index = await openIndex(service.Index, service.indexDir);
     const report = await service.sync();
@@ -85,10 +94,13 @@ export class ToolRetrievalService {
    */
   async sync(): Promise<SyncReport> {
     // An empty (new) index will be written anyway: lock at once instead of reading every SKILL.md twice.
-    const empty = (await this.size().catch(() => 0)) === 0 && (await readdir(this.root, { withFileTypes: true })).some((e) => e.isDirectory() && !e.name.startsWith('.'));
+    const empty =
+      (await this.size().catch(() => 0)) === 0 &&
+      (await readdir(this.root, { withFileTypes: true })).some((e) => e.isDirectory() && !e.name.startsWith('.'));
     if (!empty && !(await needsSettling(this.root))) {
       const pending = await this.diff(await loadSkills([this.root]));
-      if (!pending.stale.length && !pending.gone.length && !pending.damaged) return { added: [], updated: [], removed: [] };
+      if (!pending.stale.length && !pending.gone.length && !pending.damaged)
+        return { added: [], updated: [], removed: [] };
     }
     return withRootLock(this.root, () => this.syncLocked(), this.lockOptions);
   }
@@ -147,14 +159,22 @@ export class ToolRetrievalService {
     // A few more than asked, so equal scores at the cut are ordered by name, not by insertion order.
     return matrix
       .top(vector, top + 8)
-      .map(({ row, score }) => ({ name: meta[row].name, description: meta[row].description, score: round(score, 6), path: meta[row].path }))
+      .map(({ row, score }) => ({
+        name: meta[row].name,
+        description: meta[row].description,
+        score: round(score, 6),
+        path: meta[row].path,
+      }))
       .filter((m) => m.score >= (options.threshold ?? -Infinity))
       .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
       .slice(0, top);
   }
 
   /** What differs between the index and the folders. `reload` re-reads index.json first. */
-  private async diff(catalog: SkillCatalog, reload = false): Promise<{ stale: Skill[]; gone: string[]; damaged?: string; known: Set<string> }> {
+  private async diff(
+    catalog: SkillCatalog,
+    reload = false,
+  ): Promise<{ stale: Skill[]; gone: string[]; damaged?: string; known: Set<string> }> {
     let damaged: string | undefined;
     try {
       if (reload) await this.reload();
@@ -180,9 +200,15 @@ export class ToolRetrievalService {
   /** Embeds `add` in one batch, then applies adds and removals as one index update (one atomic file write). */
   private async write(add: readonly Skill[], drop: readonly string[]): Promise<void> {
     if (!add.length && !drop.length) return;
-    const vectors = add.length ? checkEmbeddings(this.embedder, add.length, await this.embedder.embed(add.map(skillText))) : [];
+    const vectors = add.length
+      ? checkEmbeddings(this.embedder, add.length, await this.embedder.embed(add.map(skillText)))
+      : [];
     await this.index.applyBatch(
-      add.map((s, i) => ({ id: s.name, vector: roundAll(vectors[i]), metadata: { name: s.name, description: s.description, hash: s.hash, path: s.path } })),
+      add.map((s, i) => ({
+        id: s.name,
+        vector: roundAll(vectors[i]),
+        metadata: { name: s.name, description: s.description, hash: s.hash, path: s.path },
+      })),
       drop,
     );
     this.matrix = undefined;
@@ -209,7 +235,13 @@ export class ToolRetrievalService {
   private async vectors(): Promise<{ matrix: VectorMatrix; meta: ItemMeta[] }> {
     if (!this.matrix) {
       const items = await this.index.listItems();
-      this.matrix = { matrix: new VectorMatrix(items.map((i) => i.vector), items[0]?.vector.length ?? 0), meta: items.map((i) => i.metadata) };
+      this.matrix = {
+        matrix: new VectorMatrix(
+          items.map((i) => i.vector),
+          items[0]?.vector.length ?? 0,
+        ),
+        meta: items.map((i) => i.metadata),
+      };
     }
     return this.matrix;
   }
@@ -233,7 +265,11 @@ function round(x: number, decimals: number): number {
 
 /** `<slug>-<hash>`: readable, file-system safe, and distinct for distinct embedder ids. */
 function indexFolderName(id: string): string {
-  const slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40);
+  const slug = id
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 40);
   return `${slug}-${createHash('sha256').update(id).digest('hex').slice(0, 10)}`;
 }
 
@@ -245,7 +281,10 @@ async function fileStamp(path: string): Promise<string> {
 /** A vectra LocalIndex with atomic saves and one-pass batch updates (see {@link loadIndexClass}). */
 type AtomicIndex = LocalIndex<ItemMeta> & {
   /** Replaces or adds `add` and removes `drop` in one update and one save. */
-  applyBatch(add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>, drop: readonly string[]): Promise<void>;
+  applyBatch(
+    add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>,
+    drop: readonly string[],
+  ): Promise<void>;
 };
 type IndexClass = new (folder: string) => AtomicIndex;
 
@@ -263,7 +302,10 @@ type IndexClass = new (folder: string) => AtomicIndex;
 async function loadIndexClass(): Promise<IndexClass> {
   // The LocalIndex module alone: vectra's index module also loads its web fetchers and an OpenAI v4 client (~3x the time).
   const { LocalIndex } = await import('vectra/lib/LocalIndex.js');
-  type Internals = { _update?: { items: Array<{ id: string; metadata: ItemMeta; vector: number[]; norm: number }> }; _data?: unknown };
+  type Internals = {
+    _update?: { items: Array<{ id: string; metadata: ItemMeta; vector: number[]; norm: number }> };
+    _data?: unknown;
+  };
   return class AtomicLocalIndex extends LocalIndex<ItemMeta> {
     override async endUpdate(): Promise<void> {
       const self = this as unknown as Internals;
@@ -273,13 +315,17 @@ async function loadIndexClass(): Promise<IndexClass> {
       self._update = undefined;
     }
 
-    async applyBatch(add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>, drop: readonly string[]): Promise<void> {
+    async applyBatch(
+      add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>,
+      drop: readonly string[],
+    ): Promise<void> {
       await this.beginUpdate();
       try {
         const update = (this as unknown as Internals)._update!;
         const gone = new Set([...drop, ...add.map((a) => a.id)]);
         update.items = update.items.filter((i) => !gone.has(i.id));
-        for (const a of add) update.items.push({ id: a.id, metadata: a.metadata, vector: a.vector, norm: Math.hypot(...a.vector) });
+        for (const a of add)
+          update.items.push({ id: a.id, metadata: a.metadata, vector: a.vector, norm: Math.hypot(...a.vector) });
         await this.endUpdate();
       } catch (err) {
         this.cancelUpdate();
@@ -297,7 +343,8 @@ async function openIndex(Index: IndexClass, dir: string): Promise<AtomicIndex> {
     const tmp = await writeTemp(path, JSON.stringify({ version: 1, metadata_config: {}, items: [] }));
     // link, unlike rename, fails when the target exists: a concurrent creator's index is kept.
     await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw new Error(`cannot create the skills index in ${dir}: ${errorMessage(err)}`, { cause: err });
+      if (err.code !== 'EEXIST')
+        throw new Error(`cannot create the skills index in ${dir}: ${errorMessage(err)}`, { cause: err });
     });
     await rm(tmp, { force: true });
   }

@@ -1,7 +1,24 @@
 import { pyJsonDumps } from './py/py-json.js';
 import {
-  pyAdd, pyAppend, pyCompare, pyDel, pyDictWithout, pyEq, pyExtend, pyGet, pyIn, pyIntOfStr, pyIter, pyLen, pyMax, pyMul, pyNeg,
-  pySet, pySub, pySum, pyUpdate,
+  pyAdd,
+  pyAppend,
+  pyCompare,
+  pyDel,
+  pyDictWithout,
+  pyEq,
+  pyExtend,
+  pyGet,
+  pyIn,
+  pyIntOfStr,
+  pyIter,
+  pyLen,
+  pyMax,
+  pyMul,
+  pyNeg,
+  pySet,
+  pySub,
+  pySum,
+  pyUpdate,
 } from './py/py-ops.js';
 import { pyStr } from './py/py-repr.js';
 import { pyDeepCopy, type PyDict, type PyValue } from './py/py-value.js';
@@ -21,9 +38,35 @@ const paymentMethodsOf = (data: TauData, reservation: PyValue): PyValue =>
 
 const bookReservation: TauToolImpl = {
   name: 'book_reservation',
-  params: ['user_id', 'origin', 'destination', 'flight_type', 'cabin', 'flights', 'passengers', 'payment_methods', 'total_baggages',
-    'nonfree_baggages', 'insurance'],
-  run(data, [userId, origin, destination, flightType, cabin, flights, passengers, paymentMethods, totalBaggages, nonfreeBaggages, insurance]) {
+  params: [
+    'user_id',
+    'origin',
+    'destination',
+    'flight_type',
+    'cabin',
+    'flights',
+    'passengers',
+    'payment_methods',
+    'total_baggages',
+    'nonfree_baggages',
+    'insurance',
+  ],
+  run(
+    data,
+    [
+      userId,
+      origin,
+      destination,
+      flightType,
+      cabin,
+      flights,
+      passengers,
+      paymentMethods,
+      totalBaggages,
+      nonfreeBaggages,
+      insurance,
+    ],
+  ) {
     const reservations = data.table('reservations');
     const users = data.table('users');
     if (!users.has(userId)) return 'Error: user not found';
@@ -35,10 +78,19 @@ const bookReservation: TauToolImpl = {
       if (reservations.has(reservationId)) reservationId = 'HATHAV';
     }
     const reservation: PyDict = new Map<string, PyValue>([
-      ['reservation_id', reservationId], ['user_id', userId], ['origin', origin], ['destination', destination],
-      ['flight_type', flightType], ['cabin', cabin], ['flights', pyDeepCopy(flights)], ['passengers', passengers],
-      ['payment_history', paymentMethods], ['created_at', '2024-05-15T15:00:00'], ['total_baggages', totalBaggages],
-      ['nonfree_baggages', nonfreeBaggages], ['insurance', insurance],
+      ['reservation_id', reservationId],
+      ['user_id', userId],
+      ['origin', origin],
+      ['destination', destination],
+      ['flight_type', flightType],
+      ['cabin', cabin],
+      ['flights', pyDeepCopy(flights)],
+      ['passengers', passengers],
+      ['payment_history', paymentMethods],
+      ['created_at', '2024-05-15T15:00:00'],
+      ['total_baggages', totalBaggages],
+      ['nonfree_baggages', nonfreeBaggages],
+      ['insurance', insurance],
     ]);
     const flightTable = data.table('flights');
     let totalPrice: PyValue = 0;
@@ -73,7 +125,8 @@ const bookReservation: TauToolImpl = {
       const paymentId = pyGet(paymentMethod, 'payment_id');
       const amount = pyGet(paymentMethod, 'amount');
       const method = pyGet(ownedMethods, paymentId);
-      if (pyEq(pyGet(method, 'source'), 'gift_card')) pySet(method, 'amount', pySub(pyGet(method, 'amount'), amount, '-='));
+      if (pyEq(pyGet(method, 'source'), 'gift_card'))
+        pySet(method, 'amount', pySub(pyGet(method, 'amount'), amount, '-='));
       else if (pyEq(pyGet(method, 'source'), 'certificate')) pyDel(ownedMethods, paymentId);
     }
     reservations.set(reservationId, reservation);
@@ -91,7 +144,12 @@ const cancelReservation: TauToolImpl = {
     const reservation = reservations.mut(reservationId);
     const refunds: PyValue[] = [];
     for (const payment of pyIter(pyGet(reservation, 'payment_history'))) {
-      refunds.push(new Map<string, PyValue>([['payment_id', pyGet(payment, 'payment_id')], ['amount', pyNeg(pyGet(payment, 'amount'))]]));
+      refunds.push(
+        new Map<string, PyValue>([
+          ['payment_id', pyGet(payment, 'payment_id')],
+          ['amount', pyNeg(pyGet(payment, 'amount'))],
+        ]),
+      );
     }
     pyExtend(pyGet(reservation, 'payment_history'), refunds);
     pySet(reservation, 'status', 'cancelled');
@@ -119,12 +177,30 @@ const getUserDetails: TauToolImpl = {
   },
 };
 
-const AIRPORTS = pyJsonDumps(new Map<string, PyValue>([
-  ['SFO', 'San Francisco'], ['JFK', 'New York'], ['LAX', 'Los Angeles'], ['ORD', 'Chicago'], ['DFW', 'Dallas'], ['DEN', 'Denver'],
-  ['SEA', 'Seattle'], ['ATL', 'Atlanta'], ['MIA', 'Miami'], ['BOS', 'Boston'], ['PHX', 'Phoenix'], ['IAH', 'Houston'],
-  ['LAS', 'Las Vegas'], ['MCO', 'Orlando'], ['EWR', 'Newark'], ['CLT', 'Charlotte'], ['MSP', 'Minneapolis'], ['DTW', 'Detroit'],
-  ['PHL', 'Philadelphia'], ['LGA', 'LaGuardia'],
-]));
+const AIRPORTS = pyJsonDumps(
+  new Map<string, PyValue>([
+    ['SFO', 'San Francisco'],
+    ['JFK', 'New York'],
+    ['LAX', 'Los Angeles'],
+    ['ORD', 'Chicago'],
+    ['DFW', 'Dallas'],
+    ['DEN', 'Denver'],
+    ['SEA', 'Seattle'],
+    ['ATL', 'Atlanta'],
+    ['MIA', 'Miami'],
+    ['BOS', 'Boston'],
+    ['PHX', 'Phoenix'],
+    ['IAH', 'Houston'],
+    ['LAS', 'Las Vegas'],
+    ['MCO', 'Orlando'],
+    ['EWR', 'Newark'],
+    ['CLT', 'Charlotte'],
+    ['MSP', 'Minneapolis'],
+    ['DTW', 'Detroit'],
+    ['PHL', 'Philadelphia'],
+    ['LGA', 'LaGuardia'],
+  ]),
+);
 
 const listAllAirports: TauToolImpl = { name: 'list_all_airports', params: [], run: () => AIRPORTS };
 
@@ -156,17 +232,27 @@ const searchOnestopFlight: TauToolImpl = {
     for (const flight1 of flights) {
       if (!pyEq(pyGet(flight1, 'origin'), origin)) continue;
       for (const flight2 of flights) {
-        if (!(pyEq(pyGet(flight2, 'destination'), destination) && pyEq(pyGet(flight1, 'destination'), pyGet(flight2, 'origin')))) continue;
+        if (!(
+          pyEq(pyGet(flight2, 'destination'), destination) &&
+          pyEq(pyGet(flight1, 'destination'), pyGet(flight2, 'origin'))
+        ))
+          continue;
         // the original builds the next day without zero padding ("2024-05-1" + ...) and only within May
         const date2 = pyIn('+1', pyGet(flight1, 'scheduled_arrival_time_est'))
           ? `2024-05-${pyStr(pyAdd(pyIntOfStr(lastTwo(date)), 1))}`
           : date;
         // times compare as strings, as in the original
-        if (pyCompare('>', pyGet(flight1, 'scheduled_arrival_time_est'), pyGet(flight2, 'scheduled_departure_time_est'))) continue;
+        if (
+          pyCompare('>', pyGet(flight1, 'scheduled_arrival_time_est'), pyGet(flight2, 'scheduled_departure_time_est'))
+        )
+          continue;
         const dates1 = pyGet(flight1, 'dates');
         const dates2 = pyGet(flight2, 'dates');
         if (pyIn(date, dates1) && pyIn(date2, dates2)) {
-          if (pyEq(pyGet(pyGet(dates1, date), 'status'), 'available') && pyEq(pyGet(pyGet(dates2, date2), 'status'), 'available')) {
+          if (
+            pyEq(pyGet(pyGet(dates1, date), 'status'), 'available') &&
+            pyEq(pyGet(pyGet(dates2, date2), 'status'), 'available')
+          ) {
             const result1 = pyDictWithout(flight1, 'dates');
             pyUpdate(result1, pyGet(dates1, date));
             result1.set('date', date);
@@ -203,7 +289,15 @@ const sendCertificate: TauToolImpl = {
       const paymentId = `certificate_${id}`;
       if (!pyIn(paymentId, methods)) {
         const owned = pyGet(users.mut(userId), 'payment_methods');
-        pySet(owned, paymentId, new Map<string, PyValue>([['source', 'certificate'], ['amount', amount], ['id', paymentId]]));
+        pySet(
+          owned,
+          paymentId,
+          new Map<string, PyValue>([
+            ['source', 'certificate'],
+            ['amount', amount],
+            ['id', paymentId],
+          ]),
+        );
         return `Certificate ${paymentId} added to user ${pyStr(userId)} with amount ${pyStr(amount)}.`;
       }
     }
@@ -245,7 +339,13 @@ const updateReservationBaggages: TauToolImpl = {
     pySet(owned, 'nonfree_baggages', nonfreeBaggages);
     chargeGiftCard(data, owned, paymentId, totalPrice);
     if (!pyEq(totalPrice, 0)) {
-      pyAppend(pyGet(owned, 'payment_history'), new Map<string, PyValue>([['payment_id', paymentId], ['amount', totalPrice]]));
+      pyAppend(
+        pyGet(owned, 'payment_history'),
+        new Map<string, PyValue>([
+          ['payment_id', paymentId],
+          ['amount', totalPrice],
+        ]),
+      );
     }
     return pyJsonDumps(owned);
   },
@@ -265,8 +365,12 @@ const updateReservationFlights: TauToolImpl = {
       // a segment already in the reservation (same number, date and cabin) keeps its price
       const same: PyValue[] = [];
       for (const f of pyIter(pyGet(reservation, 'flights'))) {
-        if (pyEq(pyGet(f, 'flight_number'), pyGet(flight, 'flight_number')) && pyEq(pyGet(f, 'date'), pyGet(flight, 'date'))
-          && pyEq(cabin, pyGet(reservation, 'cabin'))) same.push(f);
+        if (
+          pyEq(pyGet(f, 'flight_number'), pyGet(flight, 'flight_number')) &&
+          pyEq(pyGet(f, 'date'), pyGet(flight, 'date')) &&
+          pyEq(cabin, pyGet(reservation, 'cabin'))
+        )
+          same.push(f);
       }
       if (same.length) {
         const kept = same[0];
@@ -288,7 +392,13 @@ const updateReservationFlights: TauToolImpl = {
     chargeGiftCard(data, owned, paymentId, totalPrice);
     pySet(owned, 'flights', flights);
     if (!pyEq(totalPrice, 0)) {
-      pyAppend(pyGet(owned, 'payment_history'), new Map<string, PyValue>([['payment_id', paymentId], ['amount', totalPrice]]));
+      pyAppend(
+        pyGet(owned, 'payment_history'),
+        new Map<string, PyValue>([
+          ['payment_id', paymentId],
+          ['amount', totalPrice],
+        ]),
+      );
     }
     // the original does not update seat counts here ("assume it takes time to be updated")
     return pyJsonDumps(owned);
@@ -302,7 +412,8 @@ const updateReservationPassengers: TauToolImpl = {
     const reservations = data.table('reservations');
     if (!reservations.has(reservationId)) return 'Error: reservation not found';
     const reservation = reservations.get(reservationId);
-    if (pyLen(passengers) !== pyLen(pyGet(reservation, 'passengers'))) return 'Error: number of passengers does not match';
+    if (pyLen(passengers) !== pyLen(pyGet(reservation, 'passengers')))
+      return 'Error: number of passengers does not match';
     const owned = reservations.mut(reservationId);
     pySet(owned, 'passengers', passengers);
     return pyJsonDumps(owned);
@@ -311,8 +422,19 @@ const updateReservationPassengers: TauToolImpl = {
 
 /** The airline tools by name (the order of the schemas comes from the original's ALL_TOOLS, not from here). */
 export const AIRLINE_TOOLS: readonly TauToolImpl[] = [
-  bookReservation, calculateTool, cancelReservation, getReservationDetails, getUserDetails, listAllAirports, searchDirectFlight,
-  searchOnestopFlight, sendCertificate, thinkTool, transferTool, updateReservationBaggages, updateReservationFlights,
+  bookReservation,
+  calculateTool,
+  cancelReservation,
+  getReservationDetails,
+  getUserDetails,
+  listAllAirports,
+  searchDirectFlight,
+  searchOnestopFlight,
+  sendCertificate,
+  thinkTool,
+  transferTool,
+  updateReservationBaggages,
+  updateReservationFlights,
   updateReservationPassengers,
 ];
 
@@ -321,7 +443,12 @@ export const AIRLINE_TOOLS: readonly TauToolImpl[] = [
  * exist, fly that date, be available there and have `seats` seats in `cabin`; it then gets its price, origin and
  * destination. The `Error: ...` result of a failed check, or what the flight adds to the total (price x seats).
  */
-function priceFlight(flightTable: ReturnType<TauData['table']>, flight: PyValue, cabin: PyValue, seats: number): string | PyValue {
+function priceFlight(
+  flightTable: ReturnType<TauData['table']>,
+  flight: PyValue,
+  cabin: PyValue,
+  seats: number,
+): string | PyValue {
   const flightNumber = pyGet(flight, 'flight_number');
   if (!flightTable.has(flightNumber)) return `Error: flight ${pyStr(flightNumber)} not found`;
   const flightData = flightTable.get(flightNumber);
@@ -332,7 +459,8 @@ function priceFlight(flightTable: ReturnType<TauData['table']>, flight: PyValue,
   if (!pyEq(pyGet(flightDateData, 'status'), 'available')) {
     return `Error: flight ${pyStr(flightNumber)} not available on date ${pyStr(pyGet(flight, 'date'))}`;
   }
-  if (pyCompare('<', pyGet(pyGet(flightDateData, 'available_seats'), cabin), seats)) return `Error: not enough seats on flight ${pyStr(flightNumber)}`;
+  if (pyCompare('<', pyGet(pyGet(flightDateData, 'available_seats'), cabin), seats))
+    return `Error: not enough seats on flight ${pyStr(flightNumber)}`;
   pySet(flight, 'price', pyGet(pyGet(flightDateData, 'prices'), cabin));
   pySet(flight, 'origin', pyGet(flightData, 'origin'));
   pySet(flight, 'destination', pyGet(flightData, 'destination'));

@@ -21,4 +21,8 @@ export const calculateTool: TauToolImpl = {
 export const thinkTool: TauToolImpl = { name: 'think', params: ['thought'], run: () => '' };
 
 /** `transfer_to_human_agents`: a terminate tool in both domains. */
-export const transferTool: TauToolImpl = { name: 'transfer_to_human_agents', params: ['summary'], run: () => 'Transfer successful' };
+export const transferTool: TauToolImpl = {
+  name: 'transfer_to_human_agents',
+  params: ['summary'],
+  run: () => 'Transfer successful',
+};

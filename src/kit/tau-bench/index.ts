@@ -5,7 +5,16 @@
  * reward. See docs/tau-bench-exactness.md.
  */
 import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
-export type { TauDomain, TauDomainName, TauTask, TauAction, TauSession, TauCallResult, TauReward, TauToolInfo } from './types.js';
+export type {
+  TauDomain,
+  TauDomainName,
+  TauTask,
+  TauAction,
+  TauSession,
+  TauCallResult,
+  TauReward,
+  TauToolInfo,
+} from './types.js';
 export { loadTauDomain, type LoadTauDomainOptions } from './load-domain.js';
 export { installTauData, tauDataDir, type InstallTauDataOptions, type InstallTauDataResult } from './install.js';
 export { PyFloat, PyException, toPlain, fromPlain, type PyValue, type PyDict } from './py/py-value.js';
@@ -16,7 +25,19 @@ export { TAU_FETCH_COMMAND } from './install.js';
 export { TauEnv, USER_PURPOSE, type TauEnvOptions, type TauObservation, type UserCallContext } from './tau-env.js';
 export { tauTools, nativeRawArgs, tauEnvOf, type TauRawArgs } from './tau-tools.js';
 export { tauScorer, isTauSuccess } from './tau-scorer.js';
-export { tauSuite, tauBenchTasks, tauSuiteName, tauAgentFactory, isTauAgentKind, TAU_AGENTS, type TauAgentKind, type TauSuiteOptions, type TauAgentFactoryOptions, type TauAgentFactoryContext, type TauAgentBuilder } from './tau-suite.js';
+export {
+  tauSuite,
+  tauBenchTasks,
+  tauSuiteName,
+  tauAgentFactory,
+  isTauAgentKind,
+  TAU_AGENTS,
+  type TauAgentKind,
+  type TauSuiteOptions,
+  type TauAgentFactoryOptions,
+  type TauAgentFactoryContext,
+  type TauAgentBuilder,
+} from './tau-suite.js';
 export { TauAgent, TAU_MAX_STEPS, type TauAgentOptions } from './agents/tau-agent.js';
 export { TauToolCallingAgent, tauToolCallingParser } from './agents/tool-calling-agent.js';
 export { TauReactAgent, tauReactParser, type TauReactAgentOptions } from './agents/react-agent.js';
@@ -30,4 +51,11 @@ export { ReflectionUser } from './user/reflection-user.js';
 export { ScriptedUser } from './user/scripted-user.js';
 export { supervisorTranscript, verifyReply, reflectOnReply } from './user/supervisor.js';
 export { createUserSimulator, isUserStrategy, USER_STRATEGIES, type UserStrategy } from './user/user-strategy.js';
-export { USER_GREETING, STOP_TOKEN, llmUserSystemPrompt, reactUserSystemPrompt, verifyPrompt, reflectPrompt } from './user/user-prompts.js';
+export {
+  USER_GREETING,
+  STOP_TOKEN,
+  llmUserSystemPrompt,
+  reactUserSystemPrompt,
+  verifyPrompt,
+  reflectPrompt,
+} from './user/user-prompts.js';

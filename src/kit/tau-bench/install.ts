@@ -71,7 +71,9 @@ export async function installTauData(opts: InstallTauDataOptions = {}): Promise<
       try {
         buf = await readFile(source);
       } catch (e) {
-        throw new Error(`tau-bench: cannot read ${file.path} from ${resolve(opts.from)} (${(e as Error).message}); --from must be a checkout of ${TAU_BENCH_REPO} at ${TAU_BENCH_COMMIT}`);
+        throw new Error(
+          `tau-bench: cannot read ${file.path} from ${resolve(opts.from)} (${(e as Error).message}); --from must be a checkout of ${TAU_BENCH_REPO} at ${TAU_BENCH_COMMIT}`,
+        );
       }
     } else {
       source = upstreamUrl(file.path);
@@ -86,7 +88,9 @@ export async function installTauData(opts: InstallTauDataOptions = {}): Promise<
     }
     const actual = sha256(buf);
     if (actual !== file.sha256) {
-      throw new Error(`tau-bench: ${file.path} does not match the pinned file: expected sha256 ${file.sha256}, got ${actual} (from ${source})`);
+      throw new Error(
+        `tau-bench: ${file.path} does not match the pinned file: expected sha256 ${file.sha256}, got ${actual} (from ${source})`,
+      );
     }
     contents.push([file, buf]);
     opts.onFile?.(file, source);
@@ -128,13 +132,17 @@ export function readUpstreamFile(dataDir: string, path: string): string {
   if (!file) throw new Error(`tau-bench: ${path} is not one of the pinned upstream files`);
   const stored = storedPath(dataDir, path);
   if (!tauDataInstalled(dataDir) || !existsSync(stored)) {
-    throw new Error(`tau-bench data is not installed in ${dataDir} (missing ${path}). Install it with: ${TAU_FETCH_COMMAND}` +
-      (dataDir === tauDataDir() ? '' : ` --data-dir ${dataDir}`));
+    throw new Error(
+      `tau-bench data is not installed in ${dataDir} (missing ${path}). Install it with: ${TAU_FETCH_COMMAND}` +
+        (dataDir === tauDataDir() ? '' : ` --data-dir ${dataDir}`),
+    );
   }
   const buf = gunzipSync(readFileSync(stored));
   const actual = sha256(buf);
   if (actual !== file.sha256) {
-    throw new Error(`tau-bench: installed ${path} is corrupt: expected sha256 ${file.sha256}, got ${actual}. Reinstall with: ${TAU_FETCH_COMMAND}`);
+    throw new Error(
+      `tau-bench: installed ${path} is corrupt: expected sha256 ${file.sha256}, got ${actual}. Reinstall with: ${TAU_FETCH_COMMAND}`,
+    );
   }
   return buf.toString('utf8');
 }

@@ -30,19 +30,39 @@ export async function loadTauDomain(name: TauDomainName, opts: LoadTauDomainOpti
 const TOOL_IMPLS: Record<TauDomainName, readonly TauToolImpl[]> = { airline: AIRLINE_TOOLS, retail: RETAIL_TOOLS };
 const TERMINATE_TOOLS = ['transfer_to_human_agents'];
 
-function kwargsOf(call: PyLiteral, fn: string, file: string, allowed: string[], required: string[]): Map<string, PyLiteral> {
-  if (!(call instanceof PyCall) || call.fn !== fn) throw new Error(`${file}: expected ${fn}(...), found ${call instanceof PyCall ? `${call.fn}(...)` : typeof call}`);
-  for (const k of call.kwargs.keys()) if (!allowed.includes(k)) throw new Error(`${file}: ${fn}(...) has an unknown field ${k}`);
+function kwargsOf(
+  call: PyLiteral,
+  fn: string,
+  file: string,
+  allowed: string[],
+  required: string[],
+): Map<string, PyLiteral> {
+  if (!(call instanceof PyCall) || call.fn !== fn)
+    throw new Error(`${file}: expected ${fn}(...), found ${call instanceof PyCall ? `${call.fn}(...)` : typeof call}`);
+  for (const k of call.kwargs.keys())
+    if (!allowed.includes(k)) throw new Error(`${file}: ${fn}(...) has an unknown field ${k}`);
   for (const k of required) if (!call.kwargs.has(k)) throw new Error(`${file}: ${fn}(...) lacks ${k}`);
   return call.kwargs;
 }
 
 /** Parses a `tasks_*.py` list of `Task(...)` into tasks. */
-export function parseTauTasks(source: string, variable: string, file: string, domain: TauDomainName, split: string): TauTask[] {
+export function parseTauTasks(
+  source: string,
+  variable: string,
+  file: string,
+  domain: TauDomainName,
+  split: string,
+): TauTask[] {
   const list = parsePyAssignment(source, variable, file);
   if (!Array.isArray(list)) throw new Error(`${file}: ${variable} is not a list`);
   return list.map((item, index) => {
-    const kw = kwargsOf(item, 'Task', file, ['annotator', 'user_id', 'instruction', 'actions', 'outputs'], ['user_id', 'instruction', 'actions', 'outputs']);
+    const kw = kwargsOf(
+      item,
+      'Task',
+      file,
+      ['annotator', 'user_id', 'instruction', 'actions', 'outputs'],
+      ['user_id', 'instruction', 'actions', 'outputs'],
+    );
     const str = (k: string): string => {
       const v = kw.get(k);
       if (typeof v !== 'string') throw new Error(`${file}: task ${index}: ${k} is not a string`);
@@ -51,16 +71,24 @@ export function parseTauTasks(source: string, variable: string, file: string, do
     const actionsLit = kw.get('actions');
     const outputsLit = kw.get('outputs');
     if (!Array.isArray(actionsLit)) throw new Error(`${file}: task ${index}: actions is not a list`);
-    if (!Array.isArray(outputsLit) || !outputsLit.every((o) => typeof o === 'string')) throw new Error(`${file}: task ${index}: outputs is not a list of strings`);
+    if (!Array.isArray(outputsLit) || !outputsLit.every((o) => typeof o === 'string'))
+      throw new Error(`${file}: task ${index}: outputs is not a list of strings`);
     const actions = actionsLit.map((a) => {
       const akw = kwargsOf(a, 'Action', file, ['name', 'kwargs'], ['name', 'kwargs']);
       const actionName = akw.get('name');
       const kwargs = literalToValue(akw.get('kwargs')!, file);
-      if (typeof actionName !== 'string' || !(kwargs instanceof Map)) throw new Error(`${file}: task ${index}: an Action needs a str name and a dict kwargs`);
+      if (typeof actionName !== 'string' || !(kwargs instanceof Map))
+        throw new Error(`${file}: task ${index}: an Action needs a str name and a dict kwargs`);
       return { name: actionName, kwargs, kwargsJson: pyJsonDumps(kwargs) };
     });
     const task: TauTask = {
-      domain, split, index, id: String(index), userId: str('user_id'), instruction: str('instruction'), actions,
+      domain,
+      split,
+      index,
+      id: String(index),
+      userId: str('user_id'),
+      instruction: str('instruction'),
+      actions,
       outputs: outputsLit as string[],
     };
     if (kw.has('annotator')) task.annotator = str('annotator');
@@ -79,14 +107,19 @@ export function buildTauDomain(name: TauDomainName, read: TauSourceReader): TauD
   });
   const base = new TauBaseDatabase(tables);
   const wiki = read(path('wiki.md'));
-  const rulesValue = literalToValue(parsePyAssignment(read(path('rules.py')), 'RULES', path('rules.py')), path('rules.py'));
-  if (!Array.isArray(rulesValue) || !rulesValue.every((r) => typeof r === 'string')) throw new Error(`${path('rules.py')}: RULES is not a list of strings`);
+  const rulesValue = literalToValue(
+    parsePyAssignment(read(path('rules.py')), 'RULES', path('rules.py')),
+    path('rules.py'),
+  );
+  if (!Array.isArray(rulesValue) || !rulesValue.every((r) => typeof r === 'string'))
+    throw new Error(`${path('rules.py')}: RULES is not a list of strings`);
   const impls = new Map(TOOL_IMPLS[name].map((t) => [t.name, t]));
   const tools: TauToolInfo[] = layout.tools.map((module) => {
     const file = path(`tools/${module}.py`);
     const info = toPlain(literalToValue(parseGetInfo(read(file), file), file)) as TauToolInfo;
     const toolName = info?.function?.name;
-    if (!impls.has(toolName)) throw new Error(`${file}: get_info() names ${String(toolName)}, which this port does not implement`);
+    if (!impls.has(toolName))
+      throw new Error(`${file}: get_info() names ${String(toolName)}, which this port does not implement`);
     return info;
   });
   const splitTasks = new Map<string, TauTask[]>();
@@ -94,7 +127,10 @@ export function buildTauDomain(name: TauDomainName, read: TauSourceReader): TauD
     let tasks = splitTasks.get(split);
     if (!tasks) {
       const entry = layout.splits.find(([s]) => s === split);
-      if (!entry) throw new Error(`tau-bench ${name}: unknown split ${split} (splits: ${layout.splits.map(([s]) => s).join(', ')})`);
+      if (!entry)
+        throw new Error(
+          `tau-bench ${name}: unknown split ${split} (splits: ${layout.splits.map(([s]) => s).join(', ')})`,
+        );
       tasks = parseTauTasks(read(path(entry[1])), entry[2], path(entry[1]), name, split);
       splitTasks.set(split, tasks);
     }

@@ -1,7 +1,23 @@
 import { pyJsonDumps } from './py/py-json.js';
 import {
-  pyAbs, pyAdd, pyAppend, pyCompare, pyCountOf, pyEq, pyExtend, pyGet, pyIn, pyIter, pyLen, pyLower, pyRound, pySet, pySorted, pySub,
-  pyTruthy, pyZip,
+  pyAbs,
+  pyAdd,
+  pyAppend,
+  pyCompare,
+  pyCountOf,
+  pyEq,
+  pyExtend,
+  pyGet,
+  pyIn,
+  pyIter,
+  pyLen,
+  pyLower,
+  pyRound,
+  pySet,
+  pySorted,
+  pySub,
+  pyTruthy,
+  pyZip,
 } from './py/py-ops.js';
 import { pyStrCompare, pyStr } from './py/py-repr.js';
 import { PyException, type PyDict, type PyValue } from './py/py-value.js';
@@ -34,7 +50,12 @@ function missingItem(order: PyValue, itemIds: PyValue): PyValue | undefined {
   return undefined;
 }
 /** The summed price difference of swapping items for variants, or the original's error for an unavailable one. */
-function priceDifference(data: TauData, order: PyValue, itemIds: PyValue, newItemIds: PyValue): PyValue | { error: string } {
+function priceDifference(
+  data: TauData,
+  order: PyValue,
+  itemIds: PyValue,
+  newItemIds: PyValue,
+): PyValue | { error: string } {
   const products = data.table('products');
   let diff: PyValue = 0;
   for (const [itemId, newItemId] of pyZip(itemIds, newItemIds)) {
@@ -48,7 +69,8 @@ function priceDifference(data: TauData, order: PyValue, itemIds: PyValue, newIte
   }
   return diff;
 }
-const isError = (v: PyValue | { error: string }): v is { error: string } => v instanceof Object && 'error' in v && !(v instanceof Map);
+const isError = (v: PyValue | { error: string }): v is { error: string } =>
+  v instanceof Object && 'error' in v && !(v instanceof Map);
 
 const cancelPendingOrder: TauToolImpl = {
   name: 'cancel_pending_order',
@@ -63,7 +85,13 @@ const cancelPendingOrder: TauToolImpl = {
     const refunds: PyValue[] = [];
     for (const payment of pyIter(pyGet(owned, 'payment_history'))) {
       const paymentId = pyGet(payment, 'payment_method_id');
-      refunds.push(new Map<string, PyValue>([['transaction_type', 'refund'], ['amount', pyGet(payment, 'amount')], ['payment_method_id', paymentId]]));
+      refunds.push(
+        new Map<string, PyValue>([
+          ['transaction_type', 'refund'],
+          ['amount', pyGet(payment, 'amount')],
+          ['payment_method_id', paymentId],
+        ]),
+      );
       if (pyIn('gift_card', paymentId)) {
         const method = ownedMethod(data, owned, paymentId);
         pySet(method, 'balance', pyAdd(pyGet(method, 'balance'), pyGet(payment, 'amount'), '+='));
@@ -124,8 +152,12 @@ const findUserIdByNameZip: TauToolImpl = {
   run(data, [firstName, lastName, zip]) {
     for (const [userId, profile] of data.table('users').entries()) {
       const name = pyGet(profile, 'name');
-      if (pyLower(pyGet(name, 'first_name')) === pyLower(firstName) && pyLower(pyGet(name, 'last_name')) === pyLower(lastName)
-        && pyEq(pyGet(pyGet(profile, 'address'), 'zip'), zip)) return userId;
+      if (
+        pyLower(pyGet(name, 'first_name')) === pyLower(firstName) &&
+        pyLower(pyGet(name, 'last_name')) === pyLower(lastName) &&
+        pyEq(pyGet(pyGet(profile, 'address'), 'zip'), zip)
+      )
+        return userId;
     }
     return 'Error: user not found';
   },
@@ -149,7 +181,8 @@ const listAllProductTypes: TauToolImpl = {
     const byName: PyDict = new Map();
     for (const product of data.table('products').values()) {
       const name = pyGet(product, 'name');
-      if (typeof name !== 'string') throw new PyException('TypeError', `unhashable type or non-string product name: ${pyStr(name)}`);
+      if (typeof name !== 'string')
+        throw new PyException('TypeError', `unhashable type or non-string product name: ${pyStr(name)}`);
       byName.set(name, pyGet(product, 'product_id'));
     }
     return pyJsonDumps(new Map([...byName].sort((a, b) => pyStrCompare(a[0], b[0]))));
@@ -192,10 +225,14 @@ const modifyPendingOrderItems: TauToolImpl = {
       return 'Error: insufficient gift card balance to pay for the new item';
     }
     const owned = orders.mut(orderId);
-    pyAppend(pyGet(owned, 'payment_history'), new Map<string, PyValue>([
-      ['transaction_type', pyCompare('>', diffPrice, 0) ? 'payment' : 'refund'], ['amount', pyAbs(diffPrice)],
-      ['payment_method_id', paymentMethodId],
-    ]));
+    pyAppend(
+      pyGet(owned, 'payment_history'),
+      new Map<string, PyValue>([
+        ['transaction_type', pyCompare('>', diffPrice, 0) ? 'payment' : 'refund'],
+        ['amount', pyAbs(diffPrice)],
+        ['payment_method_id', paymentMethodId],
+      ]),
+    );
     if (pyEq(pyGet(method, 'source'), 'gift_card')) {
       const own = ownedMethod(data, owned, paymentMethodId);
       pySet(own, 'balance', pySub(pyGet(own, 'balance'), diffPrice, '-='));
@@ -205,8 +242,16 @@ const modifyPendingOrderItems: TauToolImpl = {
     for (const [itemId, newItemId] of pyZip(itemIds, newItemIds)) {
       const item = firstItem(owned, itemId);
       pySet(item, 'item_id', newItemId);
-      pySet(item, 'price', pyGet(pyGet(pyGet(products.get(pyGet(item, 'product_id')), 'variants'), newItemId), 'price'));
-      pySet(item, 'options', pyGet(pyGet(pyGet(products.get(pyGet(item, 'product_id')), 'variants'), newItemId), 'options'));
+      pySet(
+        item,
+        'price',
+        pyGet(pyGet(pyGet(products.get(pyGet(item, 'product_id')), 'variants'), newItemId), 'price'),
+      );
+      pySet(
+        item,
+        'options',
+        pyGet(pyGet(pyGet(products.get(pyGet(item, 'product_id')), 'variants'), newItemId), 'options'),
+      );
     }
     pySet(owned, 'status', 'pending (item modified)');
     return pyJsonDumps(owned);
@@ -239,8 +284,16 @@ const modifyPendingOrderPayment: TauToolImpl = {
     const ownedHistory = pyGet(owned, 'payment_history');
     const oldMethodId = pyGet(pyGet(ownedHistory, 0), 'payment_method_id');
     pyExtend(ownedHistory, [
-      new Map<string, PyValue>([['transaction_type', 'payment'], ['amount', amount], ['payment_method_id', paymentMethodId]]),
-      new Map<string, PyValue>([['transaction_type', 'refund'], ['amount', amount], ['payment_method_id', oldMethodId]]),
+      new Map<string, PyValue>([
+        ['transaction_type', 'payment'],
+        ['amount', amount],
+        ['payment_method_id', paymentMethodId],
+      ]),
+      new Map<string, PyValue>([
+        ['transaction_type', 'refund'],
+        ['amount', amount],
+        ['payment_method_id', oldMethodId],
+      ]),
     ]);
     if (pyEq(pyGet(method, 'source'), 'gift_card')) {
       const own = ownedMethod(data, owned, paymentMethodId);
@@ -277,7 +330,10 @@ const returnDeliveredOrderItems: TauToolImpl = {
     const order = orders.get(orderId);
     if (!pyEq(pyGet(order, 'status'), 'delivered')) return 'Error: non-delivered order cannot be returned';
     if (!pyIn(paymentMethodId, methodsOf(data, order))) return 'Error: payment method not found';
-    if (!pyIn('gift_card', paymentMethodId) && !pyEq(paymentMethodId, pyGet(pyGet(pyGet(order, 'payment_history'), 0), 'payment_method_id'))) {
+    if (
+      !pyIn('gift_card', paymentMethodId) &&
+      !pyEq(paymentMethodId, pyGet(pyGet(pyGet(order, 'payment_history'), 0), 'payment_method_id'))
+    ) {
       return 'Error: payment method should be either the original payment method or a gift card';
     }
     if (missingItem(order, itemIds) !== undefined) return 'Error: some item not found';
@@ -291,10 +347,20 @@ const returnDeliveredOrderItems: TauToolImpl = {
 
 /** The retail tools by name. */
 export const RETAIL_TOOLS: readonly TauToolImpl[] = [
-  calculateTool, cancelPendingOrder, exchangeDeliveredOrderItems, findUserIdByEmail, findUserIdByNameZip,
+  calculateTool,
+  cancelPendingOrder,
+  exchangeDeliveredOrderItems,
+  findUserIdByEmail,
+  findUserIdByNameZip,
   detailsTool('get_order_details', 'order_id', 'orders', 'Error: order not found'),
   detailsTool('get_product_details', 'product_id', 'products', 'Error: product not found'),
   detailsTool('get_user_details', 'user_id', 'users', 'Error: user not found'),
-  listAllProductTypes, modifyPendingOrderAddress, modifyPendingOrderItems, modifyPendingOrderPayment, modifyUserAddress,
-  returnDeliveredOrderItems, thinkTool, transferTool,
+  listAllProductTypes,
+  modifyPendingOrderAddress,
+  modifyPendingOrderItems,
+  modifyPendingOrderPayment,
+  modifyUserAddress,
+  returnDeliveredOrderItems,
+  thinkTool,
+  transferTool,
 ];

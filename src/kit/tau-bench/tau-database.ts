@@ -12,7 +12,10 @@ export class TauBaseDatabase {
   readonly tableNames: string[];
   readonly tables: Map<string, PyDict>;
   /** Per table: keys sorted as Python sorts them, the position of each key, and the joined reprs. */
-  private readonly index = new Map<string, { sorted: string[]; pos: Map<string, number>; buf: Buffer; start: Uint32Array; end: Uint32Array }>();
+  private readonly index = new Map<
+    string,
+    { sorted: string[]; pos: Map<string, number>; buf: Buffer; start: Uint32Array; end: Uint32Array }
+  >();
   /** `sha256(str(to_hashable(data)))` of the untouched database. */
   readonly hash: string;
   private readonly checkpoints: { t: number; i: number; h: Hash }[];
@@ -35,7 +38,10 @@ export class TauBaseDatabase {
         end[i] = at;
       });
       const chunks: Buffer[] = [];
-      parts.forEach((p, i) => { if (i) chunks.push(Buffer.from(', ')); chunks.push(p); });
+      parts.forEach((p, i) => {
+        if (i) chunks.push(Buffer.from(', '));
+        chunks.push(p);
+      });
       this.index.set(name, { sorted, pos, buf: Buffer.concat(chunks), start, end });
     }
     this.checkpoints = this.buildCheckpoints(checkpointBytes);
@@ -58,7 +64,10 @@ export class TauBaseDatabase {
       const idx = this.index.get(name)!;
       let p = Infinity;
       for (const k of changed.keys()) p = Math.min(p, idx.pos.get(k) ?? lowerBound(idx.sorted, k));
-      if (ti < firstT) { firstT = ti; firstP = p; }
+      if (ti < firstT) {
+        firstT = ti;
+        firstP = p;
+      }
     });
     let resume: { t: number; i: number; h: Hash } | undefined;
     for (const c of this.checkpoints) {
@@ -88,10 +97,12 @@ export class TauBaseDatabase {
       };
       if (changed && changed.size) {
         // changes in sorted order: position in the base order, key, whether it replaces a base record
-        const list = [...changed.keys()].map((k) => {
-          const p = idx.pos.get(k);
-          return { k, p: p ?? lowerBound(idx.sorted, k), replaces: p !== undefined };
-        }).sort((a, b) => a.p - b.p || pyStrCompare(a.k, b.k));
+        const list = [...changed.keys()]
+          .map((k) => {
+            const p = idx.pos.get(k);
+            return { k, p: p ?? lowerBound(idx.sorted, k), replaces: p !== undefined };
+          })
+          .sort((a, b) => a.p - b.p || pyStrCompare(a.k, b.k));
         for (const c of list) {
           emitBase(c.p);
           if (!first) h.update(', ');
@@ -131,7 +142,8 @@ export class TauBaseDatabase {
         }
         since += idx.end[i] - idx.start[i];
       }
-      if (idx.sorted.length > fed) h.update(idx.buf.subarray(fed ? idx.end[fed - 1] : 0, idx.end[idx.sorted.length - 1]));
+      if (idx.sorted.length > fed)
+        h.update(idx.buf.subarray(fed ? idx.end[fed - 1] : 0, idx.end[idx.sorted.length - 1]));
       h.update(idx.sorted.length === 1 ? ',))' : '))');
     });
     return out;
@@ -158,10 +170,14 @@ function recordRepr(key: string, value: PyValue): string {
  * write to a record copies that one record (deep) into the overlay.
  */
 export class TauTable {
-  constructor(private readonly base: PyDict, private readonly overlay: Map<string, PyValue>) {}
+  constructor(
+    private readonly base: PyDict,
+    private readonly overlay: Map<string, PyValue>,
+  ) {}
 
   private check(key: PyValue): key is string {
-    if (Array.isArray(key) || key instanceof Map) throw new PyException('TypeError', `unhashable type: '${Array.isArray(key) ? 'list' : 'dict'}'`);
+    if (Array.isArray(key) || key instanceof Map)
+      throw new PyException('TypeError', `unhashable type: '${Array.isArray(key) ? 'list' : 'dict'}'`);
     return typeof key === 'string';
   }
   /** `key in table`. */

@@ -59,7 +59,8 @@ export class TauEnv implements Env {
     this.task = options.task;
     this.user = options.user;
     this.userModel = options.userModel;
-    if (!this.userModel && options.user.strategy !== 'scripted') throw new Error(`tau-bench: the "${options.user.strategy}" user simulator needs a user model`);
+    if (!this.userModel && options.user.strategy !== 'scripted')
+      throw new Error(`tau-bench: the "${options.user.strategy}" user simulator needs a user model`);
     this.name = `tau-bench:${options.domain.name}`;
     this.session = options.domain.session();
   }
@@ -103,7 +104,10 @@ export class TauEnv implements Env {
    */
   async respond(content: string, ctx: UserCallContext): Promise<string> {
     if (!this.started) throw new Error('tau-bench: respond before the conversation started');
-    if (this.ended) throw new Error(`tau-bench: respond after the episode ended (${this.ended === 'user' ? 'the customer said ###STOP###' : 'a terminate tool ran'})`);
+    if (this.ended)
+      throw new Error(
+        `tau-bench: respond after the episode ended (${this.ended === 'user' ? 'the customer said ###STOP###' : 'a terminate tool ran'})`,
+      );
     this.session.respond(content);
     this.conversation.push({ role: 'agent', content });
     return this.hear(await this.user.step(content, this.ask(ctx)));
@@ -136,8 +140,14 @@ export class TauEnv implements Env {
     return async (messages) => {
       const model = this.userModel;
       if (!model) throw new Error(`tau-bench: the "${this.user.strategy}" user simulator has no user model`);
-      const response = await ctx.callModel({ messages: messages.map(toModelMessage) }, { purpose: USER_PURPOSE, model, signal: ctx.signal });
-      if (!response.parts.some((p) => p.type === 'text')) throw new Error(`tau-bench: the user model (${model.id}) replied without text (finish reason ${response.finishReason})`);
+      const response = await ctx.callModel(
+        { messages: messages.map(toModelMessage) },
+        { purpose: USER_PURPOSE, model, signal: ctx.signal },
+      );
+      if (!response.parts.some((p) => p.type === 'text'))
+        throw new Error(
+          `tau-bench: the user model (${model.id}) replied without text (finish reason ${response.finishReason})`,
+        );
       return responseText(response);
     };
   }

@@ -16,23 +16,37 @@ export interface TauSessionContext {
 }
 
 function className(tool: string): string {
-  return tool.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return tool
+    .split('_')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /** Python's binding of `Tool.invoke(data=self.data, **kwargs)`, with CPython's TypeError wording. */
 function bindArgs(domain: string, tool: TauToolImpl, kwargs: PyDict): PyValue[] {
   const cls = className(tool.name);
   if (kwargs.has('data')) {
-    throw new PyException('TypeError', `tau_bench.envs.${domain}.tools.${tool.name}.${cls}.invoke() got multiple values for keyword argument 'data'`);
+    throw new PyException(
+      'TypeError',
+      `tau_bench.envs.${domain}.tools.${tool.name}.${cls}.invoke() got multiple values for keyword argument 'data'`,
+    );
   }
   for (const k of kwargs.keys()) {
-    if (!tool.params.includes(k)) throw new PyException('TypeError', `${cls}.invoke() got an unexpected keyword argument '${k}'`);
+    if (!tool.params.includes(k))
+      throw new PyException('TypeError', `${cls}.invoke() got an unexpected keyword argument '${k}'`);
   }
   const missing = tool.params.filter((p) => !kwargs.has(p)).map((p) => `'${p}'`);
   if (missing.length) {
-    const list = missing.length === 1 ? missing[0] : missing.length === 2 ? `${missing[0]} and ${missing[1]}`
-      : `${missing.slice(0, -1).join(', ')}, and ${missing[missing.length - 1]}`;
-    throw new PyException('TypeError', `${cls}.invoke() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${list}`);
+    const list =
+      missing.length === 1
+        ? missing[0]
+        : missing.length === 2
+          ? `${missing[0]} and ${missing[1]}`
+          : `${missing.slice(0, -1).join(', ')}, and ${missing[missing.length - 1]}`;
+    throw new PyException(
+      'TypeError',
+      `${cls}.invoke() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${list}`,
+    );
   }
   return tool.params.map((p) => kwargs.get(p)!);
 }
@@ -86,7 +100,11 @@ export class TauSessionImpl implements TauSession {
   }
 
   respond(content: string): void {
-    this.recorded.push({ name: 'respond', kwargs: new Map([['content', content]]), kwargsJson: pyJsonDumps(new Map([['content', content]])) });
+    this.recorded.push({
+      name: 'respond',
+      kwargs: new Map([['content', content]]),
+      kwargsJson: pyJsonDumps(new Map([['content', content]])),
+    });
   }
 
   dbHash(): string {
@@ -114,13 +132,19 @@ export class TauSessionImpl implements TauSession {
           return typeof content === 'string' && content.toLowerCase().replaceAll(',', '').includes(want);
         });
         outputs[output] = found;
-        if (!found) { rOutputs = 0.0; reward = 0.0; }
+        if (!found) {
+          rOutputs = 0.0;
+          reward = 0.0;
+        }
       }
       result.outputs = outputs;
       result.rOutputs = rOutputs;
     }
     result.reward = reward;
-    if (this.crashed !== undefined) { result.reward = 0.0; result.crash = this.crashed; }
+    if (this.crashed !== undefined) {
+      result.reward = 0.0;
+      result.crash = this.crashed;
+    }
     return result;
   }
 }

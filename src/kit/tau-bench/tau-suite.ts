@@ -1,6 +1,14 @@
 import type { Model } from '../../core/index.js';
 import type { AgentModule } from '../../engine/agent-module.js';
-import { defineSuite, toBenchAgent, type AgentFactory, type AgentFactoryContext, type BenchAgent, type BenchTaskInput, type SuiteDefinition } from '../bench/index.js';
+import {
+  defineSuite,
+  toBenchAgent,
+  type AgentFactory,
+  type AgentFactoryContext,
+  type BenchAgent,
+  type BenchTaskInput,
+  type SuiteDefinition,
+} from '../bench/index.js';
 import { TauGroundTruthAgent } from './agents/ground-truth-agent.js';
 import { TauReactAgent } from './agents/react-agent.js';
 import { TAU_MAX_STEPS } from './agents/tau-agent.js';
@@ -35,20 +43,31 @@ export interface TauSuiteOptions {
 
 /** The tasks of a split as bench tasks: id = the task's index, objective = its instruction, the step budget 30. */
 export function tauBenchTasks(domain: TauDomain, split: string, taskIds?: readonly string[]): BenchTaskInput[] {
-  if (!domain.splits.includes(split)) throw new Error(`tau-bench ${domain.name} has no split "${split}" (it has: ${domain.splits.join(', ')})`);
+  if (!domain.splits.includes(split))
+    throw new Error(`tau-bench ${domain.name} has no split "${split}" (it has: ${domain.splits.join(', ')})`);
   const tasks = domain.tasks(split);
   let chosen: readonly TauTask[] = tasks;
   if (taskIds) {
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const unknown = taskIds.filter((id) => !byId.has(id));
-    if (unknown.length) throw new Error(`tau-bench ${domain.name}/${split} has no task ${unknown.join(', ')} (ids are 0..${tasks.length - 1})`);
+    if (unknown.length)
+      throw new Error(
+        `tau-bench ${domain.name}/${split} has no task ${unknown.join(', ')} (ids are 0..${tasks.length - 1})`,
+      );
     chosen = [...new Set(taskIds)].map((id) => byId.get(id)!);
   }
   return chosen.map((t) => ({
     id: t.id,
     objective: t.instruction,
     budget: { maxSteps: TAU_MAX_STEPS },
-    metadata: { benchmark: 'tau-bench', domain: domain.name, split, index: t.index, userId: t.userId, commit: domain.commit },
+    metadata: {
+      benchmark: 'tau-bench',
+      domain: domain.name,
+      split,
+      index: t.index,
+      userId: t.userId,
+      commit: domain.commit,
+    },
   }));
 }
 
@@ -70,7 +89,9 @@ export type TauAgentFactoryContext = AgentFactoryContext & { tau: { env: TauEnv;
 
 /** Builds a custom agent for one trial (an agent module's `createAgent`): it should extend TauAgent with `ctx.tau.env`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type TauAgentBuilder = (ctx: TauAgentFactoryContext) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
+export type TauAgentBuilder = (
+  ctx: TauAgentFactoryContext,
+) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
 
 /** Options of `tauAgentFactory`. */
 export interface TauAgentFactoryOptions {
@@ -94,24 +115,46 @@ export interface TauAgentFactoryOptions {
 export function tauAgentFactory(options: TauAgentFactoryOptions): AgentFactory {
   const split = options.split ?? 'test';
   const kind = typeof options.agent === 'string' ? options.agent : undefined;
-  if (kind !== undefined && !isTauAgentKind(kind)) throw new Error(`unknown tau-bench agent "${kind}": use one of ${TAU_AGENTS.join(', ')}, or an agent module`);
+  if (kind !== undefined && !isTauAgentKind(kind))
+    throw new Error(`unknown tau-bench agent "${kind}": use one of ${TAU_AGENTS.join(', ')}, or an agent module`);
   const strategy = options.userStrategy ?? (kind === 'ground-truth' ? 'scripted' : 'llm');
   createUserSimulator(strategy); // an unknown strategy fails here, before any trial
   const tasks = options.domain.tasks(split);
   return async (ctx) => {
     const task = tasks[Number(ctx.task.id)];
-    if (!task || task.id !== ctx.task.id) throw new Error(`tau-bench ${options.domain.name}/${split} has no task "${ctx.task.id}"`);
+    if (!task || task.id !== ctx.task.id)
+      throw new Error(`tau-bench ${options.domain.name}/${split} has no task "${ctx.task.id}"`);
     const user = createUserSimulator(strategy, options.userLines ? { lines: options.userLines } : {});
-    const userModel = strategy === 'scripted' ? undefined : typeof options.userModel === 'function' ? await options.userModel(ctx) : (options.userModel ?? ctx.model);
-    if (strategy !== 'scripted' && !userModel) throw new Error(`the "${strategy}" user simulator needs a model: pass --user-model or --model`);
+    const userModel =
+      strategy === 'scripted'
+        ? undefined
+        : typeof options.userModel === 'function'
+          ? await options.userModel(ctx)
+          : (options.userModel ?? ctx.model);
+    if (strategy !== 'scripted' && !userModel)
+      throw new Error(`the "${strategy}" user simulator needs a model: pass --user-model or --model`);
     const env = new TauEnv({ domain: options.domain, task, user, ...(userModel ? { userModel } : {}) });
-    const common = { env, ...(ctx.model ? { model: ctx.model } : {}), ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}) };
+    const common = {
+      env,
+      ...(ctx.model ? { model: ctx.model } : {}),
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    };
     if (typeof options.agent === 'function') {
       const built = toBenchAgent(await options.agent({ ...ctx, tau: { env, domain: options.domain, task } }));
-      if (built.env && built.env !== env) throw new Error('a tau-bench agent module must run in ctx.tau.env (its env is the episode: session and customer)');
+      if (built.env && built.env !== env)
+        throw new Error(
+          'a tau-bench agent module must run in ctx.tau.env (its env is the episode: session and customer)',
+        );
       return { ...built, env };
     }
-    const agent = kind === 'tool-calling' ? new TauToolCallingAgent(common) : kind === 'react' ? new TauReactAgent(common) : kind === 'act' ? new TauReactAgent({ ...common, useReasoning: false }) : new TauGroundTruthAgent(common);
+    const agent =
+      kind === 'tool-calling'
+        ? new TauToolCallingAgent(common)
+        : kind === 'react'
+          ? new TauReactAgent(common)
+          : kind === 'act'
+            ? new TauReactAgent({ ...common, useReasoning: false })
+            : new TauGroundTruthAgent(common);
     return { agent, env };
   };
 }

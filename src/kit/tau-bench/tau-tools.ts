@@ -17,7 +17,8 @@ export function nativeRawArgs(ctx: ToolContext): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m.role !== 'assistant') continue;
-    for (const p of m.parts) if (p.type === 'tool' && p.callID === ctx.callId && p.state.status === 'pending') return p.state.raw;
+    for (const p of m.parts)
+      if (p.type === 'tool' && p.callID === ctx.callId && p.state.status === 'pending') return p.state.raw;
     return undefined;
   }
   return undefined;

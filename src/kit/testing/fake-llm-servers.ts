@@ -72,7 +72,13 @@ export interface AnthropicScript extends Delivery {
   redactedThinking?: string;
   text?: string;
   toolUses?: Array<{ id?: string; name: string; input: string }>;
-  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number; thinking_tokens?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+    thinking_tokens?: number;
+  };
   /** Default `tool_use` when there are tool uses, else `end_turn`. */
   stopReason?: string;
   chunkSize?: number;
@@ -109,16 +115,24 @@ export interface FakeServerOptions {
 export function startFakeOpenAI(script: Script<OpenAIReply>, options: FakeServerOptions = {}): Promise<FakeServer> {
   return startServer('/v1/chat/completions', script, options, (reply, res) => {
     const frames = 'frames' in reply ? reply.frames : openAIChunks(reply as OpenAIScript);
-    const sse = (f: unknown) => (f && typeof f === 'object' && 'sse' in f ? `${(f as { sse: string }).sse}\n\n` : `data: ${JSON.stringify(f)}\n\n`);
+    const sse = (f: unknown) =>
+      f && typeof f === 'object' && 'sse' in f ? `${(f as { sse: string }).sse}\n\n` : `data: ${JSON.stringify(f)}\n\n`;
     return stream(res, [...frames.map(sse), 'data: [DONE]\n\n'], reply);
   });
 }
 
 /** Starts a fake Anthropic messages server (`POST <url>/messages`; give the SDK the url without `/v1`). */
-export async function startFakeAnthropic(script: Script<AnthropicReply>, options: FakeServerOptions = {}): Promise<FakeServer> {
+export async function startFakeAnthropic(
+  script: Script<AnthropicReply>,
+  options: FakeServerOptions = {},
+): Promise<FakeServer> {
   const srv = await startServer('/v1/messages', script, options, (reply, res) => {
     const frames = 'frames' in reply ? reply.frames : anthropicEvents(reply as AnthropicScript);
-    return stream(res, frames.map((f) => `event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`), reply);
+    return stream(
+      res,
+      frames.map((f) => `event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`),
+      reply,
+    );
   });
   // The Anthropic SDK appends /v1 itself.
   return { ...srv, url: srv.url.replace(/\/v1$/, '') };
@@ -132,11 +146,19 @@ export interface EmbeddingsScript extends Delivery {
 }
 
 /** Starts a fake OpenAI embeddings server (`POST <url>/embeddings`), answering with float vectors. */
-export function startFakeEmbeddings(script: Script<EmbeddingsScript | HttpReply>, options: FakeServerOptions = {}): Promise<FakeServer> {
+export function startFakeEmbeddings(
+  script: Script<EmbeddingsScript | HttpReply>,
+  options: FakeServerOptions = {},
+): Promise<FakeServer> {
   return startServer('/v1/embeddings', script, options, async (reply, res) => {
     const r = reply as EmbeddingsScript;
     const order = r.order ?? r.vectors.map((_, i) => i);
-    sendJson(res, 200, { object: 'list', model: 'fake-embedder', data: order.map((i) => ({ object: 'embedding', index: i, embedding: r.vectors[i] })), usage: { prompt_tokens: 1, total_tokens: 1 } });
+    sendJson(res, 200, {
+      object: 'list',
+      model: 'fake-embedder',
+      data: order.map((i) => ({ object: 'embedding', index: i, embedding: r.vectors[i] })),
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    });
   });
 }
 
@@ -144,19 +166,27 @@ export function startFakeEmbeddings(script: Script<EmbeddingsScript | HttpReply>
 export function openAIChunks(s: OpenAIScript): unknown[] {
   const size = s.chunkSize ?? 3;
   const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model' };
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
   const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
   for (const piece of split(s.reasoning, size)) out.push(chunk({ reasoning_content: piece }));
   for (const piece of split(s.text, size)) out.push(chunk({ content: piece }));
   for (const [index, call] of (s.toolCalls ?? []).entries()) {
     const id = call.id ?? `call_${index}`;
     out.push(chunk({ tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const piece of split(call.arguments, size)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    for (const piece of split(call.arguments, size))
+      out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   }
   out.push(chunk({}, s.finishReason ?? (s.toolCalls?.length ? 'tool_calls' : 'stop')));
   if (s.usage !== false) {
     const completion = Math.ceil(((s.text?.length ?? 0) + (s.reasoning?.length ?? 0)) / 4);
-    out.push({ ...base, choices: [], usage: s.usage ?? { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion } });
+    out.push({
+      ...base,
+      choices: [],
+      usage: s.usage ?? { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion },
+    });
   }
   return out;
 }
@@ -171,8 +201,19 @@ export function anthropicEvents(s: AnthropicScript): AnthropicFrame[] {
       data: {
         type: 'message_start',
         message: {
-          id: 'msg_fake', type: 'message', role: 'assistant', model: 'claude-fake', content: [], stop_reason: null, stop_sequence: null,
-          usage: { input_tokens: u.input_tokens ?? 10, output_tokens: 1, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-fake',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: u.input_tokens ?? 10,
+            output_tokens: 1,
+            cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+            cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+          },
         },
       },
     },
@@ -180,7 +221,8 @@ export function anthropicEvents(s: AnthropicScript): AnthropicFrame[] {
   let index = 0;
   const block = (start: unknown, deltas: unknown[]) => {
     out.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } });
-    for (const d of deltas) out.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
+    for (const d of deltas)
+      out.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
     out.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
     index++;
   };
@@ -190,9 +232,16 @@ export function anthropicEvents(s: AnthropicScript): AnthropicFrame[] {
     block({ type: 'thinking', thinking: '', signature: '' }, deltas);
   }
   if (s.redactedThinking) block({ type: 'redacted_thinking', data: s.redactedThinking }, []);
-  if (s.text !== undefined) block({ type: 'text', text: '', citations: null }, split(s.text, size).map((t) => ({ type: 'text_delta', text: t })));
+  if (s.text !== undefined)
+    block(
+      { type: 'text', text: '', citations: null },
+      split(s.text, size).map((t) => ({ type: 'text_delta', text: t })),
+    );
   for (const [i, t] of (s.toolUses ?? []).entries()) {
-    block({ type: 'tool_use', id: t.id ?? `toolu_${i}`, name: t.name, input: {} }, split(t.input, size).map((p) => ({ type: 'input_json_delta', partial_json: p })));
+    block(
+      { type: 'tool_use', id: t.id ?? `toolu_${i}`, name: t.name, input: {} },
+      split(t.input, size).map((p) => ({ type: 'input_json_delta', partial_json: p })),
+    );
   }
   out.push({ event: 'ping', data: { type: 'ping' } });
   const outputTokens = u.output_tokens ?? Math.ceil(((s.text?.length ?? 0) + (s.thinking?.text.length ?? 0)) / 4);
@@ -201,7 +250,10 @@ export function anthropicEvents(s: AnthropicScript): AnthropicFrame[] {
     data: {
       type: 'message_delta',
       delta: { stop_reason: s.stopReason ?? (s.toolUses?.length ? 'tool_use' : 'end_turn'), stop_sequence: null },
-      usage: { output_tokens: outputTokens, ...(u.thinking_tokens !== undefined ? { output_tokens_details: { thinking_tokens: u.thinking_tokens } } : {}) },
+      usage: {
+        output_tokens: outputTokens,
+        ...(u.thinking_tokens !== undefined ? { output_tokens_details: { thinking_tokens: u.thinking_tokens } } : {}),
+      },
     },
   });
   out.push({ event: 'message_stop', data: { type: 'message_stop' } });
@@ -217,7 +269,12 @@ function split(text: string | undefined, size: number): string[] {
 
 type Streamer<R> = (reply: Exclude<R, HttpReply>, res: ServerResponse) => Promise<void>;
 
-async function startServer<R extends Delivery>(route: string, script: Script<R>, options: FakeServerOptions, send: Streamer<R>): Promise<FakeServer> {
+async function startServer<R extends Delivery>(
+  route: string,
+  script: Script<R>,
+  options: FakeServerOptions,
+  send: Streamer<R>,
+): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   let count = 0;
   const server = createServer((req, res) => {
@@ -227,14 +284,21 @@ async function startServer<R extends Delivery>(route: string, script: Script<R>,
       void (async () => {
         const path = (req.url ?? '').split('?')[0];
         if (req.method !== 'POST' || path !== route) {
-          return sendJson(res, 404, { error: { message: `fake server: no route ${req.method} ${path} (serves POST ${route})`, type: 'not_found' } });
+          return sendJson(res, 404, {
+            error: { message: `fake server: no route ${req.method} ${path} (serves POST ${route})`, type: 'not_found' },
+          });
         }
         const raw = Buffer.concat(chunks).toString('utf8');
         let body: unknown;
         try {
           body = JSON.parse(raw);
         } catch {
-          return sendJson(res, 400, { error: { message: `fake server: request body is not JSON: ${raw.slice(0, 100)}`, type: 'invalid_request_error' } });
+          return sendJson(res, 400, {
+            error: {
+              message: `fake server: request body is not JSON: ${raw.slice(0, 100)}`,
+              type: 'invalid_request_error',
+            },
+          });
         }
         const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body };
         if (options.record !== false) requests.push(recorded);
@@ -243,20 +307,29 @@ async function startServer<R extends Delivery>(route: string, script: Script<R>,
         if (typeof script === 'function') reply = await script(recorded, index);
         else reply = script[index];
         if (!reply) {
-          return sendJson(res, 500, { error: { message: `fake server: script exhausted (request #${index + 1}, script has ${(script as R[]).length} replies)`, type: 'server_error' } });
+          return sendJson(res, 500, {
+            error: {
+              message: `fake server: script exhausted (request #${index + 1}, script has ${(script as R[]).length} replies)`,
+              type: 'server_error',
+            },
+          });
         }
         const delay = (options.delayMs ?? 0) + (reply.delayMs ?? 0);
         if (delay) await sleep(delay);
         if ('status' in reply) {
           const r = reply as unknown as HttpReply;
-          res.writeHead(r.status, { 'content-type': typeof r.body === 'string' ? 'text/plain' : 'application/json', ...r.headers });
+          res.writeHead(r.status, {
+            'content-type': typeof r.body === 'string' ? 'text/plain' : 'application/json',
+            ...r.headers,
+          });
           res.end(r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
           return;
         }
         await send(reply as Exclude<R, HttpReply>, res);
       })().catch((err: unknown) => {
         // A failure in the fake itself must be visible in the test, not hang it.
-        if (!res.headersSent) sendJson(res, 500, { error: { message: `fake server failed: ${String(err)}`, type: 'server_error' } });
+        if (!res.headersSent)
+          sendJson(res, 500, { error: { message: `fake server failed: ${String(err)}`, type: 'server_error' } });
         else res.destroy(err instanceof Error ? err : new Error(String(err)));
       });
     });

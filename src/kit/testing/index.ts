@@ -17,7 +17,17 @@ export { policyContext, policyForRun, type CapturedEvent } from './policy-contex
 export { ScriptedAgent } from './scripted-agent.js';
 export { runSteps, type RunStepsOptions } from './run-steps.js';
 export {
-  startFakeOpenAI, startFakeAnthropic, startFakeEmbeddings,
-  type FakeServer, type FakeServerOptions, type RecordedRequest, type OpenAIReply, type OpenAIScript, type AnthropicReply, type AnthropicScript,
-  type EmbeddingsScript, type HttpReply, type Script,
+  startFakeOpenAI,
+  startFakeAnthropic,
+  startFakeEmbeddings,
+  type FakeServer,
+  type FakeServerOptions,
+  type RecordedRequest,
+  type OpenAIReply,
+  type OpenAIScript,
+  type AnthropicReply,
+  type AnthropicScript,
+  type EmbeddingsScript,
+  type HttpReply,
+  type Script,
 } from './fake-llm-servers.js';

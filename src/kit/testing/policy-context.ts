@@ -12,7 +12,10 @@ export interface CapturedEvent {
  * `callModel` calls the call's own model, else `over.model`, without the run's middleware; with neither it rejects,
  * naming why. Override any field with `over`.
  */
-export function policyContext(state: State, over: Partial<PolicyContext> = {}): PolicyContext & { events: CapturedEvent[] } {
+export function policyContext(
+  state: State,
+  over: Partial<PolicyContext> = {},
+): PolicyContext & { events: CapturedEvent[] } {
   const events: CapturedEvent[] = [];
   return {
     runId: 'run-1',
@@ -25,7 +28,9 @@ export function policyContext(state: State, over: Partial<PolicyContext> = {}): 
     // As the engine does, minus its middleware: the call's own model, else the run's.
     callModel: (request, opts = {}) => {
       const model = opts.model ?? over.model;
-      return model ? model.generate(request, { signal: opts.signal }) : Promise.reject(new Error('the policy test gave no model to call'));
+      return model
+        ? model.generate(request, { signal: opts.signal })
+        : Promise.reject(new Error('the policy test gave no model to call'));
     },
     emit: (type, data) => events.push({ type, data }),
     ...over,

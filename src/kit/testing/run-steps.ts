@@ -27,8 +27,14 @@ export interface RunStepsOptions {
  *   const r = await runSteps([decide.call('add', { a: 1, b: 2 }), decide.final('3')], { tools: [add] });
  *   r.stopReason // 'final'
  */
-export function runSteps(decisions: ReadonlyArray<Decision | (() => Decision)>, options: RunStepsOptions = {}): Promise<RunResult<State>> {
-  const agent = new ScriptedAgent(decisions, { tools: options.tools ?? [], config: { maxSteps: options.maxSteps ?? decisions.length + 1 } });
+export function runSteps(
+  decisions: ReadonlyArray<Decision | (() => Decision)>,
+  options: RunStepsOptions = {},
+): Promise<RunResult<State>> {
+  const agent = new ScriptedAgent(decisions, {
+    tools: options.tools ?? [],
+    config: { maxSteps: options.maxSteps ?? decisions.length + 1 },
+  });
   const engine = new Engine<State>({
     ...options.engine,
     agent,

@@ -14,7 +14,8 @@ export class ScriptedAgent extends AgentModule<State> {
     options: AgentModuleOptions = {},
   ) {
     super(options);
-    if (decisions.length === 0) throw new TypeError('ScriptedAgent needs at least one decision (e.g. decide.final("done"))');
+    if (decisions.length === 0)
+      throw new TypeError('ScriptedAgent needs at least one decision (e.g. decide.final("done"))');
   }
 
   initState(task: Task): State {

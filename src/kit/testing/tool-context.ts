@@ -13,7 +13,12 @@ export function actContext(overrides: Partial<ActContext> = {}): ActContext {
     services: {},
     depth: 0,
     callModel: () => Promise.reject(new Error('this test gives the run no model')),
-    childLink: () => ({ runId: overrides.runId ?? 'r', path: null, kind: 'subtask', depth: (overrides.depth ?? 0) + 1 }),
+    childLink: () => ({
+      runId: overrides.runId ?? 'r',
+      path: null,
+      kind: 'subtask',
+      depth: (overrides.depth ?? 0) + 1,
+    }),
     onState: () => undefined,
     ...overrides,
   };

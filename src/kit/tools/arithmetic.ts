@@ -40,10 +40,16 @@ const KEYWORDS = new Set(['true', 'false', 'null', 'in']);
 function arithmeticTokens(source: string): Token[] {
   const tokens = tokenizeExpr(source);
   for (const t of tokens) {
-    const bad = t.kind === 'str' || (t.kind === 'op' && !ARITHMETIC_OPS.has(t.value)) || (t.kind === 'name' && KEYWORDS.has(t.value));
+    const bad =
+      t.kind === 'str' ||
+      (t.kind === 'op' && !ARITHMETIC_OPS.has(t.value)) ||
+      (t.kind === 'name' && KEYWORDS.has(t.value));
     if (!bad) continue;
     const text = t.kind === 'str' ? source.slice(t.pos, t.pos + 20).split(/\s/)[0] : t.value;
-    throw new ArithmeticError(`unexpected "${text}" at column ${t.pos + 1}: calculate takes numbers, + - * / % ^, parentheses, constants and functions`, t.pos + 1);
+    throw new ArithmeticError(
+      `unexpected "${text}" at column ${t.pos + 1}: calculate takes numbers, + - * / % ^, parentheses, constants and functions`,
+      t.pos + 1,
+    );
   }
   return tokens;
 }
@@ -51,7 +57,8 @@ function arithmeticTokens(source: string): Token[] {
 /** Evaluates an arithmetic expression to a finite number, or throws ArithmeticError saying what is wrong. */
 export function evaluateArithmetic(expression: string): number {
   if (typeof expression !== 'string' || !expression.trim()) throw new ArithmeticError('the expression is empty');
-  if (expression.length > MAX_LENGTH) throw new ArithmeticError(`the expression is ${expression.length} characters long; the limit is ${MAX_LENGTH}`);
+  if (expression.length > MAX_LENGTH)
+    throw new ArithmeticError(`the expression is ${expression.length} characters long; the limit is ${MAX_LENGTH}`);
   try {
     // Lower-cased as a whole: arithmetic has no strings, so only names change (`PI`, `SQRT`).
     const source = expression.toLowerCase();
@@ -59,7 +66,8 @@ export function evaluateArithmetic(expression: string): number {
     const value = evaluateExpr(parsed, CONSTANTS, { functions: EXPR_MATH_FUNCTIONS }) as number;
     return value === 0 ? 0 : value; // no -0 in answers
   } catch (err) {
-    if (err instanceof ExprError && !(err instanceof ArithmeticError)) throw new ArithmeticError(err.message, err.column);
+    if (err instanceof ExprError && !(err instanceof ArithmeticError))
+      throw new ArithmeticError(err.message, err.column);
     throw err;
   }
 }

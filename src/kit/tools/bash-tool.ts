@@ -15,7 +15,8 @@ export interface BashToolOptions {
   limits?: OutputLimits;
 }
 
-const REDIRECT_HINT = 'The full output is kept in the trace. To inspect it yourself, redirect it to a file (cmd > out.txt 2>&1) and read it with read (offset/limit) or grep.';
+const REDIRECT_HINT =
+  'The full output is kept in the trace. To inspect it yourself, redirect it to a file (cmd > out.txt 2>&1) and read it with read (offset/limit) or grep.';
 
 /**
  * `bash`: runs a shell command with `bash -c` in the workspace (env `process` ops: jailed cwd, cleared
@@ -36,8 +37,18 @@ export function bashTool(options: BashToolOptions = {}) {
       'Prefer read, grep and glob for looking at files.',
     parameters: z.object({
       command: z.string().min(1).describe('The command line, run as `bash -c <command>`.'),
-      timeoutMs: z.number().int().positive().max(maxTimeoutMs).optional().describe(`Timeout in ms (default ${defaultTimeoutMs}).`),
-      cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default the root).'),
+      timeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .max(maxTimeoutMs)
+        .optional()
+        .describe(`Timeout in ms (default ${defaultTimeoutMs}).`),
+      cwd: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Folder to run in, relative to the workspace root (default the root).'),
       description: z.string().optional().describe('What the command does, in 5-10 words (shown in logs).'),
     }),
     requires: ['process'],
@@ -48,11 +59,15 @@ export function bashTool(options: BashToolOptions = {}) {
       const timeoutMs = args.timeoutMs ?? defaultTimeoutMs;
       if (args.description) ctx.metadata({ title: args.description });
       const r = await proc.run(args.command, { cwd: args.cwd, timeoutMs, maxOutputBytes, signal: ctx.signal });
-      const combined = [r.stdout, r.stderr ? `[stderr]\n${r.stderr}` : ''].filter(Boolean).join(r.stdout.endsWith('\n') ? '' : '\n');
+      const combined = [r.stdout, r.stderr ? `[stderr]\n${r.stderr}` : '']
+        .filter(Boolean)
+        .join(r.stdout.endsWith('\n') ? '' : '\n');
       if (r.timedOut) {
         throw toolError(
           `Command timed out after ${timeoutMs} ms and was killed with all its child processes.` +
-            (combined ? ` Output before the kill (first 2 KB):\n${cutToBytes(combined, 2048)}\n` : ' It printed nothing.') +
+            (combined
+              ? ` Output before the kill (first 2 KB):\n${cutToBytes(combined, 2048)}\n`
+              : ' It printed nothing.') +
             ` Pass a larger timeoutMs (max ${maxTimeoutMs}) or run long jobs in the background with their output sent to a file.`,
         );
       }
@@ -70,7 +85,12 @@ export function bashTool(options: BashToolOptions = {}) {
         output: t.output,
         ...(t.full !== undefined ? { full: t.full } : {}),
         title: args.description ?? args.command.slice(0, 80),
-        metadata: { exitCode: r.exitCode, signal: r.signal, durationMs: Math.round(r.durationMs), truncated: t.truncated },
+        metadata: {
+          exitCode: r.exitCode,
+          signal: r.signal,
+          durationMs: Math.round(r.durationMs),
+          truncated: t.truncated,
+        },
       };
     },
   });

@@ -20,10 +20,18 @@ export function codeSearchTool(backend?: CodeSearchBackend) {
     }),
     async execute(args, ctx) {
       const b = backend ?? (ctx.services.codeSearch as CodeSearchBackend | undefined);
-      if (!b || typeof b.search !== 'function') throw toolError('code_search has no code search backend configured, so it cannot search. Use grep to search the workspace; the user can configure one with codeSearchTool(backend) or services.codeSearch.');
+      if (!b || typeof b.search !== 'function')
+        throw toolError(
+          'code_search has no code search backend configured, so it cannot search. Use grep to search the workspace; the user can configure one with codeSearchTool(backend) or services.codeSearch.',
+        );
       const limit = args.limit ?? 10;
-      const hits = await b.search(args.query, { limit, ...(args.language ? { language: args.language } : {}), signal: ctx.signal });
-      if (hits.length === 0) return { output: `No code matches "${args.query}" (${b.name}).`, metadata: { backend: b.name, count: 0 } };
+      const hits = await b.search(args.query, {
+        limit,
+        ...(args.language ? { language: args.language } : {}),
+        signal: ctx.signal,
+      });
+      if (hits.length === 0)
+        return { output: `No code matches "${args.query}" (${b.name}).`, metadata: { backend: b.name, count: 0 } };
       const text = hits
         .slice(0, limit)
         .map((h) => {
@@ -32,7 +40,12 @@ export function codeSearchTool(backend?: CodeSearchBackend) {
         })
         .join('\n');
       const t = truncateOutput(text, 'Ask for fewer results or a more specific query.');
-      return { output: t.output, ...(t.full !== undefined ? { full: t.full } : {}), title: args.query, metadata: { backend: b.name, count: hits.length } };
+      return {
+        output: t.output,
+        ...(t.full !== undefined ? { full: t.full } : {}),
+        title: args.query,
+        metadata: { backend: b.name, count: hits.length },
+      };
     },
   });
 }

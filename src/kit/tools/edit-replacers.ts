@@ -70,7 +70,11 @@ export function occurrences(text: string, needle: string): number[] {
 }
 
 /** Every block of `n` lines whose lines pass `same(fileLine, blockLine)` pairwise. */
-function blocksWhere(content: string, find: string[], same: (a: string, b: string) => boolean): Array<{ i: number; j: number; lines: Lines }> {
+function blocksWhere(
+  content: string,
+  find: string[],
+  same: (a: string, b: string) => boolean,
+): Array<{ i: number; j: number; lines: Lines }> {
   const lines = new Lines(content);
   const out: Array<{ i: number; j: number; lines: Lines }> = [];
   const n = find.length;
@@ -86,7 +90,8 @@ function blocksWhere(content: string, find: string[], same: (a: string, b: strin
 export const exact: Replacer = {
   name: 'exact',
   how: 'exactly',
-  find: (content, old, neu) => occurrences(content, old).map((start) => ({ start, end: start + old.length, replacement: neu })),
+  find: (content, old, neu) =>
+    occurrences(content, old).map((start) => ({ start, end: start + old.length, replacement: neu })),
 };
 
 /** `oldString` without the blank space (and blank lines) at its start and end; `newString` loses the same. */
@@ -98,14 +103,19 @@ export const trimmedBoundary: Replacer = {
     if (!core || core === old) return [];
     const lead = old.slice(0, old.indexOf(core));
     const trail = old.slice(lead.length + core.length);
-    const replacement = neu.startsWith(lead) && neu.endsWith(trail) && neu.length >= lead.length + trail.length ? neu.slice(lead.length, neu.length - trail.length) : neu;
+    const replacement =
+      neu.startsWith(lead) && neu.endsWith(trail) && neu.length >= lead.length + trail.length
+        ? neu.slice(lead.length, neu.length - trail.length)
+        : neu;
     return occurrences(content, core).map((start) => ({ start, end: start + core.length, replacement }));
   },
 };
 
 /** Backslash escapes a model wrote once too often (`\\n`, `\\t`, `\\"`, `\\'`, `` \\` ``, `\\\\`, `\\$`), read as the characters. */
 export function unescapeOnce(s: string): string {
-  return s.replace(/\\(n|t|r|'|"|`|\\|\$)/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c === 'r' ? '\r' : c));
+  return s.replace(/\\(n|t|r|'|"|`|\\|\$)/g, (_m, c: string) =>
+    c === 'n' ? '\n' : c === 't' ? '\t' : c === 'r' ? '\r' : c,
+  );
 }
 
 /** `oldString` with its escapes read once (the model escaped a string twice); `newString` is read the same way. */
@@ -174,7 +184,10 @@ export const lineTrimmed: Replacer = {
   find(content, old, neu) {
     const { lines: find, trailingNewline } = blockOf(old);
     if (find.every(isBlank)) return [];
-    return blocksWhere(content, find, (a, b) => a.trim() === b.trim()).map((b) => ({ ...b.lines.span(b.i, b.j), replacement: lineReplacement(neu, trailingNewline) }));
+    return blocksWhere(content, find, (a, b) => a.trim() === b.trim()).map((b) => ({
+      ...b.lines.span(b.i, b.j),
+      replacement: lineReplacement(neu, trailingNewline),
+    }));
   },
 };
 
@@ -206,7 +219,10 @@ export const blockAnchor: Replacer = {
     if (!first || !last) return [];
     const lines = new Lines(content);
     const slack = Math.max(1, Math.floor(find.length / 4));
-    const wantMiddle = find.slice(1, -1).map((l) => l.trim()).join('\n');
+    const wantMiddle = find
+      .slice(1, -1)
+      .map((l) => l.trim())
+      .join('\n');
     const out: EditMatch[] = [];
     for (let i = 0; i < lines.lines.length; i++) {
       if (lines.lines[i].trim() !== first) continue;
@@ -214,8 +230,15 @@ export const blockAnchor: Replacer = {
       const hi = Math.min(lines.lines.length - 1, i + find.length - 1 + slack);
       for (let j = lo; j <= hi; j++) {
         if (lines.lines[j].trim() !== last) continue;
-        const similarity = similarityOf(lines.lines.slice(i + 1, j).map((l) => l.trim()).join('\n'), wantMiddle);
-        if (similarity >= BLOCK_SIMILARITY) out.push({ ...lines.span(i, j), replacement: lineReplacement(neu, trailingNewline), similarity });
+        const similarity = similarityOf(
+          lines.lines
+            .slice(i + 1, j)
+            .map((l) => l.trim())
+            .join('\n'),
+          wantMiddle,
+        );
+        if (similarity >= BLOCK_SIMILARITY)
+          out.push({ ...lines.span(i, j), replacement: lineReplacement(neu, trailingNewline), similarity });
         break; // the nearest closing anchor only
       }
     }
@@ -256,7 +279,16 @@ export const contextAware: Replacer = {
  * The chain, strictest first. Whole-line re-indentation comes before the substring matches that ignore the
  * boundary whitespace, so a block that only moved left or right gets `newString` moved with it.
  */
-export const REPLACERS: readonly Replacer[] = [exact, indentationFlexible, trimmedBoundary, escapeNormalized, lineTrimmed, whitespaceNormalized, blockAnchor, contextAware];
+export const REPLACERS: readonly Replacer[] = [
+  exact,
+  indentationFlexible,
+  trimmedBoundary,
+  escapeNormalized,
+  lineTrimmed,
+  whitespaceNormalized,
+  blockAnchor,
+  contextAware,
+];
 
 /** Above this product of lengths, texts are compared line by line (the full distance would take too long). */
 const MAX_LEVENSHTEIN_CELLS = 16_000_000;
@@ -283,7 +315,8 @@ function levenshtein(a: string, b: string): number {
   let cur = new Array<number>(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
     cur[0] = i;
-    for (let k = 1; k <= b.length; k++) cur[k] = Math.min(prev[k] + 1, cur[k - 1] + 1, prev[k - 1] + (a[i - 1] === b[k - 1] ? 0 : 1));
+    for (let k = 1; k <= b.length; k++)
+      cur[k] = Math.min(prev[k] + 1, cur[k - 1] + 1, prev[k - 1] + (a[i - 1] === b[k - 1] ? 0 : 1));
     [prev, cur] = [cur, prev];
   }
   return prev[b.length];

@@ -32,7 +32,12 @@ export interface EditResult {
  * - the replacers are tried strictest first ({@link REPLACERS}); the first that finds anything decides. One
  *   match is replaced; several are an {@link EditError} listing their lines, unless `replaceAll`.
  */
-export function editText(original: string, oldString: string, newString: string, options: { replaceAll?: boolean; file?: string } = {}): EditResult {
+export function editText(
+  original: string,
+  oldString: string,
+  newString: string,
+  options: { replaceAll?: boolean; file?: string } = {},
+): EditResult {
   const inFile = options.file ? ` in "${options.file}"` : '';
   const bom = original.startsWith(BOM) ? BOM : '';
   const ends = new LineEndings(original.slice(bom.length));
@@ -47,11 +52,19 @@ export function editText(original: string, oldString: string, newString: string,
     const lines = matches.map((m) => lineOf(content, m.start));
     const how = replacer.name === 'exact' ? '' : ` when matched ${replacer.how} (${replacer.name})`;
     if (matches.length > 1 && !options.replaceAll) {
-      const count = replacer.name === 'exact' ? `occurs ${matches.length} times${inFile}` : `matches ${matches.length} places${inFile}${how}`;
-      throw new EditError(`oldString ${count} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`);
+      const count =
+        replacer.name === 'exact'
+          ? `occurs ${matches.length} times${inFile}`
+          : `matches ${matches.length} places${inFile}${how}`;
+      throw new EditError(
+        `oldString ${count} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`,
+      );
     }
     const overlap = matches.findIndex((m, k) => k > 0 && m.start < matches[k - 1].end);
-    if (overlap > 0) throw new EditError(`oldString matches places that overlap${inFile}${how} (at lines ${lines[overlap - 1]} and ${lines[overlap]}), so replaceAll cannot replace them all; edit them one at a time.`);
+    if (overlap > 0)
+      throw new EditError(
+        `oldString matches places that overlap${inFile}${how} (at lines ${lines[overlap - 1]} and ${lines[overlap]}), so replaceAll cannot replace them all; edit them one at a time.`,
+      );
     return {
       text: bom + splice(ends, matches),
       replacer: replacer.name,
@@ -79,7 +92,10 @@ function splice(ends: LineEndings, matches: readonly EditMatch[]): string {
 
 /** Where the model should look when nothing matched: lines that hold `oldString`'s first line. */
 function notFoundHint(content: string, old: string): string {
-  const first = old.split('\n').find((l) => l.trim())?.trim();
+  const first = old
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim();
   const at: number[] = [];
   if (first) content.split('\n').forEach((l, i) => l.includes(first) && at.push(i + 1));
   return at.length

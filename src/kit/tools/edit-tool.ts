@@ -22,14 +22,19 @@ export function editTool() {
       path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it).'),
       oldString: z.string().describe('The text to replace.'),
       newString: z.string().describe('The text to put in its place.'),
-      replaceAll: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one (default false).'),
+      replaceAll: z
+        .boolean()
+        .optional()
+        .describe('Replace every occurrence instead of requiring exactly one (default false).'),
     }),
     requires: ['file'],
     permission: (args) => ({ kind: 'path', value: args.path }),
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'edit');
-      if (args.oldString === '') throw toolError('oldString is empty. To create a file or replace all of it, use write.');
-      if (args.oldString === args.newString) throw toolError('oldString and newString are the same; nothing would change.');
+      if (args.oldString === '')
+        throw toolError('oldString is empty. To create a file or replace all of it, use write.');
+      if (args.oldString === args.newString)
+        throw toolError('oldString and newString are the same; nothing would change.');
       const st = await files.stat(args.path);
       if (!st) throw toolError(`File not found: "${args.path}". To create it, use write.`);
       if (st.type === 'directory') throw toolError(`"${st.path}" is a folder, not a file.`);
@@ -48,11 +53,20 @@ export function editTool() {
         await files.writeText(st.path, r.text);
         const n = r.lines.length;
         const where = n === 1 ? `line ${r.lines[0]}` : `lines ${r.lines.join(', ')}`;
-        const fuzzy = r.replacer === 'exact' ? '' : ` oldString did not match exactly; it was matched ${r.how} (${r.replacer}): check the result.`;
+        const fuzzy =
+          r.replacer === 'exact'
+            ? ''
+            : ` oldString did not match exactly; it was matched ${r.how} (${r.replacer}): check the result.`;
         return {
           output: `Edited "${st.path}": replaced ${n} occurrence${n === 1 ? '' : 's'} (${where}).${fuzzy}\n${snippet(r.text, r.lines[0], r.firstLines)}`,
           title: st.path,
-          metadata: { path: st.path, replacements: n, lines: r.lines, replacer: r.replacer, ...(r.similarity !== undefined ? { similarity: r.similarity } : {}) },
+          metadata: {
+            path: st.path,
+            replacements: n,
+            lines: r.lines,
+            replacer: r.replacer,
+            ...(r.similarity !== undefined ? { similarity: r.similarity } : {}),
+          },
         };
       });
     },

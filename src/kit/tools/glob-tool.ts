@@ -20,7 +20,11 @@ export function globTool(options: GlobToolOptions = {}) {
       `names starting with "." and node_modules are skipped unless the pattern names them. Returns paths relative to the workspace root (at most ${maxResults}).`,
     parameters: z.object({
       pattern: z.string().min(1).describe('Glob pattern, relative to path.'),
-      path: z.string().min(1).optional().describe('Folder to search in, relative to the workspace root (default the root).'),
+      path: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Folder to search in, relative to the workspace root (default the root).'),
     }),
     requires: ['file'],
     permission: (args) => ({ kind: 'path', value: args.path ?? '.' }),
@@ -31,9 +35,16 @@ export function globTool(options: GlobToolOptions = {}) {
       if (hits.length === 0) return { output: `No files match "${args.pattern}"${where}.`, metadata: { count: 0 } };
       const more = hits.length > maxResults;
       const shown = hits.slice(0, maxResults);
-      const text = shown.join('\n') + (more ? `\n\n(Showing the first ${maxResults} matches; there are more. Use a narrower pattern or path.)` : '');
+      const text =
+        shown.join('\n') +
+        (more ? `\n\n(Showing the first ${maxResults} matches; there are more. Use a narrower pattern or path.)` : '');
       const t = truncateOutput(text, 'Use a narrower pattern or path.', options.limits);
-      return { output: t.output, ...(t.full !== undefined ? { full: t.full } : {}), title: args.pattern, metadata: { count: shown.length, more } };
+      return {
+        output: t.output,
+        ...(t.full !== undefined ? { full: t.full } : {}),
+        title: args.pattern,
+        metadata: { count: shown.length, more },
+      };
     },
   });
 }

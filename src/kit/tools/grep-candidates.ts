@@ -12,7 +12,13 @@ export interface GrepCandidates {
  * The files a grep call searches: `root` itself when it is a file, else what `include` (default every file)
  * matches below it, minus what `exclude` matches, at most `maxFiles`.
  */
-export async function grepCandidates(files: FileOps, root: string, include: string | undefined, exclude: string | undefined, maxFiles: number): Promise<GrepCandidates> {
+export async function grepCandidates(
+  files: FileOps,
+  root: string,
+  include: string | undefined,
+  exclude: string | undefined,
+  maxFiles: number,
+): Promise<GrepCandidates> {
   const st = await files.stat(root);
   if (!st) throw toolError(`path not found: "${root}".`);
   if (st.type === 'file') return { files: [st.path], tooMany: false };
@@ -21,5 +27,7 @@ export async function grepCandidates(files: FileOps, root: string, include: stri
     const excluded = new Set(await files.glob(exclude, { cwd: root }));
     found = found.filter((c) => !excluded.has(c));
   }
-  return found.length > maxFiles ? { files: found.slice(0, maxFiles), tooMany: true } : { files: found, tooMany: false };
+  return found.length > maxFiles
+    ? { files: found.slice(0, maxFiles), tooMany: true }
+    : { files: found, tooMany: false };
 }

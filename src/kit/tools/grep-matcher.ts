@@ -78,7 +78,11 @@ export class GrepMatcher {
     });
   }
 
-  private run(worker: GrepWorker, batch: readonly GrepInput[], cap: number): Promise<{ hits: GrepHit[]; stoppedAt: string | undefined }> {
+  private run(
+    worker: GrepWorker,
+    batch: readonly GrepInput[],
+    cap: number,
+  ): Promise<{ hits: GrepHit[]; stoppedAt: string | undefined }> {
     const { signal, timeoutMs, pattern, flags, maxLineLength } = this.options;
     if (signal.aborted) return Promise.reject(new AbortedError('grep aborted'));
     const thread = worker.thread;
@@ -99,10 +103,14 @@ export class GrepMatcher {
       };
       const onMessage = (m: { hits: [number, number, string][]; more: number }) => {
         done();
-        resolve({ hits: m.hits.map(([f, line, text]) => ({ path: batch[f].path, line, text })), stoppedAt: batch[m.more]?.path });
+        resolve({
+          hits: m.hits.map(([f, line, text]) => ({ path: batch[f].path, line, text })),
+          stoppedAt: batch[m.more]?.path,
+        });
       };
       const onError = (err: Error) => fail(toolError(`grep could not match the pattern: ${err.message}`));
-      const onExit = (code: number) => fail(toolError(`grep's matching thread stopped unexpectedly (exit code ${code})`));
+      const onExit = (code: number) =>
+        fail(toolError(`grep's matching thread stopped unexpectedly (exit code ${code})`));
       const onAbort = () => fail(new AbortedError('grep aborted'));
       const timer = setTimeout(() => fail(this.deadlineError(worker, batch)), Math.max(0, timeoutMs - this.spentMs));
       signal.addEventListener('abort', onAbort, { once: true });

@@ -50,11 +50,25 @@ export function grepTool(options: GrepToolOptions = {}) {
       `At most ${maxResults} matches per call.`,
     parameters: z.object({
       pattern: z.string().min(1).describe('Regular expression to search for.'),
-      path: z.string().min(1).optional().describe('Folder (or single file) to search, relative to the workspace root (default the root).'),
-      include: z.string().min(1).optional().describe('Only files matching this glob, relative to path (default "**/*").'),
+      path: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Folder (or single file) to search, relative to the workspace root (default the root).'),
+      include: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Only files matching this glob, relative to path (default "**/*").'),
       exclude: z.string().min(1).optional().describe('Skip files matching this glob, relative to path.'),
       ignoreCase: z.boolean().optional().describe('Match case-insensitively (default false).'),
-      maxResults: z.number().int().positive().max(maxResults).optional().describe(`Most matches to return (default ${maxResults}).`),
+      maxResults: z
+        .number()
+        .int()
+        .positive()
+        .max(maxResults)
+        .optional()
+        .describe(`Most matches to return (default ${maxResults}).`),
     }),
     requires: ['file'],
     permission: (args) => ({ kind: 'path', value: args.path ?? '.' }),
@@ -64,12 +78,20 @@ export function grepTool(options: GrepToolOptions = {}) {
       try {
         new RegExp(args.pattern, flags);
       } catch (err) {
-        throw toolError(`pattern is not a valid regular expression: ${(err as Error).message}. Escape special characters such as ( ) [ ] { } . * + ? with a backslash to match them literally.`);
+        throw toolError(
+          `pattern is not a valid regular expression: ${(err as Error).message}. Escape special characters such as ( ) [ ] { } . * + ? with a backslash to match them literally.`,
+        );
       }
       const cap = args.maxResults ?? maxResults;
       const root = args.path ?? '.';
       const candidates = await grepCandidates(files, root, args.include, args.exclude, maxFiles);
-      const matcher = new GrepMatcher(workers, { pattern: args.pattern, flags, maxLineLength, timeoutMs: matchTimeoutMs, signal: ctx.signal });
+      const matcher = new GrepMatcher(workers, {
+        pattern: args.pattern,
+        flags,
+        maxLineLength,
+        timeoutMs: matchTimeoutMs,
+        signal: ctx.signal,
+      });
       const matches: string[] = [];
       const withMatches = new Set<string>();
       const unreadable: string[] = [];
@@ -82,9 +104,15 @@ export function grepTool(options: GrepToolOptions = {}) {
           ctx.signal.throwIfAborted();
           const batch = candidates.files.slice(b, b + READ_BATCH);
           const loaded = await Promise.all(batch.map((f) => loadCandidate(files, f, maxFileBytes)));
-          const kinds = loaded.map((bytes) => (typeof bytes === 'string' ? bytes : looksBinary(bytes) ? 'binary' : 'text'));
-          const texts: GrepInput[] = batch.flatMap((path, j) => (kinds[j] === 'text' ? [{ path, bytes: loaded[j] as Uint8Array }] : []));
-          const r = texts.length ? await matcher.match(texts, cap - matches.length) : { hits: [], stoppedAt: undefined };
+          const kinds = loaded.map((bytes) =>
+            typeof bytes === 'string' ? bytes : looksBinary(bytes) ? 'binary' : 'text',
+          );
+          const texts: GrepInput[] = batch.flatMap((path, j) =>
+            kinds[j] === 'text' ? [{ path, bytes: loaded[j] as Uint8Array }] : [],
+          );
+          const r = texts.length
+            ? await matcher.match(texts, cap - matches.length)
+            : { hits: [], stoppedAt: undefined };
           for (const h of r.hits) {
             matches.push(`${h.path}:${h.line}: ${h.text}`);
             withMatches.add(h.path);
@@ -103,18 +131,39 @@ export function grepTool(options: GrepToolOptions = {}) {
       }
 
       const notes: string[] = [];
-      if (more) notes.push(`Showing the first ${cap} matches; there are more. Use a more specific pattern, a narrower path, or an include glob.`);
+      if (more)
+        notes.push(
+          `Showing the first ${cap} matches; there are more. Use a more specific pattern, a narrower path, or an include glob.`,
+        );
       if (candidates.tooMany) notes.push(`Only the first ${maxFiles} files were searched; narrow path or include.`);
-      if (unreadable.length) notes.push(`Could not read ${unreadable.length} file${unreadable.length === 1 ? '' : 's'} (${unreadable.slice(0, 3).join(', ')}${unreadable.length > 3 ? ', …' : ''}): outside the workspace or unreadable.`);
-      if (binary || large) notes.push(`Skipped ${binary} binary file${binary === 1 ? '' : 's'} and ${large} file${large === 1 ? '' : 's'} over ${formatBytes(maxFileBytes)}.`);
-      const head = matches.length ? matches.join('\n') : `No matches for /${args.pattern}/${flags} in "${root}"${args.include ? ` (include ${args.include})` : ''}.`;
+      if (unreadable.length)
+        notes.push(
+          `Could not read ${unreadable.length} file${unreadable.length === 1 ? '' : 's'} (${unreadable.slice(0, 3).join(', ')}${unreadable.length > 3 ? ', …' : ''}): outside the workspace or unreadable.`,
+        );
+      if (binary || large)
+        notes.push(
+          `Skipped ${binary} binary file${binary === 1 ? '' : 's'} and ${large} file${large === 1 ? '' : 's'} over ${formatBytes(maxFileBytes)}.`,
+        );
+      const head = matches.length
+        ? matches.join('\n')
+        : `No matches for /${args.pattern}/${flags} in "${root}"${args.include ? ` (include ${args.include})` : ''}.`;
       const text = head + (notes.length ? `\n\n(${notes.join(' ')})` : '');
-      const t = truncateOutput(text, 'Use a more specific pattern, a narrower path, or an include glob.', options.limits);
+      const t = truncateOutput(
+        text,
+        'Use a more specific pattern, a narrower path, or an include glob.',
+        options.limits,
+      );
       return {
         output: t.output,
         ...(t.full !== undefined ? { full: t.full } : {}),
         title: args.pattern,
-        metadata: { matches: matches.length, files: withMatches.size, more, skippedBinary: binary, skippedLarge: large },
+        metadata: {
+          matches: matches.length,
+          files: withMatches.size,
+          more,
+          skippedBinary: binary,
+          skippedLarge: large,
+        },
       };
     },
   });

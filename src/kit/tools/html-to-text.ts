@@ -6,8 +6,22 @@ const LATIN1 =
 
 const NAMED: Readonly<Record<string, string>> = {
   ...Object.fromEntries(LATIN1.split(' ').map((name, i) => [name, String.fromCodePoint(0xa0 + i)])),
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', mdash: '—', ndash: '–', hellip: '…', trade: '™',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', bull: '•', euro: '€',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  mdash: '—',
+  ndash: '–',
+  hellip: '…',
+  trade: '™',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  bull: '•',
+  euro: '€',
 };
 
 /** Decodes HTML character references: named (common ones), decimal and hex. Unknown names stay as they are. */
@@ -30,10 +44,13 @@ export function htmlTitle(html: string): string | undefined {
 
 /** HTML without comments and the elements a reader never sees (scripts, styles, head, embedded objects). */
 export function stripNonContent(html: string): string {
-  return html.replace(/<!--[\s\S]*?-->/g, '').replace(/<(script|style|noscript|template|svg|head|iframe|object|canvas)\b[\s\S]*?<\/\1\s*>/gi, '');
+  return html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(script|style|noscript|template|svg|head|iframe|object|canvas)\b[\s\S]*?<\/\1\s*>/gi, '');
 }
 
-const BLOCK = 'address|article|aside|blockquote|body|dd|details|div|dl|dt|fieldset|figcaption|figure|footer|form|header|hr|html|main|nav|ol|p|section|summary|table|tbody|thead|tfoot|tr|ul';
+const BLOCK =
+  'address|article|aside|blockquote|body|dd|details|div|dl|dt|fieldset|figcaption|figure|footer|form|header|hr|html|main|nav|ol|p|section|summary|table|tbody|thead|tfoot|tr|ul';
 
 /**
  * HTML to readable plain text: scripts, styles and other non-content elements dropped; headings, list
@@ -48,11 +65,14 @@ export function htmlToText(html: string): string {
       pres.push(decodeEntities(body.replace(/<[^>]+>/g, '')));
       return `\n\u0000PRE${pres.length - 1}\u0000\n`;
     })
-    .replace(/<a\b[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, a: string, b: string, c: string, text: string) => {
-      const href = decodeEntities(a ?? b ?? c ?? '');
-      const label = text.replace(/<[^>]+>/g, '').trim();
-      return /^https?:/i.test(href) && label && decodeEntities(label) !== href ? `${label} (${href})` : label;
-    })
+    .replace(
+      /<a\b[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi,
+      (_m, a: string, b: string, c: string, text: string) => {
+        const href = decodeEntities(a ?? b ?? c ?? '');
+        const label = text.replace(/<[^>]+>/g, '').trim();
+        return /^https?:/i.test(href) && label && decodeEntities(label) !== href ? `${label} (${href})` : label;
+      },
+    )
     .replace(/<h([1-6])\b[^>]*>/gi, (_m, n: string) => `\n\n${'#'.repeat(Number(n))} `)
     .replace(/<\/h[1-6]\s*>/gi, '\n\n')
     .replace(/<li\b[^>]*>/gi, '\n- ')

@@ -8,7 +8,8 @@ import { defineTool } from '../../core/index.js';
 export function platformTool() {
   return defineTool({
     id: 'platform',
-    description: 'Describe the machine the tools run on: operating system, architecture, Node.js version, and the workspace root.',
+    description:
+      'Describe the machine the tools run on: operating system, architecture, Node.js version, and the workspace root.',
     parameters: z.object({}),
     execute(_args, ctx) {
       const files = ctx.env.ops('file');
@@ -32,7 +33,9 @@ export function platformTool() {
         `Node.js: ${info.node}`,
         `CPUs: ${info.cpus}`,
         `Env: ${info.env}`,
-        root ? `Workspace root: ${root} (${rel !== undefined ? `${rel} from the current directory` : 'virtual, in memory'})` : 'Workspace: none (this env has no file ops)',
+        root
+          ? `Workspace root: ${root} (${rel !== undefined ? `${rel} from the current directory` : 'virtual, in memory'})`
+          : 'Workspace: none (this env has no file ops)',
         `Shell commands: ${info.canRunCommands ? 'available (bash)' : 'not available in this env'}`,
       ];
       return { output: lines.join('\n'), title: `${process.platform}/${process.arch}`, metadata: info };

@@ -35,7 +35,13 @@ export function readTool(options: ReadToolOptions = {}) {
     parameters: z.object({
       path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it).'),
       offset: z.number().int().positive().optional().describe('First line to show, counting from 1 (default 1).'),
-      limit: z.number().int().positive().max(maxLines).optional().describe(`How many lines to show (default and max ${maxLines}).`),
+      limit: z
+        .number()
+        .int()
+        .positive()
+        .max(maxLines)
+        .optional()
+        .describe(`How many lines to show (default and max ${maxLines}).`),
     }),
     requires: ['file'],
     permission: (args) => ({ kind: 'path', value: args.path }),
@@ -43,22 +49,34 @@ export function readTool(options: ReadToolOptions = {}) {
       const files = fileOpsOf(ctx, 'read');
       const st = await files.stat(args.path);
       if (!st) throw toolError(`File not found: "${args.path}".${await suggest(files, args.path)}`);
-      if (st.type === 'directory') throw toolError(`"${st.path}" is a folder, not a file. List it with glob (pattern "*", path "${st.path}").`);
-      if (st.size > maxFileBytes) throw toolError(`"${st.path}" is ${formatBytes(st.size)}, over the ${formatBytes(maxFileBytes)} read limit. Search it with grep, or look at parts of it with bash (head, tail, sed -n).`);
+      if (st.type === 'directory')
+        throw toolError(`"${st.path}" is a folder, not a file. List it with glob (pattern "*", path "${st.path}").`);
+      if (st.size > maxFileBytes)
+        throw toolError(
+          `"${st.path}" is ${formatBytes(st.size)}, over the ${formatBytes(maxFileBytes)} read limit. Search it with grep, or look at parts of it with bash (head, tail, sed -n).`,
+        );
       const bytes = await files.readBytes(args.path);
-      if (looksBinary(bytes)) throw toolError(`"${st.path}" looks like a binary file (${formatBytes(bytes.length)}); read only shows text files.`);
+      if (looksBinary(bytes))
+        throw toolError(
+          `"${st.path}" looks like a binary file (${formatBytes(bytes.length)}); read only shows text files.`,
+        );
       const text = new TextDecoder('utf-8').decode(bytes);
-      if (text.length === 0) return { output: `(empty file: "${st.path}")`, title: st.path, metadata: { path: st.path, lines: 0 } };
+      if (text.length === 0)
+        return { output: `(empty file: "${st.path}")`, title: st.path, metadata: { path: st.path, lines: 0 } };
       const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
       const offset = args.offset ?? 1;
-      if (offset > lines.length) throw toolError(`offset ${offset} is past the end of "${st.path}", which has ${lines.length} line${lines.length === 1 ? '' : 's'}.`);
+      if (offset > lines.length)
+        throw toolError(
+          `offset ${offset} is past the end of "${st.path}", which has ${lines.length} line${lines.length === 1 ? '' : 's'}.`,
+        );
       const limit = args.limit ?? maxLines;
       const out: string[] = [];
       let bytesShown = 0;
       let last = offset - 1;
       for (let i = offset - 1; i < lines.length && out.length < limit; i++) {
         let line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
-        if (line.length > maxLineLength) line = `${line.slice(0, maxLineLength)}… [line cut at ${maxLineLength} characters]`;
+        if (line.length > maxLineLength)
+          line = `${line.slice(0, maxLineLength)}… [line cut at ${maxLineLength} characters]`;
         const numbered = `${String(i + 1).padStart(6)}\t${line}`;
         const b = Buffer.byteLength(numbered, 'utf8') + 1;
         if (out.length > 0 && bytesShown + b > maxBytes) break;

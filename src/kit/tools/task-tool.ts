@@ -49,7 +49,8 @@ export interface TaskToolOptions {
  * timed-out or interrupted call stops it) and services.
  */
 export function taskTool(options: TaskToolOptions) {
-  if (!options || typeof options.createAgent !== 'function') throw new Error('taskTool needs { createAgent(request) }: a factory that builds the sub-agent');
+  if (!options || typeof options.createAgent !== 'function')
+    throw new Error('taskTool needs { createAgent(request) }: a factory that builds the sub-agent');
   const maxDepth = options.maxDepth ?? 3;
   return defineTool({
     id: 'task',
@@ -63,7 +64,10 @@ export function taskTool(options: TaskToolOptions) {
     async execute(args, ctx) {
       const parent = ctx.childLink();
       const depth = ctx.depth + 1;
-      if (depth > maxDepth) throw toolError(`sub-agents may nest at most ${maxDepth} deep; this call would be level ${depth}. Do the work here instead.`);
+      if (depth > maxDepth)
+        throw toolError(
+          `sub-agents may nest at most ${maxDepth} deep; this call would be level ${depth}. Do the work here instead.`,
+        );
       const spec = await options.createAgent({ prompt: args.prompt, description: args.description, depth, ctx });
       const { task: taskFields, ...engineOptions } = spec;
       const runId = engineOptions.runId ?? `${ctx.runId}.${ctx.callId}`.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -71,18 +75,30 @@ export function taskTool(options: TaskToolOptions) {
       const childTraceDir = traceBase ? path.resolve(traceBase, runId) : null;
       ctx.metadata({ title: args.description, metadata: { childRunId: runId, childTraceDir } });
       // The parent's env (the default) is borrowed: the child's end must not close what the parent still uses.
-      const env = engineOptions.env === undefined || engineOptions.env === ctx.env ? borrowEnv(ctx.env) : engineOptions.env;
+      const env =
+        engineOptions.env === undefined || engineOptions.env === ctx.env ? borrowEnv(ctx.env) : engineOptions.env;
       const engine = new Engine<State>({
         ...engineOptions,
         env,
         runId,
-        ...(options.budget || engineOptions.budget ? { budget: tightestBudget(options.budget, engineOptions.budget) } : {}),
+        ...(options.budget || engineOptions.budget
+          ? { budget: tightestBudget(options.budget, engineOptions.budget) }
+          : {}),
         services: { ...ctx.services, ...engineOptions.services },
         parent,
         trace: traceBase ? { dir: traceBase, config: { subtask: { description: args.description, depth } } } : false,
       });
-      const result = await engine.run({ id: `${ctx.runId}/${ctx.callId}`, ...taskFields, objective: args.prompt }, { signal: ctx.signal });
-      const metadata = { childRunId: result.runId, childTraceDir: result.traceDir, stopReason: result.stopReason, steps: result.steps, usage: result.usage };
+      const result = await engine.run(
+        { id: `${ctx.runId}/${ctx.callId}`, ...taskFields, objective: args.prompt },
+        { signal: ctx.signal },
+      );
+      const metadata = {
+        childRunId: result.runId,
+        childTraceDir: result.traceDir,
+        stopReason: result.stopReason,
+        steps: result.steps,
+        usage: result.usage,
+      };
       if (result.stopReason !== 'final' || result.finalResult === null) {
         throw toolError(
           `the sub-agent stopped without an answer after ${result.steps} step${result.steps === 1 ? '' : 's'}: ${result.stopReason} (${result.stopMessage})` +

@@ -4,7 +4,9 @@ import { z } from 'zod';
 export const TodoItem = z.object({
   id: z.string().min(1).describe('Short stable id, e.g. "1" or "tests".'),
   content: z.string().min(1).describe('What to do, in one line.'),
-  status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']).describe('pending, in_progress (at most one at a time), completed or cancelled.'),
+  status: z
+    .enum(['pending', 'in_progress', 'completed', 'cancelled'])
+    .describe('pending, in_progress (at most one at a time), completed or cancelled.'),
   priority: z.enum(['high', 'medium', 'low']).optional(),
 });
 export type TodoItem = z.infer<typeof TodoItem>;
@@ -24,7 +26,10 @@ export class TodoStore {
   }
 
   set(runId: string, todos: TodoItem[]): void {
-    this.lists.set(runId, todos.map((t) => ({ ...t })));
+    this.lists.set(
+      runId,
+      todos.map((t) => ({ ...t })),
+    );
   }
 
   /** Forgets a run's list (e.g. when the run is over). */
@@ -33,13 +38,21 @@ export class TodoStore {
   }
 }
 
-const MARK: Record<TodoItem['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', cancelled: '[-]' };
+const MARK: Record<TodoItem['status'], string> = {
+  pending: '[ ]',
+  in_progress: '[>]',
+  completed: '[x]',
+  cancelled: '[-]',
+};
 
 /** The list as the model reads it: one line per item and a count per status. */
 export function renderTodos(todos: TodoItem[]): string {
   if (todos.length === 0) return '(the todo list is empty)';
   const lines = todos.map((t) => `${MARK[t.status]} ${t.id}: ${t.content}${t.priority ? ` (${t.priority})` : ''}`);
   const count = (s: TodoItem['status']) => todos.filter((t) => t.status === s).length;
-  lines.push('', `${count('completed')} completed, ${count('in_progress')} in progress, ${count('pending')} pending, ${count('cancelled')} cancelled`);
+  lines.push(
+    '',
+    `${count('completed')} completed, ${count('in_progress')} in progress, ${count('pending')} pending, ${count('cancelled')} cancelled`,
+  );
   return lines.join('\n');
 }

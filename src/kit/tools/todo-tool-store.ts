@@ -7,5 +7,7 @@ export function todoStoreOf(own: TodoStore | undefined, ctx: ToolContext, tool: 
   if (own) return own;
   const s = ctx.services.todos;
   if (s instanceof TodoStore) return s;
-  throw toolError(`tool "${tool}" has no todo store: create the todo tools with a shared store (todoWriteTool({ store }), todoReadTool({ store }) or builtinTools()), or pass services: { todos: new TodoStore() } to the Engine`);
+  throw toolError(
+    `tool "${tool}" has no todo store: create the todo tools with a shared store (todoWriteTool({ store }), todoReadTool({ store }) or builtinTools()), or pass services: { todos: new TodoStore() } to the Engine`,
+  );
 }

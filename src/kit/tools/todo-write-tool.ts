@@ -20,7 +20,10 @@ export function todoWriteTool(options: { store?: TodoStore } = {}) {
         ids.add(t.id);
       }
       const active = args.todos.filter((t) => t.status === 'in_progress');
-      if (active.length > 1) throw toolError(`${active.length} items are in_progress (${active.map((t) => t.id).join(', ')}); keep at most one in progress.`);
+      if (active.length > 1)
+        throw toolError(
+          `${active.length} items are in_progress (${active.map((t) => t.id).join(', ')}); keep at most one in progress.`,
+        );
       store.set(ctx.runId, args.todos);
       return { output: renderTodos(args.todos), title: `${args.todos.length} todos`, metadata: { todos: args.todos } };
     },

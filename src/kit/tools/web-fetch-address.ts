@@ -15,7 +15,8 @@ export interface ResolvedAddress {
 /** Resolves a host name to its addresses (default: the system resolver, `dns.lookup` with `all`). */
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 
-export const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+export const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /**
  * The kind of an address (`unicast` for a public one; `loopback`, `private`, `linkLocal`, `uniqueLocal`,
@@ -44,7 +45,8 @@ export function pinnedLookup(allowHosts: readonly AllowedHost[], resolve: Resolv
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (answers) => {
-        const wanted = options.family === 4 || options.family === 6 ? answers.filter((a) => a.family === options.family) : answers;
+        const wanted =
+          options.family === 4 || options.family === 6 ? answers.filter((a) => a.family === options.family) : answers;
         const ok = wanted.find(passes);
         if (!ok) {
           const shown = wanted.map((a) => `${a.address} (${addressRange(a.address)})`).join(', ') || 'no address';

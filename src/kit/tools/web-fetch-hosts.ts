@@ -21,12 +21,20 @@ export function parseAllowedHost(raw: string): AllowedHost {
   if (typeof raw !== 'string') throw bad('is not a string');
   const entry = raw.trim();
   if (!entry) throw bad('is empty');
-  if (/[/?#@\\\s]/.test(entry)) throw bad('is not a host name: give a host, optionally with :port (e.g. "example.com" or "example.com:8080"), not a URL');
+  if (/[/?#@\\\s]/.test(entry))
+    throw bad(
+      'is not a host name: give a host, optionally with :port (e.g. "example.com" or "example.com:8080"), not a URL',
+    );
   const wildcard = entry.startsWith('*.');
   const rest = wildcard ? entry.slice(2) : entry;
   if (rest.includes('*')) throw bad('has a "*" that is not a leading "*.": only "*.domain" wildcards are supported');
   const m = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(rest);
-  if (!m) throw bad(rest.includes(':') && !rest.startsWith('[') ? 'is not a host: write an IPv6 address in brackets, e.g. "[::1]" or "[::1]:8080"' : 'is not a host[:port]');
+  if (!m)
+    throw bad(
+      rest.includes(':') && !rest.startsWith('[')
+        ? 'is not a host: write an IPv6 address in brackets, e.g. "[::1]" or "[::1]:8080"'
+        : 'is not a host[:port]',
+    );
   const [, hostPart, port] = m;
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw bad(`has port ${port}, outside 1-65535`);
   let host: string;
@@ -35,7 +43,8 @@ export function parseAllowedHost(raw: string): AllowedHost {
   } catch {
     throw bad('is not a valid host name');
   }
-  if (wildcard && (IPV4.test(host) || host.startsWith('['))) throw bad('puts a wildcard over an IP address; list the address itself');
+  if (wildcard && (IPV4.test(host) || host.startsWith('[')))
+    throw bad('puts a wildcard over an IP address; list the address itself');
   return { host, ...(port !== undefined ? { port: String(Number(port)) } : {}), wildcard };
 }
 
@@ -55,4 +64,3 @@ export function hostAllowed(url: URL, allowHosts: readonly (string | AllowedHost
     return host === entry.host;
   });
 }
-

@@ -29,7 +29,8 @@ export interface WebFetchToolOptions {
   resolve?: Resolver;
 }
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)|application\/[\w.+-]+\+(json|xml))/i;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)|application\/[\w.+-]+\+(json|xml))/i;
 
 /** What {@link fetchAllowed} needs: the parsed allow-list and the limits of a fetch (see WebFetchToolOptions). */
 export interface FetchSettings {
@@ -45,7 +46,8 @@ export interface FetchSettings {
 
 /** The settings of web_fetch's options (defaults applied, allow-list parsed: a bad entry throws here). */
 export function fetchSettings(options: Omit<WebFetchToolOptions, 'limits'>): FetchSettings {
-  if (!options || !Array.isArray(options.allowHosts)) throw new Error('webFetchTool needs { allowHosts: [...] }: the hosts it may fetch from');
+  if (!options || !Array.isArray(options.allowHosts))
+    throw new Error('webFetchTool needs { allowHosts: [...] }: the hosts it may fetch from');
   // Parsed once, so a bad entry is an error when the tool is made, not a silently dead entry at fetch time.
   const allowHosts = options.allowHosts.map(parseAllowedHost);
   return {
@@ -86,7 +88,10 @@ export async function fetchAllowed(rawUrl: string, s: FetchSettings, callSignal:
   // Our own, referenced timer: the one of AbortSignal.timeout is unreferenced, and inside AbortSignal.any it can
   // be garbage collected before it fires, leaving the fetch with no time limit at all.
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${s.timeoutMs} ms`, 'TimeoutError')), s.timeoutMs);
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException(`timed out after ${s.timeoutMs} ms`, 'TimeoutError')),
+    s.timeoutMs,
+  );
   const signal = AbortSignal.any([callSignal, timeout.signal]);
   // One connection pool per call, whose sockets connect only to addresses that passed the check.
   const dispatcher = new Agent({ connect: { lookup: pinnedLookup(s.allowHosts, s.resolve) } });
@@ -96,11 +101,20 @@ export async function fetchAllowed(rawUrl: string, s: FetchSettings, callSignal:
     let hops = 0;
     try {
       for (;;) {
-        res = await fetch(url, { redirect: 'manual', signal, dispatcher, headers: { 'user-agent': s.userAgent ?? 'qitos-ts web_fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
+        res = await fetch(url, {
+          redirect: 'manual',
+          signal,
+          dispatcher,
+          headers: {
+            'user-agent': s.userAgent ?? 'qitos-ts web_fetch',
+            accept: 'text/html,text/plain,application/json,*/*;q=0.5',
+          },
+        });
         const location = res.headers.get('location');
         if (res.status < 300 || res.status >= 400 || !location) break;
         await res.body?.cancel();
-        if (++hops > s.maxRedirects) throw toolError(`too many redirects (more than ${s.maxRedirects}) starting from ${rawUrl}`);
+        if (++hops > s.maxRedirects)
+          throw toolError(`too many redirects (more than ${s.maxRedirects}) starting from ${rawUrl}`);
         url = checkUrl(new URL(location, url).toString(), s.allowHosts, s.allowedText, url.toString());
       }
     } catch (err) {
@@ -116,7 +130,9 @@ export async function fetchAllowed(rawUrl: string, s: FetchSettings, callSignal:
       throw toolError(`HTTP ${res.status} ${res.statusText} from ${url}.${snippet}`);
     }
     if (looksBinary(bytes) || (mime && !mime.includes('html') && !TEXT_TYPES.test(mime))) {
-      throw toolError(`${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`);
+      throw toolError(
+        `${url} returned ${mime || 'binary content'} (${formatBytes(bytes.length)}), which web_fetch cannot show as text.`,
+      );
     }
     return { url, status: res.status, mime, body: decode(bytes, type), bytes: bytes.length, redirects: hops };
   } finally {
@@ -137,7 +153,10 @@ export function webFetchTool(options: WebFetchToolOptions) {
     description: `Fetch a web page or file over http(s) and return it as text (HTML is converted to plain text). Allowed hosts: ${settings.allowedText}. Responses over ${formatBytes(settings.maxBytes)} are refused.`,
     parameters: z.object({
       url: z.string().min(1).describe('Full http:// or https:// URL.'),
-      format: z.enum(['text', 'raw']).optional().describe('text (default): HTML converted to readable text; raw: the body as received.'),
+      format: z
+        .enum(['text', 'raw'])
+        .optional()
+        .describe('text (default): HTML converted to readable text; raw: the body as received.'),
     }),
     permission: (args) => ({ kind: 'host', value: urlHost(args.url) }),
     async execute(args, ctx) {
@@ -147,12 +166,23 @@ export function webFetchTool(options: WebFetchToolOptions) {
       const title = isHtml ? htmlTitle(body) : undefined;
       const text = isHtml && args.format !== 'raw' ? htmlToText(body) : body;
       const headerLine = `URL: ${url}${page.redirects ? ` (after ${page.redirects} redirect${page.redirects === 1 ? '' : 's'})` : ''}\nStatus: ${page.status}; type: ${mime || 'unknown'}; ${formatBytes(page.bytes)}${title ? `\nTitle: ${title}` : ''}\n\n`;
-      const t = truncateOutput(headerLine + text, 'The full page is kept in the trace; fetch a more specific URL if you need another part.', options.limits);
+      const t = truncateOutput(
+        headerLine + text,
+        'The full page is kept in the trace; fetch a more specific URL if you need another part.',
+        options.limits,
+      );
       return {
         output: t.output,
         ...(t.full !== undefined ? { full: t.full } : {}),
         title: title ?? url.toString(),
-        metadata: { url: url.toString(), status: page.status, contentType: mime, bytes: page.bytes, redirects: page.redirects, truncated: t.truncated },
+        metadata: {
+          url: url.toString(),
+          status: page.status,
+          contentType: mime,
+          bytes: page.bytes,
+          redirects: page.redirects,
+          truncated: t.truncated,
+        },
       };
     },
   });
@@ -166,10 +196,18 @@ function checkUrl(raw: string, allowHosts: readonly AllowedHost[], allowedText: 
     throw toolError(`"${raw}" is not a valid URL; give a full URL such as https://example.com/page`);
   }
   const via = from ? ` (redirected from ${from})` : '';
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw toolError(`URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed${via}: web_fetch only fetches http and https URLs.`);
-  if (url.username || url.password) throw toolError(`URL ${url.origin} carries credentials${via}; web_fetch does not send them.`);
-  if (allowHosts.length === 0) throw toolError(`web_fetch has no allowed hosts configured, so ${url.host} cannot be fetched. The user must list the hosts in webFetchTool({ allowHosts }).`);
-  if (!hostAllowed(url, allowHosts)) throw toolError(`host ${url.host} is not in the allowed hosts${via}. Allowed: ${allowedText}.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw toolError(
+      `URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed${via}: web_fetch only fetches http and https URLs.`,
+    );
+  if (url.username || url.password)
+    throw toolError(`URL ${url.origin} carries credentials${via}; web_fetch does not send them.`);
+  if (allowHosts.length === 0)
+    throw toolError(
+      `web_fetch has no allowed hosts configured, so ${url.host} cannot be fetched. The user must list the hosts in webFetchTool({ allowHosts }).`,
+    );
+  if (!hostAllowed(url, allowHosts))
+    throw toolError(`host ${url.host} is not in the allowed hosts${via}. Allowed: ${allowedText}.`);
   return url;
 }
 

@@ -18,15 +18,27 @@ export function webSearchTool(backend?: WebSearchBackend) {
     }),
     async execute(args, ctx) {
       const b = backend ?? (ctx.services.webSearch as WebSearchBackend | undefined);
-      if (!b || typeof b.search !== 'function') throw toolError('web_search has no search backend configured, so it cannot search. Answer from what you know or fetch a known URL; the user can configure one with webSearchTool(backend) or services.webSearch.');
+      if (!b || typeof b.search !== 'function')
+        throw toolError(
+          'web_search has no search backend configured, so it cannot search. Answer from what you know or fetch a known URL; the user can configure one with webSearchTool(backend) or services.webSearch.',
+        );
       const hits = await b.search(args.query, { limit: args.limit ?? 8, signal: ctx.signal });
-      if (hits.length === 0) return { output: `No results for "${args.query}" (${b.name}).`, metadata: { backend: b.name, count: 0 } };
+      if (hits.length === 0)
+        return { output: `No results for "${args.query}" (${b.name}).`, metadata: { backend: b.name, count: 0 } };
       const text = hits
         .slice(0, args.limit ?? 8)
-        .map((h, i) => `${i + 1}. ${h.title}\n   ${h.url}${h.snippet ? `\n   ${h.snippet.replace(/\s+/g, ' ').trim()}` : ''}`)
+        .map(
+          (h, i) =>
+            `${i + 1}. ${h.title}\n   ${h.url}${h.snippet ? `\n   ${h.snippet.replace(/\s+/g, ' ').trim()}` : ''}`,
+        )
         .join('\n');
       const t = truncateOutput(text, 'Ask for fewer results.');
-      return { output: t.output, ...(t.full !== undefined ? { full: t.full } : {}), title: args.query, metadata: { backend: b.name, count: hits.length } };
+      return {
+        output: t.output,
+        ...(t.full !== undefined ? { full: t.full } : {}),
+        title: args.query,
+        metadata: { backend: b.name, count: hits.length },
+      };
     },
   });
 }

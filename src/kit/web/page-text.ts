@@ -51,7 +51,9 @@ export function pageText(body: string, mime: string, pageUrl: URL, wrap = 160): 
   // The title first (stripping removes <head>), then links numbered only where a reader can see them.
   const title = htmlTitle(clean);
   const marked = stripNonContent(clean).replace(ANCHOR, (_m, attrs: string, inner: string) => {
-    const label = decodeEntities(inner.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ').trim();
+    const label = decodeEntities(inner.replace(/<[^>]+>/g, ' '))
+      .replace(/\s+/g, ' ')
+      .trim();
     const h = HREF.exec(attrs);
     const url = h ? resolveLink(decodeEntities(h[1] ?? h[2] ?? h[3] ?? ''), base, pageUrl) : undefined;
     if (!url) return inner;

@@ -1,4 +1,10 @@
-import { fetchAllowed, fetchSettings, toolError, type FetchSettings, type WebFetchToolOptions } from '../tools/index.js';
+import {
+  fetchAllowed,
+  fetchSettings,
+  toolError,
+  type FetchSettings,
+  type WebFetchToolOptions,
+} from '../tools/index.js';
 import { pageText, type PageLink } from './page-text.js';
 
 /** An open page: where it came from, its lines and links, and where the reader is. */
@@ -54,7 +60,8 @@ export class TextBrowser {
     this.pageLines = options.pageLines ?? 40;
     this.wrap = options.wrap ?? 160;
     this.keep = options.history ?? 20;
-    if (!Number.isInteger(this.pageLines) || this.pageLines < 1) throw new Error(`pageLines must be a positive integer, got ${options.pageLines}`);
+    if (!Number.isInteger(this.pageLines) || this.pageLines < 1)
+      throw new Error(`pageLines must be a positive integer, got ${options.pageLines}`);
   }
 
   /** The allow-list as configured (for tool descriptions). */
@@ -66,7 +73,14 @@ export class TextBrowser {
   async open(url: string, signal: AbortSignal): Promise<WebView> {
     const fetched = await fetchAllowed(url, this.settings, signal);
     const text = pageText(fetched.body, fetched.mime, fetched.url, this.wrap);
-    this.pages.push({ url: fetched.url.href, title: text.title, lines: text.lines, links: text.links, lineLinks: text.lineLinks, top: 0 });
+    this.pages.push({
+      url: fetched.url.href,
+      title: text.title,
+      lines: text.lines,
+      links: text.links,
+      lineLinks: text.lineLinks,
+      top: 0,
+    });
     if (this.pages.length > this.keep) this.pages.shift();
     return this.view();
   }
@@ -102,7 +116,10 @@ export class TextBrowser {
   async follow(n: number, signal: AbortSignal): Promise<WebView> {
     const p = this.page();
     const link = p.links.find((l) => l.n === n);
-    if (!link) throw toolError(`this page has no link [${n}]${p.links.length ? `; its links are [1] to [${p.links.length}]` : ': it has no links'}.`);
+    if (!link)
+      throw toolError(
+        `this page has no link [${n}]${p.links.length ? `; its links are [1] to [${p.links.length}]` : ': it has no links'}.`,
+      );
     return this.open(link.url, signal);
   }
 
@@ -134,17 +151,33 @@ export class TextBrowser {
     const p = this.page();
     const lines = p.lines.slice(p.top, p.top + this.pageLines);
     const seen = new Set(p.lineLinks.slice(p.top, p.top + this.pageLines).flat());
-    return { url: p.url, title: p.title, from: lines.length ? p.top + 1 : 0, to: p.top + lines.length, total: p.lines.length, lines, links: p.links.filter((l) => seen.has(l.n)) };
+    return {
+      url: p.url,
+      title: p.title,
+      from: lines.length ? p.top + 1 : 0,
+      to: p.top + lines.length,
+      total: p.lines.length,
+      lines,
+      links: p.links.filter((l) => seen.has(l.n)),
+    };
   }
 }
 
 /** A view as the model reads it: where it is, the numbered lines, and where the links in view lead. */
 export function renderView(v: WebView): string {
   const head = [`URL: ${v.url}`, ...(v.title ? [`Title: ${v.title}`] : [])];
-  if (v.match) head.push(`Found "${v.match.text}" on line ${v.match.line} (${v.match.count} matching line${v.match.count === 1 ? '' : 's'}; find it again for the next).`);
-  const where = v.total === 0 ? 'The page is empty.' : `Lines ${v.from}-${v.to} of ${v.total}${v.to < v.total ? ' (scroll down for more)' : ' (end of page)'}.`;
+  if (v.match)
+    head.push(
+      `Found "${v.match.text}" on line ${v.match.line} (${v.match.count} matching line${v.match.count === 1 ? '' : 's'}; find it again for the next).`,
+    );
+  const where =
+    v.total === 0
+      ? 'The page is empty.'
+      : `Lines ${v.from}-${v.to} of ${v.total}${v.to < v.total ? ' (scroll down for more)' : ' (end of page)'}.`;
   const width = String(v.to).length;
   const body = v.lines.map((l, i) => `${String(v.from + i).padStart(width)}  ${l}`).join('\n');
-  const links = v.links.length ? `\n\nLinks in view (follow one with its number):\n${v.links.map((l) => `[${l.n}] ${l.text} -> ${l.url}`).join('\n')}` : '';
+  const links = v.links.length
+    ? `\n\nLinks in view (follow one with its number):\n${v.links.map((l) => `[${l.n}] ${l.text} -> ${l.url}`).join('\n')}`
+    : '';
   return `${head.join('\n')}\n${where}\n\n${body}${links}`;
 }

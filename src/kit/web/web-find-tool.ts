@@ -6,7 +6,8 @@ import { browserOf, viewResult } from './browser-of.js';
 export function webFindTool() {
   return defineTool({
     id: 'web_find',
-    description: 'Find text on the open page (case-insensitive) and show the lines around it. Call it again with the same text for the next match.',
+    description:
+      'Find text on the open page (case-insensitive) and show the lines around it. Call it again with the same text for the next match.',
     parameters: z.object({ text: z.string().min(1).describe('The text to find.') }),
     requires: ['web'],
     execute(args, ctx) {

@@ -6,7 +6,8 @@ import { browserOf, viewResult } from './browser-of.js';
 export function webFollowTool() {
   return defineTool({
     id: 'web_follow',
-    description: 'Open link [n] of the open page (the number shown after the link text). Only links to hosts the user allowed can be opened.',
+    description:
+      'Open link [n] of the open page (the number shown after the link text). Only links to hosts the user allowed can be opened.',
     parameters: z.object({ link: z.number().int().positive().describe('The link number, e.g. 3 for "[3]".') }),
     requires: ['web'],
     async execute(args, ctx) {

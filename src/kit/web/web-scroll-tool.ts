@@ -7,7 +7,8 @@ import { browserOf, viewResult } from './browser-of.js';
 export function webScrollTool() {
   return defineTool({
     id: 'web_scroll',
-    description: 'Scroll the open page: direction "down" (default) or "up" by one view or by `lines`, or jump to line `toLine`.',
+    description:
+      'Scroll the open page: direction "down" (default) or "up" by one view or by `lines`, or jump to line `toLine`.',
     parameters: z.object({
       direction: z.enum(['down', 'up']).optional().describe('Which way to scroll (default down).'),
       lines: z.number().int().positive().optional().describe('How many lines (default one view).'),
@@ -15,7 +16,8 @@ export function webScrollTool() {
     }),
     requires: ['web'],
     execute(args, ctx) {
-      if (args.toLine !== undefined && (args.direction !== undefined || args.lines !== undefined)) throw toolError('give either toLine, or direction and lines, not both');
+      if (args.toLine !== undefined && (args.direction !== undefined || args.lines !== undefined))
+        throw toolError('give either toLine, or direction and lines, not both');
       return viewResult(browserOf(ctx, 'web_scroll').scroll(args));
     },
   });

@@ -25,7 +25,17 @@ export interface WorkflowProblem {
 }
 
 /** Kinds that go on by exactly one edge (condition names its targets; fork has one edge per branch; end has none). */
-const ONE_WAY = new Set(['start', 'llm', 'tool', 'context', 'join', 'loop-start', 'loop-end', 'subworkflow', 'interrupt']);
+const ONE_WAY = new Set([
+  'start',
+  'llm',
+  'tool',
+  'context',
+  'join',
+  'loop-start',
+  'loop-end',
+  'subworkflow',
+  'interrupt',
+]);
 
 /**
  * Everything that would make a workflow fail or hang at run time, found before it runs: no start or end, a
@@ -43,7 +53,10 @@ export function checkWorkflow(def: WorkflowGraph, options: CheckWorkflowOptions 
 
   const starts = nodes.filter((n) => n.kind === 'start');
   if (starts.length === 0) add('the workflow has no start node (a node of kind "start")');
-  if (starts.length > 1) add(`the workflow has ${starts.length} start nodes (${starts.map((s) => s.id).join(', ')}); it needs exactly one`, { nodeId: starts[1].id });
+  if (starts.length > 1)
+    add(`the workflow has ${starts.length} start nodes (${starts.map((s) => s.id).join(', ')}); it needs exactly one`, {
+      nodeId: starts[1].id,
+    });
   if (!nodes.some((n) => n.kind === 'end')) add('the workflow has no end node (a node of kind "end")');
 
   // edges and named targets
@@ -53,21 +66,33 @@ export function checkWorkflow(def: WorkflowGraph, options: CheckWorkflowOptions 
   });
   for (const n of nodes) {
     const out = def.successors(n.id);
-    if (ONE_WAY.has(n.kind) && out.length !== 1) add(`node "${n.id}" (${n.kind}) needs exactly one edge out, has ${out.length}`, { nodeId: n.id });
-    if ((n.kind === 'end' || n.kind === 'condition') && out.length) add(`node "${n.id}" (${n.kind}) must have no edges out${n.kind === 'condition' ? ' (it names its targets in then/else)' : ''}`, { nodeId: n.id });
+    if (ONE_WAY.has(n.kind) && out.length !== 1)
+      add(`node "${n.id}" (${n.kind}) needs exactly one edge out, has ${out.length}`, { nodeId: n.id });
+    if ((n.kind === 'end' || n.kind === 'condition') && out.length)
+      add(
+        `node "${n.id}" (${n.kind}) must have no edges out${n.kind === 'condition' ? ' (it names its targets in then/else)' : ''}`,
+        { nodeId: n.id },
+      );
     if (n.kind === 'fork' && out.length < 1) add(`fork "${n.id}" has no branches (edges out)`, { nodeId: n.id });
     if (n.kind === 'condition') {
-      for (const t of [n.then, n.else]) if (!def.nodes.has(t)) add(`condition "${n.id}" goes to "${t}", which is not a node`, { nodeId: n.id });
+      for (const t of [n.then, n.else])
+        if (!def.nodes.has(t)) add(`condition "${n.id}" goes to "${t}", which is not a node`, { nodeId: n.id });
       expression(n.id, 'expression', n.expression, add);
     }
     if (n.kind === 'tool' && n.extract !== undefined) expression(n.id, 'extract', n.extract, add);
     if (n.kind === 'join') {
       const k = kindOf(n.fork);
-      if (k !== 'fork') add(`join "${n.id}" joins "${n.fork}", which is ${k ? `a ${k} node, not a fork` : 'not a node'}`, { nodeId: n.id });
+      if (k !== 'fork')
+        add(`join "${n.id}" joins "${n.fork}", which is ${k ? `a ${k} node, not a fork` : 'not a node'}`, {
+          nodeId: n.id,
+        });
     }
     if (n.kind === 'loop-end') {
       const k = kindOf(n.loop);
-      if (k !== 'loop-start') add(`loop end "${n.id}" closes "${n.loop}", which is ${k ? `a ${k} node, not a loop start` : 'not a node'}`, { nodeId: n.id });
+      if (k !== 'loop-start')
+        add(`loop end "${n.id}" closes "${n.loop}", which is ${k ? `a ${k} node, not a loop start` : 'not a node'}`, {
+          nodeId: n.id,
+        });
       if (n.while !== undefined) expression(n.id, 'while', n.while, add);
     }
     if (n.kind === 'subworkflow' && n.inline && options.checkInline) {
@@ -86,34 +111,60 @@ export function checkWorkflow(def: WorkflowGraph, options: CheckWorkflowOptions 
   for (const f of nodes.filter((n) => n.kind === 'fork')) {
     const joins = nodes.filter((n) => n.kind === 'join' && n.fork === f.id);
     if (joins.length !== 1) {
-      add(joins.length ? `fork "${f.id}" has ${joins.length} joins (${joins.map((j) => j.id).join(', ')}); it needs exactly one` : `fork "${f.id}" has no join (a join node with fork: ${f.id})`, { nodeId: f.id });
+      add(
+        joins.length
+          ? `fork "${f.id}" has ${joins.length} joins (${joins.map((j) => j.id).join(', ')}); it needs exactly one`
+          : `fork "${f.id}" has no join (a join node with fork: ${f.id})`,
+        { nodeId: f.id },
+      );
       continue;
     }
     const join = joins[0].id;
     for (const b of def.successors(f.id)) {
       const reach = walk(b, (id) => (id === join ? [] : next(def.node(id))));
       if (!reach.has(join)) add(`branch "${b}" of fork "${f.id}" never reaches its join "${join}"`, { nodeId: f.id });
-      for (const id of reach) if (kindOf(id) === 'end') add(`branch "${b}" of fork "${f.id}" can reach end "${id}" before its join "${join}"`, { nodeId: f.id });
+      for (const id of reach)
+        if (kindOf(id) === 'end')
+          add(`branch "${b}" of fork "${f.id}" can reach end "${id}" before its join "${join}"`, { nodeId: f.id });
     }
   }
   for (const l of nodes.filter((n) => n.kind === 'loop-start')) {
     const ends = nodes.filter((n) => n.kind === 'loop-end' && n.loop === l.id);
-    if (ends.length !== 1) add(ends.length ? `loop start "${l.id}" has ${ends.length} loop ends; it needs exactly one` : `loop start "${l.id}" has no loop end (a loop-end node with loop: ${l.id})`, { nodeId: l.id });
-    else if (!walk(l.id, (id) => next(def.node(id))).has(ends[0].id)) add(`loop end "${ends[0].id}" cannot be reached from its loop start "${l.id}"`, { nodeId: l.id });
+    if (ends.length !== 1)
+      add(
+        ends.length
+          ? `loop start "${l.id}" has ${ends.length} loop ends; it needs exactly one`
+          : `loop start "${l.id}" has no loop end (a loop-end node with loop: ${l.id})`,
+        { nodeId: l.id },
+      );
+    else if (!walk(l.id, (id) => next(def.node(id))).has(ends[0].id))
+      add(`loop end "${ends[0].id}" cannot be reached from its loop start "${l.id}"`, { nodeId: l.id });
   }
 
   // unbounded cycles: loops go round through loop-end's bounded jump, never through an explicit edge
-  const cycle = findCycle(nodes.map((n) => n.id), (id) => next(def.node(id)));
-  if (cycle) add(`the edges ${cycle.join(' -> ')} form a loop without a bound: use a loop-start (with max) and a loop-end`, { nodeId: cycle[0] });
+  const cycle = findCycle(
+    nodes.map((n) => n.id),
+    (id) => next(def.node(id)),
+  );
+  if (cycle)
+    add(`the edges ${cycle.join(' -> ')} form a loop without a bound: use a loop-start (with max) and a loop-end`, {
+      nodeId: cycle[0],
+    });
 
   if (starts.length === 1) {
     const reach = walk(starts[0].id, (id) => next(def.node(id)));
-    for (const n of nodes) if (!reach.has(n.id)) add(`node "${n.id}" cannot be reached from the start "${starts[0].id}"`, { nodeId: n.id });
+    for (const n of nodes)
+      if (!reach.has(n.id)) add(`node "${n.id}" cannot be reached from the start "${starts[0].id}"`, { nodeId: n.id });
   }
   return problems;
 }
 
-function expression(nodeId: string, field: string, source: string, add: (m: string, at: { nodeId: string }) => void): void {
+function expression(
+  nodeId: string,
+  field: string,
+  source: string,
+  add: (m: string, at: { nodeId: string }) => void,
+): void {
   try {
     parseExpr(source);
   } catch (err) {
@@ -125,7 +176,7 @@ function expression(nodeId: string, field: string, source: string, add: (m: stri
 function walk(from: string, next: (id: string) => readonly string[]): Set<string> {
   const seen = new Set<string>([from]);
   const stack = [from];
-  while (stack.length) for (const n of next(stack.pop()!)) if (!seen.has(n)) seen.add(n), stack.push(n);
+  while (stack.length) for (const n of next(stack.pop()!)) if (!seen.has(n)) (seen.add(n), stack.push(n));
   return seen;
 }
 

@@ -11,7 +11,14 @@ import type { ResumeSource } from './previous-thread.js';
 export interface ThreadHost {
   readonly workflow: WorkflowDefinition;
   /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one; `thread` labels it in its manifest (`agent.config.thread`). */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown>; subworkflowChain?: readonly string[] }): AgentModule<WorkflowState>;
+  childAgent(spec: {
+    workflow?: WorkflowDefinition;
+    entry?: string;
+    stopAt?: string;
+    resumeOf?: ResumeSource;
+    thread: Record<string, unknown>;
+    subworkflowChain?: readonly string[];
+  }): AgentModule<WorkflowState>;
   /** The subworkflow nodes the host runs inside, outermost first, and how deep they may nest. */
   readonly subworkflows: { chain: readonly string[]; max: number };
   /** The run this one resumes, the first time node `nodeId` asks (its child threads are reused or resumed once). */
@@ -26,7 +33,13 @@ export interface ThreadHost {
 export async function runChildThread(
   agent: AgentModule<WorkflowState>,
   ctx: ToolContext,
-  spec: { runId: string; objective: string; vars: Record<string, unknown>; resumeFrom?: { state: WorkflowState; step: number }; budget?: Budget },
+  spec: {
+    runId: string;
+    objective: string;
+    vars: Record<string, unknown>;
+    resumeFrom?: { state: WorkflowState; step: number };
+    budget?: Budget;
+  },
 ): Promise<RunResult<WorkflowState>> {
   const traceBase = ctx.traceDir ? path.join(ctx.traceDir, 'threads') : undefined;
   const link = ctx.childLink();
@@ -45,8 +58,12 @@ export async function runChildThread(
 }
 
 /** The variables a thread set or changed, compared with those it started from. */
-export function changedVars(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function changedVars(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(after)) if (!Object.hasOwn(before, k) || canonicalJson(before[k]) !== canonicalJson(v)) out[k] = v;
+  for (const [k, v] of Object.entries(after))
+    if (!Object.hasOwn(before, k) || canonicalJson(before[k]) !== canonicalJson(v)) out[k] = v;
   return out;
 }

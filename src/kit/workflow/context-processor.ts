@@ -12,7 +12,10 @@ export interface ContextProcessorContext {
 }
 
 /** Rewrites a thread's conversation (a registered custom processor has this shape too). */
-export type ContextProcessor = (messages: readonly ModelMessage[], ctx: ContextProcessorContext) => ModelMessage[] | Promise<ModelMessage[]>;
+export type ContextProcessor = (
+  messages: readonly ModelMessage[],
+  ctx: ContextProcessorContext,
+) => ModelMessage[] | Promise<ModelMessage[]>;
 
 /** A rough token estimate of messages (4 characters a token), enough to decide when to summarise. */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
@@ -23,7 +26,11 @@ export function estimateTokens(messages: readonly ModelMessage[]): number {
 
 function intOption(ctx: ContextProcessorContext, name: string, fallback: number | undefined): number {
   const v = ctx.config[name] ?? fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new WorkflowError(`node "${ctx.nodeId}": config.${name}: expected a non-negative integer, got ${JSON.stringify(v)}`, { nodeId: ctx.nodeId, field: `config.${name}` });
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new WorkflowError(
+      `node "${ctx.nodeId}": config.${name}: expected a non-negative integer, got ${JSON.stringify(v)}`,
+      { nodeId: ctx.nodeId, field: `config.${name}` },
+    );
   return v;
 }
 
@@ -39,7 +46,16 @@ export const trimProcessor: ContextProcessor = (messages, ctx) => {
 export const truncateToolOutputsProcessor: ContextProcessor = (messages, ctx) => {
   const max = intOption(ctx, 'maxChars', 500);
   return messages.map((m) =>
-    m.role !== 'tool' ? m : { role: 'tool', content: m.content.map((p) => (p.output.length <= max ? p : { ...p, output: `${p.output.slice(0, max)}\n[... ${p.output.length - max} characters cut]` })) },
+    m.role !== 'tool'
+      ? m
+      : {
+          role: 'tool',
+          content: m.content.map((p) =>
+            p.output.length <= max
+              ? p
+              : { ...p, output: `${p.output.slice(0, max)}\n[... ${p.output.length - max} characters cut]` },
+          ),
+        },
   );
 };
 
@@ -48,8 +64,14 @@ function transcript(messages: readonly ModelMessage[]): string {
   return messages
     .map((m) => {
       if (m.role === 'system') return `System: ${m.content}`;
-      if (m.role === 'tool') return m.content.map((p) => `Tool ${p.name} returned${p.isError ? ' an error' : ''}: ${p.output}`).join('\n');
-      const text = m.content.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-call' ? `[calls ${p.name} ${JSON.stringify(p.args)}]` : '')).filter(Boolean).join(' ');
+      if (m.role === 'tool')
+        return m.content.map((p) => `Tool ${p.name} returned${p.isError ? ' an error' : ''}: ${p.output}`).join('\n');
+      const text = m.content
+        .map((p) =>
+          p.type === 'text' ? p.text : p.type === 'tool-call' ? `[calls ${p.name} ${JSON.stringify(p.args)}]` : '',
+        )
+        .filter(Boolean)
+        .join(' ');
       return `${m.role === 'user' ? 'User' : 'Assistant'}: ${text}`;
     })
     .join('\n');
@@ -68,14 +90,21 @@ export const summariseProcessor: ContextProcessor = async (messages, ctx) => {
   const response = await ctx.callModel(
     {
       messages: [
-        { role: 'system', content: 'You summarise the work done so far in a conversation: tasks done, tool calls and their key results, findings. Be concise.' },
+        {
+          role: 'system',
+          content:
+            'You summarise the work done so far in a conversation: tasks done, tool calls and their key results, findings. Be concise.',
+        },
         { role: 'user', content: [{ type: 'text', text: `Summarise this execution:\n\n${transcript(old)}` }] },
       ],
     },
     { purpose: 'workflow-summarise', signal: ctx.signal },
   );
   const summary = response.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-  return [{ role: 'user', content: [{ type: 'text', text: `[Summary of earlier work]\n${summary}` }] }, ...messages.slice(cut)];
+  return [
+    { role: 'user', content: [{ type: 'text', text: `[Summary of earlier work]\n${summary}` }] },
+    ...messages.slice(cut),
+  ];
 };
 
 /** The processors every WorkflowAgent has, by name. */

@@ -38,7 +38,16 @@ export function forkTool(agent: ThreadHost) {
         let last: Omit<BranchOutcome, 'finished'> | undefined;
         const prev = source ? await previousThread(source, `${fork.id}.${branch}`) : undefined;
         if (prev?.outcome === 'completed') {
-          outcomes[i] = { branch, status: 'done', vars: changedVars(vars, prev.vars), runId: prev.runId, traceDir: prev.traceDir, attempts: 1, reused: true, finished: finished++ };
+          outcomes[i] = {
+            branch,
+            status: 'done',
+            vars: changedVars(vars, prev.vars),
+            runId: prev.runId,
+            traceDir: prev.traceDir,
+            attempts: 1,
+            reused: true,
+            finished: finished++,
+          };
           return;
         }
         let spent: Usage | undefined;
@@ -48,27 +57,75 @@ export function forkTool(agent: ThreadHost) {
           const resume = attempt === 1 && prev?.outcome === 'resume' ? prev : undefined;
           try {
             const nested = resume ? resumeSourceOf(resume) : undefined;
-            const child = agent.childAgent({ entry: branch, stopAt: join.id, ...(nested ? { resumeOf: nested } : {}), thread: { fork: fork.id, branch, attempt, ...(resume ? { resumes: resume.runId } : {}) } });
+            const child = agent.childAgent({
+              entry: branch,
+              stopAt: join.id,
+              ...(nested ? { resumeOf: nested } : {}),
+              thread: { fork: fork.id, branch, attempt, ...(resume ? { resumes: resume.runId } : {}) },
+            });
             const budget = share && remainingShare(share, spent);
-            const r = await runChildThread(child, ctx, { runId, objective: `branch ${branch} of fork ${fork.id}`, vars, ...(resume ? { resumeFrom: { state: resume.state, step: resume.step } } : {}), ...(budget ? { budget } : {}) });
-            spent = spent ? { tokens: addTokens(spent.tokens, r.usage.tokens), cost: addCost(spent.cost, r.usage.cost), modelCalls: spent.modelCalls + r.usage.modelCalls } : r.usage;
+            const r = await runChildThread(child, ctx, {
+              runId,
+              objective: `branch ${branch} of fork ${fork.id}`,
+              vars,
+              ...(resume ? { resumeFrom: { state: resume.state, step: resume.step } } : {}),
+              ...(budget ? { budget } : {}),
+            });
+            spent = spent
+              ? {
+                  tokens: addTokens(spent.tokens, r.usage.tokens),
+                  cost: addCost(spent.cost, r.usage.cost),
+                  modelCalls: spent.modelCalls + r.usage.modelCalls,
+                }
+              : r.usage;
             const thread = r.state?.thread;
             if (r.stopReason === 'final' && thread?.status === 'completed') {
-              last = { branch, status: 'done', vars: changedVars(vars, thread.vars), runId: r.runId, traceDir: r.traceDir, attempts: attempt };
+              last = {
+                branch,
+                status: 'done',
+                vars: changedVars(vars, thread.vars),
+                runId: r.runId,
+                traceDir: r.traceDir,
+                attempts: attempt,
+              };
               break;
             }
-            last = { branch, status: 'error', vars: {}, error: thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`, runId: r.runId, traceDir: r.traceDir, attempts: attempt };
+            last = {
+              branch,
+              status: 'error',
+              vars: {},
+              error: thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`,
+              runId: r.runId,
+              traceDir: r.traceDir,
+              attempts: attempt,
+            };
           } catch (err) {
-            last = { branch, status: 'error', vars: {}, error: errorMessage(err), runId, traceDir: null, attempts: attempt };
+            last = {
+              branch,
+              status: 'error',
+              vars: {},
+              error: errorMessage(err),
+              runId,
+              traceDir: null,
+              attempts: attempt,
+            };
           }
         }
         outcomes[i] = { ...last!, finished: finished++ };
       });
       const failed = outcomes.filter((o) => o.status === 'error');
       if (failed.length && fork.onError.mode !== 'continue') {
-        throw new Error(`fork "${fork.id}": ${failed.map((f) => `branch "${f.branch}" failed after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: ${f.error}`).join('; ')}`);
+        throw new Error(
+          `fork "${fork.id}": ${failed.map((f) => `branch "${f.branch}" failed after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: ${f.error}`).join('; ')}`,
+        );
       }
-      return { output: JSON.stringify(outcomes), title: `fork ${fork.id}`, metadata: { branches: outcomes.map((o) => ({ branch: o.branch, status: o.status, runId: o.runId, traceDir: o.traceDir })) } };
+      return {
+        output: JSON.stringify(outcomes),
+        title: `fork ${fork.id}`,
+        metadata: {
+          branches: outcomes.map((o) => ({ branch: o.branch, status: o.status, runId: o.runId, traceDir: o.traceDir })),
+        },
+      };
     },
   });
 }

@@ -19,9 +19,15 @@ export interface ForkWorkflowOptions extends ResumeWorkflowOptions {
  * run, linked to the old one (`parent: { kind: 'fork', atStep }`), goes on from there, with another model or
  * tools when the options say so. Everything after the node runs again (branches of a fork too).
  */
-export async function forkWorkflow(traceDir: string, workflow: WorkflowDefinition, atNode: string, options: ForkWorkflowOptions): Promise<WorkflowRunResult> {
+export async function forkWorkflow(
+  traceDir: string,
+  workflow: WorkflowDefinition,
+  atNode: string,
+  options: ForkWorkflowOptions,
+): Promise<WorkflowRunResult> {
   const trace = await readWorkflowTrace(traceDir, workflow, options.allowChangedWorkflow === true);
-  if (!workflow.nodes.has(atNode)) throw new WorkflowError(`workflow "${workflow.name}" has no node "${atNode}"`, { nodeId: atNode });
+  if (!workflow.nodes.has(atNode))
+    throw new WorkflowError(`workflow "${workflow.name}" has no node "${atNode}"`, { nodeId: atNode });
   const visit = options.visit ?? 1;
   const first = (trace.manifest.initialState as { step?: number } | null)?.step ?? 0;
   const steps = [first, ...trace.steps.map((s) => s.step)];
@@ -40,5 +46,8 @@ export async function forkWorkflow(traceDir: string, workflow: WorkflowDefinitio
       parent: { runId: trace.manifest.runId, path: trace.dir, kind: 'fork', atStep: step },
     });
   }
-  throw new WorkflowError(`trace ${trace.dir} never ran node "${atNode}"${visit > 1 ? ` ${visit} times (it ran it ${seen})` : ''}`, { nodeId: atNode });
+  throw new WorkflowError(
+    `trace ${trace.dir} never ran node "${atNode}"${visit > 1 ? ` ${visit} times (it ran it ${seen})` : ''}`,
+    { nodeId: atNode },
+  );
 }

@@ -5,11 +5,20 @@
  */
 import '../../core/zod-version.js'; // first: a zod older than 4 stops here with the fix, not deep inside another module
 export { WorkflowError } from './workflow-error.js';
-export { defineNodeConfig, type NodeConfigClass, type NodeConfigValue, type NodeJSON } from './nodes/define-node-config.js';
+export {
+  defineNodeConfig,
+  type NodeConfigClass,
+  type NodeConfigValue,
+  type NodeJSON,
+} from './nodes/define-node-config.js';
 export { NodeId, VariableName, ErrorPolicy } from './nodes/node-fields.js';
 export { LLMNodeConfig, LLMNodeFields } from './nodes/llm-node-config.js';
 export { ToolNodeConfig, ToolNodeFields } from './nodes/tool-node-config.js';
-export { ContextProcessorConfig, ContextProcessorFields, BUILTIN_PROCESSORS } from './nodes/context-processor-config.js';
+export {
+  ContextProcessorConfig,
+  ContextProcessorFields,
+  BUILTIN_PROCESSORS,
+} from './nodes/context-processor-config.js';
 export { StartNodeConfig, StartNodeFields } from './nodes/start-node-config.js';
 export { EndNodeConfig, EndNodeFields } from './nodes/end-node-config.js';
 export { ForkNodeConfig, ForkNodeFields } from './nodes/fork-node-config.js';
@@ -22,12 +31,30 @@ export { InterruptNodeConfig, InterruptNodeFields } from './nodes/interrupt-node
 export { waitingAskAnswer } from './waiting-ask-answer.js';
 export { NODE_CONFIGS, nodeConfigFromJSON, isNodeConfig, type NodeConfig, type NodeKind } from './nodes/node-config.js';
 export { WorkflowEdge, WorkflowFile } from './workflow-file.js';
-export { WorkflowDefinition, type WorkflowInput, type WorkflowSource, type SourcePosition } from './workflow-definition.js';
-export { checkWorkflow, type WorkflowProblem, type WorkflowGraph, type CheckWorkflowOptions } from './check-workflow.js';
+export {
+  WorkflowDefinition,
+  type WorkflowInput,
+  type WorkflowSource,
+  type SourcePosition,
+} from './workflow-definition.js';
+export {
+  checkWorkflow,
+  type WorkflowProblem,
+  type WorkflowGraph,
+  type CheckWorkflowOptions,
+} from './check-workflow.js';
 export { parseWorkflowYaml, loadWorkflowFile } from './parse-workflow-yaml.js';
 export { ThreadState, NodeRecord, ActiveLLM, BranchOutcome, type WorkflowState } from './thread-state.js';
 export { renderTemplate, renderParameters } from './render-template.js';
-export { BUILTIN_CONTEXT_PROCESSORS, summariseProcessor, trimProcessor, truncateToolOutputsProcessor, estimateTokens, type ContextProcessor, type ContextProcessorContext } from './context-processor.js';
+export {
+  BUILTIN_CONTEXT_PROCESSORS,
+  summariseProcessor,
+  trimProcessor,
+  truncateToolOutputsProcessor,
+  estimateTokens,
+  type ContextProcessor,
+  type ContextProcessorContext,
+} from './context-processor.js';
 export type { JoinReducer } from './join-reducer.js';
 export { WorkflowAgent, DEFAULT_MAX_SUBWORKFLOW_DEPTH, type WorkflowAgentOptions } from './workflow-agent.js';
 export type { ThreadHost } from './child-thread.js';

@@ -38,13 +38,17 @@ export async function previousThread(source: ResumeSource, name: string): Promis
     const step = Number(m[1]);
     if (step < source.afterStep) continue;
     const attempt = m[2] ? Number(m[2]) : 1;
-    if (!best || step > best.step || (step === best.step && attempt > best.attempt)) best = { dir: join(folder, e), step, attempt };
+    if (!best || step > best.step || (step === best.step && attempt > best.attempt))
+      best = { dir: join(folder, e), step, attempt };
   }
   if (!best) return undefined;
   const trace = await readTrace(best.dir);
-  const last = trace.steps.length ? trace.steps[trace.steps.length - 1].step : ((trace.manifest.initialState as { step?: number } | null)?.step ?? 0);
+  const last = trace.steps.length
+    ? trace.steps[trace.steps.length - 1].step
+    : ((trace.manifest.initialState as { step?: number } | null)?.step ?? 0);
   const state = stateAtStep(trace, last) as WorkflowState;
-  if (state.thread?.status === 'completed') return { outcome: 'completed', vars: state.thread.vars, runId: trace.manifest.runId, traceDir: trace.dir };
+  if (state.thread?.status === 'completed')
+    return { outcome: 'completed', vars: state.thread.vars, runId: trace.manifest.runId, traceDir: trace.dir };
   state.thread.status = 'running';
   delete state.thread.reason;
   state.thread.attempts = 0;
@@ -54,7 +58,12 @@ export async function previousThread(source: ResumeSource, name: string): Promis
 }
 
 /** The resume source of a thread resumed from `trace`'s state after step `step`. */
-export function resumeSourceOf(p: { runId: string; traceDir: string; state: WorkflowState; step: number }): ResumeSource | undefined {
+export function resumeSourceOf(p: {
+  runId: string;
+  traceDir: string;
+  state: WorkflowState;
+  step: number;
+}): ResumeSource | undefined {
   const node = p.state.thread.current;
   return node === null ? undefined : { runId: p.runId, traceDir: p.traceDir, node, afterStep: p.step };
 }

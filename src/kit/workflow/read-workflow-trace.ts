@@ -8,13 +8,20 @@ import { WorkflowError } from './workflow-error.js';
  * Reads the trace of a workflow run to go on from (resume, fork). The workflow is the caller's, never the
  * trace's (untrusted data): it must equal the one the run recorded unless `allowChanged`.
  */
-export async function readWorkflowTrace(traceDir: string, workflow: WorkflowDefinition, allowChanged: boolean): Promise<Trace> {
+export async function readWorkflowTrace(
+  traceDir: string,
+  workflow: WorkflowDefinition,
+  allowChanged: boolean,
+): Promise<Trace> {
   const trace = await readTrace(traceDir);
   const m = trace.manifest;
   const recorded = m.agent.config?.workflow;
-  if (m.agent.name !== 'WorkflowAgent' || !recorded) throw new WorkflowError(`trace ${trace.dir} is not a workflow run (agent ${m.agent.name})`);
+  if (m.agent.name !== 'WorkflowAgent' || !recorded)
+    throw new WorkflowError(`trace ${trace.dir} is not a workflow run (agent ${m.agent.name})`);
   if (!allowChanged && canonicalJson(recorded) !== canonicalJson(workflow.toJSON())) {
-    throw new WorkflowError(`trace ${trace.dir} ran another version of workflow "${workflow.name}" (resuming with a changed workflow must be allowed explicitly)`);
+    throw new WorkflowError(
+      `trace ${trace.dir} ran another version of workflow "${workflow.name}" (resuming with a changed workflow must be allowed explicitly)`,
+    );
   }
   return trace;
 }

@@ -7,7 +7,8 @@ const WHOLE = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}$/;
 export function lookupVariable(vars: Readonly<Record<string, unknown>>, path: string, nodeId: string): unknown {
   let v: unknown = vars;
   for (const key of path.split('.')) {
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, key)) throw new WorkflowError(`node "${nodeId}": {{${path}}}: there is no variable "${path}"`, { nodeId });
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, key))
+      throw new WorkflowError(`node "${nodeId}": {{${path}}}: there is no variable "${path}"`, { nodeId });
     v = (v as Record<string, unknown>)[key];
   }
   return v;
@@ -17,7 +18,7 @@ export function lookupVariable(vars: Readonly<Record<string, unknown>>, path: st
 export function renderTemplate(template: string, vars: Readonly<Record<string, unknown>>, nodeId: string): string {
   return template.replace(PLACEHOLDER, (_, path: string) => {
     const v = lookupVariable(vars, path, nodeId);
-    return typeof v === 'string' ? v : JSON.stringify(v) ?? 'null';
+    return typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null');
   });
 }
 
@@ -33,7 +34,13 @@ export function renderParameters(value: unknown, vars: Readonly<Record<string, u
   if (Array.isArray(value)) return value.map((v) => renderParameters(v, vars, nodeId));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: renderParameters(v, vars, nodeId), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, {
+        value: renderParameters(v, vars, nodeId),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return value;

@@ -23,13 +23,18 @@ export interface ResumeWorkflowOptions extends RunWorkflowOptions {
  * again; a waiting interrupt goes on once `vars` gives its variable. The workflow is the caller's (never taken
  * from the trace, which is untrusted data): it must match the recorded one unless `allowChangedWorkflow`.
  */
-export async function resumeWorkflow(traceDir: string, workflow: WorkflowDefinition, options: ResumeWorkflowOptions): Promise<WorkflowRunResult> {
+export async function resumeWorkflow(
+  traceDir: string,
+  workflow: WorkflowDefinition,
+  options: ResumeWorkflowOptions,
+): Promise<WorkflowRunResult> {
   const trace = await readWorkflowTrace(traceDir, workflow, options.allowChangedWorkflow === true);
   const m = trace.manifest;
   const last = trace.steps.length ? trace.steps[trace.steps.length - 1].step : 0;
   const state = stateAtStep(trace, last) as WorkflowState;
   if (!state.thread) throw new WorkflowError(`trace ${trace.dir} has no workflow thread in its state`);
-  if (state.thread.status === 'completed') throw new WorkflowError(`the workflow of trace ${trace.dir} completed; there is nothing to resume`);
+  if (state.thread.status === 'completed')
+    throw new WorkflowError(`the workflow of trace ${trace.dir} completed; there is nothing to resume`);
   reopenThread(state, options.vars);
   const { allowChangedWorkflow: _a, vars: _v, ...rest } = options;
   const current = state.thread.current;

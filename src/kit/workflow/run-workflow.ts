@@ -1,4 +1,16 @@
-import type { AnyTool, Approver, Budget, Env, Hook, Model, ModelMiddleware, ParentLink, PermissionConfig, Policy, TaskInput } from '../../core/index.js';
+import type {
+  AnyTool,
+  Approver,
+  Budget,
+  Env,
+  Hook,
+  Model,
+  ModelMiddleware,
+  ParentLink,
+  PermissionConfig,
+  Policy,
+  TaskInput,
+} from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
 import type { TraceOptions } from '../../trace/index.js';
 import type { ThreadState, WorkflowState } from './thread-state.js';
@@ -54,8 +66,29 @@ export interface WorkflowRunResult {
 }
 
 /** Runs a workflow to its end on the qitos engine (one trace folder) and says how it ended. */
-export async function runWorkflow(workflow: WorkflowDefinition, options: RunWorkflowOptions): Promise<WorkflowRunResult> {
-  const { vars, trace, env, budget, hooks, policies, middleware, signal, runId, handleSigint, resumeFrom, parent, task, permission, onApproval, approvalTimeoutMs, ...agentOptions } = options;
+export async function runWorkflow(
+  workflow: WorkflowDefinition,
+  options: RunWorkflowOptions,
+): Promise<WorkflowRunResult> {
+  const {
+    vars,
+    trace,
+    env,
+    budget,
+    hooks,
+    policies,
+    middleware,
+    signal,
+    runId,
+    handleSigint,
+    resumeFrom,
+    parent,
+    task,
+    permission,
+    onApproval,
+    approvalTimeoutMs,
+    ...agentOptions
+  } = options;
   const agent = new WorkflowAgent({ ...agentOptions, workflow });
   const engine = new Engine<WorkflowState>({
     agent,
@@ -72,7 +105,14 @@ export async function runWorkflow(workflow: WorkflowDefinition, options: RunWork
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     trace: trace ?? {},
   });
-  const run = await engine.run(task ?? { id: `workflow-${workflow.name}`, objective: workflow.description ?? `workflow ${workflow.name}`, inputs: vars ?? {} }, { ...(signal ? { signal } : {}), ...(resumeFrom ? { resumeFrom } : {}) });
+  const run = await engine.run(
+    task ?? {
+      id: `workflow-${workflow.name}`,
+      objective: workflow.description ?? `workflow ${workflow.name}`,
+      inputs: vars ?? {},
+    },
+    { ...(signal ? { signal } : {}), ...(resumeFrom ? { resumeFrom } : {}) },
+  );
   return workflowResult(run);
 }
 

@@ -30,14 +30,26 @@ function fileRefs(nodes: unknown, baseDir: string, prefix = ''): FileRef[] {
  * even inside a fork's branch or an inline subworkflow, or through other files, runs forever. A file that cannot be
  * read or parsed is not followed (running the node reports it).
  */
-export async function subworkflowCycle(file: string, nodes: unknown, cwd: string): Promise<{ node: string; chain: string } | undefined> {
+export async function subworkflowCycle(
+  file: string,
+  nodes: unknown,
+  cwd: string,
+): Promise<{ node: string; chain: string } | undefined> {
   const done = new Set<string>();
   const show = (f: string) => relative(cwd, f) || f;
-  const visit = async (at: string, atNodes: unknown, path: Array<{ file: string; node: string }>): Promise<{ node: string; chain: string } | undefined> => {
+  const visit = async (
+    at: string,
+    atNodes: unknown,
+    path: Array<{ file: string; node: string }>,
+  ): Promise<{ node: string; chain: string } | undefined> => {
     for (const ref of fileRefs(atNodes, dirname(at))) {
       const here = [...path, { file: at, node: ref.node }];
       const loop = here.findIndex((p) => p.file === ref.file);
-      if (loop >= 0) return { node: here[0].node, chain: [...here.slice(loop).map((p) => `${show(p.file)} (node "${p.node}")`), show(ref.file)].join(' -> ') };
+      if (loop >= 0)
+        return {
+          node: here[0].node,
+          chain: [...here.slice(loop).map((p) => `${show(p.file)} (node "${p.node}")`), show(ref.file)].join(' -> '),
+        };
       if (done.has(ref.file)) continue;
       const next = await nodesOf(ref.file);
       if (next === undefined) continue;

@@ -23,14 +23,37 @@ export function subworkflowTool(agent: ThreadHost) {
       if (node.kind !== 'subworkflow') throw new Error(`node "${args.node}" is not a subworkflow`);
       const { chain: outer, max } = agent.subworkflows;
       const chain = [...outer, `${agent.workflow.source?.name ?? agent.workflow.name} (node "${node.id}")`];
-      if (chain.length > max) throw new Error(`subworkflows nest deeper than ${max} (maxSubworkflowDepth): ${chain.join(' -> ')}; a workflow that includes itself never ends`);
+      if (chain.length > max)
+        throw new Error(
+          `subworkflows nest deeper than ${max} (maxSubworkflowDepth): ${chain.join(' -> ')}; a workflow that includes itself never ends`,
+        );
       const base = agent.workflow.source?.baseDir ?? process.cwd();
-      const def = node.inline ? WorkflowDefinition.create(node.inline as never, { name: `${agent.workflow.source?.name ?? agent.workflow.name}#${node.id}`, baseDir: base }) : await loadWorkflowFile(node.path!, base);
+      const def = node.inline
+        ? WorkflowDefinition.create(node.inline as never, {
+            name: `${agent.workflow.source?.name ?? agent.workflow.name}#${node.id}`,
+            baseDir: base,
+          })
+        : await loadWorkflowFile(node.path!, base);
       const vars = (ctx.state as WorkflowState).thread.vars;
-      const r = await runChildThread(agent.childAgent({ workflow: def, thread: { subworkflow: node.id }, subworkflowChain: chain }), ctx, { runId: `${ctx.runId}.s${ctx.step}.${node.id}`, objective: `subworkflow ${def.name} of node ${node.id}`, vars });
+      const r = await runChildThread(
+        agent.childAgent({ workflow: def, thread: { subworkflow: node.id }, subworkflowChain: chain }),
+        ctx,
+        {
+          runId: `${ctx.runId}.s${ctx.step}.${node.id}`,
+          objective: `subworkflow ${def.name} of node ${node.id}`,
+          vars,
+        },
+      );
       const thread = r.state?.thread;
-      if (r.stopReason !== 'final' || thread?.status !== 'completed') throw new Error(`subworkflow "${def.name}" did not complete: ${thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`}${r.traceDir ? ` (trace: ${r.traceDir})` : ''}`);
-      return { output: JSON.stringify(thread.vars), title: `subworkflow ${def.name}`, metadata: { runId: r.runId, traceDir: r.traceDir, finalResult: r.finalResult } };
+      if (r.stopReason !== 'final' || thread?.status !== 'completed')
+        throw new Error(
+          `subworkflow "${def.name}" did not complete: ${thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`}${r.traceDir ? ` (trace: ${r.traceDir})` : ''}`,
+        );
+      return {
+        output: JSON.stringify(thread.vars),
+        title: `subworkflow ${def.name}`,
+        metadata: { runId: r.runId, traceDir: r.traceDir, finalResult: r.finalResult },
+      };
     },
   });
 }

@@ -1,9 +1,23 @@
-import type { ActionResult, Decision, Model, ModelMessage, ModelRequest, ModelToolResultPart, ResponsePart, Task } from '../../core/index.js';
+import type {
+  ActionResult,
+  Decision,
+  Model,
+  ModelMessage,
+  ModelRequest,
+  ModelToolResultPart,
+  ResponsePart,
+  Task,
+} from '../../core/index.js';
 import { addTokens, baseState, emptyTokens, errorMessage, newActionId, toolSpec } from '../../core/index.js';
 import { AgentModule, type AgentContext, type AgentModuleOptions } from '../../engine/agent-module.js';
 import { ToolRegistry } from '../../engine/tool-registry.js';
 import { evaluateCondition, evaluateExpr } from '../expr/index.js';
-import { BUILTIN_CONTEXT_PROCESSORS, estimateTokens, summariseProcessor, type ContextProcessor } from './context-processor.js';
+import {
+  BUILTIN_CONTEXT_PROCESSORS,
+  estimateTokens,
+  summariseProcessor,
+  type ContextProcessor,
+} from './context-processor.js';
 import { FORK_TOOL, forkTool } from './fork-tool.js';
 import type { JoinReducer } from './join-reducer.js';
 import type { NodeConfig } from './nodes/node-config.js';
@@ -49,8 +63,25 @@ export const DEFAULT_MAX_SUBWORKFLOW_DEPTH = 10;
 
 /** What DECIDE worked out for REDUCE to apply (kept per run between the two phases of one step). */
 type Pending =
-  | { kind: 'llm'; node: LLMNodeConfig; response: { parts: ResponsePart[]; usage: ModelResponseUsage }; userText: string | undefined; refused: ModelToolResultPart[]; calls: number; context?: ModelMessage[]; summarised?: { before: number; after: number } }
-  | { kind: 'computed'; status: NodeRecord['status']; inputs: unknown; outputs: unknown; next: string | null; apply?: (t: ThreadState) => void; waits?: true };
+  | {
+      kind: 'llm';
+      node: LLMNodeConfig;
+      response: { parts: ResponsePart[]; usage: ModelResponseUsage };
+      userText: string | undefined;
+      refused: ModelToolResultPart[];
+      calls: number;
+      context?: ModelMessage[];
+      summarised?: { before: number; after: number };
+    }
+  | {
+      kind: 'computed';
+      status: NodeRecord['status'];
+      inputs: unknown;
+      outputs: unknown;
+      next: string | null;
+      apply?: (t: ThreadState) => void;
+      waits?: true;
+    };
 type ModelResponseUsage = Parameters<typeof addTokens>[0];
 
 /**
@@ -73,25 +104,56 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   constructor(options: WorkflowAgentOptions) {
     // A registry of our own: the internal tools must not land in a registry the caller passed and still uses.
     const tools = options.tools instanceof ToolRegistry ? options.tools.list() : [...(options.tools ?? [])];
-    super({ ...options, tools, name: options.name ?? 'WorkflowAgent', config: { workflow: options.workflow.toJSON(), ...(options.entry ? { entry: options.entry } : {}), ...(options.stopAt ? { stopAt: options.stopAt } : {}), ...options.config } });
+    super({
+      ...options,
+      tools,
+      name: options.name ?? 'WorkflowAgent',
+      config: {
+        workflow: options.workflow.toJSON(),
+        ...(options.entry ? { entry: options.entry } : {}),
+        ...(options.stopAt ? { stopAt: options.stopAt } : {}),
+        ...options.config,
+      },
+    });
     this.workflow = options.workflow;
     this.options = options;
     this.processors = { ...BUILTIN_CONTEXT_PROCESSORS, ...options.processors };
-    for (const id of [FORK_TOOL, SUBWORKFLOW_TOOL]) if (this.tools.has(id)) throw new WorkflowError(`the tool id "${id}" is reserved for the workflow's own use`);
+    for (const id of [FORK_TOOL, SUBWORKFLOW_TOOL])
+      if (this.tools.has(id)) throw new WorkflowError(`the tool id "${id}" is reserved for the workflow's own use`);
     this.tools.register(forkTool(this)).register(subworkflowTool(this));
     this.checkNames();
   }
 
   /** The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow, labelled `thread` in its manifest. */
-  childAgent(spec: { workflow?: WorkflowDefinition; entry?: string; stopAt?: string; resumeOf?: ResumeSource; thread: Record<string, unknown>; subworkflowChain?: readonly string[] }): WorkflowAgent {
+  childAgent(spec: {
+    workflow?: WorkflowDefinition;
+    entry?: string;
+    stopAt?: string;
+    resumeOf?: ResumeSource;
+    thread: Record<string, unknown>;
+    subworkflowChain?: readonly string[];
+  }): WorkflowAgent {
     const tools = this.tools.list().filter((t) => t.id !== FORK_TOOL && t.id !== SUBWORKFLOW_TOOL);
     const { entry: _e, stopAt: _s, config: _c, resumeOf: _r, ...rest } = this.options;
-    return new WorkflowAgent({ ...rest, model: this.model, tools, workflow: spec.workflow ?? this.workflow, ...(spec.entry ? { entry: spec.entry } : {}), ...(spec.stopAt ? { stopAt: spec.stopAt } : {}), ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}), ...(spec.subworkflowChain ? { subworkflowChain: spec.subworkflowChain } : {}), config: { thread: spec.thread } });
+    return new WorkflowAgent({
+      ...rest,
+      model: this.model,
+      tools,
+      workflow: spec.workflow ?? this.workflow,
+      ...(spec.entry ? { entry: spec.entry } : {}),
+      ...(spec.stopAt ? { stopAt: spec.stopAt } : {}),
+      ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}),
+      ...(spec.subworkflowChain ? { subworkflowChain: spec.subworkflowChain } : {}),
+      config: { thread: spec.thread },
+    });
   }
 
   /** The subworkflow nodes this thread runs inside (a fork's branches inherit it), and how deep they may nest. */
   get subworkflows(): { chain: readonly string[]; max: number } {
-    return { chain: this.options.subworkflowChain ?? [], max: this.options.maxSubworkflowDepth ?? DEFAULT_MAX_SUBWORKFLOW_DEPTH };
+    return {
+      chain: this.options.subworkflowChain ?? [],
+      max: this.options.maxSubworkflowDepth ?? DEFAULT_MAX_SUBWORKFLOW_DEPTH,
+    };
   }
 
   /** The run this one resumes, once per node: only the first visit of a fork after a resume looks at the old threads. */
@@ -104,28 +166,68 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   override initState(task: Task): WorkflowState {
     const state = baseState(task, this.options.maxSteps ?? 1000) as WorkflowState;
     const entry = this.options.entry ?? this.workflow.start.id;
-    state.thread = { workflow: this.workflow.name, status: 'running', vars: { ...structuredClone(this.workflow.vars), ...structuredClone(task.inputs) }, current: entry, attempts: 0, completed: [], tokens: {}, loops: {}, context: [], active: null, forks: {} };
+    state.thread = {
+      workflow: this.workflow.name,
+      status: 'running',
+      vars: { ...structuredClone(this.workflow.vars), ...structuredClone(task.inputs) },
+      current: entry,
+      attempts: 0,
+      completed: [],
+      tokens: {},
+      loops: {},
+      context: [],
+      active: null,
+      forks: {},
+    };
     return state;
   }
 
   override async decide(state: WorkflowState, _observation: unknown, ctx: AgentContext): Promise<Decision> {
     const t = state.thread;
     if (t.current === null) return { mode: 'final', answer: '' };
-    if (t.current === this.options.stopAt) return { mode: 'final', answer: `thread reached "${t.current}"`, rationale: 'stop node' };
+    if (t.current === this.options.stopAt)
+      return { mode: 'final', answer: `thread reached "${t.current}"`, rationale: 'stop node' };
     const node = this.workflow.node(t.current);
     const why = `${node.kind} node "${node.id}"`;
     switch (node.kind) {
       case 'tool':
-        return { mode: 'act', actions: [{ id: newActionId(), name: node.toolName, args: renderParameters(node.parameters, t.vars, node.id) as Record<string, unknown>, ...(node.timeoutMs ? { timeoutMs: node.timeoutMs } : {}) }], rationale: why };
+        return {
+          mode: 'act',
+          actions: [
+            {
+              id: newActionId(),
+              name: node.toolName,
+              args: renderParameters(node.parameters, t.vars, node.id) as Record<string, unknown>,
+              ...(node.timeoutMs ? { timeoutMs: node.timeoutMs } : {}),
+            },
+          ],
+          rationale: why,
+        };
       case 'llm':
         return this.llmTurn(state, node, ctx);
       case 'fork':
-        return { mode: 'act', actions: [{ id: newActionId(), name: FORK_TOOL, args: { fork: node.id }, timeoutMs: 2 ** 31 - 1 }], rationale: why };
+        return {
+          mode: 'act',
+          actions: [{ id: newActionId(), name: FORK_TOOL, args: { fork: node.id }, timeoutMs: 2 ** 31 - 1 }],
+          rationale: why,
+        };
       case 'subworkflow':
-        return { mode: 'act', actions: [{ id: newActionId(), name: SUBWORKFLOW_TOOL, args: { node: node.id }, timeoutMs: 2 ** 31 - 1 }], rationale: why };
+        return {
+          mode: 'act',
+          actions: [{ id: newActionId(), name: SUBWORKFLOW_TOOL, args: { node: node.id }, timeoutMs: 2 ** 31 - 1 }],
+          rationale: why,
+        };
       case 'end': {
-        const answer = node.result !== undefined ? renderTemplate(node.result, t.vars, node.id) : JSON.stringify(t.vars);
-        this.pending.set(ctx.runId, { kind: 'computed', status: 'done', inputs: {}, outputs: { result: answer }, next: null, apply: (th) => void (th.status = 'completed') });
+        const answer =
+          node.result !== undefined ? renderTemplate(node.result, t.vars, node.id) : JSON.stringify(t.vars);
+        this.pending.set(ctx.runId, {
+          kind: 'computed',
+          status: 'done',
+          inputs: {},
+          outputs: { result: answer },
+          next: null,
+          apply: (th) => void (th.status = 'completed'),
+        });
         return { mode: 'final', answer, rationale: why };
       }
       default:
@@ -134,7 +236,13 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     }
   }
 
-  override reduce(state: WorkflowState, _observation: unknown, decision: Decision, results: ActionResult[], ctx: AgentContext): WorkflowState {
+  override reduce(
+    state: WorkflowState,
+    _observation: unknown,
+    decision: Decision,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): WorkflowState {
     const t = state.thread;
     const pending = this.pending.get(ctx.runId);
     this.pending.delete(ctx.runId);
@@ -145,13 +253,28 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     }
     const node = this.workflow.node(t.current);
     // Monitor events (seed 10.3): every tool call of the node, as it ended.
-    for (const r of results) ctx.emit('tool_call', { node: node.id, tool: r.name, status: r.status, latencyMs: r.latencyMs, ...(r.error ? { error: r.error } : {}) });
+    for (const r of results)
+      ctx.emit('tool_call', {
+        node: node.id,
+        tool: r.name,
+        status: r.status,
+        latencyMs: r.latencyMs,
+        ...(r.error ? { error: r.error } : {}),
+      });
     if (pending?.kind === 'llm') this.reduceLLM(t, pending, results, ctx);
     else if (pending?.kind === 'computed') {
       pending.apply?.(t);
       // an interrupt that waits has not run: it runs when the thread is resumed with its variable
-      if (!pending.waits) this.finish(t, node, ctx, { status: pending.status, inputs: pending.inputs, outputs: pending.outputs }, pending.next);
-    } else if (node.kind === 'tool' || node.kind === 'fork' || node.kind === 'subworkflow') this.reduceAction(t, node, decision, results, ctx);
+      if (!pending.waits)
+        this.finish(
+          t,
+          node,
+          ctx,
+          { status: pending.status, inputs: pending.inputs, outputs: pending.outputs },
+          pending.next,
+        );
+    } else if (node.kind === 'tool' || node.kind === 'fork' || node.kind === 'subworkflow')
+      this.reduceAction(t, node, decision, results, ctx);
     return state;
   }
 
@@ -169,50 +292,124 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     const t = state.thread;
     const active = t.active?.node === node.id ? t.active : null;
     const userText = active ? undefined : renderTemplate(node.userPrompt, t.vars, node.id);
-    const turns: ModelMessage[] = active ? active.messages : [{ role: 'user', content: [{ type: 'text', text: userText! }] }];
+    const turns: ModelMessage[] = active
+      ? active.messages
+      : [{ role: 'user', content: [{ type: 'text', text: userText! }] }];
     let context = t.context;
     let summarised: { before: number; after: number } | undefined;
     if (node.tokenLimit !== undefined && context.length && estimateTokens([...context, ...turns]) > node.tokenLimit) {
       const before = estimateTokens(context);
-      context = await summariseProcessor(context, { nodeId: node.id, config: {}, vars: t.vars, callModel: ctx.callModel, signal: ctx.signal });
+      context = await summariseProcessor(context, {
+        nodeId: node.id,
+        config: {},
+        vars: t.vars,
+        callModel: ctx.callModel,
+        signal: ctx.signal,
+      });
       summarised = { before, after: estimateTokens(context) };
     }
     const tools = node.toolMode === 'none' ? [] : node.availableTools.map((id) => toolSpec(this.tools.get(id)!));
     const iteration = (active?.iteration ?? 0) + 1;
     const request: ModelRequest = {
-      messages: [...(node.systemPrompt ? [{ role: 'system' as const, content: renderTemplate(node.systemPrompt, t.vars, node.id) }] : []), ...context, ...turns],
-      ...(tools.length ? { tools, toolChoice: node.toolMode === 'required' && iteration === 1 ? ('required' as const) : ('auto' as const) } : {}),
+      messages: [
+        ...(node.systemPrompt
+          ? [{ role: 'system' as const, content: renderTemplate(node.systemPrompt, t.vars, node.id) }]
+          : []),
+        ...context,
+        ...turns,
+      ],
+      ...(tools.length
+        ? {
+            tools,
+            toolChoice: node.toolMode === 'required' && iteration === 1 ? ('required' as const) : ('auto' as const),
+          }
+        : {}),
       ...(node.temperature !== undefined ? { temperature: node.temperature } : {}),
       ...(node.maxTokens !== undefined ? { maxOutputTokens: node.maxTokens } : {}),
     };
     const model = node.model ? this.options.resolveModel!(node.model) : undefined;
     // stream: the reply's deltas reach hooks and Engine.stream as model_events, announced by the node that streams
     if (node.stream) ctx.emit('llm_stream', { node: node.id, iteration });
-    const response = await ctx.callModel(request, { purpose: `workflow:${node.id}`, signal: ctx.signal, stream: node.stream, ...(model ? { model } : {}) });
-    if (summarised) ctx.emit('context_summarised', { node: node.id, tokensBefore: summarised.before, tokensAfter: summarised.after });
-    ctx.emit('llm_call', { node: node.id, iteration, model: response.modelId ?? model?.id ?? null, finishReason: response.finishReason, toolCalls: response.parts.filter((p) => p.type === 'tool-call').length });
+    const response = await ctx.callModel(request, {
+      purpose: `workflow:${node.id}`,
+      signal: ctx.signal,
+      stream: node.stream,
+      ...(model ? { model } : {}),
+    });
+    if (summarised)
+      ctx.emit('context_summarised', { node: node.id, tokensBefore: summarised.before, tokensAfter: summarised.after });
+    ctx.emit('llm_call', {
+      node: node.id,
+      iteration,
+      model: response.modelId ?? model?.id ?? null,
+      finishReason: response.finishReason,
+      toolCalls: response.parts.filter((p) => p.type === 'tool-call').length,
+    });
     ctx.emit('token_usage', { node: node.id, tokens: response.usage, cost: response.cost });
-    const calls = response.parts.filter((p): p is Extract<ResponsePart, { type: 'tool-call' }> => p.type === 'tool-call');
+    const calls = response.parts.filter(
+      (p): p is Extract<ResponsePart, { type: 'tool-call' }> => p.type === 'tool-call',
+    );
     const allowed = calls.filter((c) => c.args && node.toolMode !== 'none' && node.availableTools.includes(c.name));
     const refused: ModelToolResultPart[] = calls
       .filter((c) => !allowed.includes(c))
-      .map((c) => ({ type: 'tool-result', callId: c.callId, name: c.name, isError: true, output: !c.args ? `the arguments of ${c.name} are not a JSON object: ${c.input.slice(0, 200)}` : `tool "${c.name}" is not available here; available: ${node.toolMode === 'none' ? '(none)' : node.availableTools.join(', ') || '(none)'}` }));
-    this.pending.set(ctx.runId, { kind: 'llm', node, response: { parts: response.parts, usage: response.usage }, userText, refused, calls: calls.length, ...(summarised ? { context, summarised } : {}) });
+      .map((c) => ({
+        type: 'tool-result',
+        callId: c.callId,
+        name: c.name,
+        isError: true,
+        output: !c.args
+          ? `the arguments of ${c.name} are not a JSON object: ${c.input.slice(0, 200)}`
+          : `tool "${c.name}" is not available here; available: ${node.toolMode === 'none' ? '(none)' : node.availableTools.join(', ') || '(none)'}`,
+      }));
+    this.pending.set(ctx.runId, {
+      kind: 'llm',
+      node,
+      response: { parts: response.parts, usage: response.usage },
+      userText,
+      refused,
+      calls: calls.length,
+      ...(summarised ? { context, summarised } : {}),
+    });
     const why = `llm node "${node.id}" turn ${iteration}`;
-    return allowed.length ? { mode: 'act', actions: allowed.map((c) => ({ id: c.callId, name: c.name, args: c.args! })), rationale: why } : { mode: 'wait', rationale: why };
+    return allowed.length
+      ? { mode: 'act', actions: allowed.map((c) => ({ id: c.callId, name: c.name, args: c.args! })), rationale: why }
+      : { mode: 'wait', rationale: why };
   }
 
-  private reduceLLM(t: ThreadState, p: Extract<Pending, { kind: 'llm' }>, results: ActionResult[], ctx: AgentContext): void {
+  private reduceLLM(
+    t: ThreadState,
+    p: Extract<Pending, { kind: 'llm' }>,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): void {
     const node = p.node;
     const active = t.active?.node === node.id ? t.active : null;
     const text = p.response.parts.map((x) => (x.type === 'text' ? x.text : '')).join('');
     const assistant: ModelMessage = {
       role: 'assistant',
-      content: [...(text ? [{ type: 'text' as const, text }] : []), ...p.response.parts.flatMap((x) => (x.type === 'tool-call' ? [{ type: 'tool-call' as const, callId: x.callId, name: x.name, args: x.args ?? {} }] : []))],
+      content: [
+        ...(text ? [{ type: 'text' as const, text }] : []),
+        ...p.response.parts.flatMap((x) =>
+          x.type === 'tool-call'
+            ? [{ type: 'tool-call' as const, callId: x.callId, name: x.name, args: x.args ?? {} }]
+            : [],
+        ),
+      ],
     };
-    const messages: ModelMessage[] = [...(active ? active.messages : [{ role: 'user' as const, content: [{ type: 'text' as const, text: p.userText! }] }]), assistant];
+    const messages: ModelMessage[] = [
+      ...(active
+        ? active.messages
+        : [{ role: 'user' as const, content: [{ type: 'text' as const, text: p.userText! }] }]),
+      assistant,
+    ];
     const toolParts: ModelToolResultPart[] = [
-      ...results.map((r): ModelToolResultPart => ({ type: 'tool-result', callId: r.actionId, name: r.name, output: r.status === 'success' ? String(r.output) : (r.error ?? 'the call failed'), isError: r.status !== 'success' })),
+      ...results.map((r): ModelToolResultPart => ({
+        type: 'tool-result',
+        callId: r.actionId,
+        name: r.name,
+        output: r.status === 'success' ? String(r.output) : (r.error ?? 'the call failed'),
+        isError: r.status !== 'success',
+      })),
       ...p.refused,
     ];
     if (toolParts.length) messages.push({ role: 'tool', content: toolParts });
@@ -224,7 +421,16 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     const summarised = p.summarised ? { summarised: p.summarised } : {};
     if (p.calls > 0 && iteration < node.maxIterations) {
       t.active = { node: node.id, iteration, messages, text, toolCalls, tokens };
-      if (p.summarised) t.completed.push({ node: node.id, kind: 'context', step: ctx.step, status: 'done', inputs: { tokenLimit: node.tokenLimit }, outputs: summarised, attempts: 1 });
+      if (p.summarised)
+        t.completed.push({
+          node: node.id,
+          kind: 'context',
+          step: ctx.step,
+          status: 'done',
+          inputs: { tokenLimit: node.tokenLimit },
+          outputs: summarised,
+          attempts: 1,
+        });
       return;
     }
     t.active = null;
@@ -232,11 +438,34 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     t.vars[node.output ?? node.id] = text;
     const first = messages[0];
     const prompt = first.role === 'user' && first.content[0]?.type === 'text' ? first.content[0].text : '';
-    this.finish(t, node, ctx, { status: 'done', inputs: { userPrompt: prompt }, outputs: { text, iterations: iteration, toolCalls, stoppedBy: p.calls > 0 ? 'maxIterations' : 'answer', ...summarised }, tokens }, this.next(node));
+    this.finish(
+      t,
+      node,
+      ctx,
+      {
+        status: 'done',
+        inputs: { userPrompt: prompt },
+        outputs: {
+          text,
+          iterations: iteration,
+          toolCalls,
+          stoppedBy: p.calls > 0 ? 'maxIterations' : 'answer',
+          ...summarised,
+        },
+        tokens,
+      },
+      this.next(node),
+    );
   }
 
   /** REDUCE of a node that acted through one tool call: a tool node, a fork, a subworkflow. */
-  private reduceAction(t: ThreadState, node: NodeConfig, decision: Decision, results: ActionResult[], ctx: AgentContext): void {
+  private reduceAction(
+    t: ThreadState,
+    node: NodeConfig,
+    decision: Decision,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): void {
     const r = results[0];
     const inputs = decision.mode === 'act' ? decision.actions[0].args : {};
     if (r?.status === 'success') {
@@ -244,16 +473,42 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       if (node.kind === 'tool') {
         const value = node.extract === undefined ? output : this.extract(node.id, node.extract, output, r.state);
         t.vars[node.output ?? node.id] = value;
-        this.finish(t, node, ctx, { status: 'done', inputs, outputs: node.extract === undefined ? { output } : { output, value } }, this.next(node));
+        this.finish(
+          t,
+          node,
+          ctx,
+          { status: 'done', inputs, outputs: node.extract === undefined ? { output } : { output, value } },
+          this.next(node),
+        );
       } else if (node.kind === 'fork') {
         const outcomes = JSON.parse(output) as BranchOutcome[];
         t.forks[node.id] = outcomes;
         const join = [...this.workflow.nodes.values()].find((n) => n.kind === 'join' && n.fork === node.id)!;
-        this.finish(t, node, ctx, { status: 'done', inputs: { branches: this.workflow.successors(node.id) }, outputs: { branches: outcomes.map(({ vars: _v, ...o }) => o) } }, join.id);
+        this.finish(
+          t,
+          node,
+          ctx,
+          {
+            status: 'done',
+            inputs: { branches: this.workflow.successors(node.id) },
+            outputs: { branches: outcomes.map(({ vars: _v, ...o }) => o) },
+          },
+          join.id,
+        );
       } else if (node.kind === 'subworkflow') {
         const vars = JSON.parse(output) as Record<string, unknown>;
         t.vars[node.output ?? node.id] = vars;
-        this.finish(t, node, ctx, { status: 'done', inputs: node.path ? { path: node.path } : { inline: true }, outputs: { vars, ...(r.state.status === 'completed' ? r.state.metadata : {}) } }, this.next(node));
+        this.finish(
+          t,
+          node,
+          ctx,
+          {
+            status: 'done',
+            inputs: node.path ? { path: node.path } : { inline: true },
+            outputs: { vars, ...(r.state.status === 'completed' ? r.state.metadata : {}) },
+          },
+          this.next(node),
+        );
       }
       return;
     }
@@ -281,74 +536,172 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   /** DECIDE's work for nodes that need no action: what they output, where the thread goes, what changes. */
   private async compute(state: WorkflowState, node: NodeConfig, ctx: AgentContext): Promise<Pending> {
     const t = state.thread;
-    const done = (inputs: unknown, outputs: unknown, next: string | null, apply?: (t: ThreadState) => void): Pending => ({ kind: 'computed', status: 'done', inputs, outputs, next, ...(apply ? { apply } : {}) });
+    const done = (
+      inputs: unknown,
+      outputs: unknown,
+      next: string | null,
+      apply?: (t: ThreadState) => void,
+    ): Pending => ({ kind: 'computed', status: 'done', inputs, outputs, next, ...(apply ? { apply } : {}) });
     switch (node.kind) {
       case 'start':
         return done({}, {}, this.next(node));
       case 'condition': {
         const value = this.condition(node.id, 'expression', node.expression, t.vars);
-        return done({ expression: node.expression }, { value, next: value ? node.then : node.else }, value ? node.then : node.else);
+        return done(
+          { expression: node.expression },
+          { value, next: value ? node.then : node.else },
+          value ? node.then : node.else,
+        );
       }
       case 'loop-start':
-        return done({ max: node.max }, { round: (t.loops[node.id] ?? 0) + 1 }, this.next(node), (th) => void (th.loops[node.id] ??= 0));
+        return done(
+          { max: node.max },
+          { round: (t.loops[node.id] ?? 0) + 1 },
+          this.next(node),
+          (th) => void (th.loops[node.id] ??= 0),
+        );
       case 'loop-end': {
         const start = this.workflow.node(node.loop);
-        if (start.kind !== 'loop-start') throw new WorkflowError(`loop end "${node.id}" closes "${node.loop}", which is not a loop start`, { nodeId: node.id });
+        if (start.kind !== 'loop-start')
+          throw new WorkflowError(`loop end "${node.id}" closes "${node.loop}", which is not a loop start`, {
+            nodeId: node.id,
+          });
         const round = (t.loops[start.id] ?? 0) + 1;
         const wants = node.while === undefined ? true : this.condition(node.id, 'while', node.while, t.vars);
         const again = wants && round < start.max;
         const outputs = { round, again, ...(wants && !again ? { bound: start.max } : {}) };
-        return done({ loop: start.id, ...(node.while ? { while: node.while } : {}) }, outputs, again ? this.next(start) : this.next(node), (th) => {
-          if (again) th.loops[start.id] = round;
-          else delete th.loops[start.id];
-        });
+        return done(
+          { loop: start.id, ...(node.while ? { while: node.while } : {}) },
+          outputs,
+          again ? this.next(start) : this.next(node),
+          (th) => {
+            if (again) th.loops[start.id] = round;
+            else delete th.loops[start.id];
+          },
+        );
       }
       case 'join':
         return this.join(t, node);
       case 'context': {
         const processor = this.processors[node.processor];
-        if (!processor) throw new WorkflowError(`node "${node.id}": processor "${node.processor}" is not registered; known: ${Object.keys(this.processors).join(', ')}`, { nodeId: node.id, field: 'processor' });
+        if (!processor)
+          throw new WorkflowError(
+            `node "${node.id}": processor "${node.processor}" is not registered; known: ${Object.keys(this.processors).join(', ')}`,
+            { nodeId: node.id, field: 'processor' },
+          );
         const before = t.context;
-        const after = await processor(before, { nodeId: node.id, config: node.config, vars: t.vars, callModel: ctx.callModel, signal: ctx.signal });
-        ctx.emit('context_summarised', { node: node.id, processor: node.processor, tokensBefore: estimateTokens(before), tokensAfter: estimateTokens(after), messagesBefore: before.length, messagesAfter: after.length });
-        return done({ processor: node.processor, config: node.config }, { messages: { before: before.length, after: after.length }, tokens: { before: estimateTokens(before), after: estimateTokens(after) } }, this.next(node), (th) => void (th.context = after));
+        const after = await processor(before, {
+          nodeId: node.id,
+          config: node.config,
+          vars: t.vars,
+          callModel: ctx.callModel,
+          signal: ctx.signal,
+        });
+        ctx.emit('context_summarised', {
+          node: node.id,
+          processor: node.processor,
+          tokensBefore: estimateTokens(before),
+          tokensAfter: estimateTokens(after),
+          messagesBefore: before.length,
+          messagesAfter: after.length,
+        });
+        return done(
+          { processor: node.processor, config: node.config },
+          {
+            messages: { before: before.length, after: after.length },
+            tokens: { before: estimateTokens(before), after: estimateTokens(after) },
+          },
+          this.next(node),
+          (th) => void (th.context = after),
+        );
       }
       case 'interrupt': {
-        if (Object.hasOwn(t.vars, node.variable)) return { kind: 'computed', status: 'skipped', inputs: { variable: node.variable }, outputs: { value: t.vars[node.variable], given: 'before' }, next: this.next(node) };
+        if (Object.hasOwn(t.vars, node.variable))
+          return {
+            kind: 'computed',
+            status: 'skipped',
+            inputs: { variable: node.variable },
+            outputs: { value: t.vars[node.variable], given: 'before' },
+            next: this.next(node),
+          };
         const prompt = renderTemplate(node.prompt, t.vars, node.id);
         if (!this.options.onInterrupt) {
-          return { kind: 'computed', status: 'skipped', inputs: { prompt, variable: node.variable }, outputs: null, next: node.id, waits: true, apply: (th) => ((th.status = 'waiting'), (th.reason = `node "${node.id}" asks: ${prompt} (set the variable "${node.variable}" and resume)`)) };
+          return {
+            kind: 'computed',
+            status: 'skipped',
+            inputs: { prompt, variable: node.variable },
+            outputs: null,
+            next: node.id,
+            waits: true,
+            apply: (th) => (
+              (th.status = 'waiting'),
+              (th.reason = `node "${node.id}" asks: ${prompt} (set the variable "${node.variable}" and resume)`)
+            ),
+          };
         }
         const value = await this.options.onInterrupt({ node: node.id, prompt, variable: node.variable });
-        return done({ prompt, variable: node.variable }, { value }, this.next(node), (th) => void (th.vars[node.variable] = value));
+        return done(
+          { prompt, variable: node.variable },
+          { value },
+          this.next(node),
+          (th) => void (th.vars[node.variable] = value),
+        );
       }
       default:
-        throw new WorkflowError(`node "${node.id}": ${node.kind} nodes are run through actions, not computed`, { nodeId: node.id });
+        throw new WorkflowError(`node "${node.id}": ${node.kind} nodes are run through actions, not computed`, {
+          nodeId: node.id,
+        });
     }
   }
 
   /** A join: merges what the fork's branches set, by the join's strategy. */
   private join(t: ThreadState, node: Extract<NodeConfig, { kind: 'join' }>): Pending {
     const outcomes = t.forks[node.fork];
-    if (!outcomes) throw new WorkflowError(`join "${node.id}" was reached without its fork "${node.fork}" having run in this thread`, { nodeId: node.id });
+    if (!outcomes)
+      throw new WorkflowError(
+        `join "${node.id}" was reached without its fork "${node.fork}" having run in this thread`,
+        { nodeId: node.id },
+      );
     const ok = outcomes.filter((o) => o.status === 'done');
     const byBranch = Object.fromEntries(ok.map((o) => [o.branch, o]));
-    const inputs = { fork: node.fork, merge: node.merge, branches: outcomes.map((o) => ({ branch: o.branch, status: o.status })) };
+    const inputs = {
+      fork: node.fork,
+      merge: node.merge,
+      branches: outcomes.map((o) => ({ branch: o.branch, status: o.status })),
+    };
     const out = node.output ?? node.id;
     const drop = (th: ThreadState) => void delete th.forks[node.fork];
     if (node.merge === 'first') {
       const first = [...ok].sort((a, b) => a.finished - b.finished)[0];
       const vars = first?.vars ?? {};
-      return { kind: 'computed', status: 'done', inputs, outputs: { branch: first?.branch ?? null, vars }, next: this.next(node), apply: (th) => (Object.assign(th.vars, structuredClone(vars)), drop(th)) };
+      return {
+        kind: 'computed',
+        status: 'done',
+        inputs,
+        outputs: { branch: first?.branch ?? null, vars },
+        next: this.next(node),
+        apply: (th) => (Object.assign(th.vars, structuredClone(vars)), drop(th)),
+      };
     }
     let value: unknown;
     if (node.merge === 'all') value = Object.fromEntries(ok.map((o) => [o.branch, o.vars]));
     else {
       const reducer = this.options.reducers?.[node.reducer!];
-      if (!reducer) throw new WorkflowError(`join "${node.id}": reducer "${node.reducer}" is not registered on the WorkflowAgent (options.reducers)`, { nodeId: node.id, field: 'reducer' });
+      if (!reducer)
+        throw new WorkflowError(
+          `join "${node.id}": reducer "${node.reducer}" is not registered on the WorkflowAgent (options.reducers)`,
+          { nodeId: node.id, field: 'reducer' },
+        );
       value = reducer(byBranch, t.vars);
     }
-    return { kind: 'computed', status: 'done', inputs, outputs: { [out]: value }, next: this.next(node), apply: (th) => ((th.vars[out] = structuredClone(value)), drop(th)) };
+    return {
+      kind: 'computed',
+      status: 'done',
+      inputs,
+      outputs: { [out]: value },
+      next: this.next(node),
+      apply: (th) => ((th.vars[out] = structuredClone(value)), drop(th)),
+    };
   }
 
   // ---- helpers ----
@@ -375,7 +728,13 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     return this.workflow.successors(node.id)[0] ?? null;
   }
 
-  private finish(t: ThreadState, node: NodeConfig, ctx: AgentContext, rec: Pick<NodeRecord, 'status' | 'inputs' | 'outputs'> & { error?: string; tokens?: NodeRecord['tokens'] }, next: string | null): void {
+  private finish(
+    t: ThreadState,
+    node: NodeConfig,
+    ctx: AgentContext,
+    rec: Pick<NodeRecord, 'status' | 'inputs' | 'outputs'> & { error?: string; tokens?: NodeRecord['tokens'] },
+    next: string | null,
+  ): void {
     t.completed.push({ node: node.id, kind: node.kind, step: ctx.step, attempts: t.attempts + 1, ...rec });
     t.attempts = 0;
     if (t.status === 'waiting') return; // an interrupt stays on its node
@@ -383,7 +742,16 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   }
 
   private fail(t: ThreadState, node: NodeConfig, ctx: AgentContext, inputs: unknown, error: string): void {
-    t.completed.push({ node: node.id, kind: node.kind, step: ctx.step, status: 'error', inputs, outputs: null, error, attempts: t.attempts + 1 });
+    t.completed.push({
+      node: node.id,
+      kind: node.kind,
+      step: ctx.step,
+      status: 'error',
+      inputs,
+      outputs: null,
+      error,
+      attempts: t.attempts + 1,
+    });
     t.status = 'failed';
     t.reason = `node "${node.id}" (${node.kind}) failed: ${error}`;
   }
@@ -392,12 +760,37 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   private checkNames(): void {
     for (const n of this.workflow.nodes.values()) {
       if (n.kind === 'llm') {
-        if (n.toolMode !== 'none') for (const id of n.availableTools) if (!this.tools.has(id) || id === FORK_TOOL || id === SUBWORKFLOW_TOOL) throw new WorkflowError(`node "${n.id}": availableTools: there is no tool "${id}"; registered: ${this.userTools().join(', ') || '(none)'}`, { nodeId: n.id, field: 'availableTools' });
-        if (n.model && !this.options.resolveModel) throw new WorkflowError(`node "${n.id}": model: "${n.model}" needs a resolveModel option on the WorkflowAgent`, { nodeId: n.id, field: 'model' });
+        if (n.toolMode !== 'none')
+          for (const id of n.availableTools)
+            if (!this.tools.has(id) || id === FORK_TOOL || id === SUBWORKFLOW_TOOL)
+              throw new WorkflowError(
+                `node "${n.id}": availableTools: there is no tool "${id}"; registered: ${this.userTools().join(', ') || '(none)'}`,
+                { nodeId: n.id, field: 'availableTools' },
+              );
+        if (n.model && !this.options.resolveModel)
+          throw new WorkflowError(
+            `node "${n.id}": model: "${n.model}" needs a resolveModel option on the WorkflowAgent`,
+            { nodeId: n.id, field: 'model' },
+          );
       }
-      if (n.kind === 'tool' && (!this.tools.has(n.toolName) || n.toolName === FORK_TOOL || n.toolName === SUBWORKFLOW_TOOL)) throw new WorkflowError(`node "${n.id}": toolName: there is no tool "${n.toolName}"; registered: ${this.userTools().join(', ') || '(none)'}`, { nodeId: n.id, field: 'toolName' });
-      if (n.kind === 'join' && n.merge === 'custom' && !this.options.reducers?.[n.reducer!]) throw new WorkflowError(`node "${n.id}": reducer: "${n.reducer}" is not registered (options.reducers)`, { nodeId: n.id, field: 'reducer' });
-      if (n.kind === 'context' && !this.processors[n.processor]) throw new WorkflowError(`node "${n.id}": processor: "${n.processor}" is not registered; known: ${Object.keys(this.processors).join(', ')}`, { nodeId: n.id, field: 'processor' });
+      if (
+        n.kind === 'tool' &&
+        (!this.tools.has(n.toolName) || n.toolName === FORK_TOOL || n.toolName === SUBWORKFLOW_TOOL)
+      )
+        throw new WorkflowError(
+          `node "${n.id}": toolName: there is no tool "${n.toolName}"; registered: ${this.userTools().join(', ') || '(none)'}`,
+          { nodeId: n.id, field: 'toolName' },
+        );
+      if (n.kind === 'join' && n.merge === 'custom' && !this.options.reducers?.[n.reducer!])
+        throw new WorkflowError(`node "${n.id}": reducer: "${n.reducer}" is not registered (options.reducers)`, {
+          nodeId: n.id,
+          field: 'reducer',
+        });
+      if (n.kind === 'context' && !this.processors[n.processor])
+        throw new WorkflowError(
+          `node "${n.id}": processor: "${n.processor}" is not registered; known: ${Object.keys(this.processors).join(', ')}`,
+          { nodeId: n.id, field: 'processor' },
+        );
     }
   }
 

@@ -21,7 +21,9 @@ export interface WorkflowSource {
 }
 
 /** What `WorkflowDefinition.create` accepts: the file form, with nodes as JSON or as node config instances. */
-export type WorkflowInput = Omit<Partial<WorkflowFile>, 'nodes'> & { nodes: ReadonlyArray<NodeConfig | Record<string, unknown>> };
+export type WorkflowInput = Omit<Partial<WorkflowFile>, 'nodes'> & {
+  nodes: ReadonlyArray<NodeConfig | Record<string, unknown>>;
+};
 
 /**
  * A checked workflow: nodes by id, edges, default variables. Immutable. Made with `create` (in code) or
@@ -36,7 +38,16 @@ export class WorkflowDefinition {
   readonly source: WorkflowSource | undefined;
   private readonly out: ReadonlyMap<string, readonly string[]>;
 
-  private constructor(file: { name: string; description?: string; vars: Record<string, unknown>; nodes: NodeConfig[]; edges: WorkflowEdge[] }, source: WorkflowSource | undefined) {
+  private constructor(
+    file: {
+      name: string;
+      description?: string;
+      vars: Record<string, unknown>;
+      nodes: NodeConfig[];
+      edges: WorkflowEdge[];
+    },
+    source: WorkflowSource | undefined,
+  ) {
     this.name = file.name;
     this.description = file.description;
     this.vars = Object.freeze(structuredClone(file.vars));
@@ -55,7 +66,9 @@ export class WorkflowDefinition {
    */
   static create(input: WorkflowInput, source?: WorkflowSource): WorkflowDefinition {
     const def = WorkflowDefinition.unchecked(input, source);
-    const problems = checkWorkflow(def, { checkInline: (inline) => void WorkflowDefinition.create(inline as WorkflowInput) });
+    const problems = checkWorkflow(def, {
+      checkInline: (inline) => void WorkflowDefinition.create(inline as WorkflowInput),
+    });
     if (problems.length) throw problemsError(problems, source);
     return def;
   }
@@ -64,11 +77,18 @@ export class WorkflowDefinition {
   static unchecked(input: WorkflowInput, source?: WorkflowSource): WorkflowDefinition {
     const { nodes, ...rest } = input;
     const parsed = WorkflowFile.safeParse({ ...rest, nodes: nodes.map((n) => (isNodeConfig(n) ? n.toJSON() : n)) });
-    if (!parsed.success) throw new WorkflowError(`${source ? `${source.name}: ` : ''}${formatZodIssue(parsed.error.issues[0], '(workflow)')}`);
+    if (!parsed.success)
+      throw new WorkflowError(
+        `${source ? `${source.name}: ` : ''}${formatZodIssue(parsed.error.issues[0], '(workflow)')}`,
+      );
     const configs = parsed.data.nodes.map((n) => nodeConfigFromJSON(n));
     const ids = new Set<string>();
     for (const n of configs) {
-      if (ids.has(n.id)) throw new WorkflowError(`${source ? `${source.name}: ` : ''}node id "${n.id}" is used by more than one node`, { nodeId: n.id, field: 'id' });
+      if (ids.has(n.id))
+        throw new WorkflowError(`${source ? `${source.name}: ` : ''}node id "${n.id}" is used by more than one node`, {
+          nodeId: n.id,
+          field: 'id',
+        });
       ids.add(n.id);
     }
     return new WorkflowDefinition({ ...parsed.data, nodes: configs }, source);
@@ -106,13 +126,17 @@ export class WorkflowDefinition {
 
 /** One WorkflowError listing every problem, each prefixed with its place (`file:line:column`) when known. */
 function problemsError(problems: WorkflowProblem[], source: WorkflowSource | undefined): WorkflowError {
-  const where = (p: WorkflowProblem): SourcePosition | undefined => (p.edge !== undefined ? source?.edges?.[p.edge] : p.nodeId !== undefined ? source?.nodes?.get(p.nodeId) : undefined);
+  const where = (p: WorkflowProblem): SourcePosition | undefined =>
+    p.edge !== undefined ? source?.edges?.[p.edge] : p.nodeId !== undefined ? source?.nodes?.get(p.nodeId) : undefined;
   const lines = problems.map((p) => {
     const pos = where(p);
     return `${source ? `${source.name}:${pos ? `${pos.line}:${pos.column}:` : ''} ` : ''}${p.message}`;
   });
   const first = problems[0];
   const pos = where(first);
-  const head = problems.length === 1 ? lines[0] : `workflow has ${problems.length} problems:\n${lines.map((l) => `- ${l}`).join('\n')}`;
+  const head =
+    problems.length === 1
+      ? lines[0]
+      : `workflow has ${problems.length} problems:\n${lines.map((l) => `- ${l}`).join('\n')}`;
   return new WorkflowError(head, { ...(first.nodeId ? { nodeId: first.nodeId } : {}), ...(pos ?? {}) });
 }

@@ -49,6 +49,10 @@ export function parseYaml(text: string, options: { maxAliases?: number } = {}): 
         return visit.BREAK;
       },
     });
-    throw new YamlError(`YAML aliases expand to too much data (more than ${maxAliases} alias expansions; the first alias is here)`, at.line, at.col);
+    throw new YamlError(
+      `YAML aliases expand to too much data (more than ${maxAliases} alias expansions; the first alias is here)`,
+      at.line,
+      at.col,
+    );
   }
 }

@@ -11,7 +11,9 @@ export interface HashingEmbedderOptions {
  * alike; without corpus statistics a fixed list is what keeps them from dominating.
  */
 const STOPWORDS = new Set(
-  'a an and are as at be by can do for from has have how i if in into is it its me my of on or our should so than that the their them then these this those to use used uses using want was we what when where which who will with you your'.split(' '),
+  'a an and are as at be by can do for from has have how i if in into is it its me my of on or our should so than that the their them then these this those to use used uses using want was we what when where which who will with you your'.split(
+    ' ',
+  ),
 );
 /** Scripts written without spaces between words: they are split into characters and character pairs. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -26,7 +28,8 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
  */
 export function hashingEmbedder(options: HashingEmbedderOptions = {}): EmbeddingModel {
   const dimensions = options.dimensions ?? 512;
-  if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 65536) throw new Error(`hashingEmbedder: dimensions must be an integer from 8 to 65536, got ${dimensions}`);
+  if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 65536)
+    throw new Error(`hashingEmbedder: dimensions must be an integer from 8 to 65536, got ${dimensions}`);
   return {
     id: `hashing:v1-${dimensions}`,
     dimensions,

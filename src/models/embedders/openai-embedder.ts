@@ -30,7 +30,8 @@ export function openAIEmbedder(options: OpenAIEmbedderOptions): EmbeddingModel {
   checkProviderOptions(`embedder ${id}`, options);
   if (!options.model) throw new Error('openAIEmbedder: give the model name, e.g. { model: "text-embedding-3-small" }');
   const batchSize = options.batchSize ?? 64;
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`openAIEmbedder: batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new Error(`openAIEmbedder: batchSize must be a positive integer, got ${batchSize}`);
   let sdk: Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> | undefined;
   const load = () =>
     (sdk ??= import('openai').then(({ default: OpenAI }) => ({
@@ -54,13 +55,20 @@ export function openAIEmbedder(options: OpenAIEmbedderOptions): EmbeddingModel {
         const res = await callWithRetry(
           (ctx) =>
             client.embeddings.create(
-              { model: options.model, input: batch, encoding_format: 'float', ...(options.dimensions ? { dimensions: options.dimensions } : {}) },
+              {
+                model: options.model,
+                input: batch,
+                encoding_format: 'float',
+                ...(options.dimensions ? { dimensions: options.dimensions } : {}),
+              },
               { signal: ctx.signal },
             ),
           { ...attemptLimits(options), signal: opts.signal, classify: (err) => classifyProviderError(err, id, OpenAI) },
         );
         // Servers may answer out of order: `index` says which input a vector belongs to.
-        const data = Array.isArray(res?.data) ? [...res.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) : res?.data;
+        const data = Array.isArray(res?.data)
+          ? [...res.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
+          : res?.data;
         out.push(...checkEmbeddings(model, batch.length, Array.isArray(data) ? data.map((d) => d?.embedding) : data));
       }
       return checkEmbeddings(model, texts.length, out);

@@ -31,7 +31,10 @@ const WEIGHT_FILES: Record<NonNullable<TransformersEmbedderOptions['dtype']>, st
   q4f16: 'model_q4f16.onnx',
 };
 
-type FeatureExtractor = (texts: string[], options: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ tolist(): unknown }>;
+type FeatureExtractor = (
+  texts: string[],
+  options: { pooling: 'mean' | 'cls'; normalize: boolean },
+) => Promise<{ tolist(): unknown }>;
 
 /**
  * An embedder that runs a sentence-embedding model in-process with transformers.js
@@ -46,8 +49,12 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Embe
   const pooling = options.pooling ?? 'mean';
   const normalize = options.normalize ?? true;
   const batchSize = options.batchSize ?? 32;
-  if (!WEIGHT_FILES[dtype]) throw new Error(`transformersEmbedder: unknown dtype "${dtype}"; use one of ${Object.keys(WEIGHT_FILES).join(', ')}`);
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`transformersEmbedder: batchSize must be a positive integer, got ${batchSize}`);
+  if (!WEIGHT_FILES[dtype])
+    throw new Error(
+      `transformersEmbedder: unknown dtype "${dtype}"; use one of ${Object.keys(WEIGHT_FILES).join(', ')}`,
+    );
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new Error(`transformersEmbedder: batchSize must be a positive integer, got ${batchSize}`);
   let extractor: Promise<FeatureExtractor> | undefined;
   const model: EmbeddingModel = {
     id: `transformers:${dir}:${dtype}:${pooling}${normalize ? '' : ':raw'}`,

@@ -26,7 +26,8 @@ export class VectorMatrix {
 
   /** Appends a vector as the last row. */
   add(v: readonly number[]): void {
-    if (v.length !== this.dims) throw new Error(`vector ${this.count} has length ${v.length}; this index holds vectors of length ${this.dims}`);
+    if (v.length !== this.dims)
+      throw new Error(`vector ${this.count} has length ${v.length}; this index holds vectors of length ${this.dims}`);
     if (this.count === this.norms.length) {
       const capacity = Math.max(16, this.norms.length * 2);
       const data = new Float32Array(capacity * this.dims);
@@ -46,7 +47,8 @@ export class VectorMatrix {
   /** The `k` rows most similar to `query` (cosine), best first, as row indexes with scores. */
   top(query: readonly number[], k: number): Array<{ row: number; score: number }> {
     if (this.rows === 0) return [];
-    if (query.length !== this.dims) throw new Error(`the query vector has length ${query.length}; this index holds vectors of length ${this.dims}`);
+    if (query.length !== this.dims)
+      throw new Error(`the query vector has length ${query.length}; this index holds vectors of length ${this.dims}`);
     let sq = 0;
     const nz: number[] = [];
     for (let j = 0; j < query.length; j++) {

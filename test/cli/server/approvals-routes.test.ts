@@ -20,7 +20,13 @@ async function server(approvalTimeoutMs = 30_000) {
   const traceDir = join(await tempDir('qitos-approvals-'), 'traces');
   const approvals = new ApprovalQueue('server');
   const agent = new ReActAgent({ model: new ScriptedModel([adder], { loop: true }), tools: [addTool] });
-  const engine = new Engine<State>({ agent, trace: { dir: traceDir }, permission: { add: 'ask' }, onApproval: approvals.approver, approvalTimeoutMs });
+  const engine = new Engine<State>({
+    agent,
+    trace: { dir: traceDir },
+    permission: { add: 'ask' },
+    onApproval: approvals.approver,
+    approvalTimeoutMs,
+  });
   const s = await startServer({ agents: [{ id: 'adder', engine }], traceDir, port: 0, approvals, heartbeatMs: 40 });
   servers.push(s);
   return Object.assign(s, { traceDir, approvals });
@@ -28,13 +34,18 @@ async function server(approvalTimeoutMs = 30_000) {
 
 /** Starts a streamed completion and reads it in the background. */
 async function streamChat(url: string) {
-  const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'adder', stream: true, messages: [{ role: 'user', content: 'add 2 and 3' }] }) });
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'adder', stream: true, messages: [{ role: 'user', content: 'add 2 and 3' }] }),
+  });
   const runId = res.headers.get('x-qitos-run-id')!;
   let text = '';
   const done = (async () => {
     const decoder = new TextDecoder();
     const reader = res.body!.getReader();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      text += decoder.decode(r.value, { stream: true });
   })();
   return { runId, text: () => text, done };
 }
@@ -55,7 +66,12 @@ const pendingOf = async (url: string, runId: string) => {
   return body.data.length ? body.data : undefined;
 };
 
-const answer = (url: string, runId: string, id: string, body: unknown) => fetch(`${url}/v1/runs/${runId}/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const answer = (url: string, runId: string, id: string, body: unknown) =>
+  fetch(`${url}/v1/runs/${runId}/approvals/${id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('permission asks on the server', () => {
   it('a streamed completion waits with heartbeats, shows the pending approval in its events and the approvals list; allow lets the call run', async () => {
@@ -79,8 +95,16 @@ describe('permission asks on the server', () => {
     await chat.done;
     expect(chat.text()).toContain('"content":"5"');
     expect(chat.text()).toContain('data: [DONE]');
-    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(steps[0].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'user', approver: 'server', approvalId: pending.id });
+    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(steps[0].results[0].permission).toMatchObject({
+      outcome: 'allow',
+      decidedBy: 'user',
+      approver: 'server',
+      approvalId: pending.id,
+    });
   });
 
   it('deny with a message refuses the call (the agent sees the message); answers to unknown asks, bad bodies and ended runs are refused', async () => {
@@ -93,10 +117,18 @@ describe('permission asks on the server', () => {
     const unknown = await answer(s.url, chat.runId, 'apr_nope', { decision: 'allow' });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('approval_not_found');
-    expect((await answer(s.url, chat.runId, pending.id, { decision: 'deny', message: 'use mental arithmetic' })).status).toBe(200);
+    expect(
+      (await answer(s.url, chat.runId, pending.id, { decision: 'deny', message: 'use mental arithmetic' })).status,
+    ).toBe(200);
     await chat.done;
-    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(steps[0].results[0]).toMatchObject({ status: 'error', permission: { outcome: 'deny', decidedBy: 'user', approver: 'server', message: 'use mental arithmetic' } });
+    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(steps[0].results[0]).toMatchObject({
+      status: 'error',
+      permission: { outcome: 'deny', decidedBy: 'user', approver: 'server', message: 'use mental arithmetic' },
+    });
     expect(steps[0].results[0].error).toContain('Message: use mental arithmetic');
     const gone = await fetch(`${s.url}/v1/runs/${chat.runId}/approvals`);
     expect(gone.status).toBe(404);
@@ -107,7 +139,10 @@ describe('permission asks on the server', () => {
     const s = await server(150);
     const chat = await streamChat(s.url);
     await chat.done;
-    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(steps[0].results[0].permission).toMatchObject({ outcome: 'deny', decidedBy: 'timeout' });
     expect(s.approvals.pending()).toEqual([]);
   });

@@ -25,25 +25,38 @@ function data(frame: string): unknown {
 describe('ChunkFrames', () => {
   it('a delta frame is the chat.completion.chunk OpenAI sends, for any head, delta and finish', () => {
     fc.assert(
-      fc.property(head, fc.dictionary(fc.constantFrom('role', 'content', 'reasoning_content'), text), fc.constantFrom('stop' as const, 'length' as const, null), fc.boolean(), (h, delta, finish, withUsage) => {
-        expect(data(new ChunkFrames(h, withUsage).delta(delta, finish))).toStrictEqual({
-          id: h.id,
-          object: 'chat.completion.chunk',
-          created: h.created,
-          model: h.model,
-          choices: [{ index: 0, delta: { ...delta }, logprobs: null, finish_reason: finish }],
-          ...(withUsage ? { usage: null } : {}),
-        });
-      }),
+      fc.property(
+        head,
+        fc.dictionary(fc.constantFrom('role', 'content', 'reasoning_content'), text),
+        fc.constantFrom('stop' as const, 'length' as const, null),
+        fc.boolean(),
+        (h, delta, finish, withUsage) => {
+          expect(data(new ChunkFrames(h, withUsage).delta(delta, finish))).toStrictEqual({
+            id: h.id,
+            object: 'chat.completion.chunk',
+            created: h.created,
+            model: h.model,
+            choices: [{ index: 0, delta: { ...delta }, logprobs: null, finish_reason: finish }],
+            ...(withUsage ? { usage: null } : {}),
+          });
+        },
+      ),
       { seed: fcSeed },
     );
   });
 
-  it('the usage frame has no choices and the run usage in OpenAI\'s shape', () => {
+  it("the usage frame has no choices and the run usage in OpenAI's shape", () => {
     fc.assert(
       fc.property(head, usage, (h, tokens) => {
         const u = { tokens, cost: null, modelCalls: 1 };
-        expect(data(new ChunkFrames(h, true).usage(u))).toStrictEqual({ id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, choices: [], usage: openAIUsage(u) });
+        expect(data(new ChunkFrames(h, true).usage(u))).toStrictEqual({
+          id: h.id,
+          object: 'chat.completion.chunk',
+          created: h.created,
+          model: h.model,
+          choices: [],
+          usage: openAIUsage(u),
+        });
       }),
       { seed: fcSeed },
     );

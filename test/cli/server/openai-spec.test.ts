@@ -15,7 +15,9 @@ function jsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(jsonSchema);
   if (node === null || typeof node !== 'object') return node;
   const { nullable, ...rest } = node as Record<string, unknown>;
-  const out = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'example' || k === 'description' ? v : jsonSchema(v)]));
+  const out = Object.fromEntries(
+    Object.entries(rest).map(([k, v]) => [k, k === 'example' || k === 'description' ? v : jsonSchema(v)]),
+  );
   return nullable === true ? { anyOf: [out, { type: 'null' }] } : out;
 }
 
@@ -36,9 +38,14 @@ function expectValid(validate: ValidateFunction, value: unknown): void {
   expect(ok ? [] : { errors: validate.errors, value }).toEqual([]);
 }
 
-const post = (s: TestServer, body: object) => fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (s: TestServer, body: object) =>
+  fetch(`${s.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
-describe('our answers match OpenAI\'s OpenAPI spec (openai/openai-openapi, the schemas in test/fixtures/openai-openapi)', () => {
+describe("our answers match OpenAI's OpenAPI spec (openai/openai-openapi, the schemas in test/fixtures/openai-openapi)", () => {
   it('a chat.completion is a CreateChatCompletionResponse', async () => {
     const s = await server();
     for (const model of ['echo', 'adder']) {
@@ -55,7 +62,12 @@ describe('our answers match OpenAI\'s OpenAPI spec (openai/openai-openapi, the s
     ['with include_usage (usage null until the last chunk)', { stream_options: { include_usage: true } }],
   ])('every chunk of a stream %s is a CreateChatCompletionStreamResponse', async (_what, extra) => {
     const s = await server();
-    const res = await post(s, { model: 'adder', stream: true, messages: [{ role: 'user', content: 'add 2 and 3' }], ...extra });
+    const res = await post(s, {
+      model: 'adder',
+      stream: true,
+      messages: [{ role: 'user', content: 'add 2 and 3' }],
+      ...extra,
+    });
     const frames = (await res.text()).split('\n\n').filter(Boolean);
     expect(frames.at(-1)).toBe('data: [DONE]');
     const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice('data: '.length)) as Record<string, unknown>);
@@ -64,7 +76,13 @@ describe('our answers match OpenAI\'s OpenAPI spec (openai/openai-openapi, the s
   });
 
   it('the validator is strict where the spec is: a null system_fingerprint or an unknown finish_reason is refused', async () => {
-    const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] };
+    const base = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }],
+    };
     expectValid(chunk, base);
     expect(chunk({ ...base, system_fingerprint: null })).toBe(false);
     expect(chunk({ ...base, choices: [{ ...base.choices[0], finish_reason: 'error' }] })).toBe(false);

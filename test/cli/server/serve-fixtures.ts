@@ -16,24 +16,39 @@ export function textOf(m: ModelRequest['messages'][number] | undefined): string 
 }
 
 /** A ReActAgent engine whose scripted model answers each request with `reply(request)`, tracing under `traceDir`. */
-export function scriptedEngine(traceDir: string, reply: (req: ModelRequest) => Exclude<ScriptReply, (...a: never[]) => unknown>, tools = false, model = new ScriptedModel([reply], { loop: true, chunkSize: 4 })): Engine<State> {
+export function scriptedEngine(
+  traceDir: string,
+  reply: (req: ModelRequest) => Exclude<ScriptReply, (...a: never[]) => unknown>,
+  tools = false,
+  model = new ScriptedModel([reply], { loop: true, chunkSize: 4 }),
+): Engine<State> {
   const agent = new ReActAgent({ model, tools: tools ? [addTool] : [] });
   return new Engine<State>({ agent, trace: { dir: traceDir } });
 }
 
 /** Echoes the last user message as the final answer. */
-export const echo = (req: ModelRequest) => ({ text: `Thought: easy\nFinal Answer: echo: ${textOf(req.messages.at(-1))}`, usage: { input: 12, output: 7 } });
+export const echo = (req: ModelRequest) => ({
+  text: `Thought: easy\nFinal Answer: echo: ${textOf(req.messages.at(-1))}`,
+  usage: { input: 12, output: 7 },
+});
 
 /** Calls add(2, 3), then answers with the observation. */
 export const adder = (req: ModelRequest) => {
   const last = textOf(req.messages.at(-1));
-  return /Observation/.test(last) ? { text: `Thought: got it\nFinal Answer: ${/(\d+)\s*$/.exec(last)?.[1] ?? '?'}` } : { text: 'Thought: add them\nAction: add(a=2, b=3)' };
+  return /Observation/.test(last)
+    ? { text: `Thought: got it\nFinal Answer: ${/(\d+)\s*$/.exec(last)?.[1] ?? '?'}` }
+    : { text: 'Thought: add them\nAction: add(a=2, b=3)' };
 };
 
 /** A server on a free loopback port with an echo agent ("echo"), a tool agent ("adder") and a slow one ("slow"). */
-export async function testServer(options: Partial<StartServerOptions> & { slowMs?: number } = {}): Promise<RunningServer & { traceDir: string }> {
+export async function testServer(
+  options: Partial<StartServerOptions> & { slowMs?: number } = {},
+): Promise<RunningServer & { traceDir: string }> {
   const traceDir = join(await tempDir('qitos-serve-'), 'traces');
-  const slow = (req: ModelRequest) => ({ text: `Thought: ${'thinking '.repeat(40)}\nFinal Answer: slow: ${textOf(req.messages.at(-1))}`, delayMs: options.slowMs ?? 400 });
+  const slow = (req: ModelRequest) => ({
+    text: `Thought: ${'thinking '.repeat(40)}\nFinal Answer: slow: ${textOf(req.messages.at(-1))}`,
+    delayMs: options.slowMs ?? 400,
+  });
   const server = await startServer({
     agents: [
       { id: 'echo', engine: scriptedEngine(traceDir, echo) },

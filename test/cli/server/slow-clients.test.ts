@@ -43,7 +43,11 @@ describe('slow clients cannot hold the server', () => {
   it('headers sent a byte at a time: past maxConnections dropped at once, the rest cut at headersTimeout; then it serves again', async () => {
     const s = await server({ maxConnections: 4, headersTimeoutMs: 500, requestTimeoutMs: 1000 });
     const host = new URL(s.url).host;
-    const ended = await Promise.all(Array.from({ length: 10 }, () => slowClient(s.url, `GET /v1/models HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: 1\r\n')));
+    const ended = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        slowClient(s.url, `GET /v1/models HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: 1\r\n'),
+      ),
+    );
     const dropped = ended.filter((e) => e.reply === '');
     const timedOut = ended.filter((e) => e.reply.startsWith('HTTP/1.1 408'));
     expect(dropped.length).toBeGreaterThanOrEqual(6);
@@ -67,10 +71,19 @@ describe('slow clients cannot hold the server', () => {
 
   it('qitos mcp serve --http applies the same limits', async () => {
     const traceDir = join(await tempDir('qitos-mcp-slow-'), 'traces');
-    const mcp = await startMcpHttpServer({ agents: [{ id: 'echo', engine: scriptedEngine(traceDir, echo) }], port: 0, maxConnections: 2, headersTimeoutMs: 500 });
+    const mcp = await startMcpHttpServer({
+      agents: [{ id: 'echo', engine: scriptedEngine(traceDir, echo) }],
+      port: 0,
+      maxConnections: 2,
+      headersTimeoutMs: 500,
+    });
     try {
       const host = new URL(mcp.url).host;
-      const ended = await Promise.all(Array.from({ length: 5 }, () => slowClient(mcp.url, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: 1\r\n')));
+      const ended = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          slowClient(mcp.url, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: 1\r\n'),
+        ),
+      );
       expect(ended.filter((e) => e.reply === '').length).toBeGreaterThanOrEqual(3);
       expect(Math.max(...ended.map((e) => e.ms))).toBeLessThan(3000);
     } finally {

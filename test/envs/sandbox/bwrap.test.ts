@@ -10,8 +10,21 @@ const BWRAP = findBwrap();
 describe('bwrapArgv', () => {
   it('builds the namespaces, mounts and environment; writable folders last; network only when allowed', async () => {
     const dir = await tempDir();
-    const args = bwrapArgv({ readOnly: [dir], writable: ['/tmp'], cwd: '/tmp', env: { PATH: '/usr/bin', HOME: '/tmp' } });
-    expect(args.slice(0, 7)).toEqual(['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL', '--clearenv', '--setenv']);
+    const args = bwrapArgv({
+      readOnly: [dir],
+      writable: ['/tmp'],
+      cwd: '/tmp',
+      env: { PATH: '/usr/bin', HOME: '/tmp' },
+    });
+    expect(args.slice(0, 7)).toEqual([
+      '--die-with-parent',
+      '--new-session',
+      '--unshare-all',
+      '--cap-drop',
+      'ALL',
+      '--clearenv',
+      '--setenv',
+    ]);
     expect(args).not.toContain('--share-net');
     expect(args.join(' ')).toContain('--setenv PATH /usr/bin --setenv HOME /tmp');
     expect(args.join(' ')).toContain('--proc /proc --dev /dev --tmpfs /tmp');
@@ -29,8 +42,12 @@ describe('bwrapArgv', () => {
 
   it('names a bad path and the option it came from', () => {
     expect(() => bwrapArgv({ cwd: 'relative' })).toThrow('bwrap cwd path must be absolute, got "relative"');
-    expect(() => bwrapArgv({ cwd: '/tmp', readOnly: ['/nonexistent/qitos'] })).toThrow('bwrap readOnly folder /nonexistent/qitos does not exist');
-    expect(() => bwrapArgv({ cwd: '/tmp', writable: ['/nonexistent/qitos'] })).toThrow('bwrap writable folder /nonexistent/qitos does not exist');
+    expect(() => bwrapArgv({ cwd: '/tmp', readOnly: ['/nonexistent/qitos'] })).toThrow(
+      'bwrap readOnly folder /nonexistent/qitos does not exist',
+    );
+    expect(() => bwrapArgv({ cwd: '/tmp', writable: ['/nonexistent/qitos'] })).toThrow(
+      'bwrap writable folder /nonexistent/qitos does not exist',
+    );
   });
 
   it('findBwrap skips candidates that are missing or do not work', async () => {
@@ -42,10 +59,18 @@ describe('bwrapArgv', () => {
 
 describe.runIf(requires('bwrap'))('a bwrap sandbox (real bubblewrap)', () => {
   const run = (args: string[], command: string, env: Record<string, string> = {}) =>
-    runProcess(BWRAP!, [...args, '--', '/bin/sh', '-c', command], { cwd: '/', env, timeoutMs: 20_000, maxOutputBytes: 1e6 });
+    runProcess(BWRAP!, [...args, '--', '/bin/sh', '-c', command], {
+      cwd: '/',
+      env,
+      timeoutMs: 20_000,
+      maxOutputBytes: 1e6,
+    });
 
   it('clears the environment it was started with: only the given variables reach the process', async () => {
-    const r = await run(bwrapArgv({ cwd: '/tmp', env: { ONLY: 'this' } }), 'env | sort', { LEAKED_SECRET: 's3cret', PATH: '/usr/bin:/bin' });
+    const r = await run(bwrapArgv({ cwd: '/tmp', env: { ONLY: 'this' } }), 'env | sort', {
+      LEAKED_SECRET: 's3cret',
+      PATH: '/usr/bin:/bin',
+    });
     expect(r.stdout).not.toContain('s3cret');
     expect(r.stdout).toContain('ONLY=this\n');
   });
@@ -65,7 +90,10 @@ describe.runIf(requires('bwrap'))('a bwrap sandbox (real bubblewrap)', () => {
   });
 
   it('has its own PID namespace and no network unless asked', async () => {
-    const closed = await run(bwrapArgv({ cwd: '/tmp' }), 'echo $$; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "');
+    const closed = await run(
+      bwrapArgv({ cwd: '/tmp' }),
+      'echo $$; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "',
+    );
     expect(closed.stdout.trim().split('\n')).toEqual(['2', 'lo']); // pid 2 under bwrap's init; only a loopback
     const open = await run(bwrapArgv({ cwd: '/tmp', network: true }), 'cat /proc/net/dev | tail -n +3 | wc -l');
     expect(Number(open.stdout.trim())).toBeGreaterThanOrEqual(1);

@@ -3,7 +3,13 @@ import { AbortedError, EnvError } from '../../../src/index.js';
 import { runProcess, runProcessBytes } from '../../../src/envs/sandbox/index.js';
 
 const sh = (command: string, over: Partial<Parameters<typeof runProcess>[2]> = {}) =>
-  runProcess('/bin/sh', ['-c', command], { cwd: '/tmp', env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10_000, maxOutputBytes: 1e6, ...over });
+  runProcess('/bin/sh', ['-c', command], {
+    cwd: '/tmp',
+    env: { PATH: '/usr/bin:/bin' },
+    timeoutMs: 10_000,
+    maxOutputBytes: 1e6,
+    ...over,
+  });
 
 describe('runProcess', () => {
   it('runs a program with exactly the given environment, stdin and cwd', async () => {
@@ -33,8 +39,12 @@ describe('runProcess', () => {
     const p = sh('sleep 30', { signal: ctl.signal });
     setTimeout(() => ctl.abort(), 100);
     await expect(p).rejects.toBeInstanceOf(AbortedError);
-    await expect(sh('true', { signal: AbortSignal.abort() })).rejects.toThrow(new AbortedError('command aborted before it started: /bin/sh -c true'));
-    await expect(runProcess('/nonexistent/qitos', [], { cwd: '/tmp', env: {}, timeoutMs: 1000, maxOutputBytes: 10 })).rejects.toThrow(
+    await expect(sh('true', { signal: AbortSignal.abort() })).rejects.toThrow(
+      new AbortedError('command aborted before it started: /bin/sh -c true'),
+    );
+    await expect(
+      runProcess('/nonexistent/qitos', [], { cwd: '/tmp', env: {}, timeoutMs: 1000, maxOutputBytes: 10 }),
+    ).rejects.toThrow(
       new EnvError('cannot run "/nonexistent/qitos": it was not found (is it installed, and on PATH?)'),
     );
   });
@@ -49,12 +59,23 @@ describe('runProcess', () => {
 
 describe('runProcessBytes', () => {
   it('keeps binary output byte for byte, reports an abort in the result, and rejects with the error of a program that cannot start', async () => {
-    const bytes = await runProcessBytes('/bin/sh', ['-c', 'printf "\\377\\000\\201"'], { env: {}, timeoutMs: 10_000, maxOutputBytes: 100 });
+    const bytes = await runProcessBytes('/bin/sh', ['-c', 'printf "\\377\\000\\201"'], {
+      env: {},
+      timeoutMs: 10_000,
+      maxOutputBytes: 100,
+    });
     expect([...bytes.stdout]).toEqual([0xff, 0x00, 0x81]);
     const ctl = new AbortController();
-    const p = runProcessBytes('/bin/sh', ['-c', 'sleep 30'], { env: {}, timeoutMs: 20_000, maxOutputBytes: 100, signal: ctl.signal });
+    const p = runProcessBytes('/bin/sh', ['-c', 'sleep 30'], {
+      env: {},
+      timeoutMs: 20_000,
+      maxOutputBytes: 100,
+      signal: ctl.signal,
+    });
     setTimeout(() => ctl.abort(), 100);
     expect(await p).toMatchObject({ aborted: true, exitCode: null, signal: 'SIGKILL' });
-    await expect(runProcessBytes('/nonexistent/qitos', [], { env: {}, timeoutMs: 1000, maxOutputBytes: 10 })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(
+      runProcessBytes('/nonexistent/qitos', [], { env: {}, timeoutMs: 1000, maxOutputBytes: 10 }),
+    ).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

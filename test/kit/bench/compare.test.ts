@@ -12,15 +12,48 @@ afterEach(() => {
 
 function line(taskId: string, epoch: number, pass: boolean, extra: Partial<ResultLine> = {}): ResultLine {
   return {
-    taskId, epoch, pass, score: pass ? 1 : 0, explanation: '', stopReason: 'final', steps: 2, tokens: 100, tokenDetail: emptyTokens(), cost: 0.01,
-    modelCalls: 2, durationMs: 50, traceDir: `traces/${taskId}.e${epoch}`, runId: `${taskId}.e${epoch}`, answer: 'x', error: null, errorKind: null, finishedAt: '2025-01-01T00:00:00Z', ...extra,
+    taskId,
+    epoch,
+    pass,
+    score: pass ? 1 : 0,
+    explanation: '',
+    stopReason: 'final',
+    steps: 2,
+    tokens: 100,
+    tokenDetail: emptyTokens(),
+    cost: 0.01,
+    modelCalls: 2,
+    durationMs: 50,
+    traceDir: `traces/${taskId}.e${epoch}`,
+    runId: `${taskId}.e${epoch}`,
+    answer: 'x',
+    error: null,
+    errorKind: null,
+    finishedAt: '2025-01-01T00:00:00Z',
+    ...extra,
   };
 }
 function run(lines: ResultLine[], suite = 's'): string {
   const t = tempDir('qitos-cmp-');
   cleanups.push(t.cleanup);
   writeFileSync(join(t.dir, 'results.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  writeFileSync(join(t.dir, 'run.json'), JSON.stringify({ schema: 'qitos.bench.run', version: 1, suite, suiteDir: null, epochs: 1, shard: null, taskIds: [], suiteTaskIds: [], model: 'm', agent: 'a', createdAt: '', updatedAt: '' }));
+  writeFileSync(
+    join(t.dir, 'run.json'),
+    JSON.stringify({
+      schema: 'qitos.bench.run',
+      version: 1,
+      suite,
+      suiteDir: null,
+      epochs: 1,
+      shard: null,
+      taskIds: [],
+      suiteTaskIds: [],
+      model: 'm',
+      agent: 'a',
+      createdAt: '',
+      updatedAt: '',
+    }),
+  );
   return t.dir;
 }
 
@@ -28,9 +61,13 @@ describe('compareRuns', () => {
   it('pairs trials, counts flips each way with diff commands, and runs McNemar on the discordant pairs', () => {
     // 40 tasks: both pass 10, both fail 14, B fixes 12, B breaks 4.
     const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
-    const outcome = (i: number): [boolean, boolean] => (i < 10 ? [true, true] : i < 24 ? [false, false] : i < 36 ? [false, true] : [true, false]);
+    const outcome = (i: number): [boolean, boolean] =>
+      i < 10 ? [true, true] : i < 24 ? [false, false] : i < 36 ? [false, true] : [true, false];
     const a = run(ids.map((id, i) => line(id, 1, outcome(i)[0], { tokens: 100 })));
-    const b = run([...ids.map((id, i) => line(id, 1, outcome(i)[1], { tokens: 130, cost: 0.02 })), line('extra', 1, true)]);
+    const b = run([
+      ...ids.map((id, i) => line(id, 1, outcome(i)[1], { tokens: 130, cost: 0.02 })),
+      line('extra', 1, true),
+    ]);
     const c = compareRuns(a, b);
     expect(c).toMatchObject({ pairedTrials: 40, pairedTasks: 40, onlyInA: 0, onlyInB: 1 });
     expect(c.passRate.a).toBeCloseTo(14 / 40, 12);

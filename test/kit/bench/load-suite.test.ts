@@ -21,47 +21,93 @@ function folder(files: Record<string, string>): string {
   }
   return t.dir;
 }
-const TASKS = '{"id": "a", "objective": "1+1?", "expected": "2"}\n\n{"id": "b", "objective": "2+2?", "expected": "4", "budget": {"maxSteps": 3}}\n';
+const TASKS =
+  '{"id": "a", "objective": "1+1?", "expected": "2"}\n\n{"id": "b", "objective": "2+2?", "expected": "4", "budget": {"maxSteps": 3}}\n';
 
 describe('loadSuite from suite.yaml', () => {
   it('loads tasks, scorer, agent, budget and epochs from a folder', async () => {
     const dir = folder({
-      'suite.yaml': 'name: tiny\ndescription: two sums\ntasks: tasks.jsonl\nscorer:\n  type: exact_match\n  ignoreCase: true\nagent: ./agent.ts\nbudget:\n  maxSteps: 4\nepochs: 3\n',
+      'suite.yaml':
+        'name: tiny\ndescription: two sums\ntasks: tasks.jsonl\nscorer:\n  type: exact_match\n  ignoreCase: true\nagent: ./agent.ts\nbudget:\n  maxSteps: 4\nepochs: 3\n',
       'tasks.jsonl': TASKS,
     });
     const s = await loadSuite(dir);
-    expect(s).toMatchObject({ name: 'tiny', description: 'two sums', dir, agent: join(dir, 'agent.ts'), budget: { maxSteps: 4 }, epochs: 3 });
-    expect(s.tasks.map((t) => [t.id, t.expected, t.budget])).toEqual([['a', '2', {}], ['b', '4', { maxSteps: 3 }]]);
+    expect(s).toMatchObject({
+      name: 'tiny',
+      description: 'two sums',
+      dir,
+      agent: join(dir, 'agent.ts'),
+      budget: { maxSteps: 4 },
+      epochs: 3,
+    });
+    expect(s.tasks.map((t) => [t.id, t.expected, t.budget])).toEqual([
+      ['a', '2', {}],
+      ['b', '4', { maxSteps: 3 }],
+    ]);
     expect(s.scorer.name).toBe('exact_match');
-    expect(await s.scorer.score({ task: s.tasks[0], answer: 'TWO', expected: 'two', stopReason: 'final', steps: 1, state: undefined, env: undefined, traceDir: null, signal: new AbortController().signal })).toMatchObject({ pass: true });
+    expect(
+      await s.scorer.score({
+        task: s.tasks[0],
+        answer: 'TWO',
+        expected: 'two',
+        stopReason: 'final',
+        steps: 1,
+        state: undefined,
+        env: undefined,
+        traceDir: null,
+        signal: new AbortController().signal,
+      }),
+    ).toMatchObject({ pass: true });
   });
 
   it('names the line and field of a value that does not validate', async () => {
-    const dir = folder({ 'suite.yaml': 'name: tiny\ntasks: tasks.jsonl\nscorer:\n  type: numeric\n  tolerance: -1\n', 'tasks.jsonl': TASKS });
+    const dir = folder({
+      'suite.yaml': 'name: tiny\ntasks: tasks.jsonl\nscorer:\n  type: numeric\n  tolerance: -1\n',
+      'tasks.jsonl': TASKS,
+    });
     await expect(loadSuite(dir)).rejects.toThrow(/suite\.yaml line 5, field "scorer\.tolerance": .*>=0/);
   });
 
   it('names an unknown field and its line', () => {
-    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nepocs: 3\n', 'suite.yaml')).toThrow('suite.yaml line 4, field "epocs": unknown field');
-    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nbudget:\n  maxStep: 3\n', 'suite.yaml')).toThrow('suite.yaml line 5, field "budget.maxStep": unknown field');
+    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nepocs: 3\n', 'suite.yaml')).toThrow(
+      'suite.yaml line 4, field "epocs": unknown field',
+    );
+    expect(() =>
+      parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nbudget:\n  maxStep: 3\n', 'suite.yaml'),
+    ).toThrow('suite.yaml line 5, field "budget.maxStep": unknown field');
   });
 
   it('names a missing field, a wrong type and bad YAML', () => {
-    expect(() => parseSuiteFile('name: x\nscorer: exact_match\n', 's.yaml')).toThrow(/s\.yaml line 1, field "tasks": required field missing/);
-    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nepochs: two\n', 's.yaml')).toThrow(/line 4, field "epochs": .*expected number/);
+    expect(() => parseSuiteFile('name: x\nscorer: exact_match\n', 's.yaml')).toThrow(
+      /s\.yaml line 1, field "tasks": required field missing/,
+    );
+    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_match\nepochs: two\n', 's.yaml')).toThrow(
+      /line 4, field "epochs": .*expected number/,
+    );
     expect(() => parseSuiteFile('name: x\ntasks: [t.jsonl\n', 's.yaml')).toThrow(/s\.yaml line \d+: invalid YAML/);
-    expect(() => parseSuiteFile(`name: x\n${yamlBomb('x')}`, 's.yaml')).toThrow('s.yaml line 3: invalid YAML: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)');
-    expect(() => parseSuiteFile('name: x y\ntasks: t\nscorer: exact_match\n', 's.yaml')).toThrow(/line 1, field "name": use letters/);
+    expect(() => parseSuiteFile(`name: x\n${yamlBomb('x')}`, 's.yaml')).toThrow(
+      's.yaml line 3: invalid YAML: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)',
+    );
+    expect(() => parseSuiteFile('name: x y\ntasks: t\nscorer: exact_match\n', 's.yaml')).toThrow(
+      /line 1, field "name": use letters/,
+    );
   });
 
   it('rejects a duplicate task id naming both lines', async () => {
-    const dir = folder({ 'suite.yaml': 'name: d\ntasks: tasks.jsonl\nscorer: exact_match\n', 'tasks.jsonl': '{"id":"a","objective":"x"}\n{"id":"b","objective":"y"}\n{"id":"a","objective":"z"}\n' });
+    const dir = folder({
+      'suite.yaml': 'name: d\ntasks: tasks.jsonl\nscorer: exact_match\n',
+      'tasks.jsonl': '{"id":"a","objective":"x"}\n{"id":"b","objective":"y"}\n{"id":"a","objective":"z"}\n',
+    });
     await expect(loadSuite(dir)).rejects.toThrow(/tasks\.jsonl: duplicate task id "a" on line 3 \(first on line 1\)/);
   });
 
   it('names the line and field of a bad task line', () => {
-    expect(() => parseTasks('{"id":"a","objective":"x"}\n{"id":"b","objective":""}\n', { file: 't.jsonl' })).toThrow(/t\.jsonl line 2: field "objective": objective must not be empty/);
-    expect(() => parseTasks('{"id":"a","objective":"x","expcted":"1"}\n', { file: 't.jsonl' })).toThrow('t.jsonl line 1: unknown field "expcted"');
+    expect(() => parseTasks('{"id":"a","objective":"x"}\n{"id":"b","objective":""}\n', { file: 't.jsonl' })).toThrow(
+      /t\.jsonl line 2: field "objective": objective must not be empty/,
+    );
+    expect(() => parseTasks('{"id":"a","objective":"x","expcted":"1"}\n', { file: 't.jsonl' })).toThrow(
+      't.jsonl line 1: unknown field "expcted"',
+    );
     expect(() => parseTasks('{"id":"a",\n', { file: 't.jsonl' })).toThrow(/t\.jsonl line 1: not JSON/);
     expect(() => parseTasks('\n\n', { file: 't.jsonl' })).toThrow(/no tasks/);
   });
@@ -69,11 +115,21 @@ describe('loadSuite from suite.yaml', () => {
   it('reads GAIA question/answer lines', async () => {
     const dir = folder({
       'suite.yaml': 'name: g\ntasks: data/metadata.jsonl\nformat: gaia\nscorer: gaia\n',
-      'data/metadata.jsonl': '{"task_id": "c61d", "Question": "How many?", "Level": 1, "Final answer": "17", "file_name": "", "Annotator Metadata": {"Steps": "count"}}\n{"task_id": "e1fc", "Question": "Which file?", "Level": "2", "Final answer": "x", "file_name": "sheet.xlsx"}\n',
+      'data/metadata.jsonl':
+        '{"task_id": "c61d", "Question": "How many?", "Level": 1, "Final answer": "17", "file_name": "", "Annotator Metadata": {"Steps": "count"}}\n{"task_id": "e1fc", "Question": "Which file?", "Level": "2", "Final answer": "x", "file_name": "sheet.xlsx"}\n',
     });
     const s = await loadSuite(dir);
-    expect(s.tasks[0]).toMatchObject({ id: 'c61d', objective: 'How many?', expected: '17', resources: {}, metadata: { level: 1, 'Annotator Metadata': { Steps: 'count' } } });
-    expect(s.tasks[1]).toMatchObject({ resources: { file: join(dir, 'data', 'sheet.xlsx') }, metadata: { level: '2', file_name: 'sheet.xlsx' } });
+    expect(s.tasks[0]).toMatchObject({
+      id: 'c61d',
+      objective: 'How many?',
+      expected: '17',
+      resources: {},
+      metadata: { level: 1, 'Annotator Metadata': { Steps: 'count' } },
+    });
+    expect(s.tasks[1]).toMatchObject({
+      resources: { file: join(dir, 'data', 'sheet.xlsx') },
+      metadata: { level: '2', file_name: 'sheet.xlsx' },
+    });
     expect(s.scorer.name).toBe('gaia');
   });
 
@@ -85,14 +141,25 @@ describe('loadSuite from suite.yaml', () => {
     });
     const s = await loadSuite(dir);
     expect(s.scorer.name).toBe('check');
-    const outside = folder({ 'suite.yaml': 'name: c\ntasks: tasks.jsonl\nscorer:\n  type: custom\n  module: ../elsewhere.ts\n', 'tasks.jsonl': TASKS });
+    const outside = folder({
+      'suite.yaml': 'name: c\ntasks: tasks.jsonl\nscorer:\n  type: custom\n  module: ../elsewhere.ts\n',
+      'tasks.jsonl': TASKS,
+    });
     await expect(loadSuite(outside)).rejects.toThrow(/outside the suite folder/);
-    const missing = folder({ 'suite.yaml': 'name: c\ntasks: tasks.jsonl\nscorer:\n  type: custom\n  module: ./check.ts\n  export: nope\n', 'tasks.jsonl': TASKS, 'check.ts': 'export const x = 1;\n' });
+    const missing = folder({
+      'suite.yaml': 'name: c\ntasks: tasks.jsonl\nscorer:\n  type: custom\n  module: ./check.ts\n  export: nope\n',
+      'tasks.jsonl': TASKS,
+      'check.ts': 'export const x = 1;\n',
+    });
     await expect(loadSuite(missing)).rejects.toThrow(/has no export "nope".*exports: x/);
   });
 
   it('builds an llm_judge scorer with the model factory it is given, and says when there is none', async () => {
-    const dir = folder({ 'suite.yaml': 'name: j\ntasks: tasks.jsonl\nscorer:\n  type: llm_judge\n  model: openai:gpt-4o-mini\n  threshold: 0.7\n', 'tasks.jsonl': TASKS });
+    const dir = folder({
+      'suite.yaml':
+        'name: j\ntasks: tasks.jsonl\nscorer:\n  type: llm_judge\n  model: openai:gpt-4o-mini\n  threshold: 0.7\n',
+      'tasks.jsonl': TASKS,
+    });
     const asked: string[] = [];
     const s = await loadSuite(dir, { createModel: (spec) => (asked.push(spec), new ScriptedModel([], { id: spec })) });
     expect(asked).toEqual(['openai:gpt-4o-mini']);
@@ -101,7 +168,9 @@ describe('loadSuite from suite.yaml', () => {
   });
 
   it('says what it looked for when a folder has no suite', async () => {
-    await expect(loadSuite(folder({ 'x.txt': '' }))).rejects.toThrow(/expected one of suite\.yaml, suite\.yml, suite\.ts/);
+    await expect(loadSuite(folder({ 'x.txt': '' }))).rejects.toThrow(
+      /expected one of suite\.yaml, suite\.yml, suite\.ts/,
+    );
     await expect(loadSuite('/nonexistent/suite')).rejects.toThrow(/no such file or folder/);
   });
 });
@@ -134,7 +203,11 @@ export const suite = defineSuite({ name: 'dup', scorer: exactMatch(), tasks: [{ 
 
 describe('scorer specs', () => {
   it('names an unknown scorer type and a missing scorer option', () => {
-    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_matc\n', 's.yaml')).toThrow('s.yaml line 3, field "scorer.type": unknown scorer type: expected one of exact_match, contains');
-    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer:\n  type: json_field\n', 's.yaml')).toThrow(/line 4, field "scorer.path": required field missing/);
+    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer: exact_matc\n', 's.yaml')).toThrow(
+      's.yaml line 3, field "scorer.type": unknown scorer type: expected one of exact_match, contains',
+    );
+    expect(() => parseSuiteFile('name: x\ntasks: t.jsonl\nscorer:\n  type: json_field\n', 's.yaml')).toThrow(
+      /line 4, field "scorer.path": required field missing/,
+    );
   });
 });

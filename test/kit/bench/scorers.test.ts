@@ -2,8 +2,17 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ScriptedModel } from '../../../src/models/scripted-model.js';
 import {
-  contains, custom, exactMatch, gaiaMatch, jsonField, llmJudge, numeric, regex, DEFAULT_JUDGE_PROMPT,
-  type ScoreInput, type Scorer,
+  contains,
+  custom,
+  exactMatch,
+  gaiaMatch,
+  jsonField,
+  llmJudge,
+  numeric,
+  regex,
+  DEFAULT_JUDGE_PROMPT,
+  type ScoreInput,
+  type Scorer,
 } from '../../../src/kit/bench/index.js';
 import { extractNumber } from '../../../src/kit/bench/scorers/numeric.js';
 import { gaiaQuestionScore } from '../../../src/kit/bench/scorers/gaia-match.js';
@@ -27,7 +36,11 @@ describe('exactMatch', () => {
   it('trims and collapses whitespace by default, case-sensitive', async () => {
     expect(await score(exactMatch(), '  Paris \n', 'Paris')).toMatchObject({ pass: true, score: 1 });
     expect(await score(exactMatch(), 'New   York', 'New York')).toMatchObject({ pass: true });
-    expect(await score(exactMatch(), 'paris', 'Paris')).toMatchObject({ pass: false, score: 0, explanation: '"paris" does not equal "Paris"' });
+    expect(await score(exactMatch(), 'paris', 'Paris')).toMatchObject({
+      pass: false,
+      score: 0,
+      explanation: '"paris" does not equal "Paris"',
+    });
   });
   it('normalises by option and accepts any of a list', async () => {
     expect((await score(exactMatch({ ignoreCase: true, stripPunctuation: true }), 'Paris!', 'paris')).pass).toBe(true);
@@ -62,16 +75,23 @@ describe('contains, regex, numeric', () => {
     expect((await score(numeric({ tolerance: 0.01 }), '3.14', '3.14159')).pass).toBe(true);
     expect((await score(numeric({ relTolerance: 0.05 }), '104', 100)).pass).toBe(true);
     expect(await score(numeric(), '101', 100)).toMatchObject({ pass: false, explanation: '101 differs from 100 by 1' });
-    expect(await score(numeric(), 'no idea', 100)).toMatchObject({ pass: false, explanation: 'no number in answer "no idea"' });
+    expect(await score(numeric(), 'no idea', 100)).toMatchObject({
+      pass: false,
+      explanation: 'no number in answer "no idea"',
+    });
     expect(() => score(numeric(), '1', 'many')).toThrow(/needs "expected" to be a number/);
   });
   it('numeric accepts any number within the tolerance and no number outside it (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: -2, max: 2, noNaN: true }), async (want, off) => {
-        const s = await score(numeric({ tolerance: 1 }), `result: ${want + off}`, want);
-        const got = extractNumber(`result: ${want + off}`);
-        expect(s.pass).toBe(Math.abs(got - want) <= 1);
-      }),
+      fc.asyncProperty(
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+        fc.double({ min: -2, max: 2, noNaN: true }),
+        async (want, off) => {
+          const s = await score(numeric({ tolerance: 1 }), `result: ${want + off}`, want);
+          const got = extractNumber(`result: ${want + off}`);
+          expect(s.pass).toBe(Math.abs(got - want) <= 1);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -80,21 +100,45 @@ describe('contains, regex, numeric', () => {
 describe('jsonField', () => {
   it('compares a field of the JSON answer (fenced or embedded) with the expected field', async () => {
     const s = jsonField({ path: 'result.total' });
-    expect((await score(s, 'Here:\n```json\n{"result": {"total": 12}}\n```', { result: { total: 12 } })).pass).toBe(true);
-    expect((await score(s, 'prefix {"result": {"total": 13}} suffix', 12)).explanation).toBe('result.total is 13, expected 12');
+    expect((await score(s, 'Here:\n```json\n{"result": {"total": 12}}\n```', { result: { total: 12 } })).pass).toBe(
+      true,
+    );
+    expect((await score(s, 'prefix {"result": {"total": 13}} suffix', 12)).explanation).toBe(
+      'result.total is 13, expected 12',
+    );
     expect((await score(s, 'not json', 12)).explanation).toMatch(/not JSON/);
     expect((await score(s, '{"result": {}}', 12)).explanation).toBe('answer has no field result.total');
     expect((await score(jsonField({ path: 'items[1].id' }), '{"items":[{"id":"a"},{"id":"b"}]}', 'b')).pass).toBe(true);
     expect((await score(jsonField({ path: 'x', tolerance: 0.1 }), '{"x": 1.05}', 1)).pass).toBe(true);
-    expect((await score(jsonField({ path: 'tags' }), '{"tags": {"b": 1, "a": 2}}', { tags: { a: 2, b: 1 } })).pass).toBe(true);
+    expect(
+      (await score(jsonField({ path: 'tags' }), '{"tags": {"b": 1, "a": 2}}', { tags: { a: 2, b: 1 } })).pass,
+    ).toBe(true);
   });
 });
 
 describe('custom', () => {
   it('accepts a Score, a boolean or a number', async () => {
-    expect(await score(custom(() => false), 'x', 1)).toMatchObject({ pass: false, score: 0 });
-    expect(await score(custom(() => 0.5), 'x', 1)).toMatchObject({ pass: false, score: 0.5 });
-    expect(await score(custom(async () => ({ score: 1, pass: true, explanation: 'ok' })), 'x', 1)).toEqual({ score: 1, pass: true, explanation: 'ok' });
+    expect(
+      await score(
+        custom(() => false),
+        'x',
+        1,
+      ),
+    ).toMatchObject({ pass: false, score: 0 });
+    expect(
+      await score(
+        custom(() => 0.5),
+        'x',
+        1,
+      ),
+    ).toMatchObject({ pass: false, score: 0.5 });
+    expect(
+      await score(
+        custom(async () => ({ score: 1, pass: true, explanation: 'ok' })),
+        'x',
+        1,
+      ),
+    ).toEqual({ score: 1, pass: true, explanation: 'ok' });
   });
 });
 
@@ -122,23 +166,41 @@ describe('GAIA scoring', () => {
   });
   it('a string answer always matches itself after normalisation (property)', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }).filter((s) => s.trim() !== '' && !/[,;]/.test(s)), (s) => {
-        expect(gaiaQuestionScore(`  ${s.toUpperCase()} `, s)).toBe(gaiaQuestionScore(s, s));
-      }),
+      fc.property(
+        fc.string({ maxLength: 30 }).filter((s) => s.trim() !== '' && !/[,;]/.test(s)),
+        (s) => {
+          expect(gaiaQuestionScore(`  ${s.toUpperCase()} `, s)).toBe(gaiaQuestionScore(s, s));
+        },
+      ),
     );
   });
   it('the gaia scorer explains and needs a truth', async () => {
-    expect(await score(gaiaMatch(), '3', '3')).toMatchObject({ pass: true, explanation: 'matches "3" (GAIA normalised)' });
+    expect(await score(gaiaMatch(), '3', '3')).toMatchObject({
+      pass: true,
+      explanation: 'matches "3" (GAIA normalised)',
+    });
     expect(() => score(gaiaMatch(), '3', undefined)).toThrow(/Final answer/);
   });
 });
 
 describe('llmJudge', () => {
   it('sends the documented prompt with the task, reference and answer, and reads the JSON verdict', async () => {
-    const judge = new ScriptedModel([{ text: '{"score": 0.8, "explanation": "same city"}', usage: { input: 120, output: 9 }, cost: 0.002 }], { id: 'scripted:judge' });
+    const judge = new ScriptedModel(
+      [{ text: '{"score": 0.8, "explanation": "same city"}', usage: { input: 120, output: 9 }, cost: 0.002 }],
+      { id: 'scripted:judge' },
+    );
     const s = await llmJudge(judge).score(input('The capital is Paris', 'Paris', 'Capital of France?'));
     // The judge's own spend comes back with the score, so the suite can report it.
-    expect(s).toEqual({ score: 0.8, pass: true, explanation: 'judge: 0.8 (same city)', usage: { tokens: { input: 120, output: 9, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.002, modelCalls: 1 } });
+    expect(s).toEqual({
+      score: 0.8,
+      pass: true,
+      explanation: 'judge: 0.8 (same city)',
+      usage: {
+        tokens: { input: 120, output: 9, reasoning: 0, cache: { read: 0, write: 0 } },
+        cost: 0.002,
+        modelCalls: 1,
+      },
+    });
     const sent = judge.requests[0];
     const text = (sent.messages[0].content[0] as { text: string }).text;
     expect(text).toContain('Task:\nCapital of France?');

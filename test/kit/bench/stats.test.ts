@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { clusterBootstrap, holm, mcnemarExact, mean, pairedBootstrap, passAtK, passHatK, quantile, seededRandom, wilson } from '../../../src/kit/bench/stats.js';
+import {
+  clusterBootstrap,
+  holm,
+  mcnemarExact,
+  mean,
+  pairedBootstrap,
+  passAtK,
+  passHatK,
+  quantile,
+  seededRandom,
+  wilson,
+} from '../../../src/kit/bench/stats.js';
 
 // Reference values computed independently (Python's math.comb / textbook Wilson formula).
 describe('wilson', () => {
@@ -13,8 +24,8 @@ describe('wilson', () => {
     expect(wilson(50, 100).ci[1]).toBeCloseTo(0.59616847, 7);
   });
   it('does not collapse at 0% or 100%', () => {
-    expect(wilson(0, 10).ci).toEqual([0, expect.closeTo(0.27753280, 7)]);
-    expect(wilson(10, 10).ci).toEqual([expect.closeTo(0.72246720, 7), 1]);
+    expect(wilson(0, 10).ci).toEqual([0, expect.closeTo(0.2775328, 7)]);
+    expect(wilson(10, 10).ci).toEqual([expect.closeTo(0.7224672, 7), 1]);
   });
   it('says nothing is known for no trials, and rejects impossible counts', () => {
     expect(wilson(0, 0)).toMatchObject({ rate: 0, ci: [0, 1] });
@@ -23,13 +34,16 @@ describe('wilson', () => {
   });
   it('contains the point estimate and stays in [0, 1] (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 5000 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n))), ([s, n]) => {
-        const { rate, ci } = wilson(s, n);
-        expect(ci[0]).toBeGreaterThanOrEqual(0);
-        expect(ci[1]).toBeLessThanOrEqual(1);
-        expect(ci[0]).toBeLessThanOrEqual(rate + 1e-12);
-        expect(ci[1]).toBeGreaterThanOrEqual(rate - 1e-12);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 5000 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n))),
+        ([s, n]) => {
+          const { rate, ci } = wilson(s, n);
+          expect(ci[0]).toBeGreaterThanOrEqual(0);
+          expect(ci[1]).toBeLessThanOrEqual(1);
+          expect(ci[0]).toBeLessThanOrEqual(rate + 1e-12);
+          expect(ci[1]).toBeGreaterThanOrEqual(rate - 1e-12);
+        },
+      ),
     );
   });
   it('narrows as the sample grows at the same rate', () => {
@@ -51,15 +65,18 @@ describe('pass@k and pass^k', () => {
   });
   it('pass@1 = pass^1 = c/n, pass@k grows and pass^k shrinks with k (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 60 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }))), ([n, c]) => {
-        expect(passAtK(n, c, 1)).toBeCloseTo(c / n, 10);
-        expect(passHatK(n, c, 1)).toBeCloseTo(c / n, 10);
-        for (let k = 2; k <= n; k++) {
-          expect(passAtK(n, c, k)).toBeGreaterThanOrEqual(passAtK(n, c, k - 1) - 1e-12);
-          expect(passHatK(n, c, k)).toBeLessThanOrEqual(passHatK(n, c, k - 1) + 1e-12);
-          expect(passHatK(n, c, k)).toBeLessThanOrEqual(passAtK(n, c, k) + 1e-12);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 60 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }))),
+        ([n, c]) => {
+          expect(passAtK(n, c, 1)).toBeCloseTo(c / n, 10);
+          expect(passHatK(n, c, 1)).toBeCloseTo(c / n, 10);
+          for (let k = 2; k <= n; k++) {
+            expect(passAtK(n, c, k)).toBeGreaterThanOrEqual(passAtK(n, c, k - 1) - 1e-12);
+            expect(passHatK(n, c, k)).toBeLessThanOrEqual(passHatK(n, c, k - 1) + 1e-12);
+            expect(passHatK(n, c, k)).toBeLessThanOrEqual(passAtK(n, c, k) + 1e-12);
+          }
+        },
+      ),
     );
   });
   it('rejects k outside 1..n', () => {
@@ -97,18 +114,22 @@ describe('mcnemarExact', () => {
 describe('pairedBootstrap', () => {
   it('is reproducible for a seed and contains the point estimate (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 40 }), fc.nat(), (pairs, seed) => {
-        const a = pairs.map(([x]) => (x ? 1 : 0));
-        const b = pairs.map(([, y]) => (y ? 1 : 0));
-        const r1 = pairedBootstrap(a, b, { seed, resamples: 300 });
-        const r2 = pairedBootstrap(a, b, { seed, resamples: 300 });
-        expect(r1).toEqual(r2);
-        expect(r1.delta).toBeCloseTo(mean(b) - mean(a), 12);
-        expect(r1.ci[0]).toBeLessThanOrEqual(r1.delta);
-        expect(r1.ci[1]).toBeGreaterThanOrEqual(r1.delta);
-        expect(r1.ci[0]).toBeGreaterThanOrEqual(-1);
-        expect(r1.ci[1]).toBeLessThanOrEqual(1);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        (pairs, seed) => {
+          const a = pairs.map(([x]) => (x ? 1 : 0));
+          const b = pairs.map(([, y]) => (y ? 1 : 0));
+          const r1 = pairedBootstrap(a, b, { seed, resamples: 300 });
+          const r2 = pairedBootstrap(a, b, { seed, resamples: 300 });
+          expect(r1).toEqual(r2);
+          expect(r1.delta).toBeCloseTo(mean(b) - mean(a), 12);
+          expect(r1.ci[0]).toBeLessThanOrEqual(r1.delta);
+          expect(r1.ci[1]).toBeGreaterThanOrEqual(r1.delta);
+          expect(r1.ci[0]).toBeGreaterThanOrEqual(-1);
+          expect(r1.ci[1]).toBeLessThanOrEqual(1);
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -129,15 +150,23 @@ describe('pairedBootstrap', () => {
 describe('clusterBootstrap', () => {
   it('with one trial per unit it is the paired bootstrap (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 30 }), fc.nat(), (pairs, seed) => {
-        const a = pairs.map(([x]) => (x ? 1 : 0));
-        const b = pairs.map(([, y]) => (y ? 1 : 0));
-        const p = pairedBootstrap(a, b, { seed, resamples: 200 });
-        const c = clusterBootstrap(a.map((x, i) => b[i] - x), a.map(() => 1), { seed, resamples: 200 });
-        expect(c.delta).toBeCloseTo(p.delta, 12);
-        expect(c.ci[0]).toBeCloseTo(p.ci[0], 12);
-        expect(c.ci[1]).toBeCloseTo(p.ci[1], 12);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        (pairs, seed) => {
+          const a = pairs.map(([x]) => (x ? 1 : 0));
+          const b = pairs.map(([, y]) => (y ? 1 : 0));
+          const p = pairedBootstrap(a, b, { seed, resamples: 200 });
+          const c = clusterBootstrap(
+            a.map((x, i) => b[i] - x),
+            a.map(() => 1),
+            { seed, resamples: 200 },
+          );
+          expect(c.delta).toBeCloseTo(p.delta, 12);
+          expect(c.ci[0]).toBeCloseTo(p.ci[0], 12);
+          expect(c.ci[1]).toBeCloseTo(p.ci[1], 12);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -153,8 +182,14 @@ describe('clusterBootstrap', () => {
   it('keeps the epochs of a task together: clustered evidence gives a wider interval than the same trials counted as independent', () => {
     // 10 tasks x 5 epochs; B fixes 3 tasks entirely (15 trials). As 50 independent trials the interval is narrower.
     const sums = Array.from({ length: 10 }, (_, i) => (i < 3 ? 5 : 0));
-    const clustered = clusterBootstrap(sums, sums.map(() => 5));
-    const flat = clusterBootstrap(Array.from({ length: 50 }, (_, i) => (i < 15 ? 1 : 0)), Array.from({ length: 50 }, () => 1));
+    const clustered = clusterBootstrap(
+      sums,
+      sums.map(() => 5),
+    );
+    const flat = clusterBootstrap(
+      Array.from({ length: 50 }, (_, i) => (i < 15 ? 1 : 0)),
+      Array.from({ length: 50 }, () => 1),
+    );
     expect(clustered.delta).toBeCloseTo(flat.delta, 12);
     expect(clustered.ci[1] - clustered.ci[0]).toBeGreaterThan(1.5 * (flat.ci[1] - flat.ci[0]));
   });
@@ -205,7 +240,8 @@ describe('holm', () => {
           expect(adj[i]).toBeLessThanOrEqual(1);
           expect(adj[i]).toBeLessThanOrEqual(Math.min(1, ps.length * p) + 1e-12);
         });
-        for (let i = 0; i < ps.length; i++) for (let j = 0; j < ps.length; j++) if (ps[i] < ps[j]) expect(adj[i]).toBeLessThanOrEqual(adj[j]);
+        for (let i = 0; i < ps.length; i++)
+          for (let j = 0; j < ps.length; j++) if (ps[i] < ps[j]) expect(adj[i]).toBeLessThanOrEqual(adj[j]);
       }),
     );
   });

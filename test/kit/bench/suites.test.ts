@@ -16,7 +16,13 @@ async function factoryOf(suite: Suite) {
 }
 /** All text the model was sent, in order. */
 function sentText(req: ModelRequest): string {
-  return req.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => ('text' in p ? p.text : 'output' in p ? p.output : '')).join('\n'))).join('\n');
+  return req.messages
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.map((p) => ('text' in p ? p.text : 'output' in p ? p.output : '')).join('\n'),
+    )
+    .join('\n');
 }
 
 describe('shipped suites', () => {

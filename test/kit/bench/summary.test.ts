@@ -4,25 +4,60 @@ import { renderReport, summarize, type ResultLine } from '../../../src/kit/bench
 
 function line(taskId: string, epoch: number, pass: boolean, extra: Partial<ResultLine> = {}): ResultLine {
   return {
-    taskId, epoch, pass, score: pass ? 1 : 0, explanation: pass ? 'ok' : 'wrong answer', stopReason: 'final', steps: 2, tokens: 100, tokenDetail: emptyTokens(),
-    cost: 0.01, modelCalls: 2, durationMs: 100, traceDir: `traces/${taskId}.e${epoch}`, runId: `${taskId}.e${epoch}`, answer: 'x', error: null, errorKind: null,
-    finishedAt: '2025-01-01T00:00:00Z', ...extra,
+    taskId,
+    epoch,
+    pass,
+    score: pass ? 1 : 0,
+    explanation: pass ? 'ok' : 'wrong answer',
+    stopReason: 'final',
+    steps: 2,
+    tokens: 100,
+    tokenDetail: emptyTokens(),
+    cost: 0.01,
+    modelCalls: 2,
+    durationMs: 100,
+    traceDir: `traces/${taskId}.e${epoch}`,
+    runId: `${taskId}.e${epoch}`,
+    answer: 'x',
+    error: null,
+    errorKind: null,
+    finishedAt: '2025-01-01T00:00:00Z',
+    ...extra,
   };
 }
 
 // Three tasks x 3 epochs. a: 3/3 passes; b: 1/3 (epoch 2 is a doom-loop stop); c: 0/3 (epoch 3 a scorer error).
 const lines: ResultLine[] = [
-  line('a', 1, true, { durationMs: 50 }), line('a', 2, true, { durationMs: 60 }), line('a', 3, true, { durationMs: 70, steps: 5 }),
-  line('b', 1, false), line('b', 2, false, { stopReason: 'doom_loop' as StopReason, explanation: 'no answer', durationMs: 900, steps: 8 }), line('b', 3, true),
-  line('c', 1, false, { durationMs: 400 }), line('c', 2, false, { stopReason: 'budget_steps' as StopReason }),
+  line('a', 1, true, { durationMs: 50 }),
+  line('a', 2, true, { durationMs: 60 }),
+  line('a', 3, true, { durationMs: 70, steps: 5 }),
+  line('b', 1, false),
+  line('b', 2, false, { stopReason: 'doom_loop' as StopReason, explanation: 'no answer', durationMs: 900, steps: 8 }),
+  line('b', 3, true),
+  line('c', 1, false, { durationMs: 400 }),
+  line('c', 2, false, { stopReason: 'budget_steps' as StopReason }),
   line('c', 3, false, { error: 'scorer s failed: boom', errorKind: 'scorer', tokens: 400 }),
 ];
-const meta = { suite: 'demo', model: 'openai:gpt-4o-mini', agent: 'agent.ts', epochs: 3, shard: null, taskIds: ['a', 'b', 'c'] };
+const meta = {
+  suite: 'demo',
+  model: 'openai:gpt-4o-mini',
+  agent: 'agent.ts',
+  epochs: 3,
+  shard: null,
+  taskIds: ['a', 'b', 'c'],
+};
 
 describe('summarize', () => {
   it('computes pass rate with its Wilson interval, pass@k and pass^k by hand', () => {
     const s = summarize(lines, meta);
-    expect(s).toMatchObject({ tasks: 3, trials: 9, expectedTrials: 9, missing: 0, complete: true, passRate: { passed: 4, total: 9 } });
+    expect(s).toMatchObject({
+      tasks: 3,
+      trials: 9,
+      expectedTrials: 9,
+      missing: 0,
+      complete: true,
+      passRate: { passed: 4, total: 9 },
+    });
     expect(s.passRate.rate).toBeCloseTo(4 / 9, 12);
     // Wilson 95% for 4/9 (textbook formula, z = 1.959964): 0.188779 to 0.733349.
     expect(s.passRate.ci[0]).toBeCloseTo(0.188779, 5);
@@ -44,7 +79,12 @@ describe('summarize', () => {
     expect(s.perTrial.cost).toBeCloseTo(0.01, 12);
     expect(s.totals).toMatchObject({ tokens: 1200, durationMs: 50 + 60 + 70 + 100 + 900 + 100 + 400 + 100 + 100 });
     expect(s.stopReasons).toEqual({ final: 7, doom_loop: 1, budget_steps: 1 });
-    expect(s.errors).toMatchObject({ scorer: 1, run: 0, setup: 0, samples: [{ taskId: 'c', epoch: 3, kind: 'scorer', error: 'scorer s failed: boom' }] });
+    expect(s.errors).toMatchObject({
+      scorer: 1,
+      run: 0,
+      setup: 0,
+      samples: [{ taskId: 'c', epoch: 3, kind: 'scorer', error: 'scorer s failed: boom' }],
+    });
     expect(s.slowest.slice(0, 2)).toEqual([
       { taskId: 'b', epoch: 2, durationMs: 900, traceDir: 'traces/b.e2' },
       { taskId: 'c', epoch: 1, durationMs: 400, traceDir: 'traces/c.e1' },
@@ -53,15 +93,29 @@ describe('summarize', () => {
   });
 
   it('an unknown cost makes the cost unknown, not zero', () => {
-    const s = summarize([line('a', 1, true), line('b', 1, true, { cost: null })], { ...meta, epochs: 1, taskIds: ['a', 'b'] });
+    const s = summarize([line('a', 1, true), line('b', 1, true, { cost: null })], {
+      ...meta,
+      epochs: 1,
+      taskIds: ['a', 'b'],
+    });
     expect(s.perTrial.cost).toBeNull();
     expect(s.totals.cost).toBeNull();
     expect(renderReport(s)).toContain('| 2.0 | 100 | unknown |');
   });
 
   it('counts what is missing, keeps the last of duplicate lines, and leaves out lines of other tasks, with warnings', () => {
-    const s = summarize([line('a', 1, false), line('a', 1, true), line('zz', 1, true)], { ...meta, epochs: 2, taskIds: ['a', 'b'] });
-    expect(s).toMatchObject({ trials: 1, expectedTrials: 4, missing: 3, complete: false, passRate: { passed: 1, total: 1 } });
+    const s = summarize([line('a', 1, false), line('a', 1, true), line('zz', 1, true)], {
+      ...meta,
+      epochs: 2,
+      taskIds: ['a', 'b'],
+    });
+    expect(s).toMatchObject({
+      trials: 1,
+      expectedTrials: 4,
+      missing: 3,
+      complete: false,
+      passRate: { passed: 1, total: 1 },
+    });
     expect(s.warnings).toEqual([
       'duplicate result for task "a" epoch 1: the last one counts',
       '1 result line(s) for tasks or epochs outside this run were left out',
@@ -92,7 +146,10 @@ describe('renderReport', () => {
 
   it('says when every trial ended in an error, with the whole first message', () => {
     const long = `gave up after 3 consecutive recoveries; last error (model_transport): ${'connection failed '.repeat(12)}end`;
-    const s = summarize([line('a', 1, false, { error: long, errorKind: 'run', stopReason: 'unrecoverable_error' as StopReason })], { ...meta, epochs: 1, taskIds: ['a'] });
+    const s = summarize(
+      [line('a', 1, false, { error: long, errorKind: 'run', stopReason: 'unrecoverable_error' as StopReason })],
+      { ...meta, epochs: 1, taskIds: ['a'] },
+    );
     const text = renderReport(s);
     expect(text).toContain(`**Every trial ended in an error.** First error: ${long}`);
   });
@@ -101,7 +158,11 @@ describe('renderReport', () => {
 describe('summarize: pass^k as tau-bench defines it, and side-call usage', () => {
   it('pass^k = mean over tasks of C(c,k)/C(n,k), hand-computed for 4 trials', () => {
     // a: 3 of 4 pass, b: 4 of 4, c: 1 of 4.
-    const passes: Record<string, boolean[]> = { a: [true, true, false, true], b: [true, true, true, true], c: [false, false, true, false] };
+    const passes: Record<string, boolean[]> = {
+      a: [true, true, false, true],
+      b: [true, true, true, true],
+      c: [false, false, true, false],
+    };
     const rows = Object.entries(passes).flatMap(([id, ps]) => ps.map((p, i) => line(id, i + 1, p)));
     const s = summarize(rows, { ...meta, epochs: 4 });
     // a: 3/4, C(3,2)/C(4,2) = 3/6, C(3,3)/C(4,3) = 1/4, 0. b: 1 throughout. c: 1/4, then 0.
@@ -113,13 +174,27 @@ describe('summarize: pass^k as tau-bench defines it, and side-call usage', () =>
   });
 
   it('sums the usage of side calls by purpose (a user simulator) and reports it apart, inside the totals', () => {
-    const user = (calls: number, cost: number | null) => ({ user: { tokens: { ...emptyTokens(), input: 30 * calls, output: 5 * calls }, cost, modelCalls: calls } });
-    const s = summarize([line('a', 1, true, { usageByPurpose: user(3, 0.003) }), line('b', 1, false, { usageByPurpose: user(2, 0.002) }), line('c', 1, false)], { ...meta, epochs: 1 });
+    const user = (calls: number, cost: number | null) => ({
+      user: { tokens: { ...emptyTokens(), input: 30 * calls, output: 5 * calls }, cost, modelCalls: calls },
+    });
+    const s = summarize(
+      [
+        line('a', 1, true, { usageByPurpose: user(3, 0.003) }),
+        line('b', 1, false, { usageByPurpose: user(2, 0.002) }),
+        line('c', 1, false),
+      ],
+      { ...meta, epochs: 1 },
+    );
     expect(s.byPurpose?.user.modelCalls).toBe(5);
     expect(s.byPurpose?.user.tokens).toBe(175);
     expect(s.byPurpose?.user.cost).toBeCloseTo(0.005, 12);
-    expect(renderReport(s)).toContain('Of these, calls for "user" (not the agent\'s steps): 5 calls, 175 tokens, $0.0050.');
-    const unknown = summarize([line('a', 1, true, { usageByPurpose: user(1, null) }), line('b', 1, true, { usageByPurpose: user(1, 0.1) })], { ...meta, epochs: 1 });
+    expect(renderReport(s)).toContain(
+      'Of these, calls for "user" (not the agent\'s steps): 5 calls, 175 tokens, $0.0050.',
+    );
+    const unknown = summarize(
+      [line('a', 1, true, { usageByPurpose: user(1, null) }), line('b', 1, true, { usageByPurpose: user(1, 0.1) })],
+      { ...meta, epochs: 1 },
+    );
     expect(unknown.byPurpose?.user.cost).toBeNull();
   });
 });

@@ -7,7 +7,12 @@ import { findBaseline } from '../../../src/kit/bench/sweep-grid.js';
 describe('sweep grid', () => {
   it('cells are the cross product, first axis slowest; names are file-safe and distinct', () => {
     const cells = sweepCells([parseGridAxis('model=openai:a,openai:b'), parseGridAxis('agent.temperature=0, 0.7')]);
-    expect(cells.map((c) => c.label)).toEqual(['model=openai:a,agent.temperature=0', 'model=openai:a,agent.temperature=0.7', 'model=openai:b,agent.temperature=0', 'model=openai:b,agent.temperature=0.7']);
+    expect(cells.map((c) => c.label)).toEqual([
+      'model=openai:a,agent.temperature=0',
+      'model=openai:a,agent.temperature=0.7',
+      'model=openai:b,agent.temperature=0',
+      'model=openai:b,agent.temperature=0.7',
+    ]);
     for (const c of cells) expect(c.name).toMatch(/^[A-Za-z0-9._-]+$/);
     expect(new Set(cells.map((c) => c.name)).size).toBe(4);
     expect(findBaseline(cells, undefined)).toBe(cells[0]);
@@ -18,8 +23,13 @@ describe('sweep grid', () => {
   });
 
   it('any grid gives prod(|values|) cells with distinct names (property)', () => {
-    const value = fc.string({ minLength: 1, maxLength: 5 }).filter((v) => !v.includes(',') && v.trim() === v && v.length > 0);
-    const axis = fc.tuple(fc.constantFrom('a', 'b.c', 'model', 'agent.x'), fc.uniqueArray(value, { minLength: 1, maxLength: 3 }));
+    const value = fc
+      .string({ minLength: 1, maxLength: 5 })
+      .filter((v) => !v.includes(',') && v.trim() === v && v.length > 0);
+    const axis = fc.tuple(
+      fc.constantFrom('a', 'b.c', 'model', 'agent.x'),
+      fc.uniqueArray(value, { minLength: 1, maxLength: 3 }),
+    );
     fc.assert(
       fc.property(fc.uniqueArray(axis, { minLength: 1, maxLength: 3, selector: ([k]) => k }), (axes) => {
         const cells = sweepCells(axes.map(([key, values]) => parseGridAxis(`${key}=${values.join(',')}`)));

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EXPR_FUNCTIONS, ExprError, evaluateCondition, evaluateExpr, formatValue, parseExpr, type ExprFunction, type ExprValue } from '../../../src/kit/expr/index.js';
+import {
+  EXPR_FUNCTIONS,
+  ExprError,
+  evaluateCondition,
+  evaluateExpr,
+  formatValue,
+  parseExpr,
+  type ExprFunction,
+  type ExprValue,
+} from '../../../src/kit/expr/index.js';
 
 const scope = {
   answer: 'The total is 1,234.5 apples',
@@ -8,7 +17,10 @@ const scope = {
   state: {
     finalResult: 'done',
     metadata: { attempts: 2, tags: ['fast', 'safe'], nested: { deep: [{ v: 1 }, { v: 2 }] } },
-    messages: [{ role: 'user', text: 'hi' }, { role: 'assistant', text: 'hello' }],
+    messages: [
+      { role: 'user', text: 'hi' },
+      { role: 'assistant', text: 'hello' },
+    ],
     plan: [],
   },
 };
@@ -51,7 +63,7 @@ describe('evaluateExpr: values', () => {
     ['matches(answer, "total is [0-9,.]+")', true],
     ['matches(answer, "^the", "i")', true],
     ['matches("a1", "\\d")', true], // an unknown escape is kept, as in Python: regexes read naturally
-    ['"\\x41\\u0042\\n" + \'\\\'\'', 'AB\n\''],
+    ["\"\\x41\\u0042\\n\" + '\\''", "AB\n'"],
     ['lower(upper(" Ab "))', ' ab '],
     ['trim("  x ")', 'x'],
     ['split("a,b", ",")', ['a', 'b']],
@@ -71,7 +83,8 @@ describe('evaluateExpr: values', () => {
     ['a ?.5 : 1', 0.5],
     ['1 / (10 ^ 400)', 0],
   ];
-  for (const [src, want] of table) it(`${src} -> ${JSON.stringify(want)}`, () => expect(ev(src, { ...scope, a: true })).toEqual(want));
+  for (const [src, want] of table)
+    it(`${src} -> ${JSON.stringify(want)}`, () => expect(ev(src, { ...scope, a: true })).toEqual(want));
 
   it('reads an undefined scope entry as null', () => expect(ev('x == null', { x: undefined })).toBe(true));
 
@@ -94,7 +107,12 @@ describe('evaluateExpr: values', () => {
     const functions: Record<string, ExprFunction> = {
       ...EXPR_FUNCTIONS,
       double: { arity: [1, 1], fn: ([x]) => (x as number) * 2 },
-      boom: { arity: [0, 0], fn: () => { throw new TypeError('kaput'); } },
+      boom: {
+        arity: [0, 0],
+        fn: () => {
+          throw new TypeError('kaput');
+        },
+      },
     };
     expect(evaluateExpr('double(21)', {}, { functions })).toBe(42);
     expect(() => evaluateExpr('1 + boom()', {}, { functions })).toThrow('boom() at column 5 failed: kaput');
@@ -103,7 +121,9 @@ describe('evaluateExpr: values', () => {
 
   it('evaluateCondition insists on true or false', () => {
     expect(evaluateCondition('steps > 1', scope)).toBe(true);
-    expect(() => evaluateCondition('steps + 1', scope)).toThrow('the condition must be true or false, but it gave the number 5');
+    expect(() => evaluateCondition('steps + 1', scope)).toThrow(
+      'the condition must be true or false, but it gave the number 5',
+    );
   });
 
   it('list and object literals are built fresh or frozen: a caller cannot change the next evaluation', () => {
@@ -131,7 +151,11 @@ describe('evaluateExpr: errors name the problem and the column', () => {
     ['len', 'function "len" at column 1 needs arguments in parentheses, e.g. len(2)', 1],
     ['foo(1)', /^unknown function "foo" at column 1; known: sqrt, /, 1],
     ['len(1, 2)', 'len takes 1 argument, got 2', 1],
-    ['state.metadata.missing', 'an object has no field "missing" at column 16 (its fields: attempts, tags, nested)', 16],
+    [
+      'state.metadata.missing',
+      'an object has no field "missing" at column 16 (its fields: attempts, tags, nested)',
+      16,
+    ],
     ['expected.x', 'cannot read field "x" at column 10: the value is null (use ?. to read null as null)', 10],
     ['state.metadata.tags[5]', 'a list of 2 items has no [5] at column 20', 20],
     ['state.metadata.tags["a"]', 'a list of 2 items is read by an integer index, not ["a"] at column 20', 20],
@@ -152,7 +176,11 @@ describe('evaluateExpr: errors name the problem and the column', () => {
     ['matches("a", "(")', /^matches: invalid pattern "\(": .* \(matches\(\) at column 1\)$/, 1],
     ['matches("a", "a", "g")', /^matches: flags are letters of "imsu"/, 1],
     ['number("x1")', 'number: cannot read a number from the string "x1" (number() at column 1)', 1],
-    ['answer.startsWith("x")', 'cannot call "startsWith" at column 8 as a method: helpers are functions, e.g. startsWith(value, ...)', 8],
+    [
+      'answer.startsWith("x")',
+      'cannot call "startsWith" at column 8 as a method: helpers are functions, e.g. startsWith(value, ...)',
+      8,
+    ],
     ['(steps)(1)', 'only helper functions can be called, by name: "(" at column 8 follows a value', 8],
     ['{1: 2}', 'expected a key (a name or a string) but found "1" at column 2', 2],
     ['state.', 'expected a field name after "." but found the end of the expression', 7],
@@ -175,7 +203,9 @@ describe('evaluateExpr: errors name the problem and the column', () => {
   }
 
   it('refuses sources over the length limit and nesting over the depth limit', () => {
-    expect(() => parseExpr('1+'.repeat(6000) + '1')).toThrow('the expression is 12001 characters long; the limit is 10000');
+    expect(() => parseExpr('1+'.repeat(6000) + '1')).toThrow(
+      'the expression is 12001 characters long; the limit is 10000',
+    );
     expect(() => parseExpr('1+1', { maxLength: 2 })).toThrow('the expression is 3 characters long; the limit is 2');
     expect(() => parseExpr('['.repeat(201) + ']'.repeat(201))).toThrow(/nests deeper than 200 levels/);
     expect(() => parseExpr('!'.repeat(250) + 'true')).toThrow(/nests deeper than 200 levels/);
@@ -187,9 +217,15 @@ describe('evaluateExpr: errors name the problem and the column', () => {
 
   it('refuses a scope that is not a plain object, and data that is not plain', () => {
     expect(() => evaluateExpr('1', [] as never)).toThrow('the scope must be a plain object of names to values');
-    expect(() => ev('f', { f: () => 1 })).toThrow('"f" is a function, not data: expressions read only null, booleans, numbers, strings, lists and plain objects');
-    expect(() => ev('m.size', { m: new Map() })).toThrow(/"m" is an object that is not a plain object or list, not data/);
-    expect(() => ev('o.d', { o: { d: new Date(0) } })).toThrow(/field "d" at column 3 is an object that is not a plain object or list, not data/);
+    expect(() => ev('f', { f: () => 1 })).toThrow(
+      '"f" is a function, not data: expressions read only null, booleans, numbers, strings, lists and plain objects',
+    );
+    expect(() => ev('m.size', { m: new Map() })).toThrow(
+      /"m" is an object that is not a plain object or list, not data/,
+    );
+    expect(() => ev('o.d', { o: { d: new Date(0) } })).toThrow(
+      /field "d" at column 3 is an object that is not a plain object or list, not data/,
+    );
     expect(() => ev('o.f', { o: { f: Math.max } })).toThrow(/field "f" at column 3 is a function, not data/);
   });
 });
@@ -197,8 +233,12 @@ describe('evaluateExpr: errors name the problem and the column', () => {
 describe('no way to a prototype', () => {
   it('refuses the prototype names as fields, at parse time and as computed keys', () => {
     for (const name of ['__proto__', 'constructor', 'prototype']) {
-      expect(() => parseExpr(`state.${name}`)).toThrow(`field "${name}" at column 7 is not allowed: expressions do not reach prototypes`);
-      expect(() => ev(`state["${name}"]`)).toThrow(`["${name}"] at column 6 is not allowed: expressions do not reach prototypes`);
+      expect(() => parseExpr(`state.${name}`)).toThrow(
+        `field "${name}" at column 7 is not allowed: expressions do not reach prototypes`,
+      );
+      expect(() => ev(`state["${name}"]`)).toThrow(
+        `["${name}"] at column 6 is not allowed: expressions do not reach prototypes`,
+      );
       expect(() => ev(`state?.["${name}"]`)).toThrow(/is not allowed/);
     }
   });
@@ -228,7 +268,9 @@ describe('no way to a prototype', () => {
 
 describe('formatValue', () => {
   it('writes literals that read back', () => {
-    expect(formatValue({ a: [1, -0, 'x"y\n'], b: null, 'c d': true })).toBe('{"a": [1, -0, "x\\"y\\n"], "b": null, "c d": true}');
+    expect(formatValue({ a: [1, -0, 'x"y\n'], b: null, 'c d': true })).toBe(
+      '{"a": [1, -0, "x\\"y\\n"], "b": null, "c d": true}',
+    );
     expect(Object.is(evaluateExpr(formatValue(-0), {}), -0)).toBe(true);
     expect(() => formatValue(Number.NaN)).toThrow(ExprError);
     expect(() => formatValue(nest(2000) as ExprValue)).toThrow('the value nests deeper than 1000 levels');

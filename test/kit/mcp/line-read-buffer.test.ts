@@ -10,17 +10,27 @@ const split = (buf: Buffer, cuts: number[]) => {
 
 describe('LineReadBuffer', () => {
   it('gives back every newline-delimited message, however the stream is cut (multi-byte characters too)', () => {
-    const message = fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ unit: 'grapheme', maxLength: 12 }), { maxKeys: 3 });
+    const message = fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ unit: 'grapheme', maxLength: 12 }), {
+      maxKeys: 3,
+    });
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), (messages, cuts, crlf) => {
-        const rb = new LineReadBuffer<unknown>(1 << 20, (line) => JSON.parse(line));
-        const out: unknown[] = [];
-        for (const chunk of split(Buffer.from(messages.map((m) => JSON.stringify(m) + (crlf ? '\r\n' : '\n')).join('')), cuts)) {
-          rb.append(chunk);
-          for (let m = rb.readMessage(); m !== null; m = rb.readMessage()) out.push(m);
-        }
-        expect(out).toEqual(messages);
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.boolean(),
+        (messages, cuts, crlf) => {
+          const rb = new LineReadBuffer<unknown>(1 << 20, (line) => JSON.parse(line));
+          const out: unknown[] = [];
+          for (const chunk of split(
+            Buffer.from(messages.map((m) => JSON.stringify(m) + (crlf ? '\r\n' : '\n')).join('')),
+            cuts,
+          )) {
+            rb.append(chunk);
+            for (let m = rb.readMessage(); m !== null; m = rb.readMessage()) out.push(m);
+          }
+          expect(out).toEqual(messages);
+        },
+      ),
     );
   });
 

@@ -4,7 +4,11 @@ import { answerElicitation } from '../../../src/kit/mcp/index.js';
 const form = {
   mode: 'form' as const,
   message: 'Who?',
-  requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const }, count: { type: 'integer' as const, default: 3 } }, required: ['name'] },
+  requestedSchema: {
+    type: 'object' as const,
+    properties: { name: { type: 'string' as const }, count: { type: 'integer' as const, default: 3 } },
+    required: ['name'],
+  },
 };
 
 describe('elicitation answers from the configured policy', () => {
@@ -14,7 +18,9 @@ describe('elicitation answers from the configured policy', () => {
   });
 
   it('accepts with the configured content over the schema defaults, only fields the schema names', () => {
-    expect(answerElicitation(form, { action: 'accept', content: { name: 'qitos', extra: 'dropped' } })).toEqual({ result: { action: 'accept', content: { name: 'qitos', count: 3 } } });
+    expect(answerElicitation(form, { action: 'accept', content: { name: 'qitos', extra: 'dropped' } })).toEqual({
+      result: { action: 'accept', content: { name: 'qitos', count: 3 } },
+    });
   });
 
   it('declines, saying why, when the configured answer does not fit the schema', () => {
@@ -27,6 +33,11 @@ describe('elicitation answers from the configured policy', () => {
   });
 
   it('never accepts a URL-mode request', () => {
-    expect(answerElicitation({ mode: 'url', message: 'Log in', elicitationId: 'e1', url: 'https://example.com' }, { action: 'accept' })).toEqual({ result: { action: 'decline' }, note: 'URL-mode elicitation is never accepted' });
+    expect(
+      answerElicitation(
+        { mode: 'url', message: 'Log in', elicitationId: 'e1', url: 'https://example.com' },
+        { action: 'accept' },
+      ),
+    ).toEqual({ result: { action: 'decline' }, note: 'URL-mode elicitation is never accepted' });
   });
 });

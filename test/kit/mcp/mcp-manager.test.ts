@@ -19,17 +19,37 @@ describe('McpManager: connecting a config', () => {
     const t0 = Date.now();
     manager = await McpManager.connect(
       {
-        fx: fixtureServer({ env: { FIXTURE_FLAG: '1', GIVEN: '${QITOS_MCP_GIVEN}' }, outputLimits: { maxLines: 4 }, tools: { exclude: ['crash', 'big'] } }),
+        fx: fixtureServer({
+          env: { FIXTURE_FLAG: '1', GIVEN: '${QITOS_MCP_GIVEN}' },
+          outputLimits: { maxLines: 4 },
+          tools: { exclude: ['crash', 'big'] },
+        }),
         off: fixtureServer({ enabled: false }),
         ghost: { type: 'stdio', command: '/nonexistent/qitos-mcp-server' },
-        quitter: { type: 'stdio', command: process.execPath, args: ['-e', 'console.error("bad config"); process.exit(3)'] },
-        mute: { type: 'stdio', command: process.execPath, args: ['-e', 'setTimeout(() => {}, 10000)'], connectTimeout: 300 },
+        quitter: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', 'console.error("bad config"); process.exit(3)'],
+        },
+        mute: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', 'setTimeout(() => {}, 10000)'],
+          connectTimeout: 300,
+        },
         unset: fixtureServer({ env: { TOKEN: '${QITOS_MCP_UNSET_VAR}' } }),
       },
       { env: HOST_ENV, cwd: ROOT },
     );
     startedMs = Date.now() - t0;
-    registry = new ToolRegistry([defineTool({ id: 'fx_add', description: 'the agent\'s own tool with a clashing id', parameters: z.object({}), execute: () => 'own' })]);
+    registry = new ToolRegistry([
+      defineTool({
+        id: 'fx_add',
+        description: "the agent's own tool with a clashing id",
+        parameters: z.object({}),
+        execute: () => 'own',
+      }),
+    ]);
     manager.attach(registry);
   }, 120_000);
   afterAll(() => manager?.close());
@@ -42,7 +62,10 @@ describe('McpManager: connecting a config', () => {
     expect(byName.quitter.state).toBe('failed');
     expect(byName.quitter.reason).toMatch(/Connection closed[\s\S]*server stderr:\nbad config/);
     expect(byName.mute).toMatchObject({ state: 'failed', reason: 'no answer to the MCP handshake within 300 ms' });
-    expect(byName.unset).toMatchObject({ state: 'failed', reason: 'mcp.unset.env.TOKEN uses ${QITOS_MCP_UNSET_VAR}, which is not set in the environment' });
+    expect(byName.unset).toMatchObject({
+      state: 'failed',
+      reason: 'mcp.unset.env.TOKEN uses ${QITOS_MCP_UNSET_VAR}, which is not set in the environment',
+    });
     expect(startedMs).toBeLessThan(30_000);
   });
 
@@ -51,19 +74,33 @@ describe('McpManager: connecting a config', () => {
     expect(fx.tools).toContain('fx_echo');
     expect(fx.tools).toContain('fx_dotted_name');
     expect(fx.tools).not.toContain('fx_crash');
-    expect(fx.skipped).toEqual(expect.arrayContaining([{ tool: 'crash', reason: 'left out by the tools filter' }, { tool: 'fx_add', reason: 'the agent already has a tool with this id' }]));
+    expect(fx.skipped).toEqual(
+      expect.arrayContaining([
+        { tool: 'crash', reason: 'left out by the tools filter' },
+        { tool: 'fx_add', reason: 'the agent already has a tool with this id' },
+      ]),
+    );
     expect(registry.get('fx_add')!.description).toContain('own tool');
     expect(registry.has('list_mcp_resources') && registry.has('read_mcp_resource')).toBe(true);
     const echo = toolSpec(registry.get('fx_echo')!);
     expect(echo.description).toBe('Echo text back, optionally repeated');
-    expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] });
+    expect(echo.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string', minLength: 1 } },
+      required: ['text'],
+    });
   });
 
   it('calls tools: text joined and capped for the model (the trace keeps all), isError and bad arguments as error results', async () => {
-    expect(await act(registry, 'fx_echo', { text: 'hi', times: 2 })).toMatchObject({ status: 'success', output: 'hi\nhi' });
+    expect(await act(registry, 'fx_echo', { text: 'hi', times: 2 })).toMatchObject({
+      status: 'success',
+      output: 'hi\nhi',
+    });
     const long = await act(registry, 'fx_echo', { text: 'line', times: 5 });
     expect(long.output).toBe('line\nline\nline\nline\nline');
-    expect((long.state as { output: string }).output).toMatch(/^line\nline\nline\nline\n\n\[output truncated: showing 4 of 5 lines/);
+    expect((long.state as { output: string }).output).toMatch(
+      /^line\nline\nline\nline\n\n\[output truncated: showing 4 of 5 lines/,
+    );
     const failed = await act(registry, 'fx_fail', { message: 'disk is full' });
     expect(failed).toMatchObject({ status: 'error', error: 'disk is full' });
     const bad = await act(registry, 'fx_echo', { text: '', times: 9 });
@@ -83,7 +120,11 @@ describe('McpManager: connecting a config', () => {
 
   it('gives a server only PATH, HOME, LANG and the env the config names (with ${VAR} from this process)', async () => {
     const keys = JSON.parse((await act(registry, 'fx_env_keys', {})).output as string) as string[];
-    expect(keys).toEqual(['FIXTURE_FLAG', 'GIVEN', 'HOME', 'LANG', 'PATH'].filter((k) => ['FIXTURE_FLAG', 'GIVEN'].includes(k) || process.env[k] !== undefined));
+    expect(keys).toEqual(
+      ['FIXTURE_FLAG', 'GIVEN', 'HOME', 'LANG', 'PATH'].filter(
+        (k) => ['FIXTURE_FLAG', 'GIVEN'].includes(k) || process.env[k] !== undefined,
+      ),
+    );
     expect((await act(registry, 'fx_env_value', { name: 'GIVEN' })).output).toBe('given-value');
   });
 
@@ -92,19 +133,36 @@ describe('McpManager: connecting a config', () => {
     expect(list.output).toContain('server fx: 3 resources, 1 template');
     expect(list.output).toContain('- mcp://fx/fixture://notes.txt (notes, text/plain): Some notes');
     expect(list.output).toContain('- template mcp://fx/fixture://items/{id} (item, application/json): One item by id');
-    expect((await act(registry, 'read_mcp_resource', { uri: 'mcp://fx/fixture://items/7' })).output).toBe('{"id":"7","name":"item 7"}');
+    expect((await act(registry, 'read_mcp_resource', { uri: 'mcp://fx/fixture://items/7' })).output).toBe(
+      '{"id":"7","name":"item 7"}',
+    );
     const pixel = await act(registry, 'read_mcp_resource', { uri: 'mcp://fx/fixture://pixel.png' });
-    expect((pixel.state as { attachments: unknown[] }).attachments).toEqual([{ mime: 'image/png', url: expect.stringMatching(/^data:image\/png;base64,/), filename: 'pixel.png' }]);
-    expect((await act(registry, 'read_mcp_resource', { uri: 'mcp://nope/x' })).error).toBe('no MCP server named "nope" (configured: fx, off, ghost, quitter, mute, unset)');
-    expect((await act(registry, 'read_mcp_resource', { uri: 'mcp://ghost/x' })).error).toMatch(/MCP server "ghost" .* is not available: command not found/);
-    expect((await act(registry, 'read_mcp_resource', { uri: 'file:///etc/passwd' })).error).toMatch(/not an MCP resource reference/);
+    expect((pixel.state as { attachments: unknown[] }).attachments).toEqual([
+      { mime: 'image/png', url: expect.stringMatching(/^data:image\/png;base64,/), filename: 'pixel.png' },
+    ]);
+    expect((await act(registry, 'read_mcp_resource', { uri: 'mcp://nope/x' })).error).toBe(
+      'no MCP server named "nope" (configured: fx, off, ghost, quitter, mute, unset)',
+    );
+    expect((await act(registry, 'read_mcp_resource', { uri: 'mcp://ghost/x' })).error).toMatch(
+      /MCP server "ghost" .* is not available: command not found/,
+    );
+    expect((await act(registry, 'read_mcp_resource', { uri: 'file:///etc/passwd' })).error).toMatch(
+      /not an MCP resource reference/,
+    );
   });
 });
 
 describe('McpManager: timeouts, progress, crashes, list changes, oversize messages, close', () => {
   it('connects servers concurrently: three servers that each wait for all three to start all connect', async () => {
     const barrier = mkdtempSync(join(tmpdir(), 'qitos-mcp-barrier-'));
-    const server = { type: 'stdio' as const, command: process.execPath, args: [resolve(ROOT, 'test/fixtures/mcp/barrier-server.mjs')], cwd: ROOT, env: { BARRIER_DIR: barrier, BARRIER_COUNT: '3' }, connectTimeout: 60_000 };
+    const server = {
+      type: 'stdio' as const,
+      command: process.execPath,
+      args: [resolve(ROOT, 'test/fixtures/mcp/barrier-server.mjs')],
+      cwd: ROOT,
+      env: { BARRIER_DIR: barrier, BARRIER_COUNT: '3' },
+      connectTimeout: 60_000,
+    };
     const m = await McpManager.connect({ a: server, b: server, c: server }, { cwd: ROOT });
     try {
       expect(m.statuses().map((s) => s.state)).toEqual(['connected', 'connected', 'connected']);
@@ -138,7 +196,9 @@ describe('McpManager: timeouts, progress, crashes, list changes, oversize messag
       const pid = Number((await act(registry, 'fx_pid', {})).output);
       const reconnected = nextEvent(m, (e) => e.type === 'status' && e.state === 'connected');
       const crash = await act(registry, 'fx_crash', {});
-      expect(crash.error).toMatch(/^MCP server "fx" .* exited during tool "crash"\nserver stderr:\n[\s\S]*fixture: crashing on purpose$/);
+      expect(crash.error).toMatch(
+        /^MCP server "fx" .* exited during tool "crash"\nserver stderr:\n[\s\S]*fixture: crashing on purpose$/,
+      );
       expect(m.statuses()[0]).toMatchObject({ state: 'reconnecting', reason: expect.stringMatching(/^exited/) });
       expect((await act(registry, 'fx_pid', {})).error).toMatch(/MCP server "fx" .* is reconnecting after it exited/);
       await reconnected;
@@ -155,7 +215,10 @@ describe('McpManager: timeouts, progress, crashes, list changes, oversize messag
     const events: McpEvent[] = [];
     // Listening from the start: on a loaded machine the server can die (300 ms) before connect returns, and its
     // reconnects then happen inside connect.
-    const m = await McpManager.connect({ fx: fixtureServer({ env: { FIXTURE_EXIT_AFTER_MS: '300' } }) }, { cwd: ROOT, reconnect: { attempts: 2, delayMs: 50 }, onEvent: (e) => events.push(e) });
+    const m = await McpManager.connect(
+      { fx: fixtureServer({ env: { FIXTURE_EXIT_AFTER_MS: '300' } }) },
+      { cwd: ROOT, reconnect: { attempts: 2, delayMs: 50 }, onEvent: (e) => events.push(e) },
+    );
     try {
       await until(() => m.statuses()[0].state === 'failed', 80_000, 'the server to be given up');
       expect(m.statuses()[0].reason).toMatch(/^exited.*\(gave up after 2 reconnects within a minute\)$/s);
@@ -180,13 +243,18 @@ describe('McpManager: timeouts, progress, crashes, list changes, oversize messag
   }, 120_000);
 
   it('a 20 MB message is reported as too large (not as an exit), and the server is reopened', async () => {
-    const m = await McpManager.connect({ fx: fixtureServer({ timeout: 60_000 }) }, { cwd: ROOT, reconnect: { delayMs: 50 } });
+    const m = await McpManager.connect(
+      { fx: fixtureServer({ timeout: 60_000 }) },
+      { cwd: ROOT, reconnect: { delayMs: 50 } },
+    );
     try {
       const registry = new ToolRegistry();
       m.attach(registry);
       const reconnected = nextEvent(m, (e) => e.type === 'status' && e.state === 'connected');
       const big = await act(registry, 'fx_big', { mb: 20 });
-      expect(big.error).toMatch(/^MCP server "fx" .* sent a message larger than 10485760 bytes \(the maxMessageBytes limit\), so qitos closed the connection during tool "big"/);
+      expect(big.error).toMatch(
+        /^MCP server "fx" .* sent a message larger than 10485760 bytes \(the maxMessageBytes limit\), so qitos closed the connection during tool "big"/,
+      );
       await reconnected;
       expect((await act(registry, 'fx_add', { a: 1, b: 1 })).output).toBe('2');
     } finally {
@@ -195,7 +263,10 @@ describe('McpManager: timeouts, progress, crashes, list changes, oversize messag
   }, 120_000);
 
   it('maxMessageBytes sets the limit', async () => {
-    const m = await McpManager.connect({ fx: fixtureServer({ maxMessageBytes: 1024 * 1024 }) }, { cwd: ROOT, reconnect: false });
+    const m = await McpManager.connect(
+      { fx: fixtureServer({ maxMessageBytes: 1024 * 1024 }) },
+      { cwd: ROOT, reconnect: false },
+    );
     try {
       const registry = new ToolRegistry();
       m.attach(registry);
@@ -209,7 +280,10 @@ describe('McpManager: timeouts, progress, crashes, list changes, oversize messag
   }, 120_000);
 
   it('close() ends every server process, also one that is reconnecting', async () => {
-    const m = await McpManager.connect({ a: fixtureServer(), b: fixtureServer() }, { cwd: ROOT, reconnect: { delayMs: 60_000 } });
+    const m = await McpManager.connect(
+      { a: fixtureServer(), b: fixtureServer() },
+      { cwd: ROOT, reconnect: { delayMs: 60_000 } },
+    );
     const registry = new ToolRegistry();
     m.attach(registry);
     const pids = m.statuses().map((s) => s.pid!);

@@ -24,7 +24,13 @@ describe('what MCP content becomes', () => {
     expect(mcpToolOutput('s', [], { t: 1 })).toEqual({ output: '{"t":1}' });
     expect(mcpToolOutput('s', [{ type: 'image', data: 'x', mimeType: 'image/gif' }]).output).toBe('(1 attachment)');
     expect(mcpToolOutput('s', [])).toEqual({ output: '' });
-    expect(mcpErrorText([{ type: 'text', text: 'a' }, { type: 'image', data: 'x' }, { type: 'text', text: 'b' }])).toBe('a\nb');
+    expect(
+      mcpErrorText([
+        { type: 'text', text: 'a' },
+        { type: 'image', data: 'x' },
+        { type: 'text', text: 'b' },
+      ]),
+    ).toBe('a\nb');
   });
 
   it('resources for a message: text as text files, images and PDFs as files, other binaries as notes', () => {
@@ -36,11 +42,21 @@ describe('what MCP content becomes', () => {
       { uri: 'file:///x.gz', mimeType: 'application/gzip', blob: 'H4sIAAAA' },
     ]);
     expect(r.files).toEqual([
-      { mime: 'text/markdown', url: `data:text/markdown;base64,${Buffer.from('héllo').toString('base64')}`, filename: 'guide.md' },
-      { mime: 'text/plain', url: `data:text/plain;base64,${Buffer.from('a: 1').toString('base64')}`, filename: 'conf.yaml' },
+      {
+        mime: 'text/markdown',
+        url: `data:text/markdown;base64,${Buffer.from('héllo').toString('base64')}`,
+        filename: 'guide.md',
+      },
+      {
+        mime: 'text/plain',
+        url: `data:text/plain;base64,${Buffer.from('a: 1').toString('base64')}`,
+        filename: 'conf.yaml',
+      },
       { mime: 'image/png', url: 'data:image/png;base64,iVBO', filename: 'p.png' },
       { mime: 'application/pdf', url: 'data:application/pdf;base64,JVBE', filename: 'doc.pdf' },
     ]);
-    expect(r.notes).toEqual(['mcp://docs/file:///x.gz is application/gzip (6 bytes), which cannot be shown to the model']);
+    expect(r.notes).toEqual([
+      'mcp://docs/file:///x.gz is application/gzip (6 bytes), which cannot be shown to the model',
+    ]);
   });
 });

@@ -34,13 +34,44 @@ describe('sampling/createMessage <-> model request', () => {
   });
 
   it('refuses tool use and non-text assistant turns, naming the message', () => {
-    expect(() => samplingRequest({ messages: [], maxTokens: 5, tools: [{ name: 't', inputSchema: { type: 'object' } }] }, 9)).toThrow(/sampling with tools is not supported/);
-    expect(() => samplingRequest({ messages: [{ role: 'assistant', content: { type: 'image', data: 'x', mimeType: 'image/png' } }], maxTokens: 5 }, 9)).toThrow('messages[0].content[0]: an assistant turn may only hold text, not image');
+    expect(() =>
+      samplingRequest({ messages: [], maxTokens: 5, tools: [{ name: 't', inputSchema: { type: 'object' } }] }, 9),
+    ).toThrow(/sampling with tools is not supported/);
+    expect(() =>
+      samplingRequest(
+        {
+          messages: [{ role: 'assistant', content: { type: 'image', data: 'x', mimeType: 'image/png' } }],
+          maxTokens: 5,
+        },
+        9,
+      ),
+    ).toThrow('messages[0].content[0]: an assistant turn may only hold text, not image');
   });
 
   it('turns the model reply into the result: text, model id, stop reason', () => {
     const usage = { input: 1, output: 2, reasoning: 0, cache: { read: 0, write: 0 } };
-    expect(samplingResult({ parts: [{ type: 'reasoning', text: 'hm' }, { type: 'text', text: 'Blue' }], usage, cost: 0, finishReason: 'stop' }, 'scripted:x')).toEqual({ role: 'assistant', content: { type: 'text', text: 'Blue' }, model: 'scripted:x', stopReason: 'endTurn' });
-    expect(samplingResult({ parts: [], usage, cost: 0, finishReason: 'length', modelId: 'gpt' }, 'x')).toMatchObject({ model: 'gpt', stopReason: 'maxTokens' });
+    expect(
+      samplingResult(
+        {
+          parts: [
+            { type: 'reasoning', text: 'hm' },
+            { type: 'text', text: 'Blue' },
+          ],
+          usage,
+          cost: 0,
+          finishReason: 'stop',
+        },
+        'scripted:x',
+      ),
+    ).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: 'Blue' },
+      model: 'scripted:x',
+      stopReason: 'endTurn',
+    });
+    expect(samplingResult({ parts: [], usage, cost: 0, finishReason: 'length', modelId: 'gpt' }, 'x')).toMatchObject({
+      model: 'gpt',
+      stopReason: 'maxTokens',
+    });
   });
 });

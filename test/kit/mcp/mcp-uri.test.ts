@@ -10,11 +10,26 @@ const uri = fc
 
 describe('mcp:// references', () => {
   it('parse(format(ref)) gives the reference back', () => {
-    fc.assert(fc.property(server, uri, (s, u) => void expect(parseMcpUri(formatMcpUri({ server: s, uri: u }))).toEqual({ server: s, uri: u })));
+    fc.assert(
+      fc.property(
+        server,
+        uri,
+        (s, u) => void expect(parseMcpUri(formatMcpUri({ server: s, uri: u }))).toEqual({ server: s, uri: u }),
+      ),
+    );
   });
 
   it('finds references in running text, with sentence punctuation and quotes around them', () => {
-    const around = fc.constantFrom(['', ''], ['see ', '.'], ['(', ')'], ['"', '"'], ['`', '`'], ['<', '>'], ['read ', ', then answer'], ['', '?\n']);
+    const around = fc.constantFrom(
+      ['', ''],
+      ['see ', '.'],
+      ['(', ')'],
+      ['"', '"'],
+      ['`', '`'],
+      ['<', '>'],
+      ['read ', ', then answer'],
+      ['', '?\n'],
+    );
     fc.assert(
       fc.property(fc.array(fc.tuple(server, uri, around), { minLength: 1, maxLength: 4 }), (refs) => {
         const u = refs.filter(([, v]) => !/["'`<>]/.test(v));
@@ -26,7 +41,9 @@ describe('mcp:// references', () => {
   });
 
   it('rejects what is not a reference with an error showing the expected form', () => {
-    expect(() => parseMcpUri('file:///a')).toThrow(/does not start with mcp:\/\/; expected mcp:\/\/<server>\/<resource uri>/);
+    expect(() => parseMcpUri('file:///a')).toThrow(
+      /does not start with mcp:\/\/; expected mcp:\/\/<server>\/<resource uri>/,
+    );
     expect(() => parseMcpUri('mcp://docs')).toThrow(/no "\/" after the server name/);
     expect(() => parseMcpUri('mcp://do cs/x')).toThrow(/"do cs" is not a server name/);
     expect(() => parseMcpUri('mcp://docs/')).toThrow(/the resource uri is empty/);

@@ -18,7 +18,9 @@ describe('markdownMemory', () => {
     await first.append({ step: 2, role: 'lesson', content: 'The EUR rate is 1.08 USD.' }, ctx);
     await first.append({ step: 3, role: 'lesson', content: 'Run tests with `npm test`.\n# not a heading' }, ctx);
     const text = await readFile(path, 'utf8');
-    expect(text).toBe('# Agent memory\n\n## lesson (step 2)\nThe EUR rate is 1.08 USD.\n\n## lesson (step 3)\nRun tests with `npm test`.\n\\# not a heading\n\n');
+    expect(text).toBe(
+      '# Agent memory\n\n## lesson (step 2)\nThe EUR rate is 1.08 USD.\n\n## lesson (step 3)\nRun tests with `npm test`.\n\\# not a heading\n\n',
+    );
     // A person adds a note by hand between runs.
     await writeFile(path, text + '## Deployment\nDeploy with make release on Fridays only.\n');
     const second = markdownMemory({ path });
@@ -44,7 +46,15 @@ describe('markdownMemory', () => {
     const path = join(await tempDir(), 'memory.md');
     const ctx = memoryContext();
     const runs = [markdownMemory({ path }), markdownMemory({ path }), markdownMemory({ path })];
-    await Promise.all(runs.map((m, r) => Promise.all(Array.from({ length: 20 }, (_, i) => m.append({ step: i, role: `run${r}`, content: `line a ${i}\nline b ${i}` }, ctx)))));
+    await Promise.all(
+      runs.map((m, r) =>
+        Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            m.append({ step: i, role: `run${r}`, content: `line a ${i}\nline b ${i}` }, ctx),
+          ),
+        ),
+      ),
+    );
     const notes = parseNotes(await readFile(path, 'utf8'));
     expect(notes).toHaveLength(60);
     for (const n of notes) expect(n.content).toMatch(/^line a (\d+)\nline b \1$/);
@@ -54,7 +64,19 @@ describe('markdownMemory', () => {
     const path = join(await tempDir(), 'memory.md');
     const repo = resolve(__dirname, '../../..');
     const writer = (name: string) =>
-      promisify(execFile)(process.execPath, ['--import', join(repo, 'node_modules/tsx/dist/loader.mjs'), join(repo, 'test/fixtures/memory-writer.ts'), path, name, '200', '150'], { timeout: 60_000 });
+      promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          join(repo, 'node_modules/tsx/dist/loader.mjs'),
+          join(repo, 'test/fixtures/memory-writer.ts'),
+          path,
+          name,
+          '200',
+          '150',
+        ],
+        { timeout: 60_000 },
+      );
     await Promise.all([writer('a'), writer('b')]);
     const notes = parseNotes(await readFile(path, 'utf8'));
     expect(notes).toHaveLength(150); // the last thing each writer did was an eviction
@@ -77,12 +99,24 @@ describe('markdownMemory', () => {
     await again.reset(ctx);
     expect(await again.retrieve('line one', 1, ctx)).toMatchObject([{ content }]);
     await writeFile(path, '# Agent memory\r\n\r\n## lesson (step 2)\r\nWritten on Windows.\r\nTwo lines.\r\n\r\n');
-    expect(parseNotes(await readFile(path, 'utf8'))).toEqual([{ step: 2, role: 'lesson', content: 'Written on Windows.\nTwo lines.' }]);
+    expect(parseNotes(await readFile(path, 'utf8'))).toEqual([
+      { step: 2, role: 'lesson', content: 'Written on Windows.\nTwo lines.' },
+    ]);
   });
 
   it('property: any records written to the notes file parse back as the same records', () => {
-    const role = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => /\S/.test(s) && s === s.replace(/\s+/g, ' ').trim() && !/ \(step \d+\)$/.test(s));
-    const content = fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('# h', '## lesson (step 3)', '\\x', '', '  ', '\r', 'a\r', '\r\r# h\r')), { minLength: 1, maxLength: 5 }).map((l) => l.join('\n'));
+    const role = fc
+      .string({ minLength: 1, maxLength: 12 })
+      .filter((s) => /\S/.test(s) && s === s.replace(/\s+/g, ' ').trim() && !/ \(step \d+\)$/.test(s));
+    const content = fc
+      .array(
+        fc.oneof(
+          fc.string({ maxLength: 20 }),
+          fc.constantFrom('# h', '## lesson (step 3)', '\\x', '', '  ', '\r', 'a\r', '\r\r# h\r'),
+        ),
+        { minLength: 1, maxLength: 5 },
+      )
+      .map((l) => l.join('\n'));
     const record = fc.record({ step: fc.nat({ max: 999 }), role, content });
     fc.assert(
       fc.property(fc.array(record, { maxLength: 8 }), (recs) => {

@@ -56,6 +56,8 @@ describe('vectorMemory', () => {
     expect(await m.evict(ctx)).toBe(2);
     expect((await m.retrieve('password database rotates', 5, ctx)).map((r) => r.step).sort()).toEqual([3, 4]);
     const broken: EmbeddingModel = { id: 'broken', embed: async () => [[Number.NaN]] };
-    await expect(vectorMemory({ embedder: broken }).append({ step: 1, role: 'x', content: 'y' }, ctx)).rejects.toThrow(/embedding model broken returned invalid vectors/);
+    await expect(vectorMemory({ embedder: broken }).append({ step: 1, role: 'x', content: 'y' }, ctx)).rejects.toThrow(
+      /embedding model broken returned invalid vectors/,
+    );
   });
 });

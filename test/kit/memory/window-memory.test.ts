@@ -23,14 +23,19 @@ describe('windowMemory', () => {
 
   it('property: after any appends, retrieve(k) is the last min(k, size, n) records, newest first', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 30 }), async (size, n, k) => {
-        const m = windowMemory({ size });
-        const ctx = memoryContext();
-        for (const r of records(n)) await m.append(r, ctx);
-        const got = (await m.retrieve('', k, ctx)).map((r) => r.step);
-        const expected = Array.from({ length: Math.min(k, size, n) }, (_, i) => n - i);
-        expect(got).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 30 }),
+        async (size, n, k) => {
+          const m = windowMemory({ size });
+          const ctx = memoryContext();
+          for (const r of records(n)) await m.append(r, ctx);
+          const got = (await m.retrieve('', k, ctx)).map((r) => r.step);
+          const expected = Array.from({ length: Math.min(k, size, n) }, (_, i) => n - i);
+          expect(got).toEqual(expected);
+        },
+      ),
       { seed: fcSeed },
     );
   });

@@ -15,12 +15,27 @@ describe('parsers: arguments nested past the limit', () => {
         [jsonParser(), text(`{"action": {"name": "add", "args": ${input}}}`)],
         [reactParser(), text(`Thought: add\nAction: add(a=${deep(n)})`)],
         [xmlParser(), text(`<action name="add"><arg name="a">${deep(n)}</arg></action>`)],
-        [nativeParser(), { parts: [{ type: 'tool-call', callId: 'c1', name: 'add', input, ...(parseJsonObject(input) ? { args: parseJsonObject(input) } : {}) }] }],
+        [
+          nativeParser(),
+          {
+            parts: [
+              {
+                type: 'tool-call',
+                callId: 'c1',
+                name: 'add',
+                input,
+                ...(parseJsonObject(input) ? { args: parseJsonObject(input) } : {}),
+              },
+            ],
+          },
+        ],
       ] as const;
       for (const [parser, reply] of replies) {
         const d = parser.parse(reply as { parts: ResponsePart[] }, ctx);
         expect(d instanceof ParseError, parser.name).toBe(true); // (a deep decision would overflow the diff printer)
-        expect((d as ParseError).message.slice(0, 300), parser.name).toMatch(/(nest(s|ed)? (deeper|more) than 512 levels)/);
+        expect((d as ParseError).message.slice(0, 300), parser.name).toMatch(
+          /(nest(s|ed)? (deeper|more) than 512 levels)/,
+        );
       }
     });
   }

@@ -19,7 +19,8 @@ function error(text: string, opts = {}): string {
 
 describe('reactParser', () => {
   it('keeps label-like lines (else:, Note:, even Final Answer:) inside a multi-line argument', () => {
-    const code = 'def f(x):\n    if x:\n        return 1\n    else:\n        return 2\nNote: keep this\nFinal Answer: not an answer';
+    const code =
+      'def f(x):\n    if x:\n        return 1\n    else:\n        return 2\nNote: keep this\nFinal Answer: not an answer';
     const d = act(`Thought: write the file\nAction: write_file(path="f.py", content="""${code}""")`);
     expect(d.rationale).toBe('write the file');
     expect(d.actions).toHaveLength(1);
@@ -32,14 +33,29 @@ describe('reactParser', () => {
   });
 
   it('reads Python literals and nested brackets', () => {
-    const d = act("Action: add(flag=True, none=None, off=False, s='it\\'s', nums=[[1, (2, 3)], {'k': [4, 5.5e1]}], neg=-2, r=r'\\d+')");
-    expect(d.actions[0].args).toEqual({ flag: true, none: null, off: false, s: "it's", nums: [[1, [2, 3]], { k: [4, 55] }], neg: -2, r: '\\d+' });
+    const d = act(
+      "Action: add(flag=True, none=None, off=False, s='it\\'s', nums=[[1, (2, 3)], {'k': [4, 5.5e1]}], neg=-2, r=r'\\d+')",
+    );
+    expect(d.actions[0].args).toEqual({
+      flag: true,
+      none: null,
+      off: false,
+      s: "it's",
+      nums: [[1, [2, 3]], { k: [4, 55] }],
+      neg: -2,
+      r: '\\d+',
+    });
   });
 
   it('reads JSON arguments, also as Action Input (plain or fenced)', () => {
     expect(act('Action: add(a=1, b={"c": "d"})').actions[0].args).toEqual({ a: 1, b: { c: 'd' } });
-    expect(act('Thought: t\nAction: search\nAction Input: {"query": "cats", "limit": 3}').actions[0].args).toEqual({ query: 'cats', limit: 3 });
-    expect(act('Action: search\nAction Input:\n```json\n{"query": "a\\nb"}\n```').actions[0].args).toEqual({ query: 'a\nb' });
+    expect(act('Thought: t\nAction: search\nAction Input: {"query": "cats", "limit": 3}').actions[0].args).toEqual({
+      query: 'cats',
+      limit: 3,
+    });
+    expect(act('Action: search\nAction Input:\n```json\n{"query": "a\\nb"}\n```').actions[0].args).toEqual({
+      query: 'a\nb',
+    });
     expect(act('Action: search({"query": "x"})').actions[0].args).toEqual({ query: 'x' });
   });
 
@@ -60,8 +76,16 @@ describe('reactParser', () => {
   });
 
   it('reads the final answer to the end, across lines', () => {
-    expect(parse('Thought: known\nFinal Answer: line 1\nAction: not a call')).toEqual({ mode: 'final', answer: 'line 1\nAction: not a call', rationale: 'known' });
-    expect(parse('I can answer directly.\nFinal Answer: 42')).toEqual({ mode: 'final', answer: '42', rationale: 'I can answer directly.' });
+    expect(parse('Thought: known\nFinal Answer: line 1\nAction: not a call')).toEqual({
+      mode: 'final',
+      answer: 'line 1\nAction: not a call',
+      rationale: 'known',
+    });
+    expect(parse('I can answer directly.\nFinal Answer: 42')).toEqual({
+      mode: 'final',
+      answer: '42',
+      rationale: 'I can answer directly.',
+    });
   });
 
   it('accepts several actions only when the agent allows it', () => {
@@ -98,7 +122,9 @@ describe('reactParser', () => {
   });
 
   it('lists the tools with their JSON Schemas in its instructions', () => {
-    const text = reactParser().instructions([{ name: 'add', description: 'Adds.', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } }]);
+    const text = reactParser().instructions([
+      { name: 'add', description: 'Adds.', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } },
+    ]);
     expect(text).toContain('- add: Adds.');
     expect(text).toContain('{"type":"object","properties":{"a":{"type":"number"}}}');
     expect(text).toContain('One Action per reply'.replace('One', 'one'));

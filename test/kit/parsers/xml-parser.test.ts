@@ -4,10 +4,28 @@ import { ParseError } from '../../../src/core/index.js';
 import { xmlParser } from '../../../src/kit/parsers/index.js';
 
 const specs: ToolSpec[] = [
-  { name: 'write', description: 'w', inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' }, mode: { type: ['string', 'null'] } } } },
-  { name: 'add', description: 'a', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' }, opts: { type: 'object' } } } },
+  {
+    name: 'write',
+    description: 'w',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, content: { type: 'string' }, mode: { type: ['string', 'null'] } },
+    },
+  },
+  {
+    name: 'add',
+    description: 'a',
+    inputSchema: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' }, opts: { type: 'object' } },
+    },
+  },
 ];
-const parse = (text: string, withSpecs = false, opts = {}) => xmlParser(opts).parse({ parts: [{ type: 'text', text }] }, { tools: ['write', 'add'], ...(withSpecs ? { specs } : {}) });
+const parse = (text: string, withSpecs = false, opts = {}) =>
+  xmlParser(opts).parse(
+    { parts: [{ type: 'text', text }] },
+    { tools: ['write', 'add'], ...(withSpecs ? { specs } : {}) },
+  );
 function act(text: string, withSpecs = false) {
   const d = parse(text, withSpecs);
   if (d instanceof ParseError) throw new Error(`unexpected ParseError: ${d.message}`);
@@ -27,33 +45,57 @@ describe('xmlParser', () => {
   });
 
   it('keeps a raw "<" and "&" in text, and decodes entities', () => {
-    expect(parse('<think>is a < b? yes & so</think><final_answer>a < b && b > c; &lt;ok&gt; &#65;&#x42;</final_answer>')).toEqual({
-      mode: 'final', answer: 'a < b && b > c; <ok> AB', rationale: 'is a < b? yes & so',
+    expect(
+      parse('<think>is a < b? yes & so</think><final_answer>a < b && b > c; &lt;ok&gt; &#65;&#x42;</final_answer>'),
+    ).toEqual({
+      mode: 'final',
+      answer: 'a < b && b > c; <ok> AB',
+      rationale: 'is a < b? yes & so',
     });
-    expect(act('<action name="write"><arg name="path">x.ts</arg><arg name="content">if (a < b && c) {}</arg></action>')[0].args).toEqual({ path: 'x.ts', content: 'if (a < b && c) {}' });
+    expect(
+      act('<action name="write"><arg name="path">x.ts</arg><arg name="content">if (a < b && c) {}</arg></action>')[0]
+        .args,
+    ).toEqual({ path: 'x.ts', content: 'if (a < b && c) {}' });
   });
 
   it('does not read actions mentioned inside <think>', () => {
-    expect(parse('<think>I could <action name="add"> but no</think><final_answer>no</final_answer>')).toEqual({ mode: 'final', answer: 'no', rationale: 'I could <action name="add"> but no' });
+    expect(parse('<think>I could <action name="add"> but no</think><final_answer>no</final_answer>')).toEqual({
+      mode: 'final',
+      answer: 'no',
+      rationale: 'I could <action name="add"> but no',
+    });
   });
 
   it('types arguments by the tool schema when specs are given', () => {
-    const xml = '<action name="write"><arg name="path">42</arg><arg name="content">true</arg><arg name="mode">null</arg></action>';
+    const xml =
+      '<action name="write"><arg name="path">42</arg><arg name="content">true</arg><arg name="mode">null</arg></action>';
     expect(act(xml, true)[0].args).toEqual({ path: '42', content: 'true', mode: 'null' });
     expect(act(xml)[0].args).toEqual({ path: 42, content: true, mode: null });
-    expect(act('<action name="add"><arg name="a">1</arg><arg name="b"> 2.5 </arg><arg name="opts">{"x": [1]}</arg></action>', true)[0].args).toEqual({ a: 1, b: 2.5, opts: { x: [1] } });
+    expect(
+      act(
+        '<action name="add"><arg name="a">1</arg><arg name="b"> 2.5 </arg><arg name="opts">{"x": [1]}</arg></action>',
+        true,
+      )[0].args,
+    ).toEqual({ a: 1, b: 2.5, opts: { x: [1] } });
     // not JSON: stays text, and the tool's own validation names the expected type
     expect(act('<action name="add"><arg name="a">one</arg></action>', true)[0].args).toEqual({ a: 'one' });
   });
 
   it('honours type="string" and type="json"', () => {
-    expect(act('<action name="x"><arg name="a" type="string">42</arg><arg name="b" type="json">[1, True]</arg></action>')[0].args).toEqual({ a: '42', b: [1, true] });
+    expect(
+      act('<action name="x"><arg name="a" type="string">42</arg><arg name="b" type="json">[1, True]</arg></action>')[0]
+        .args,
+    ).toEqual({ a: '42', b: [1, true] });
     expect(error('<action name="x"><arg name="b" type="json">[1,</arg></action>')).toMatch(/should be JSON/);
   });
 
   it('keeps CDATA verbatim and drops the block layout newlines', () => {
-    expect(act('<action name="write"><arg name="content"><![CDATA[a </arg> &amp; b]]></arg></action>')[0].args).toEqual({ content: 'a </arg> &amp; b' });
-    expect(act('<action name="write">\n  <arg name="content">\nline 1\n  line 2\n</arg>\n</action>')[0].args).toEqual({ content: 'line 1\n  line 2' });
+    expect(act('<action name="write"><arg name="content"><![CDATA[a </arg> &amp; b]]></arg></action>')[0].args).toEqual(
+      { content: 'a </arg> &amp; b' },
+    );
+    expect(act('<action name="write">\n  <arg name="content">\nline 1\n  line 2\n</arg>\n</action>')[0].args).toEqual({
+      content: 'line 1\n  line 2',
+    });
   });
 
   it('accepts a JSON object as the body and a self-closing action', () => {
@@ -70,7 +112,9 @@ describe('xmlParser', () => {
   });
 
   it('explains malformed replies', () => {
-    expect(error('<action name="add"><arg name="a">1</arg></action><final_answer>1</final_answer>')).toMatch(/both an <action> and a <final_answer>/);
+    expect(error('<action name="add"><arg name="a">1</arg></action><final_answer>1</final_answer>')).toMatch(
+      /both an <action> and a <final_answer>/,
+    );
     expect(error('<action><arg name="a">1</arg></action>')).toMatch(/no name attribute/);
     expect(error('<action name="add"><arg name="a">1</action>')).toMatch(/is not closed: add <\/arg>/);
     expect(error('<action name="add"><arg name="a">1</arg>')).toMatch(/<action name="add"> is not closed/);

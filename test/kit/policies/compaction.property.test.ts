@@ -9,7 +9,16 @@ import { assistantMsg, policyCtx, runOf, stateWith, userMsg } from '../../helper
 const history = fc
   .array(
     fc.oneof(
-      { weight: 8, arbitrary: fc.record({ kind: fc.constant('a' as const), text: fc.nat(2_000), calls: fc.array(fc.record({ tool: fc.constantFrom('read', 'bash', 'skill'), size: fc.nat(4_000) }), { maxLength: 3 }) }) },
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          kind: fc.constant('a' as const),
+          text: fc.nat(2_000),
+          calls: fc.array(fc.record({ tool: fc.constantFrom('read', 'bash', 'skill'), size: fc.nat(4_000) }), {
+            maxLength: 3,
+          }),
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('u' as const), size: fc.nat(300) }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('n' as const), size: fc.nat(300) }) },
     ),
@@ -18,7 +27,13 @@ const history = fc
   .map((items) => {
     const h: Message[] = [userMsg('the task')];
     items.forEach((it, i) => {
-      if (it.kind === 'a') h.push(assistantMsg('t'.repeat(it.text), it.calls.map((c, j) => ({ tool: c.tool, args: { i, j }, output: `${i}.${j}:` + 'o'.repeat(c.size) }))));
+      if (it.kind === 'a')
+        h.push(
+          assistantMsg(
+            't'.repeat(it.text),
+            it.calls.map((c, j) => ({ tool: c.tool, args: { i, j }, output: `${i}.${j}:` + 'o'.repeat(c.size) })),
+          ),
+        );
       else if (it.kind === 'u') h.push(userMsg(`question ${i} ` + 'q'.repeat(it.size)));
       else h.push(userMsg(`Error in step ${i}: ` + 'e'.repeat(it.size), true));
     });
@@ -35,9 +50,17 @@ describe('compaction properties', () => {
       fc.asyncProperty(history, fc.integer({ min: 1_500, max: 12_000 }), maxOutput, async (h, window, out) => {
         const snapshot = JSON.stringify(h);
         const state = stateWith(h);
-        const summariser = new ScriptedModel(['Goal: the task. Progress: many steps.'], { loop: true, recordRequests: false });
+        const summariser = new ScriptedModel(['Goal: the task. Progress: many steps.'], {
+          loop: true,
+          recordRequests: false,
+        });
         const policy = runOf(compaction({ model: summariser }));
-        const modelInfo = { provider: 'p', model: 'm', contextWindow: window, ...(out ? { maxOutputTokens: out } : {}) };
+        const modelInfo = {
+          provider: 'p',
+          model: 'm',
+          contextWindow: window,
+          ...(out ? { maxOutputTokens: out } : {}),
+        };
         const ctx = policyCtx(state, { modelInfo, runId: `r${Math.random()}` });
         const next = (await policy.reduce!(ctx)) as State | undefined;
         const usable = contextLimits({}, modelInfo)!.usable;
@@ -69,11 +92,18 @@ describe('compaction properties', () => {
           if (x.role !== 'tool') return;
           const prev = mm[i - 1];
           expect(prev?.role).toBe('assistant');
-          const calls = new Set(prev.role === 'assistant' ? prev.content.filter((p) => p.type === 'tool-call').map((p) => (p as { callId: string }).callId) : []);
+          const calls = new Set(
+            prev.role === 'assistant'
+              ? prev.content.filter((p) => p.type === 'tool-call').map((p) => (p as { callId: string }).callId)
+              : [],
+          );
           for (const r of x.content) expect(calls.has(r.callId)).toBe(true);
         });
         // Skill outputs that survive are never pruned.
-        for (const msg of m) for (const p of msg.parts) if (p.type === 'tool' && p.tool === 'skill' && p.state.status === 'completed') expect(p.state.time.compacted).toBeUndefined();
+        for (const msg of m)
+          for (const p of msg.parts)
+            if (p.type === 'tool' && p.tool === 'skill' && p.state.status === 'completed')
+              expect(p.state.time.compacted).toBeUndefined();
       }),
       { numRuns: 200 },
     );

@@ -1,19 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { applySummary, isUserTurn, planSummary, renderTranscript, summaryMessage, estimateMessageTokens } from '../../../src/kit/policies/index.js';
+import {
+  applySummary,
+  isUserTurn,
+  planSummary,
+  renderTranscript,
+  summaryMessage,
+  estimateMessageTokens,
+} from '../../../src/kit/policies/index.js';
 import { assistantMsg, userMsg } from '../../helpers/policies-fixtures.js';
 
 describe('planSummary', () => {
   it('keeps the first and the last user turn and a recent tail of whole messages; replaces the rest', () => {
-    const h = [userMsg('task'), assistantMsg('a'.repeat(400)), userMsg('Error (parse) in step 2: bad', true), assistantMsg('b'.repeat(400)), userMsg('now do this'), assistantMsg('c'.repeat(400)), assistantMsg('d'.repeat(40))];
+    const h = [
+      userMsg('task'),
+      assistantMsg('a'.repeat(400)),
+      userMsg('Error (parse) in step 2: bad', true),
+      assistantMsg('b'.repeat(400)),
+      userMsg('now do this'),
+      assistantMsg('c'.repeat(400)),
+      assistantMsg('d'.repeat(40)),
+    ];
     const plan = planSummary(h, { keepRecentTokens: 30, keepFirstUser: true, tokens: estimateMessageTokens })!;
     expect(plan).toEqual({ replace: [1, 2, 3, 5], keep: [0, 4], tailStart: 6 });
     const s = summaryMessage('S', { auto: true, overflow: true });
     expect(applySummary(h, plan, s)).toEqual([h[0], h[4], s, h[6]]);
-    expect(planSummary(h, { keepRecentTokens: 30, keepFirstUser: false, tokens: estimateMessageTokens })!.keep).toEqual([4]);
+    expect(planSummary(h, { keepRecentTokens: 30, keepFirstUser: false, tokens: estimateMessageTokens })!.keep).toEqual(
+      [4],
+    );
   });
 
   it('has nothing to replace when only kept messages precede the tail', () => {
-    expect(planSummary([userMsg('x'.repeat(10_000))], { keepRecentTokens: 10, keepFirstUser: true, tokens: estimateMessageTokens })).toBeUndefined();
+    expect(
+      planSummary([userMsg('x'.repeat(10_000))], {
+        keepRecentTokens: 10,
+        keepFirstUser: true,
+        tokens: estimateMessageTokens,
+      }),
+    ).toBeUndefined();
   });
 
   it('tells user turns from kernel notes and summaries', () => {
@@ -27,7 +50,12 @@ describe('planSummary', () => {
 describe('renderTranscript', () => {
   it('cuts long outputs, and when still too long leaves out the oldest messages (never earlier summaries) and says so', () => {
     const old = summaryMessage('EARLIER SUMMARY', { auto: true, overflow: true });
-    const h = [old, ...Array.from({ length: 10 }, (_, i) => assistantMsg(`msg ${i} ` + 'x'.repeat(300), [{ tool: 'read', args: { i }, output: 'y'.repeat(50_000) }]))];
+    const h = [
+      old,
+      ...Array.from({ length: 10 }, (_, i) =>
+        assistantMsg(`msg ${i} ` + 'x'.repeat(300), [{ tool: 'read', args: { i }, output: 'y'.repeat(50_000) }]),
+      ),
+    ];
     const t = renderTranscript(h, 8_000);
     expect(t.text.length).toBeLessThanOrEqual(8_000);
     expect(t.omitted).toBeGreaterThan(0);

@@ -1,11 +1,25 @@
 import { z } from 'zod';
 import { AgentModule } from '../../../src/engine/agent-module.js';
-import { baseState, decide, defineTool, type ActionResult, type Decision, type State, type Task } from '../../../src/core/index.js';
+import {
+  baseState,
+  decide,
+  defineTool,
+  type ActionResult,
+  type Decision,
+  type State,
+  type Task,
+} from '../../../src/core/index.js';
 
 /** A tree to search: node -> children with the agent's own score of each; a node without children is a goal when named G*. */
 export const TREE: Record<string, Array<[string, number]>> = {
-  S: [['A', 0.9], ['B', 0.5]],
-  A: [['A1', 0.1], ['A2', 0.2]],
+  S: [
+    ['A', 0.9],
+    ['B', 0.5],
+  ],
+  A: [
+    ['A1', 0.1],
+    ['A2', 0.2],
+  ],
   A1: [],
   A2: [],
   B: [['G', 1]],
@@ -15,7 +29,12 @@ export interface PathState extends State {
   path: string[];
 }
 
-const move = defineTool({ id: 'move', description: 'Moves to a node.', parameters: z.object({ to: z.string() }), execute: ({ to }) => to });
+const move = defineTool({
+  id: 'move',
+  description: 'Moves to a node.',
+  parameters: z.object({ to: z.string() }),
+  execute: ({ to }) => to,
+});
 
 /**
  * Walks TREE from S: each step proposes the current node's children as a branch (scored by TREE); a goal node
@@ -36,7 +55,11 @@ export class PathAgent extends AgentModule<PathState> {
     if (here.startsWith('G')) return decide.final(state.path.join('>'));
     const children = this.tree[here] ?? [];
     if (!children.length) return { mode: 'branch', candidates: [decide.final(`stuck at ${here}`)], scores: [0] };
-    return { mode: 'branch', candidates: children.map(([to]) => decide.call('move', { to })), scores: children.map(([, s]) => s) };
+    return {
+      mode: 'branch',
+      candidates: children.map(([to]) => decide.call('move', { to })),
+      scores: children.map(([, s]) => s),
+    };
   }
   override reduce(state: PathState, _o: unknown, _d: Decision, results: ActionResult[]): PathState {
     const moved = results.find((r) => r.name === 'move' && r.status === 'success');

@@ -20,15 +20,32 @@ export async function resolve(specifier, context, next) {
   return r;
 }`,
   );
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`);
-  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), '--import', resolve(REPO, 'node_modules/tsx/dist/loader.mjs'), '--input-type=module', '-e', code], { cwd: REPO, encoding: 'utf8' });
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`,
+  );
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      join(dir, 'register.mjs'),
+      '--import',
+      resolve(REPO, 'node_modules/tsx/dist/loader.mjs'),
+      '--input-type=module',
+      '-e',
+      code,
+    ],
+    { cwd: REPO, encoding: 'utf8' },
+  );
   expect(r.status, r.stderr).toBe(0);
   return readFileSync(log, 'utf8').trim().split('\n');
 }
 
 describe('heavy optional dependencies load only when used', () => {
   it('importing qitos-ts/skills loads neither transformers.js (nor its ONNX runtime) nor vectra', async () => {
-    const urls = await loadedModules(`await import(${JSON.stringify(pathToFileURL(join(REPO, 'src/kit/skills/index.ts')).href)});`);
+    const urls = await loadedModules(
+      `await import(${JSON.stringify(pathToFileURL(join(REPO, 'src/kit/skills/index.ts')).href)});`,
+    );
     expect(urls.some((u) => u.includes('/src/models/embedders/transformers-embedder.ts'))).toBe(true); // the test would see them
     expect(urls.filter((u) => /@huggingface\/transformers|onnxruntime|\/vectra\//.test(u))).toEqual([]);
   });

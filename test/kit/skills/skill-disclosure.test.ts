@@ -9,7 +9,12 @@ import { nativeParser } from '../../../src/kit/parsers/index.js';
 import { readTrace } from '../../../src/trace/index.js';
 import { ReplayExecutor } from '../../../src/trace/replay-executor.js';
 import { ReplayModel } from '../../../src/trace/replay-model.js';
-import { SKILLS_DISCLOSED, ToolRetrievalService, discloseSkills, recordedSkillSelection } from '../../../src/kit/skills/index.js';
+import {
+  SKILLS_DISCLOSED,
+  ToolRetrievalService,
+  discloseSkills,
+  recordedSkillSelection,
+} from '../../../src/kit/skills/index.js';
 import { ModelPathAgent, tempDir } from '../../helpers/kernel-fixtures.js';
 import { skillMd } from '../../helpers/zip-writer.js';
 
@@ -37,8 +42,20 @@ function addSkill(root: string, name: string, description: string): void {
 describe('discloseSkills: built-in tools plus the top skills for the task', () => {
   it('shows the pinned skills, then the top-N retrieved above the threshold, with scores', async () => {
     const { service } = await ToolRetrievalService.open(await skillsRoot());
-    const d = await discloseSkills({ retrieval: service, task: TASK, top: 2, threshold: 0.15, pinned: ['Internal-Comms'] });
-    expect(d.selection).toMatchObject({ query: TASK, embedder: 'hashing:v1-512', top: 2, threshold: 0.15, pinned: ['internal-comms'] });
+    const d = await discloseSkills({
+      retrieval: service,
+      task: TASK,
+      top: 2,
+      threshold: 0.15,
+      pinned: ['Internal-Comms'],
+    });
+    expect(d.selection).toMatchObject({
+      query: TASK,
+      embedder: 'hashing:v1-512',
+      top: 2,
+      threshold: 0.15,
+      pinned: ['internal-comms'],
+    });
     const [pinned, ...retrieved] = d.selection.skills;
     expect(pinned).toMatchObject({ name: 'internal-comms', pinned: true, score: null });
     // the two skills about slides, best first, each above the threshold
@@ -56,9 +73,16 @@ describe('discloseSkills: built-in tools plus the top skills for the task', () =
 
   it('the threshold keeps unrelated skills out: only the pinned ones are shown', async () => {
     const { service } = await ToolRetrievalService.open(await skillsRoot());
-    const d = await discloseSkills({ retrieval: service, task: 'Translate this poem into Latin', threshold: 0.15, pinned: ['bicycle-repair'] });
+    const d = await discloseSkills({
+      retrieval: service,
+      task: 'Translate this poem into Latin',
+      threshold: 0.15,
+      pinned: ['bicycle-repair'],
+    });
     expect(d.selection.skills.map((s) => s.name)).toEqual(['bicycle-repair']);
-    await expect(discloseSkills({ retrieval: service, task: TASK, pinned: ['bicycle'] })).rejects.toThrow('pinned skill: Unknown skill "bicycle". Did you mean: bicycle-repair?');
+    await expect(discloseSkills({ retrieval: service, task: TASK, pinned: ['bicycle'] })).rejects.toThrow(
+      'pinned skill: Unknown skill "bicycle". Did you mean: bicycle-repair?',
+    );
   });
 
   it('find_skills searches every skill, and the skill tool loads one that was not listed', async () => {
@@ -67,7 +91,9 @@ describe('discloseSkills: built-in tools plus the top skills for the task', () =
     const find = d.tools.find((t) => t.id === 'find_skills')!;
     const found = await find.execute({ query: 'bake bread', top: 2 }, toolContext());
     const text = typeof found === 'string' ? found : found.output;
-    expect(text).toMatch(/^Skills for "bake bread" \(score: higher is closer\):\n- bread-baking \(0\.\d{3}\): Bakes sourdough bread/);
+    expect(text).toMatch(
+      /^Skills for "bake bread" \(score: higher is closer\):\n- bread-baking \(0\.\d{3}\): Bakes sourdough bread/,
+    );
     const loaded = await d.tools.find((t) => t.id === 'skill')!.execute({ name: 'bread-baking' }, toolContext());
     expect(typeof loaded === 'string' ? loaded : loaded.output).toContain('<skill name="bread-baking">');
     const none = await find.execute({ query: 'zzzz qqqq' }, toolContext());
@@ -78,18 +104,36 @@ describe('discloseSkills: built-in tools plus the top skills for the task', () =
     const root = await skillsRoot();
     const traces = await tempDir();
     // Native tool calling: the tool specs (with the listed skills) are part of every model request.
-    const script = [{ toolCalls: [{ name: 'find_skills', args: { query: 'bake bread' } }] }, { toolCalls: [{ name: 'skill', args: { name: 'theme-factory' } }] }, { text: 'styled' }];
-    const runWith = async (d: Awaited<ReturnType<typeof discloseSkills>>, model: ScriptedModel | ReplayModel, executor?: ReplayExecutor) => {
+    const script = [
+      { toolCalls: [{ name: 'find_skills', args: { query: 'bake bread' } }] },
+      { toolCalls: [{ name: 'skill', args: { name: 'theme-factory' } }] },
+      { text: 'styled' },
+    ];
+    const runWith = async (
+      d: Awaited<ReturnType<typeof discloseSkills>>,
+      model: ScriptedModel | ReplayModel,
+      executor?: ReplayExecutor,
+    ) => {
       const agent = new ModelPathAgent({ model, parser: nativeParser(), tools: d.tools });
       return new Engine({ agent, policies: [d.policy], trace: { dir: traces }, executor }).run(TASK);
     };
 
-    const first = await discloseSkills({ retrieval: (await ToolRetrievalService.open(root)).service, task: TASK, top: 2 });
+    const first = await discloseSkills({
+      retrieval: (await ToolRetrievalService.open(root)).service,
+      task: TASK,
+      top: 2,
+    });
     const run = await runWith(first, new ScriptedModel(script));
     expect(run.finalResult).toBe('styled');
     const trace = await readTrace(run.traceDir!);
-    const event = trace.events.find((e) => e.type === 'policy' && (e.data as { event: string }).event === SKILLS_DISCLOSED);
-    expect(event?.data).toMatchObject({ policy: 'skills', event: SKILLS_DISCLOSED, data: { query: TASK, skills: first.selection.skills } });
+    const event = trace.events.find(
+      (e) => e.type === 'policy' && (e.data as { event: string }).event === SKILLS_DISCLOSED,
+    );
+    expect(event?.data).toMatchObject({
+      policy: 'skills',
+      event: SKILLS_DISCLOSED,
+      data: { query: TASK, skills: first.selection.skills },
+    });
     expect(recordedSkillSelection(trace.events)).toEqual(first.selection);
 
     // Later a skill that fits the task better is installed, and a shown one changes its description.
@@ -97,7 +141,12 @@ describe('discloseSkills: built-in tools plus the top skills for the task', () =
     addSkill(root, 'slide-charts', 'Something else entirely now.');
     const { service } = await ToolRetrievalService.open(root);
 
-    const replayed = await discloseSkills({ retrieval: service, task: TASK, top: 2, recorded: recordedSkillSelection(trace.events) });
+    const replayed = await discloseSkills({
+      retrieval: service,
+      task: TASK,
+      top: 2,
+      recorded: recordedSkillSelection(trace.events),
+    });
     expect(replayed.tools.map(toolSpec)).toEqual(first.tools.map(toolSpec));
     const model = new ReplayModel(trace.steps, { id: 'replay' });
     const replay = await runWith(replayed, model, new ReplayExecutor(trace.steps));
@@ -120,12 +169,25 @@ describe('discloseSkills: built-in tools plus the top skills for the task', () =
     rmSync(join(root, 'theme-factory'), { recursive: true });
     const again = await discloseSkills({ retrieval: service, task: TASK, recorded: first.selection });
     expect(again.tools[0].description).toBe(first.tools[0].description);
-    await expect(again.tools[0].execute({ name: 'theme-factory' }, toolContext())).rejects.toThrow(/Unknown skill "theme-factory"/);
+    await expect(again.tools[0].execute({ name: 'theme-factory' }, toolContext())).rejects.toThrow(
+      /Unknown skill "theme-factory"/,
+    );
   });
 
   it('a malformed record in a trace is an error, not a silent new selection', () => {
-    const events = [{ seq: 1, ts: 0, step: 0, phase: 'init' as const, type: 'policy', data: { event: SKILLS_DISCLOSED, data: { policy: 'skills', query: 'x' } } }];
-    expect(() => recordedSkillSelection(events)).toThrow(/^the trace's skills:disclosed event is malformed: embedder: /);
+    const events = [
+      {
+        seq: 1,
+        ts: 0,
+        step: 0,
+        phase: 'init' as const,
+        type: 'policy',
+        data: { event: SKILLS_DISCLOSED, data: { policy: 'skills', query: 'x' } },
+      },
+    ];
+    expect(() => recordedSkillSelection(events)).toThrow(
+      /^the trace's skills:disclosed event is malformed: embedder: /,
+    );
     expect(recordedSkillSelection([])).toBeUndefined();
   });
 });

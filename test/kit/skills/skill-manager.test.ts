@@ -13,10 +13,16 @@ const REPO = resolve(__dirname, '../../..');
 const FIXTURES = join(REPO, 'test/fixtures/skills');
 const fixtureZip = (name: string) => zipFolder(join(FIXTURES, name), `${name}/`);
 const demoZip = (description: string, extra: Record<string, string> = {}) =>
-  makeZip([{ name: 'demo/SKILL.md', data: skillMd('demo', description) }, ...Object.entries(extra).map(([name, data]) => ({ name: `demo/${name}`, data }))]);
+  makeZip([
+    { name: 'demo/SKILL.md', data: skillMd('demo', description) },
+    ...Object.entries(extra).map(([name, data]) => ({ name: `demo/${name}`, data })),
+  ]);
 
 /** The skill folders of a root (without the .qitos bookkeeping). */
-const skillFolders = (root: string) => readdirSync(root).filter((f) => !f.startsWith('.')).sort();
+const skillFolders = (root: string) =>
+  readdirSync(root)
+    .filter((f) => !f.startsWith('.'))
+    .sort();
 
 describe('SkillManager: lifecycle', () => {
   it('installs the fixture skills from ZIPs, lists them with metadata, and finds them by meaning', async () => {
@@ -24,7 +30,10 @@ describe('SkillManager: lifecycle', () => {
     const m = await SkillManager.open(root);
     for (const name of ['brand-guidelines', 'internal-comms', 'theme-factory']) {
       const r = await m.install(fixtureZip(name));
-      expect(r).toMatchObject({ skill: { name, dir: join(root, name), license: 'Complete terms in LICENSE.txt' }, replaced: false });
+      expect(r).toMatchObject({
+        skill: { name, dir: join(root, name), license: 'Complete terms in LICENSE.txt' },
+        replaced: false,
+      });
       expect(fileTree(join(root, name))).toEqual(fileTree(join(FIXTURES, name)));
     }
     const { skills, skipped } = await m.list();
@@ -47,12 +56,17 @@ describe('SkillManager: lifecycle', () => {
     const root = await tempDir();
     const m = await SkillManager.open(root);
     await m.install(demoZip('First version.', { 'old.md': 'old' }));
-    await expect(m.install(demoZip('Second version.'))).rejects.toThrow(`skill "demo" is already installed in ${join(root, 'demo')}; use update to replace it`);
+    await expect(m.install(demoZip('Second version.'))).rejects.toThrow(
+      `skill "demo" is already installed in ${join(root, 'demo')}; use update to replace it`,
+    );
     expect(readFileSync(join(root, 'demo/SKILL.md'), 'utf8')).toContain('First version.');
     const r = await m.install(demoZip('Second version.', { 'new.md': 'new' }), { replace: true });
     expect(r.replaced).toBe(true);
     expect(Object.keys(fileTree(join(root, 'demo'))).sort()).toEqual(['SKILL.md', 'new.md']);
-    expect((await m.search('second version', { top: 1 }))[0]).toMatchObject({ name: 'demo', description: 'Second version.' });
+    expect((await m.search('second version', { top: 1 }))[0]).toMatchObject({
+      name: 'demo',
+      description: 'Second version.',
+    });
   });
 
   it('update --description changes only the frontmatter description, and the index follows', async () => {
@@ -63,9 +77,17 @@ describe('SkillManager: lifecycle', () => {
     await m.update('Theme-Factory', { description: 'Paints houses in bright colours.' });
     const after = readFileSync(join(root, 'theme-factory/SKILL.md'), 'utf8');
     expect(after).toBe(before.replace(/^description: .*$/m, 'description: Paints houses in bright colours.'));
-    expect((await m.list()).skills[0]).toMatchObject({ description: 'Paints houses in bright colours.', license: 'Complete terms in LICENSE.txt' });
-    expect((await m.search('paint a house', { top: 1 }))[0]).toMatchObject({ name: 'theme-factory', description: 'Paints houses in bright colours.' });
-    await expect(m.update('theme-factory', { description: 'x'.repeat(1025) })).rejects.toThrow('description is 1025 characters; at most 1024 are allowed');
+    expect((await m.list()).skills[0]).toMatchObject({
+      description: 'Paints houses in bright colours.',
+      license: 'Complete terms in LICENSE.txt',
+    });
+    expect((await m.search('paint a house', { top: 1 }))[0]).toMatchObject({
+      name: 'theme-factory',
+      description: 'Paints houses in bright colours.',
+    });
+    await expect(m.update('theme-factory', { description: 'x'.repeat(1025) })).rejects.toThrow(
+      'description is 1025 characters; at most 1024 are allowed',
+    );
     await expect(m.update('theme-factory', { description: '   ' })).rejects.toThrow('description must not be empty');
     expect(readFileSync(join(root, 'theme-factory/SKILL.md'), 'utf8')).toBe(after);
   });
@@ -74,7 +96,9 @@ describe('SkillManager: lifecycle', () => {
     const root = await tempDir();
     const m = await SkillManager.open(root);
     await m.install(demoZip('Old.'));
-    await expect(m.update('demo', { zip: fixtureZip('theme-factory') })).rejects.toThrow('the new ZIP holds skill "theme-factory", not "demo"; install it as a new skill instead');
+    await expect(m.update('demo', { zip: fixtureZip('theme-factory') })).rejects.toThrow(
+      'the new ZIP holds skill "theme-factory", not "demo"; install it as a new skill instead',
+    );
     await m.update('demo', { zip: demoZip('New.', { 'x.md': 'x' }) });
     expect(readFileSync(join(root, 'demo/SKILL.md'), 'utf8')).toContain('New.');
     await expect(m.update('demo', {})).rejects.toThrow('update needs exactly one of');
@@ -85,7 +109,9 @@ describe('SkillManager: lifecycle', () => {
     const m = await SkillManager.open(root);
     await m.install(fixtureZip('brand-guidelines'));
     await m.install(fixtureZip('theme-factory'));
-    await expect(m.uninstall('theme-factroy')).rejects.toThrow('Unknown skill "theme-factroy". Did you mean: theme-factory?');
+    await expect(m.uninstall('theme-factroy')).rejects.toThrow(
+      'Unknown skill "theme-factroy". Did you mean: theme-factory?',
+    );
     await m.uninstall('THEME-FACTORY');
     expect(skillFolders(root)).toEqual(['brand-guidelines']);
     expect((await m.search('slides theme', { top: 5 })).map((s) => s.name)).toEqual(['brand-guidelines']);
@@ -97,9 +123,20 @@ describe('SkillManager: lifecycle', () => {
     const m = await SkillManager.open(root);
     await m.install(fixtureZip('brand-guidelines'));
     const before = fileTree(root);
-    await expect(m.install(makeZip([{ name: 'SKILL.md', data: skillMd('evil', 'Evil.') }, { name: '../escape.txt', data: 'x' }]))).rejects.toThrow(/leaves the skill folder/);
-    await expect(m.install(makeZip([{ name: 'SKILL.md', data: '---\nname: Bad Name\ndescription: x\n---\n' }]))).rejects.toThrow('the ZIP: SKILL.md frontmatter field "name" must be kebab-case');
-    await expect(m.install(makeZip([{ name: 'SKILL.md', data: skillMd('long', 'x'.repeat(1100)) }]))).rejects.toThrow('description" is 1100 characters; at most 1024 are allowed');
+    await expect(
+      m.install(
+        makeZip([
+          { name: 'SKILL.md', data: skillMd('evil', 'Evil.') },
+          { name: '../escape.txt', data: 'x' },
+        ]),
+      ),
+    ).rejects.toThrow(/leaves the skill folder/);
+    await expect(
+      m.install(makeZip([{ name: 'SKILL.md', data: '---\nname: Bad Name\ndescription: x\n---\n' }])),
+    ).rejects.toThrow('the ZIP: SKILL.md frontmatter field "name" must be kebab-case');
+    await expect(m.install(makeZip([{ name: 'SKILL.md', data: skillMd('long', 'x'.repeat(1100)) }]))).rejects.toThrow(
+      'description" is 1100 characters; at most 1024 are allowed',
+    );
     expect(fileTree(root)).toEqual(before);
   });
 
@@ -110,7 +147,10 @@ describe('SkillManager: lifecycle', () => {
     await mkdir(join(root, 'hand-made'));
     writeFileSync(join(root, 'hand-made/SKILL.md'), skillMd('hand-made', 'Knits scarves.'));
     const m = await SkillManager.open(root);
-    expect((await m.search('fix my bicycle', { top: 1 }))[0]).toMatchObject({ name: 'demo', description: 'Repairs bicycles.' });
+    expect((await m.search('fix my bicycle', { top: 1 }))[0]).toMatchObject({
+      name: 'demo',
+      description: 'Repairs bicycles.',
+    });
     expect((await m.search('knit a scarf', { top: 1 }))[0].name).toBe('hand-made');
   });
 
@@ -134,8 +174,21 @@ describe('SkillManager: lifecycle', () => {
 
 describe('SkillManager: a process killed at any step leaves the old state or the new one, never a mix', () => {
   /** Runs one mutation in a child process that SIGKILLs itself at `step`; resolves with how it ended. */
-  function crashAt(root: string, op: string, step: SkillStep, zip?: string): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
-    const child = spawn(process.execPath, ['--import', resolve(REPO, 'node_modules/tsx/dist/loader.mjs'), resolve(REPO, 'test/fixtures/skill-manager-crash.ts'), root, op, step, ...(zip ? [zip] : [])]);
+  function crashAt(
+    root: string,
+    op: string,
+    step: SkillStep,
+    zip?: string,
+  ): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
+    const child = spawn(process.execPath, [
+      '--import',
+      resolve(REPO, 'node_modules/tsx/dist/loader.mjs'),
+      resolve(REPO, 'test/fixtures/skill-manager-crash.ts'),
+      root,
+      op,
+      step,
+      ...(zip ? [zip] : []),
+    ]);
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     return new Promise((done) => child.on('close', (_code, signal) => done({ signal, stderr })));
@@ -155,34 +208,37 @@ describe('SkillManager: a process killed at any step leaves the old state or the
   ];
 
   // Concurrent: each case waits on a child process. Temp folders are the test's own (the shared clean-up hook is per test).
-  it.concurrent.for(cases)('%s killed after "%s" -> %s state', async ([op, step, expected], { expect, onTestFinished }) => {
-    const dir = await mkdtemp(join(tmpdir(), 'qitos-crash-'));
-    onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const root = join(dir, 'skills');
-    const zip = join(dir, 'demo.zip');
-    writeFileSync(zip, demoZip('The new demo.', { 'new.md': 'new' }));
-    const m0 = await SkillManager.open(root);
-    if (op !== 'install') await m0.install(demoZip('The old demo.', { 'old.md': 'old' }));
-    const old = existsSync(join(root, 'demo')) ? fileTree(join(root, 'demo')) : null;
+  it.concurrent.for(cases)(
+    '%s killed after "%s" -> %s state',
+    async ([op, step, expected], { expect, onTestFinished }) => {
+      const dir = await mkdtemp(join(tmpdir(), 'qitos-crash-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      const root = join(dir, 'skills');
+      const zip = join(dir, 'demo.zip');
+      writeFileSync(zip, demoZip('The new demo.', { 'new.md': 'new' }));
+      const m0 = await SkillManager.open(root);
+      if (op !== 'install') await m0.install(demoZip('The old demo.', { 'old.md': 'old' }));
+      const old = existsSync(join(root, 'demo')) ? fileTree(join(root, 'demo')) : null;
 
-    const crash = await crashAt(root, op, step, zip);
-    expect(crash.signal, crash.stderr).toBe('SIGKILL');
-    const m = await SkillManager.open(root); // takes over the dead process's lock and settles
+      const crash = await crashAt(root, op, step, zip);
+      expect(crash.signal, crash.stderr).toBe('SIGKILL');
+      const m = await SkillManager.open(root); // takes over the dead process's lock and settles
 
-    const now = existsSync(join(root, 'demo')) ? fileTree(join(root, 'demo')) : null;
-    const fresh = { 'SKILL.md': skillMd('demo', 'The new demo.'), 'new.md': 'new' };
-    const after: Record<string, Record<string, string> | null> = {
-      install: fresh,
-      replace: fresh,
-      uninstall: null,
-      describe: old && { ...old, 'SKILL.md': withDescription(old['SKILL.md'], 'A crashed description.') },
-    };
-    expect(now).toEqual(expected === 'old' ? old : after[op]);
-    // The index agrees with the folders, and nothing is left in staging, trash or the lock.
-    const hits = await m.search('demo', { top: 5 });
-    expect(hits.map((h) => h.description)).toEqual(now ? [(await m.list()).skills[0].description] : []);
-    expect(readdirSync(join(root, '.qitos')).sort()).toEqual(['index']);
-  });
+      const now = existsSync(join(root, 'demo')) ? fileTree(join(root, 'demo')) : null;
+      const fresh = { 'SKILL.md': skillMd('demo', 'The new demo.'), 'new.md': 'new' };
+      const after: Record<string, Record<string, string> | null> = {
+        install: fresh,
+        replace: fresh,
+        uninstall: null,
+        describe: old && { ...old, 'SKILL.md': withDescription(old['SKILL.md'], 'A crashed description.') },
+      };
+      expect(now).toEqual(expected === 'old' ? old : after[op]);
+      // The index agrees with the folders, and nothing is left in staging, trash or the lock.
+      const hits = await m.search('demo', { top: 5 });
+      expect(hits.map((h) => h.description)).toEqual(now ? [(await m.list()).skills[0].description] : []);
+      expect(readdirSync(join(root, '.qitos')).sort()).toEqual(['index']);
+    },
+  );
 });
 
 describe('SkillManager: the root lock', () => {
@@ -202,8 +258,17 @@ describe('SkillManager: the root lock', () => {
     const m = await SkillManager.open(root, { lockTimeoutMs: 300 });
     const holder = spawn('sleep', ['30']);
     try {
-      writeFileSync(join(root, '.qitos/lock'), JSON.stringify({ pid: holder.pid, host: (await import('node:os')).hostname(), since: '2030-01-01T00:00:00.000Z' }));
-      await expect(m.install(demoZip('x'))).rejects.toThrow(`skills root ${root} is locked by process ${holder.pid} on`);
+      writeFileSync(
+        join(root, '.qitos/lock'),
+        JSON.stringify({
+          pid: holder.pid,
+          host: (await import('node:os')).hostname(),
+          since: '2030-01-01T00:00:00.000Z',
+        }),
+      );
+      await expect(m.install(demoZip('x'))).rejects.toThrow(
+        `skills root ${root} is locked by process ${holder.pid} on`,
+      );
     } finally {
       holder.kill('SIGKILL');
       await new Promise((r) => holder.once('exit', r));

@@ -38,7 +38,9 @@ describe('skill tool', () => {
       // the env now shows the folder, read-only
       const at = env instanceof MemoryEnv ? '/mnt/theme-factory' : await realpath(join(FIXTURES, 'theme-factory'));
       expect(await env.ops('file')!.readText(`${at}/themes/ocean-depths.md`)).toMatch(/Ocean/i);
-      await expect(env.ops('file')!.writeText(`${at}/themes/ocean-depths.md`, 'defaced')).rejects.toThrow(/mounted read-only/);
+      await expect(env.ops('file')!.writeText(`${at}/themes/ocean-depths.md`, 'defaced')).rejects.toThrow(
+        /mounted read-only/,
+      );
       await expect(env.ops('file')!.remove(`${at}/themes`, { recursive: true })).rejects.toThrow(/mounted read-only/);
     }
   });
@@ -51,18 +53,28 @@ describe('skill tool', () => {
     await symlink(join(root, 'secret.txt'), join(root, 'jailed', 'link.txt'));
     const tool = skillTool(await loadSkills([FIXTURES, root]));
     const ctx = inEnv(new MemoryEnv());
-    await expect(tool.execute({ name: 'theme-factory', file: '../brand-guidelines/SKILL.md' }, ctx)).rejects.toThrow(/outside/i);
+    await expect(tool.execute({ name: 'theme-factory', file: '../brand-guidelines/SKILL.md' }, ctx)).rejects.toThrow(
+      /outside/i,
+    );
     await expect(tool.execute({ name: 'theme-factory', file: '/etc/passwd' }, ctx)).rejects.toThrow(/outside/i);
     await expect(tool.execute({ name: 'jailed', file: 'link.txt' }, ctx)).rejects.toThrow(/outside/i);
-    await expect(tool.execute({ name: 'nope' }, ctx)).rejects.toThrow('Unknown skill "nope". Available skills: brand-guidelines, internal-comms, jailed, theme-factory.');
+    await expect(tool.execute({ name: 'nope' }, ctx)).rejects.toThrow(
+      'Unknown skill "nope". Available skills: brand-guidelines, internal-comms, jailed, theme-factory.',
+    );
     // The same answer as the other skill tools give: close names first.
-    await expect(tool.execute({ name: 'theme-factroy' }, ctx)).rejects.toThrow('Unknown skill "theme-factroy". Did you mean: theme-factory?');
+    await expect(tool.execute({ name: 'theme-factroy' }, ctx)).rejects.toThrow(
+      'Unknown skill "theme-factroy". Did you mean: theme-factory?',
+    );
   });
 
   it('an env that cannot mount: the skill loads, its files are a clear error', async () => {
     const tool = skillTool(await loadSkills([FIXTURES]));
-    expect(text(await tool.execute({ name: 'theme-factory' }, inEnv(nullEnv)))).toContain(`Base folder: ${join(FIXTURES, 'theme-factory')}`);
-    await expect(tool.execute({ name: 'theme-factory', file: 'themes/ocean-depths.md' }, inEnv(nullEnv))).rejects.toThrow(/env "null" cannot mount skill folders read-only/);
+    expect(text(await tool.execute({ name: 'theme-factory' }, inEnv(nullEnv)))).toContain(
+      `Base folder: ${join(FIXTURES, 'theme-factory')}`,
+    );
+    await expect(
+      tool.execute({ name: 'theme-factory', file: 'themes/ocean-depths.md' }, inEnv(nullEnv)),
+    ).rejects.toThrow(/env "null" cannot mount skill folders read-only/);
   });
 
   it('refuses binary files', async () => {
@@ -71,7 +83,9 @@ describe('skill tool', () => {
     await writeFile(join(root, 'bin-skill', 'SKILL.md'), skillMd('name: bin-skill\ndescription: Has a binary.'));
     await writeFile(join(root, 'bin-skill', 'blob.dat'), Buffer.from([0, 1, 2, 3, 0, 255]));
     const tool = skillTool(await loadSkills([root]));
-    await expect(tool.execute({ name: 'bin-skill', file: 'blob.dat' }, inEnv(new MemoryEnv()))).rejects.toThrow(/binary file/);
+    await expect(tool.execute({ name: 'bin-skill', file: 'blob.dat' }, inEnv(new MemoryEnv()))).rejects.toThrow(
+      /binary file/,
+    );
   });
 
   it('an agent in a MemoryEnv loads a skill, reads one of its files and answers; errors come back to the model', async () => {
@@ -86,8 +100,14 @@ describe('skill tool', () => {
     const r = await new Engine({ agent, env: new MemoryEnv(), trace: { dir } }).run('Style my slides');
     expect(r.finalResult).toBe('applied golden-hour');
     const t = await readTrace(r.traceDir!);
-    expect(t.steps[0].results[0]).toMatchObject({ status: 'error', error: expect.stringContaining('Unknown skill "themes"') });
-    expect(t.steps[1].results[0]).toMatchObject({ status: 'success', output: expect.stringContaining('Base folder: /mnt/theme-factory') });
+    expect(t.steps[0].results[0]).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('Unknown skill "themes"'),
+    });
+    expect(t.steps[1].results[0]).toMatchObject({
+      status: 'success',
+      output: expect.stringContaining('Base folder: /mnt/theme-factory'),
+    });
     expect(t.steps[2].results[0]).toMatchObject({ status: 'success', output: expect.stringMatching(/golden/i) });
     expect(JSON.stringify(model.requests[2].messages)).toContain('# Theme Factory Skill');
   });

@@ -26,15 +26,26 @@ describe('ToolRetrievalService', () => {
   it('indexes every skill of a root on open and ranks them by meaning, with scores', async () => {
     const root = await rootWithFixtures();
     const { service, report } = await ToolRetrievalService.open(root);
-    expect(report).toEqual({ added: ['brand-guidelines', 'internal-comms', 'theme-factory'], updated: [], removed: [] });
+    expect(report).toEqual({
+      added: ['brand-guidelines', 'internal-comms', 'theme-factory'],
+      updated: [],
+      removed: [],
+    });
     const hits = await service.search('apply a color theme to my slides');
     expect(hits.map((h) => h.name)).toEqual(['theme-factory', 'brand-guidelines', 'internal-comms']);
-    expect(hits[0]).toMatchObject({ path: join(root, 'theme-factory/SKILL.md'), description: expect.stringMatching(/^Toolkit for styling/) });
+    expect(hits[0]).toMatchObject({
+      path: join(root, 'theme-factory/SKILL.md'),
+      description: expect.stringMatching(/^Toolkit for styling/),
+    });
     expect(hits[0].score).toBeGreaterThan(hits[1].score);
     expect(hits[0].score).toBeLessThanOrEqual(1);
     // top and threshold
     expect(await service.search('apply a color theme to my slides', { top: 1 })).toEqual([hits[0]]);
-    expect((await service.search('apply a color theme to my slides', { threshold: hits[1].score + 1e-9 })).map((h) => h.name)).toEqual(['theme-factory']);
+    expect(
+      (await service.search('apply a color theme to my slides', { threshold: hits[1].score + 1e-9 })).map(
+        (h) => h.name,
+      ),
+    ).toEqual(['theme-factory']);
     await expect(service.search('  ')).rejects.toThrow('the search query is empty');
     await expect(service.search('x', { top: 0 })).rejects.toThrow('top must be a positive integer, got 0');
   });
@@ -44,10 +55,17 @@ describe('ToolRetrievalService', () => {
     const { service } = await ToolRetrievalService.open(root);
     await ToolRetrievalService.open(root, { embedder: hashingEmbedder({ dimensions: 64 }) });
     const dirs = readdirSync(join(root, '.qitos/index')).sort();
-    expect(dirs).toEqual([expect.stringMatching(/^hashing-v1-512-[0-9a-f]{10}$/), expect.stringMatching(/^hashing-v1-64-[0-9a-f]{10}$/)]);
+    expect(dirs).toEqual([
+      expect.stringMatching(/^hashing-v1-512-[0-9a-f]{10}$/),
+      expect.stringMatching(/^hashing-v1-64-[0-9a-f]{10}$/),
+    ]);
     const index = JSON.parse(readFileSync(join(service.indexDir, 'index.json'), 'utf8'));
     expect(index.items).toHaveLength(3);
-    expect(index.items[0]).toMatchObject({ id: expect.any(String), metadata: { name: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) }, vector: expect.any(Array) });
+    expect(index.items[0]).toMatchObject({
+      id: expect.any(String),
+      metadata: { name: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      vector: expect.any(Array),
+    });
     expect(index.items[0].vector).toHaveLength(512);
   });
 
@@ -64,13 +82,23 @@ describe('ToolRetrievalService', () => {
     await mkdir(join(root, 'gardening'));
     writeFileSync(join(root, 'gardening/SKILL.md'), skillMd('gardening', 'Plans a vegetable garden.'));
     rmSync(join(root, 'internal-comms'), { recursive: true });
-    expect(await service.sync()).toEqual({ added: ['gardening'], updated: ['theme-factory'], removed: ['internal-comms'] });
-    expect(embedder.texts.slice(3)).toEqual(['gardening: Plans a vegetable garden.', 'theme factory: Bakes sourdough bread.']);
-    expect((await service.search('bake bread', { top: 1 }))[0]).toMatchObject({ name: 'theme-factory', description: 'Bakes sourdough bread.' });
+    expect(await service.sync()).toEqual({
+      added: ['gardening'],
+      updated: ['theme-factory'],
+      removed: ['internal-comms'],
+    });
+    expect(embedder.texts.slice(3)).toEqual([
+      'gardening: Plans a vegetable garden.',
+      'theme factory: Bakes sourdough bread.',
+    ]);
+    expect((await service.search('bake bread', { top: 1 }))[0]).toMatchObject({
+      name: 'theme-factory',
+      description: 'Bakes sourdough bread.',
+    });
     expect(await service.size()).toBe(3);
   });
 
-  it('sees another instance\'s writes; rebuilds a damaged index file and says so', async () => {
+  it("sees another instance's writes; rebuilds a damaged index file and says so", async () => {
     const root = await rootWithFixtures();
     const { service: a } = await ToolRetrievalService.open(root);
     const { service: b } = await ToolRetrievalService.open(root);
@@ -82,7 +110,9 @@ describe('ToolRetrievalService', () => {
     writeFileSync(join(a.indexDir, 'index.json'), '{"version":1,"items":[{"id":"brand-gu'); // a save cut short by a crash
     const hits = await a.search('vegetable garden', { top: 1 });
     expect(hits[0].name).toBe('gardening');
-    expect(a.warnings).toEqual([expect.stringMatching(/^the index in .* could not be read \(.*\); it was rebuilt from the skill folders$/)]);
+    expect(a.warnings).toEqual([
+      expect.stringMatching(/^the index in .* could not be read \(.*\); it was rebuilt from the skill folders$/),
+    ]);
     expect(JSON.parse(readFileSync(join(a.indexDir, 'index.json'), 'utf8')).items).toHaveLength(4);
 
     const reopened = await ToolRetrievalService.open(root);
@@ -93,13 +123,22 @@ describe('ToolRetrievalService', () => {
 
   it('an embedder that returns broken vectors is an error naming it, and nothing is indexed', async () => {
     const root = await rootWithFixtures();
-    const bad: EmbeddingModel = { id: 'bad:model', embed: async (t) => t.map((_, i) => (i === 1 ? [Number.NaN, 1] : [1, 0])) };
-    await expect(ToolRetrievalService.open(root, { embedder: bad })).rejects.toThrow('embedding model bad:model returned invalid vectors: [1][0] must be a finite number');
+    const bad: EmbeddingModel = {
+      id: 'bad:model',
+      embed: async (t) => t.map((_, i) => (i === 1 ? [Number.NaN, 1] : [1, 0])),
+    };
+    await expect(ToolRetrievalService.open(root, { embedder: bad })).rejects.toThrow(
+      'embedding model bad:model returned invalid vectors: [1][0] must be a finite number',
+    );
     const short: EmbeddingModel = { id: 'short:model', embed: async (t) => t.slice(1).map(() => [1, 0]) };
-    await expect(ToolRetrievalService.open(root, { embedder: short })).rejects.toThrow('embedding model short:model returned 2 vectors for 3 texts');
+    await expect(ToolRetrievalService.open(root, { embedder: short })).rejects.toThrow(
+      'embedding model short:model returned 2 vectors for 3 texts',
+    );
   });
 
   it('a root that is not a folder is an error naming it', async () => {
-    await expect(ToolRetrievalService.open('/nonexistent/skills')).rejects.toThrow('skills root /nonexistent/skills is not a folder');
+    await expect(ToolRetrievalService.open('/nonexistent/skills')).rejects.toThrow(
+      'skills root /nonexistent/skills is not a folder',
+    );
   });
 });

@@ -9,7 +9,15 @@ import { sha256Hex } from '../../../src/kit/tau-bench/tau-session.js';
  * digests.json (made by gen_digests.py running the original env). Needs the installed upstream data; without it
  * the suite skips, naming the command that installs it.
  */
-interface Digest { index: number; calls: number; outputs_sha256: string; errors: number; db_hash: string; gt_db_hash: string | null; reward: number }
+interface Digest {
+  index: number;
+  calls: number;
+  outputs_sha256: string;
+  errors: number;
+  db_hash: string;
+  gt_db_hash: string | null;
+  reward: number;
+}
 const digests = JSON.parse(readFileSync(new URL('../../fixtures/tau-bench/digests.json', import.meta.url), 'utf8')) as {
   domains: Record<string, Record<string, Digest[]>>;
 };
@@ -41,11 +49,21 @@ describe.skipIf(!installed)(`tau-bench full data (install: ${TAU_FETCH_COMMAND})
           const { session, observations } = runTask(domain, task);
           const reward = session.reward(task);
           const got = {
-            calls: observations.length, outputs: sha256Hex(observations.join('\x1e')), db: reward.dbHash, reward: reward.reward,
+            calls: observations.length,
+            outputs: sha256Hex(observations.join('\x1e')),
+            db: reward.dbHash,
+            reward: reward.reward,
             gt: task.outputs.length ? null : reward.gtDbHash,
           };
-          const exp = { calls: want.calls, outputs: want.outputs_sha256, db: want.db_hash, reward: want.reward, gt: want.gt_db_hash };
-          if (JSON.stringify(got) !== JSON.stringify(exp)) mismatches.push(`task ${want.index}: ${JSON.stringify(got)} != ${JSON.stringify(exp)}`);
+          const exp = {
+            calls: want.calls,
+            outputs: want.outputs_sha256,
+            db: want.db_hash,
+            reward: want.reward,
+            gt: want.gt_db_hash,
+          };
+          if (JSON.stringify(got) !== JSON.stringify(exp))
+            mismatches.push(`task ${want.index}: ${JSON.stringify(got)} != ${JSON.stringify(exp)}`);
         }
         expect(mismatches).toEqual([]);
         expect(expected.every((d) => d.reward === 1)).toBe(true);
@@ -62,20 +80,30 @@ describe.skipIf(!installed)(`tau-bench full data (install: ${TAU_FETCH_COMMAND})
       full.respond(answer);
       const results = task.actions.map((a) => full.call(a.name, a.kwargsJson));
       expect(full.reward(task).reward).toBe(1);
-      const k = task.actions.findLastIndex((a, j) => /^(cancel|modify|return|exchange)_/.test(a.name) && !results[j].error);
+      const k = task.actions.findLastIndex(
+        (a, j) => /^(cancel|modify|return|exchange)_/.test(a.name) && !results[j].error,
+      );
       if (k < 0) continue;
       const dropped = domain.session();
       dropped.respond(answer);
-      task.actions.forEach((a, j) => { if (j !== k) dropped.call(a.name, a.kwargsJson); });
+      task.actions.forEach((a, j) => {
+        if (j !== k) dropped.call(a.name, a.kwargsJson);
+      });
       expect(dropped.reward(task).reward).toBe(0);
       const changed = domain.session();
       changed.respond(answer);
       task.actions.forEach((a, j) => {
         // another payment method id or reason: the call still succeeds or fails, but not as the ground truth did
-        const kwargs = j === k ? a.kwargsJson.replace(/"(payment_method_id|reason|address1)": "[^"]*"/, '"$1": "changed"') : a.kwargsJson;
+        const kwargs =
+          j === k
+            ? a.kwargsJson.replace(/"(payment_method_id|reason|address1)": "[^"]*"/, '"$1": "changed"')
+            : a.kwargsJson;
         changed.call(a.name, kwargs);
       });
-      if (task.actions[k].kwargsJson !== task.actions[k].kwargsJson.replace(/"(payment_method_id|reason|address1)": "[^"]*"/, 'x')) {
+      if (
+        task.actions[k].kwargsJson !==
+        task.actions[k].kwargsJson.replace(/"(payment_method_id|reason|address1)": "[^"]*"/, 'x')
+      ) {
         expect(changed.reward(task).reward).toBe(0);
       }
       checked++;

@@ -14,7 +14,14 @@ afterEach(() => {
   dirs = [];
 });
 
-async function run(domain: TauDomain, taskIds: string[], agent: 'tool-calling' | 'ground-truth', agentScript: ScriptReply[], userScript: ScriptReply[], userStrategy?: string) {
+async function run(
+  domain: TauDomain,
+  taskIds: string[],
+  agent: 'tool-calling' | 'ground-truth',
+  agentScript: ScriptReply[],
+  userScript: ScriptReply[],
+  userStrategy?: string,
+) {
   const out = mkdtempSync(join(tmpdir(), 'qitos-tau-synth-'));
   dirs.push(out);
   const userModel = new ScriptedModel(userScript, { id: 'scripted:user' });
@@ -42,22 +49,46 @@ describe('tau-bench episodes over the synthetic fixtures', () => {
       ['0'],
       'tool-calling',
       [
-        { toolCalls: [{ name: 'modify_pending_order_items', input: '{"order_id": "#W001", "item_ids": ["1234567890"], "new_item_ids": ["7777777777"], "payment_method_id": "gift_card_8"}' }] },
-        { toolCalls: [{ name: 'cancel_pending_order', input: '{"order_id": "#W005", "reason": "ordered by mistake"}' }] },
+        {
+          toolCalls: [
+            {
+              name: 'modify_pending_order_items',
+              input:
+                '{"order_id": "#W001", "item_ids": ["1234567890"], "new_item_ids": ["7777777777"], "payment_method_id": "gift_card_8"}',
+            },
+          ],
+        },
+        {
+          toolCalls: [{ name: 'cancel_pending_order', input: '{"order_id": "#W005", "reason": "ordered by mistake"}' }],
+        },
         'Both are done.',
       ],
       // reset: a candidate the supervisor rejects, then one it accepts; after the agent's message: STOP, accepted.
-      ['Tell me everything.', 'false', 'Please change my T-shirt on #W001 and cancel #W005.', 'true', '###STOP###', 'true'],
+      [
+        'Tell me everything.',
+        'false',
+        'Please change my T-shirt on #W001 and cancel #W005.',
+        'true',
+        '###STOP###',
+        'true',
+      ],
       'verify',
     );
     const line = r.results[0];
     expect(line).toMatchObject({ pass: true, stopReason: 'env_terminal', error: null });
-    expect(line.details).toMatchObject({ reward: syntheticGroundTruthRewards('retail')[0], ended: 'user', userStrategy: 'verify' });
+    expect(line.details).toMatchObject({
+      reward: syntheticGroundTruthRewards('retail')[0],
+      ended: 'user',
+      userStrategy: 'verify',
+    });
     expect(line.usageByPurpose?.user.modelCalls).toBe(6);
     // The second supervisor call judged the second candidate over the conversation so far (greeting only).
     const judged = userModel.requests[3].messages[0];
     expect(judged.role === 'user' && judged.content[0].type === 'text' && judged.content[0].text).toBe(
-      verifyPrompt(`System: ${envs[0].user.messages[0].content}\nCustomer: Hi! How can I help you today?`, 'Please change my T-shirt on #W001 and cancel #W005.'),
+      verifyPrompt(
+        `System: ${envs[0].user.messages[0].content}\nCustomer: Hi! How can I help you today?`,
+        'Please change my T-shirt on #W001 and cancel #W005.',
+      ),
     );
     expect(envs[0].conversation.map((m) => m.role)).toEqual(['user', 'agent', 'user']);
   });

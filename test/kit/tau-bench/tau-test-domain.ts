@@ -37,13 +37,16 @@ export function syntheticDomain(name: TauDomainName): TauDomain {
     if (rel === 'wiki.md') return '# synthetic wiki\n';
     if (rel === 'rules.py') return 'RULES = [\n    "one rule",  # a comment\n]\n';
     const tool = /^tools\/(\w+)\.py$/.exec(rel)?.[1];
-    if (tool) return `class X:\n    @staticmethod\n    def get_info():\n        return {"type": "function", "function": {"name": "${tool}", "description": "d", "parameters": {"type": "object", "properties": {}}}}\n`;
+    if (tool)
+      return `class X:\n    @staticmethod\n    def get_info():\n        return {"type": "function", "function": {"name": "${tool}", "description": "d", "parameters": {"type": "object", "properties": {}}}}\n`;
     throw new Error(`synthetic fixture has no ${path}`);
   });
 }
 
 /** The reward the original Python env gives each synthetic task's ground truth with its outputs answered (goldens.json). */
 export function syntheticGroundTruthRewards(name: TauDomainName): number[] {
-  const goldens = JSON.parse(readFixture('goldens.json')) as { tasks: Record<TauDomainName, Array<{ gt: { reward: number } }>> };
+  const goldens = JSON.parse(readFixture('goldens.json')) as {
+    tasks: Record<TauDomainName, Array<{ gt: { reward: number } }>>;
+  };
   return goldens.tasks[name].map((t) => t.gt.reward);
 }

@@ -3,17 +3,31 @@ import { z } from 'zod';
 import { decide, defineTool, type State } from '../../../src/index.js';
 import { createModel } from '../../../src/models/index.js';
 import { doomLoop } from '../../../src/kit/policies/index.js';
-import { actContext, policyContext, runSteps, ScriptedAgent, startFakeOpenAI, toolContext } from '../../../src/kit/testing/index.js';
+import {
+  actContext,
+  policyContext,
+  runSteps,
+  ScriptedAgent,
+  startFakeOpenAI,
+  toolContext,
+} from '../../../src/kit/testing/index.js';
 import { baseState } from '../../../src/core/index.js';
 
 /** qitos-ts/testing: what a user's unit test of a tool, policy or agent stands on. */
-const add = defineTool({ id: 'add', description: 'Adds.', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => String(a + b) });
+const add = defineTool({
+  id: 'add',
+  description: 'Adds.',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => String(a + b),
+});
 
 describe('qitos-ts/testing', () => {
   it("toolContext calls a tool's execute outside a run; its metadata updates go nowhere, its signal is live", async () => {
     const seen: string[] = [];
     const tool = defineTool({
-      id: 'who', description: 'Names the call.', parameters: z.object({}),
+      id: 'who',
+      description: 'Names the call.',
+      parameters: z.object({}),
       execute: (_args, ctx) => {
         ctx.metadata({ title: 'naming' });
         seen.push(`${ctx.runId}/${ctx.callId}/${ctx.step}/${ctx.signal.aborted}`);
@@ -27,7 +41,11 @@ describe('qitos-ts/testing', () => {
   });
 
   it('policyContext drives a policy directly: a doom loop stops on the repeated call and the emitted events are kept', async () => {
-    const r = await runSteps([decide.call('add', { a: 1, b: 1 })], { tools: [add], policies: [doomLoop({ threshold: 3 })], maxSteps: 10 });
+    const r = await runSteps([decide.call('add', { a: 1, b: 1 })], {
+      tools: [add],
+      policies: [doomLoop({ threshold: 3 })],
+      maxSteps: 10,
+    });
     expect(r.stopReason).toBe('doom_loop');
     let state: State = baseState({ id: 't', objective: 'x' }, 10);
     const ctx = policyContext(state);
@@ -43,7 +61,9 @@ describe('qitos-ts/testing', () => {
   it('runSteps runs the loop on given decisions with real tools; the last decision repeats and maxSteps ends a run', async () => {
     const sums: string[] = [];
     const counted = defineTool({
-      id: 'add', description: 'Adds.', parameters: z.object({ a: z.number(), b: z.number() }),
+      id: 'add',
+      description: 'Adds.',
+      parameters: z.object({ a: z.number(), b: z.number() }),
       execute: ({ a, b }) => {
         sums.push(String(a + b));
         return String(a + b);

@@ -10,15 +10,23 @@ describe('bash tool (HostEnv)', () => {
   it('returns stdout, stderr and the exit code; a failing command is a normal result', async () => {
     const ws = host.make({ 'a.txt': 'hello\n' });
     try {
-      const ok = await callTool(bashTool(), { command: 'cat a.txt; echo warn >&2', description: 'print a file' }, ws.env);
+      const ok = await callTool(
+        bashTool(),
+        { command: 'cat a.txt; echo warn >&2', description: 'print a file' },
+        ws.env,
+      );
       expect(ok.status).toBe('success');
       expect(ok.seen).toBe('hello\n[stderr]\nwarn\n[exit code 0]');
       expect(ok.state.status === 'completed' && ok.state.title).toBe('print a file');
       const fail = await callTool(bashTool(), { command: 'ls missing-file' }, ws.env);
       expect(fail.status).toBe('success');
-      expect(fail.seen).toMatch(/^\[stderr\]\nls: cannot access 'missing-file': No such file or directory\n\[exit code 2\]$/);
+      expect(fail.seen).toMatch(
+        /^\[stderr\]\nls: cannot access 'missing-file': No such file or directory\n\[exit code 2\]$/,
+      );
       expect((await callTool(bashTool(), { command: 'true' }, ws.env)).seen).toBe('(no output)\n[exit code 0]');
-      expect((await callTool(bashTool(), { command: 'pwd', cwd: 'sub' }, ws.env)).seen).toMatch(/not an existing folder/);
+      expect((await callTool(bashTool(), { command: 'pwd', cwd: 'sub' }, ws.env)).seen).toMatch(
+        /not an existing folder/,
+      );
     } finally {
       ws.cleanup();
     }
@@ -31,7 +39,9 @@ describe('bash tool (HostEnv)', () => {
       const r = await callTool(bashTool(), { command: 'echo started; sleep 60', timeoutMs: 300 }, ws.env);
       expect(Date.now() - t0).toBeLessThan(5000);
       expect(r.status).toBe('error');
-      expect(r.seen).toMatch(/^Command timed out after 300 ms and was killed with all its child processes\. Output before the kill \(first 2 KB\):\nstarted\n/);
+      expect(r.seen).toMatch(
+        /^Command timed out after 300 ms and was killed with all its child processes\. Output before the kill \(first 2 KB\):\nstarted\n/,
+      );
     } finally {
       ws.cleanup();
     }

@@ -71,11 +71,22 @@ describe('evaluateArithmetic', () => {
       node: fc.oneof(
         { depthSize: 'small', withCrossShrink: true },
         fc.integer({ min: -50, max: 50 }).map((n) => ({ n })),
-        fc.record({ op: fc.constantFrom('+', '-', '*') as fc.Arbitrary<'+' | '-' | '*'>, l: tie('node'), r: tie('node') }),
+        fc.record({
+          op: fc.constantFrom('+', '-', '*') as fc.Arbitrary<'+' | '-' | '*'>,
+          l: tie('node'),
+          r: tie('node'),
+        }),
         fc.record({ neg: tie('node') }),
       ),
     })).node;
-    const show = (t: Node): string => ('n' in t ? (t.n < 0 ? `(${t.n})` : String(t.n)) : 'neg' in t ? `-(${show(t.neg)})` : `(${show(t.l)} ${t.op} ${show(t.r)})`);
+    const show = (t: Node): string =>
+      'n' in t
+        ? t.n < 0
+          ? `(${t.n})`
+          : String(t.n)
+        : 'neg' in t
+          ? `-(${show(t.neg)})`
+          : `(${show(t.l)} ${t.op} ${show(t.r)})`;
     const value = (t: Node): number => {
       if ('n' in t) return t.n;
       if ('neg' in t) return -value(t.neg);

@@ -11,10 +11,18 @@ const eol = fc.constantFrom('\n', '\r\n');
 /** A file of marked lines with an end (LF or CRLF) per line; the last line may have none. */
 const fileArb = fc
   .array(fc.tuple(text, eol), { minLength: 2, maxLength: 12 })
-  .chain((rows) => fc.tuple(fc.constant(rows.map(([t], i) => `L${i}: ${t}`)), fc.constant(rows.map(([, e]) => e)), fc.boolean(), fc.boolean()))
+  .chain((rows) =>
+    fc.tuple(
+      fc.constant(rows.map(([t], i) => `L${i}: ${t}`)),
+      fc.constant(rows.map(([, e]) => e)),
+      fc.boolean(),
+      fc.boolean(),
+    ),
+  )
   .map(([lines, ends, lastHasEnd, bom]) => ({ lines, ends: lastHasEnd ? ends : [...ends.slice(0, -1), ''], bom }));
 
-const render = (lines: string[], ends: string[], bom: boolean) => (bom ? '\uFEFF' : '') + lines.map((l, i) => l + ends[i]).join('');
+const render = (lines: string[], ends: string[], bom: boolean) =>
+  (bom ? '\uFEFF' : '') + lines.map((l, i) => l + ends[i]).join('');
 /** The line end the edit should write between new lines: CRLF if the replaced lines had one between them, else the file's majority. */
 function expectedStyle(ends: string[], i: number, j: number): string {
   const inside = ends.slice(i, j);
@@ -25,20 +33,39 @@ function expectedStyle(ends: string[], i: number, j: number): string {
 }
 
 describe('editText properties (seed printed on failure)', () => {
-  it('replaces a block whatever the line ends of file and arguments, keeps the BOM, and writes the new lines in the file\'s style', () => {
+  it("replaces a block whatever the line ends of file and arguments, keeps the BOM, and writes the new lines in the file's style", () => {
     fc.assert(
-      fc.property(fileArb, fc.nat(), fc.nat(), eol, eol, fc.array(text, { minLength: 1, maxLength: 4 }), (f, a, b, argEol, newEol, fresh) => {
-        const i = a % f.lines.length;
-        const j = i + (b % (f.lines.length - i));
-        const oldString = f.lines.slice(i, j + 1).join(argEol);
-        const newLines = fresh.map((t, k) => `N${k}: ${t}`);
-        const r = editText(render(f.lines, f.ends, f.bom), oldString, newLines.join(newEol));
-        const style = expectedStyle(f.ends, i, j);
-        const expected = (f.bom ? '\uFEFF' : '') + f.lines.slice(0, i).map((l, k) => l + f.ends[k]).join('') + newLines.join(style) + f.ends[j] + f.lines.slice(j + 1).map((l, k) => l + f.ends[j + 1 + k]).join('');
-        expect(r.text).toBe(expected);
-        expect(r.replacer).toBe('exact');
-        expect(r.lines).toEqual([i + 1]);
-      }),
+      fc.property(
+        fileArb,
+        fc.nat(),
+        fc.nat(),
+        eol,
+        eol,
+        fc.array(text, { minLength: 1, maxLength: 4 }),
+        (f, a, b, argEol, newEol, fresh) => {
+          const i = a % f.lines.length;
+          const j = i + (b % (f.lines.length - i));
+          const oldString = f.lines.slice(i, j + 1).join(argEol);
+          const newLines = fresh.map((t, k) => `N${k}: ${t}`);
+          const r = editText(render(f.lines, f.ends, f.bom), oldString, newLines.join(newEol));
+          const style = expectedStyle(f.ends, i, j);
+          const expected =
+            (f.bom ? '\uFEFF' : '') +
+            f.lines
+              .slice(0, i)
+              .map((l, k) => l + f.ends[k])
+              .join('') +
+            newLines.join(style) +
+            f.ends[j] +
+            f.lines
+              .slice(j + 1)
+              .map((l, k) => l + f.ends[j + 1 + k])
+              .join('');
+          expect(r.text).toBe(expected);
+          expect(r.replacer).toBe('exact');
+          expect(r.lines).toEqual([i + 1]);
+        },
+      ),
     );
   });
 
@@ -55,32 +82,47 @@ describe('editText properties (seed printed on failure)', () => {
   });
 
   // A block of code-like lines at a base indentation, with relative indentation inside it.
-  const blockArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), text), { minLength: 2, maxLength: 5 }).map((rows) => rows.map(([lvl, t], k) => ({ rel: '  '.repeat(lvl), t: `B${k}: ${t}` })));
+  const blockArb = fc
+    .array(fc.tuple(fc.integer({ min: 0, max: 2 }), text), { minLength: 2, maxLength: 5 })
+    .map((rows) => rows.map(([lvl, t], k) => ({ rel: '  '.repeat(lvl), t: `B${k}: ${t}` })));
 
   it('a block sent at another indentation is matched, and newString is moved by the same amount', () => {
     fc.assert(
-      fc.property(blockArb, blockArb, fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), (block, fresh, base, sent) => {
-        fc.pre(base !== sent);
-        const at = (indent: number, rows: { rel: string; t: string }[]) => rows.map((r) => ' '.repeat(indent) + r.rel + r.t.replace(/^B/, rows === fresh ? 'N' : 'B'));
-        const file = ['head();', ...at(base, block), 'tail();', ''].join('\n');
-        const r = editText(file, at(sent, block).join('\n'), at(sent, fresh).join('\n'));
-        expect(r.replacer).toBe('indentation-flexible');
-        expect(r.text).toBe(['head();', ...at(base, fresh), 'tail();', ''].join('\n'));
-      }),
+      fc.property(
+        blockArb,
+        blockArb,
+        fc.integer({ min: 0, max: 8 }),
+        fc.integer({ min: 0, max: 8 }),
+        (block, fresh, base, sent) => {
+          fc.pre(base !== sent);
+          const at = (indent: number, rows: { rel: string; t: string }[]) =>
+            rows.map((r) => ' '.repeat(indent) + r.rel + r.t.replace(/^B/, rows === fresh ? 'N' : 'B'));
+          const file = ['head();', ...at(base, block), 'tail();', ''].join('\n');
+          const r = editText(file, at(sent, block).join('\n'), at(sent, fresh).join('\n'));
+          expect(r.replacer).toBe('indentation-flexible');
+          expect(r.text).toBe(['head();', ...at(base, fresh), 'tail();', ''].join('\n'));
+        },
+      ),
     );
   });
 
   it('lines sent with other leading and trailing whitespace are matched line by line (line-trimmed)', () => {
     fc.assert(
-      fc.property(blockArb, fc.array(fc.constantFrom('', ' ', '\t', '   '), { minLength: 5, maxLength: 5 }), fc.array(fc.constantFrom('', ' ', '  '), { minLength: 5, maxLength: 5 }), (block, leads, trails) => {
-        const lines = block.map((r) => r.rel + r.t);
-        const sent = lines.map((l, k) => leads[k] + l.trim() + trails[k]);
-        fc.pre(sent.join('\n') !== lines.join('\n'));
-        const file = `start\n${lines.join('\n')}\nend\n`;
-        const r = editText(file, sent.join('\n'), 'X');
-        expect(['exact', 'indentation-flexible', 'trimmed-boundary', 'line-trimmed']).toContain(r.replacer);
-        if (r.replacer === 'line-trimmed' || r.replacer === 'indentation-flexible') expect(r.text).toMatch(/^start\n[ ]*X\nend\n$/);
-      }),
+      fc.property(
+        blockArb,
+        fc.array(fc.constantFrom('', ' ', '\t', '   '), { minLength: 5, maxLength: 5 }),
+        fc.array(fc.constantFrom('', ' ', '  '), { minLength: 5, maxLength: 5 }),
+        (block, leads, trails) => {
+          const lines = block.map((r) => r.rel + r.t);
+          const sent = lines.map((l, k) => leads[k] + l.trim() + trails[k]);
+          fc.pre(sent.join('\n') !== lines.join('\n'));
+          const file = `start\n${lines.join('\n')}\nend\n`;
+          const r = editText(file, sent.join('\n'), 'X');
+          expect(['exact', 'indentation-flexible', 'trimmed-boundary', 'line-trimmed']).toContain(r.replacer);
+          if (r.replacer === 'line-trimmed' || r.replacer === 'indentation-flexible')
+            expect(r.text).toMatch(/^start\n[ ]*X\nend\n$/);
+        },
+      ),
     );
   });
 
@@ -92,7 +134,9 @@ describe('editText properties (seed printed on failure)', () => {
         const second = lines.length + gap + 1;
         expect(() => editText(file, lines.join('\n'), 'X')).toThrow(EditError);
         expect(() => editText(file, lines.join('\n'), 'X')).toThrow(`(at lines 1, ${second})`);
-        expect(editText(file, lines.join('\n'), 'X', { replaceAll: true }).text).toBe(['X', ...Array.from({ length: gap }, (_, k) => `gap ${k}`), 'X', ''].join('\n'));
+        expect(editText(file, lines.join('\n'), 'X', { replaceAll: true }).text).toBe(
+          ['X', ...Array.from({ length: gap }, (_, k) => `gap ${k}`), 'X', ''].join('\n'),
+        );
       }),
     );
   });

@@ -46,7 +46,13 @@ describe('tools inside an Engine run', () => {
             callReply('write', { path: '../ws2/secret.txt', content: 'pwned' }),
             callReply('edit', { path: 'app.txt', oldString: 'value = 1', newString: 'value = 2' }),
             callReply('edit', { path: 'app.txt', oldString: 'value = 1', newString: 'value = 2', replaceAll: true }),
-            (req) => ({ text: finalReply(toolResultsIn(req).map((r) => `${r.name}:${r.isError ? 'error' : 'ok'}`).join(',')) }),
+            (req) => ({
+              text: finalReply(
+                toolResultsIn(req)
+                  .map((r) => `${r.name}:${r.isError ? 'error' : 'ok'}`)
+                  .join(','),
+              ),
+            }),
           ],
           { tools: [readTool(), writeTool(), editTool()] },
         );

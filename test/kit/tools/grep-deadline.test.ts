@@ -17,11 +17,19 @@ describe.each(envCases)('grep with a catastrophic pattern ($name)', (kind) => {
       const r = await callTool(grepTool({ matchTimeoutMs: 400 }), { pattern: CATASTROPHIC }, ws.env);
       expect(fired).toBe(true);
       expect(r.status).toBe('error');
-      expect(r.seen).toMatch(/^the pattern \/\(a\+\)\+\$\/ ran for more than 400 ms and was stopped, at (ok\.txt line 1|src\/evil\.txt line [12])\./);
+      expect(r.seen).toMatch(
+        /^the pattern \/\(a\+\)\+\$\/ ran for more than 400 ms and was stopped, at (ok\.txt line 1|src\/evil\.txt line [12])\./,
+      );
       expect(r.seen).toMatch(/backtrack/);
       // One file alone: the error names it.
-      const one = await callTool(grepTool({ matchTimeoutMs: 400 }), { pattern: CATASTROPHIC, path: 'src/evil.txt' }, ws.env);
-      expect(one.seen).toMatch(/and was stopped, at src\/evil\.txt line [12]\. It probably backtracks catastrophically/);
+      const one = await callTool(
+        grepTool({ matchTimeoutMs: 400 }),
+        { pattern: CATASTROPHIC, path: 'src/evil.txt' },
+        ws.env,
+      );
+      expect(one.seen).toMatch(
+        /and was stopped, at src\/evil\.txt line [12]\. It probably backtracks catastrophically/,
+      );
     } finally {
       ws.cleanup();
     }
@@ -33,7 +41,9 @@ describe.each(envCases)('grep with a catastrophic pattern ($name)', (kind) => {
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 200);
       const t0 = Date.now();
-      const r = await callTool(grepTool({ matchTimeoutMs: 60_000 }), { pattern: CATASTROPHIC }, ws.env, { signal: ac.signal });
+      const r = await callTool(grepTool({ matchTimeoutMs: 60_000 }), { pattern: CATASTROPHIC }, ws.env, {
+        signal: ac.signal,
+      });
       expect(r.status).toBe('error');
       expect(r.seen).toMatch(/aborted/);
       expect(Date.now() - t0).toBeLessThan(3000);

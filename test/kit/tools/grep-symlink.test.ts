@@ -13,7 +13,9 @@ describe('search tools and symlinks out of the workspace (HostEnv)', () => {
       symlinkSync('../outside/secret.txt', path.join(ws.files.root, 'leak.txt'));
       const r = await callTool(grepTool(), { pattern: 'secret' }, ws.env);
       expect(r.status).toBe('success');
-      expect(r.seen).toBe('a.txt:1: secret here too\n\n(Could not read 1 file (leak.txt): outside the workspace or unreadable.)');
+      expect(r.seen).toBe(
+        'a.txt:1: secret here too\n\n(Could not read 1 file (leak.txt): outside the workspace or unreadable.)',
+      );
       expect(r.seen).not.toContain('outside secret');
       const direct = await callTool(grepTool(), { pattern: 'secret', path: 'leak.txt' }, ws.env);
       expect(direct.status).toBe('error');

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { nullEnv } from '../../../src/core/index.js';
 import { MemoryEnv } from '../../../src/envs/index.js';
 import {
-  builtinTools, codeSearchTool, datetimeTool, TodoStore, webSearchTool, zonedParts, type CodeSearchBackend, type WebSearchBackend,
+  builtinTools,
+  codeSearchTool,
+  datetimeTool,
+  TodoStore,
+  webSearchTool,
+  zonedParts,
+  type CodeSearchBackend,
+  type WebSearchBackend,
 } from '../../../src/kit/tools/index.js';
 import { callTool } from '../../helpers/qitos-env-fixtures.js';
 
@@ -11,9 +18,13 @@ describe('datetime tool', () => {
 
   it('gives the time in the asked time zone with offset, weekday and Unix time', async () => {
     const r = await callTool(datetimeTool({ now, timeZone: 'UTC' }), { timezone: 'Asia/Kolkata' }, nullEnv);
-    expect(r.seen).toBe('2024-03-10T18:04:56+05:30 (Sunday) in Asia/Kolkata (India Standard Time, UTC+05:30)\nUTC: 2024-03-10T12:34:56.789Z\nUnix time: 1710074096');
+    expect(r.seen).toBe(
+      '2024-03-10T18:04:56+05:30 (Sunday) in Asia/Kolkata (India Standard Time, UTC+05:30)\nUTC: 2024-03-10T12:34:56.789Z\nUnix time: 1710074096',
+    );
     const utc = await callTool(datetimeTool({ now, timeZone: 'UTC' }), {}, nullEnv);
-    expect(utc.seen.split('\n')[0]).toBe('2024-03-10T12:34:56+00:00 (Sunday) in UTC (Coordinated Universal Time, UTC+00:00)');
+    expect(utc.seen.split('\n')[0]).toBe(
+      '2024-03-10T12:34:56+00:00 (Sunday) in UTC (Coordinated Universal Time, UTC+00:00)',
+    );
   });
 
   it('follows daylight saving time', () => {
@@ -32,7 +43,11 @@ describe('web_search and code_search', () => {
   const web: WebSearchBackend = {
     name: 'fixture',
     async search(query, { limit }) {
-      return Array.from({ length: 3 }, (_, i) => ({ title: `${query} ${i + 1}`, url: `https://example.org/${i + 1}`, snippet: `snippet\n ${i + 1}` })).slice(0, limit);
+      return Array.from({ length: 3 }, (_, i) => ({
+        title: `${query} ${i + 1}`,
+        url: `https://example.org/${i + 1}`,
+        snippet: `snippet\n ${i + 1}`,
+      })).slice(0, limit);
     },
   };
   const code: CodeSearchBackend = {
@@ -52,17 +67,60 @@ describe('web_search and code_search', () => {
   });
 
   it('render the backend results, from the factory or from services', async () => {
-    expect((await callTool(webSearchTool(web), { query: 'q', limit: 2 }, nullEnv)).seen).toBe('1. q 1\n   https://example.org/1\n   snippet 1\n2. q 2\n   https://example.org/2\n   snippet 2');
-    expect((await callTool(webSearchTool(), { query: 'q', limit: 1 }, nullEnv, { services: { webSearch: web } })).seen).toBe('1. q 1\n   https://example.org/1\n   snippet 1');
-    expect((await callTool(codeSearchTool(code), { query: 'x', language: 'ts' }, nullEnv)).seen).toBe('acme/app: src/ts.ts:3\n    const x = 1;');
+    expect((await callTool(webSearchTool(web), { query: 'q', limit: 2 }, nullEnv)).seen).toBe(
+      '1. q 1\n   https://example.org/1\n   snippet 1\n2. q 2\n   https://example.org/2\n   snippet 2',
+    );
+    expect(
+      (await callTool(webSearchTool(), { query: 'q', limit: 1 }, nullEnv, { services: { webSearch: web } })).seen,
+    ).toBe('1. q 1\n   https://example.org/1\n   snippet 1');
+    expect((await callTool(codeSearchTool(code), { query: 'x', language: 'ts' }, nullEnv)).seen).toBe(
+      'acme/app: src/ts.ts:3\n    const x = 1;',
+    );
   });
 });
 
 describe('builtinTools', () => {
   it('has the default set, adds the optional tools when configured, and honours exclude', () => {
-    expect(builtinTools().map((t) => t.id)).toEqual(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'todo_write', 'todo_read', 'calculate', 'datetime', 'platform']);
-    const all = builtinTools({ webFetch: { allowHosts: ['example.org'] }, task: { createAgent: () => { throw new Error('unused'); } }, webSearch: { name: 'x', search: async () => [] }, codeSearch: { name: 'y', search: async () => [] }, exclude: ['platform'] });
-    expect(all.map((t) => t.id)).toEqual(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'todo_write', 'todo_read', 'calculate', 'datetime', 'web_fetch', 'task', 'web_search', 'code_search']);
+    expect(builtinTools().map((t) => t.id)).toEqual([
+      'bash',
+      'read',
+      'write',
+      'edit',
+      'glob',
+      'grep',
+      'todo_write',
+      'todo_read',
+      'calculate',
+      'datetime',
+      'platform',
+    ]);
+    const all = builtinTools({
+      webFetch: { allowHosts: ['example.org'] },
+      task: {
+        createAgent: () => {
+          throw new Error('unused');
+        },
+      },
+      webSearch: { name: 'x', search: async () => [] },
+      codeSearch: { name: 'y', search: async () => [] },
+      exclude: ['platform'],
+    });
+    expect(all.map((t) => t.id)).toEqual([
+      'bash',
+      'read',
+      'write',
+      'edit',
+      'glob',
+      'grep',
+      'todo_write',
+      'todo_read',
+      'calculate',
+      'datetime',
+      'web_fetch',
+      'task',
+      'web_search',
+      'code_search',
+    ]);
     expect(builtinTools({ bash: false }).every((t) => !t.requires.includes('process'))).toBe(true);
   });
 

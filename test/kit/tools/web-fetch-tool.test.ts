@@ -101,13 +101,16 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const tool = (extra: Partial<Parameters<typeof webFetchTool>[0]> = {}) => webFetchTool({ allowHosts: ['127.0.0.1'], timeoutMs: 1000, ...extra });
+const tool = (extra: Partial<Parameters<typeof webFetchTool>[0]> = {}) =>
+  webFetchTool({ allowHosts: ['127.0.0.1'], timeoutMs: 1000, ...extra });
 
 describe('web_fetch tool (local HTTP server)', () => {
   it('fetches an allowed page and turns its HTML into readable text', async () => {
     const r = await callTool(tool(), { url: `${base}/page` }, nullEnv);
     expect(r.status).toBe('success');
-    expect(r.seen).toMatch(new RegExp(`^URL: ${base}/page\\nStatus: 200; type: text/html; \\d+ B\\nTitle: Test & Page\\n\\n# Hello\\n`));
+    expect(r.seen).toMatch(
+      new RegExp(`^URL: ${base}/page\\nStatus: 200; type: text/html; \\d+ B\\nTitle: Test & Page\\n\\n# Hello\\n`),
+    );
     expect(r.seen).toContain('First paragraph with a link (https://example.org/x).');
     expect(r.seen).toContain('- one\n- two');
     expect(r.seen).toContain('  code\n    indented');
@@ -124,7 +127,9 @@ describe('web_fetch tool (local HTTP server)', () => {
     expect(ok.seen).toMatch(new RegExp(`^URL: ${base}/page \\(after 1 redirect\\)`));
     const away = await callTool(tool(), { url: `${base}/redirect-away` }, nullEnv);
     expect(away.status).toBe('error');
-    expect(away.seen).toBe(`host evil.example.com is not in the allowed hosts (redirected from ${base}/redirect-away). Allowed: 127.0.0.1.`);
+    expect(away.seen).toBe(
+      `host evil.example.com is not in the allowed hosts (redirected from ${base}/redirect-away). Allowed: 127.0.0.1.`,
+    );
     const file = await callTool(tool(), { url: `${base}/redirect-file` }, nullEnv);
     expect(file.seen).toMatch(/^URL scheme "file" is not allowed \(redirected from/);
     const loop = await callTool(tool({ maxRedirects: 3 }), { url: `${base}/loop` }, nullEnv);
@@ -134,13 +139,25 @@ describe('web_fetch tool (local HTTP server)', () => {
   it('refuses other schemes, hosts not allowed, and any host when none are configured, without a request', async () => {
     const before = hits.length;
     const cases: Array<[ReturnType<typeof webFetchTool>, string, RegExp]> = [
-      [tool(), 'file:///etc/passwd', /^URL scheme "file" is not allowed: web_fetch only fetches http and https URLs\.$/],
+      [
+        tool(),
+        'file:///etc/passwd',
+        /^URL scheme "file" is not allowed: web_fetch only fetches http and https URLs\.$/,
+      ],
       [tool(), 'ftp://127.0.0.1/x', /scheme "ftp" is not allowed/],
       [tool(), 'javascript:alert(1)', /scheme "javascript" is not allowed/],
-      [tool(), `http://localhost:${port}/page`, /^host localhost:\d+ is not in the allowed hosts\. Allowed: 127\.0\.0\.1\.$/],
+      [
+        tool(),
+        `http://localhost:${port}/page`,
+        /^host localhost:\d+ is not in the allowed hosts\. Allowed: 127\.0\.0\.1\.$/,
+      ],
       [tool(), 'not a url', /is not a valid URL/],
       [tool(), `http://user:pw@127.0.0.1:${port}/page`, /carries credentials/],
-      [webFetchTool({ allowHosts: [] }), `${base}/page`, /^web_fetch has no allowed hosts configured, so 127\.0\.0\.1:\d+ cannot be fetched/],
+      [
+        webFetchTool({ allowHosts: [] }),
+        `${base}/page`,
+        /^web_fetch has no allowed hosts configured, so 127\.0\.0\.1:\d+ cannot be fetched/,
+      ],
       [webFetchTool({ allowHosts: ['127.0.0.1:1'] }), `${base}/page`, /is not in the allowed hosts/],
     ];
     for (const [t, url, msg] of cases) {
@@ -155,7 +172,9 @@ describe('web_fetch tool (local HTTP server)', () => {
     const big = await callTool(tool({ maxBytes: 100_000 }), { url: `${base}/big` }, nullEnv);
     expect(big.seen).toBe(`response from ${base}/big is 195.3 KB, over the 97.7 KB limit.`);
     const streamed = await callTool(tool({ maxBytes: 100_000 }), { url: `${base}/stream-big` }, nullEnv);
-    expect(streamed.seen).toBe(`response from ${base}/stream-big is over the 97.7 KB limit; it was not read to the end.`);
+    expect(streamed.seen).toBe(
+      `response from ${base}/stream-big is over the 97.7 KB limit; it was not read to the end.`,
+    );
     const t0 = Date.now();
     const slow = await callTool(tool({ timeoutMs: 200 }), { url: `${base}/slow` }, nullEnv);
     expect(Date.now() - t0).toBeLessThan(1500);
@@ -163,8 +182,12 @@ describe('web_fetch tool (local HTTP server)', () => {
   });
 
   it('reports HTTP errors and binary content clearly; cuts long pages and keeps them whole for the trace', async () => {
-    expect((await callTool(tool(), { url: `${base}/missing` }, nullEnv)).seen).toBe(`HTTP 404 Not Found from ${base}/missing. Body starts: no such page`);
-    expect((await callTool(tool(), { url: `${base}/binary` }, nullEnv)).seen).toMatch(/returned image\/png \(8 B\), which web_fetch cannot show as text/);
+    expect((await callTool(tool(), { url: `${base}/missing` }, nullEnv)).seen).toBe(
+      `HTTP 404 Not Found from ${base}/missing. Body starts: no such page`,
+    );
+    expect((await callTool(tool(), { url: `${base}/binary` }, nullEnv)).seen).toMatch(
+      /returned image\/png \(8 B\), which web_fetch cannot show as text/,
+    );
     const long = await callTool(tool({ limits: { maxLines: 100 } }), { url: `${base}/long` }, nullEnv);
     expect(long.seen).toMatch(/\[output truncated: showing 100 of 3003 lines/);
     expect(long.output as string).toContain('row 2999');
@@ -172,7 +195,15 @@ describe('web_fetch tool (local HTTP server)', () => {
 });
 
 describe('web_fetch and other names of a host (IP spellings, localhost aliases)', () => {
-  const aliases = (p: number) => [`http://localhost:${p}/page`, `http://LOCALHOST.:${p}/page`, `http://a.localhost:${p}/page`, `http://[::1]:${p}/page`, `http://[::ffff:127.0.0.1]:${p}/page`, `http://0.0.0.0:${p}/page`, `http://0:${p}/page`];
+  const aliases = (p: number) => [
+    `http://localhost:${p}/page`,
+    `http://LOCALHOST.:${p}/page`,
+    `http://a.localhost:${p}/page`,
+    `http://[::1]:${p}/page`,
+    `http://[::ffff:127.0.0.1]:${p}/page`,
+    `http://0.0.0.0:${p}/page`,
+    `http://0:${p}/page`,
+  ];
 
   it('an allowed address does not let its names or other addresses of the machine in, directly or by redirect', async () => {
     const before = hits.length;
@@ -185,7 +216,9 @@ describe('web_fetch and other names of a host (IP spellings, localhost aliases)'
     for (const to of aliases(port)) {
       const r = await callTool(tool(), { url: `${base}/redirect-to?to=${encodeURIComponent(to)}` }, nullEnv);
       expect(r.status, to).toBe('error');
-      expect(r.seen, to).toMatch(/is not in the allowed hosts \(redirected from http:\/\/127\.0\.0\.1:\d+\/redirect-to/);
+      expect(r.seen, to).toMatch(
+        /is not in the allowed hosts \(redirected from http:\/\/127\.0\.0\.1:\d+\/redirect-to/,
+      );
     }
     expect(hits.length).toBe(before + aliases(port).length); // only the redirecting page was requested
   });
@@ -206,7 +239,10 @@ describe('web_fetch and other names of a host (IP spellings, localhost aliases)'
       expect(r.seen, host).toMatch(new RegExp(`^URL: http://127\\.0\\.0\\.1:${port}/json`));
     }
     // and an entry written in another spelling stands for the address too
-    expect((await callTool(webFetchTool({ allowHosts: ['127.1'], timeoutMs: 1000 }), { url: `${base}/json` }, nullEnv)).status).toBe('success');
+    expect(
+      (await callTool(webFetchTool({ allowHosts: ['127.1'], timeoutMs: 1000 }), { url: `${base}/json` }, nullEnv))
+        .status,
+    ).toBe('success');
   });
 });
 
@@ -281,18 +317,32 @@ describe('web_fetch: DNS is resolved once, checked, and pinned', () => {
 
   it('an allowed name that resolves to a loopback address is refused (the address must be listed itself)', async () => {
     const before = hits.length;
-    const r = await callTool(webFetchTool({ allowHosts: [`localhost:${port}`], timeoutMs: 2000 }), { url: `http://localhost:${port}/page` }, nullEnv);
+    const r = await callTool(
+      webFetchTool({ allowHosts: [`localhost:${port}`], timeoutMs: 2000 }),
+      { url: `http://localhost:${port}/page` },
+      nullEnv,
+    );
     expect(r.status).toBe('error');
-    expect(r.seen).toMatch(/^host localhost resolves to (127\.0\.0\.1|::1) \(loopback\).*, not a public address\. web_fetch connects to a non-public address only when allowHosts lists that address itself/);
+    expect(r.seen).toMatch(
+      /^host localhost resolves to (127\.0\.0\.1|::1) \(loopback\).*, not a public address\. web_fetch connects to a non-public address only when allowHosts lists that address itself/,
+    );
     expect(hits.length).toBe(before);
     // Listing the address lets the name in.
-    const ok = await callTool(webFetchTool({ allowHosts: ['localhost', '127.0.0.1', '[::1]'], timeoutMs: 2000 }), { url: `http://localhost:${port}/json` }, nullEnv);
+    const ok = await callTool(
+      webFetchTool({ allowHosts: ['localhost', '127.0.0.1', '[::1]'], timeoutMs: 2000 }),
+      { url: `http://localhost:${port}/json` },
+      nullEnv,
+    );
     expect(ok.status, ok.seen).toBe('success');
   });
 
   it('connects to the address it checked: a resolver that changes its answer later is asked once per connection', async () => {
     const { resolve, calls } = scripted([['127.0.0.1'], ['10.9.9.9']]);
-    const r = await callTool(webFetchTool({ allowHosts: ['pinned.test', '127.0.0.1'], timeoutMs: 2000, resolve }), { url: `http://pinned.test:${port}/json` }, nullEnv);
+    const r = await callTool(
+      webFetchTool({ allowHosts: ['pinned.test', '127.0.0.1'], timeoutMs: 2000, resolve }),
+      { url: `http://pinned.test:${port}/json` },
+      nullEnv,
+    );
     expect(r.status, r.seen).toBe('success');
     expect(r.seen).toMatch(/^URL: http:\/\/pinned\.test:\d+\/json\n/);
     expect(calls).toEqual(['pinned.test']);
@@ -301,7 +351,11 @@ describe('web_fetch: DNS is resolved once, checked, and pinned', () => {
   it('a name whose DNS answer is this machine never reaches it, after a single lookup (no second answer to rebind)', async () => {
     const before = hits.length;
     const { resolve, calls } = scripted([['127.0.0.1']]);
-    const r = await callTool(webFetchTool({ allowHosts: ['rebind.test'], timeoutMs: 2000, resolve }), { url: `http://rebind.test:${port}/page` }, nullEnv);
+    const r = await callTool(
+      webFetchTool({ allowHosts: ['rebind.test'], timeoutMs: 2000, resolve }),
+      { url: `http://rebind.test:${port}/page` },
+      nullEnv,
+    );
     expect(r.status).toBe('error');
     expect(r.seen).toMatch(/^host rebind\.test resolves to 127\.0\.0\.1 \(loopback\), not a public address/);
     expect(calls).toEqual(['rebind.test']);
@@ -310,11 +364,19 @@ describe('web_fetch: DNS is resolved once, checked, and pinned', () => {
 
   it('uses only the answers that pass, and checks the name of every redirect hop', async () => {
     const mixed = scripted([['10.1.2.3', '127.0.0.1']]);
-    const r = await callTool(webFetchTool({ allowHosts: ['mixed.test', '127.0.0.1'], timeoutMs: 2000, resolve: mixed.resolve }), { url: `http://mixed.test:${port}/json` }, nullEnv);
+    const r = await callTool(
+      webFetchTool({ allowHosts: ['mixed.test', '127.0.0.1'], timeoutMs: 2000, resolve: mixed.resolve }),
+      { url: `http://mixed.test:${port}/json` },
+      nullEnv,
+    );
     expect(r.status, r.seen).toBe('success');
     const before = hits.length;
     const evil = scripted([['10.0.0.7']]);
-    const hop = await callTool(webFetchTool({ allowHosts: ['127.0.0.1', 'evil.test'], timeoutMs: 2000, resolve: evil.resolve }), { url: `${base}/redirect-to?to=${encodeURIComponent(`http://evil.test:${port}/page`)}` }, nullEnv);
+    const hop = await callTool(
+      webFetchTool({ allowHosts: ['127.0.0.1', 'evil.test'], timeoutMs: 2000, resolve: evil.resolve }),
+      { url: `${base}/redirect-to?to=${encodeURIComponent(`http://evil.test:${port}/page`)}` },
+      nullEnv,
+    );
     expect(hop.status).toBe('error');
     expect(hop.seen).toMatch(/^host evil\.test resolves to 10\.0\.0\.7 \(private\), not a public address/);
     expect(hits.length).toBe(before + 1); // only the redirecting page
@@ -333,7 +395,12 @@ describe('web_fetch timeout', () => {
     const collector = setInterval(gc, 20);
     try {
       const t0 = Date.now();
-      const r = await callTool(webFetchTool({ allowHosts: ['127.0.0.1'], timeoutMs: 300 }), { url: `http://127.0.0.1:${silentPort}/x` }, nullEnv, { timeoutMs: 10_000 });
+      const r = await callTool(
+        webFetchTool({ allowHosts: ['127.0.0.1'], timeoutMs: 300 }),
+        { url: `http://127.0.0.1:${silentPort}/x` },
+        nullEnv,
+        { timeoutMs: 10_000 },
+      );
       expect(r.status).toBe('error');
       expect(r.seen).toBe(`fetching http://127.0.0.1:${silentPort}/x timed out after 300 ms.`);
       expect(Date.now() - t0).toBeLessThan(5000);

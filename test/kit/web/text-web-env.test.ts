@@ -17,7 +17,10 @@ let server: Server;
 let base: string;
 let host: string;
 const hits: string[] = [];
-const longPage = Array.from({ length: 100 }, (_, i) => `<p>Paragraph ${i + 1}${i === 57 ? ' holds the needle' : ''}${i === 83 ? ' and another Needle' : ''}.</p>`).join('\n');
+const longPage = Array.from(
+  { length: 100 },
+  (_, i) => `<p>Paragraph ${i + 1}${i === 57 ? ' holds the needle' : ''}${i === 83 ? ' and another Needle' : ''}.</p>`,
+).join('\n');
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -35,7 +38,9 @@ beforeAll(async () => {
 <p>Off-site: <a href="http://evil.example.com/steal">elsewhere</a>.</p>
 <p><a href="/long">The long page</a> and <a href="/redirect-away">a redirect</a>.</p></body></html>`);
       case '/docs/intro':
-        return html('<html><head><title>Intro</title><base href="/docs/sub/"></head><body><p>Intro text. Next: <a href="next">next page</a>, <a href="/">home</a>.</p></body></html>');
+        return html(
+          '<html><head><title>Intro</title><base href="/docs/sub/"></head><body><p>Intro text. Next: <a href="next">next page</a>, <a href="/">home</a>.</p></body></html>',
+        );
       case '/docs/api':
         return html(`<p>API ${url.searchParams.get('x')},${url.searchParams.get('y')}</p>`);
       case '/docs/sub/next':
@@ -61,7 +66,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const make = (extra: Partial<ConstructorParameters<typeof TextWebEnv>[0]> = {}) => new TextWebEnv({ allowHosts: [host], pageLines: 10, ...extra });
+const make = (extra: Partial<ConstructorParameters<typeof TextWebEnv>[0]> = {}) =>
+  new TextWebEnv({ allowHosts: [host], pageLines: 10, ...extra });
 
 describe('TextWebEnv', () => {
   it('opens a page as numbered lines with numbered links, resolving them; follows, scrolls, finds and goes back', async () => {
@@ -109,9 +115,13 @@ describe('TextWebEnv', () => {
     expect(off.status).toBe('error');
     expect(off.seen).toBe(`host evil.example.com is not in the allowed hosts. Allowed: ${host}.`);
     const redirect = await callTool(webFollowTool(), { link: 5 }, env);
-    expect(redirect.seen).toBe(`host evil.example.com is not in the allowed hosts (redirected from ${base}/redirect-away). Allowed: ${host}.`);
+    expect(redirect.seen).toBe(
+      `host evil.example.com is not in the allowed hosts (redirected from ${base}/redirect-away). Allowed: ${host}.`,
+    );
     expect(hits.filter((h) => h.includes('steal'))).toEqual([]);
-    expect((await callTool(webOpenTool(), { url: 'file:///etc/passwd' }, env)).seen).toMatch(/scheme "file" is not allowed/);
+    expect((await callTool(webOpenTool(), { url: 'file:///etc/passwd' }, env)).seen).toMatch(
+      /scheme "file" is not allowed/,
+    );
     expect((await callTool(webOpenTool(), { url: `${base}/missing` }, env)).seen).toMatch(/^HTTP 404 Not Found from/);
     const none = new TextWebEnv({ allowHosts: [] });
     expect((await callTool(webOpenTool(), { url: `${base}/` }, none)).seen).toMatch(/has no allowed hosts configured/);
@@ -137,10 +147,16 @@ describe('TextWebEnv', () => {
       ].join('\n'),
     );
     const tools = Object.fromEntries(textWebTools().map((t) => [t.id, t]));
-    expect((await callTool(tools.web_scroll, { toLine: 1, direction: 'down' }, env)).seen).toBe('give either toLine, or direction and lines, not both');
-    expect((await callTool(tools.web_find, { text: 'redirect' }, env)).seen).toMatch(/Found "redirect" on line 5 \(1 matching line; find it again for the next\)\./);
+    expect((await callTool(tools.web_scroll, { toLine: 1, direction: 'down' }, env)).seen).toBe(
+      'give either toLine, or direction and lines, not both',
+    );
+    expect((await callTool(tools.web_find, { text: 'redirect' }, env)).seen).toMatch(
+      /Found "redirect" on line 5 \(1 matching line; find it again for the next\)\./,
+    );
     expect((await callTool(tools.web_back, {}, env)).seen).toBe('there is no page to go back to.');
-    expect((await callTool(webOpenTool(), { url: 'x' }, new MemoryEnv())).seen).toBe('tool "web_open" needs the "web" op group (a TextWebEnv), and env "memory" has none');
+    expect((await callTool(webOpenTool(), { url: 'x' }, new MemoryEnv())).seen).toBe(
+      'tool "web_open" needs the "web" op group (a TextWebEnv), and env "memory" has none',
+    );
     const plain = await callTool(webOpenTool(), { url: `${base}/plain` }, env);
     expect(plain.seen).toContain('2  line two [1]');
     expect(plain.seen).not.toContain('Links in view');
@@ -172,7 +188,17 @@ describe('TextWebEnv', () => {
   it('property: link numbers are exactly the followable anchors, in order, deduplicated; text never gains a link', () => {
     const page = new URL('http://site.test/dir/page');
     const anchor = fc.record({
-      href: fc.constantFrom('/a', 'b', '#frag', 'mailto:x@y', 'javascript:void(0)', 'http://other.test/c', 'https://site.test/dir/page', '/a', '?q=1'),
+      href: fc.constantFrom(
+        '/a',
+        'b',
+        '#frag',
+        'mailto:x@y',
+        'javascript:void(0)',
+        'http://other.test/c',
+        'https://site.test/dir/page',
+        '/a',
+        '?q=1',
+      ),
       text: fc.string({ unit: fc.constantFrom('x', ' ', '[', ']', '1', '<', '&'), maxLength: 6 }),
     });
     fc.assert(

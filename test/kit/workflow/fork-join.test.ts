@@ -16,7 +16,8 @@ const model = () =>
   new ScriptedModel(
     [
       (req) => {
-        if (req.messages[0].role === 'system' && req.messages[0].content.includes('summarise')) return { text: 'SUMMARY', usage: { input: 5, output: 2 } };
+        if (req.messages[0].role === 'system' && req.messages[0].content.includes('summarise'))
+          return { text: 'SUMMARY', usage: { input: 5, output: 2 } };
         if (lastText(req).includes('Which topic')) return { text: 'cats', usage: { input: 7, output: 1 } };
         if (lastText(req).includes('Describe')) return { text: 'furry', usage: { input: 11, output: 1 } };
         return { text: `unexpected: ${lastText(req)}` };
@@ -25,10 +26,22 @@ const model = () =>
     { loop: true },
   );
 
-const lookup = defineTool({ id: 'lookup', description: 'Looks up.', parameters: z.object({ q: z.string() }), execute: ({ q }) => (q === 'cats' ? 'found' : 'missing') });
-const weather = defineTool({ id: 'weather', description: 'Weather.', parameters: z.object({ city: z.string() }), execute: ({ city }) => `sunny in ${city}` });
+const lookup = defineTool({
+  id: 'lookup',
+  description: 'Looks up.',
+  parameters: z.object({ q: z.string() }),
+  execute: ({ q }) => (q === 'cats' ? 'found' : 'missing'),
+});
+const weather = defineTool({
+  id: 'weather',
+  description: 'Weather.',
+  parameters: z.object({ city: z.string() }),
+  execute: ({ city }) => `sunny in ${city}`,
+});
 
-const flow = (over: { join?: Record<string, unknown>; fork?: Record<string, unknown>; a?: Record<string, unknown> } = {}): WorkflowInput => ({
+const flow = (
+  over: { join?: Record<string, unknown>; fork?: Record<string, unknown>; a?: Record<string, unknown> } = {},
+): WorkflowInput => ({
   name: 'research',
   nodes: [
     { kind: 'start', id: 'start' },
@@ -58,14 +71,20 @@ const flow = (over: { join?: Record<string, unknown>; fork?: Record<string, unkn
 
 describe('fork and join', () => {
   it('llm -> tool -> condition -> fork(2) -> join -> summarise: branches run as linked child runs, join merges by branch', async () => {
-    const r = await runWorkflow(WorkflowDefinition.create(flow()), { model: model(), tools: [lookup, weather], trace: { dir } });
+    const r = await runWorkflow(WorkflowDefinition.create(flow()), {
+      model: model(),
+      tools: [lookup, weather],
+      trace: { dir },
+    });
     expect(r.status).toBe('completed');
     expect(r.vars.branches).toEqual({ a: { sky: 'sunny in Oslo' }, b: { desc: 'furry' } });
     expect(r.output).toBe('cats: {"a":{"sky":"sunny in Oslo"},"b":{"desc":"furry"}}');
     const thread = r.run.state.thread;
     expect(thread.completed.map((c) => c.node)).toEqual(['start', 'ask', 'look', 'known', 'fan', 'j', 'sum', 'done']);
     // the summary replaced the thread's conversation (ask's turn) with one message
-    expect(thread.context).toEqual([{ role: 'user', content: [{ type: 'text', text: '[Summary of earlier work]\nSUMMARY' }] }]);
+    expect(thread.context).toEqual([
+      { role: 'user', content: [{ type: 'text', text: '[Summary of earlier work]\nSUMMARY' }] },
+    ]);
     expect(thread.completed[6].outputs).toMatchObject({ messages: { before: 2, after: 1 } });
     // each branch is a child run with its own trace, linked to this run; its model usage counts here too
     const fan = thread.completed[4].outputs as { branches: Array<{ branch: string; runId: string; traceDir: string }> };
@@ -82,8 +101,16 @@ describe('fork and join', () => {
   });
 
   it('first: the first branch to finish sets its variables; custom: a registered reducer merges', async () => {
-    const slow = defineTool({ id: 'slow', description: 'Slow.', parameters: z.object({}), execute: () => new Promise<string>((res) => setTimeout(() => res('late'), 50)) });
-    const first = await runWorkflow(WorkflowDefinition.create(flow({ join: { merge: 'first' }, a: { toolName: 'slow', parameters: {} } })), { model: model(), tools: [lookup, weather, slow], trace: false });
+    const slow = defineTool({
+      id: 'slow',
+      description: 'Slow.',
+      parameters: z.object({}),
+      execute: () => new Promise<string>((res) => setTimeout(() => res('late'), 50)),
+    });
+    const first = await runWorkflow(
+      WorkflowDefinition.create(flow({ join: { merge: 'first' }, a: { toolName: 'slow', parameters: {} } })),
+      { model: model(), tools: [lookup, weather, slow], trace: false },
+    );
     expect(first.vars.desc).toBe('furry');
     expect(first.vars.sky).toBeUndefined();
     const custom = await runWorkflow(WorkflowDefinition.create(flow({ join: { merge: 'custom', reducer: 'pair' } })), {
@@ -97,21 +124,38 @@ describe('fork and join', () => {
 
   it('a failed branch follows the fork error policy: fail, continue, retry', async () => {
     let calls = 0;
-    const flaky = defineTool({ id: 'flaky', description: 'Fails once.', parameters: z.object({}), execute: () => (++calls === 1 ? Promise.reject(new Error('down')) : 'up') });
+    const flaky = defineTool({
+      id: 'flaky',
+      description: 'Fails once.',
+      parameters: z.object({}),
+      execute: () => (++calls === 1 ? Promise.reject(new Error('down')) : 'up'),
+    });
     const run = (fork: Record<string, unknown>) => {
       calls = 0;
-      return runWorkflow(WorkflowDefinition.create(flow({ fork, a: { toolName: 'flaky', parameters: {} } })), { model: model(), tools: [lookup, weather, flaky], trace: false });
+      return runWorkflow(WorkflowDefinition.create(flow({ fork, a: { toolName: 'flaky', parameters: {} } })), {
+        model: model(),
+        tools: [lookup, weather, flaky],
+        trace: false,
+      });
     };
     const failed = await run({});
     expect(failed.status).toBe('failed');
-    expect(failed.reason).toMatch(/^node "fan" \(fork\) failed: fork "fan": branch "a" failed after 1 attempt: node "a" \(tool\) failed: down$/);
+    expect(failed.reason).toMatch(
+      /^node "fan" \(fork\) failed: fork "fan": branch "a" failed after 1 attempt: node "a" \(tool\) failed: down$/,
+    );
     const cont = await run({ onError: { mode: 'continue' } });
     expect(cont.status).toBe('completed');
     expect(cont.vars.branches).toEqual({ b: { desc: 'furry' } });
     const retried = await run({ onError: { mode: 'retry', retries: 1 } });
     expect(retried.status).toBe('completed');
     expect(retried.vars.branches).toEqual({ a: { sky: 'up' }, b: { desc: 'furry' } });
-    expect((retried.run.state.thread.completed.find((c) => c.node === 'fan')!.outputs as { branches: Array<{ branch: string; attempts: number }> }).branches.find((b) => b.branch === 'a')!.attempts).toBe(2);
+    expect(
+      (
+        retried.run.state.thread.completed.find((c) => c.node === 'fan')!.outputs as {
+          branches: Array<{ branch: string; attempts: number }>;
+        }
+      ).branches.find((b) => b.branch === 'a')!.attempts,
+    ).toBe(2);
   });
 
   it('budget split: each branch gets an equal part of what is left; shared: each may use all of it', async () => {
@@ -122,7 +166,9 @@ describe('fork and join', () => {
         [
           (req) => {
             const done = req.messages.filter((m) => m.role === 'tool').length;
-            return done < 3 ? { toolCalls: [{ name: 'tick', args: {} }], usage: { input: 100, output: 0 } } : { text: 'finished', usage: { input: 100, output: 0 } };
+            return done < 3
+              ? { toolCalls: [{ name: 'tick', args: {} }], usage: { input: 100, output: 0 } }
+              : { text: 'finished', usage: { input: 100, output: 0 } };
           },
         ],
         { loop: true },
@@ -147,7 +193,12 @@ describe('fork and join', () => {
           { from: 'j', to: 'end' },
         ],
       });
-    const split = await runWorkflow(twoBranches('split'), { model: turns(), tools: [tick], trace: { dir }, budget: { maxTokens: 500 } });
+    const split = await runWorkflow(twoBranches('split'), {
+      model: turns(),
+      tools: [tick],
+      trace: { dir },
+      budget: { maxTokens: 500 },
+    });
     // 250 each: a branch stops after its third turn (300 > 250), before it can answer, and the fork fails
     expect(split.status).toBe('failed');
     expect(split.reason).toMatch(/branch "x" failed after 1 attempt: budget_tokens/);
@@ -160,7 +211,12 @@ describe('fork and join', () => {
       expect(manifest.parent.budget).toEqual({ maxTokens: 250 });
       expect(manifest.summary.stopReason).toBe('budget_tokens');
     }
-    const shared = await runWorkflow(twoBranches('shared'), { model: turns(), tools: [tick], trace: false, budget: { maxTokens: 500 } });
+    const shared = await runWorkflow(twoBranches('shared'), {
+      model: turns(),
+      tools: [tick],
+      trace: false,
+      budget: { maxTokens: 500 },
+    });
     // 500 each: both branches answer (400 each), and the run stops over its budget right after the fork
     expect(shared.run.usage.tokens.input).toBe(800);
     expect(shared.run.stopReason).toBe('budget_tokens');

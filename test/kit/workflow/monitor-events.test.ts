@@ -11,7 +11,12 @@ import { readTrace } from '../../../src/trace/index.js';
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-monitor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const lookup = defineTool({ id: 'lookup', description: 'Looks up.', parameters: z.object({ q: z.string() }), execute: ({ q }) => `about ${q}` });
+const lookup = defineTool({
+  id: 'lookup',
+  description: 'Looks up.',
+  parameters: z.object({ q: z.string() }),
+  execute: ({ q }) => `about ${q}`,
+});
 
 describe('workflow monitor events (seed 10.3)', () => {
   it('LLM calls, tool calls, token usage and summaries are agent events in hooks and in the trace', async () => {
@@ -35,7 +40,12 @@ describe('workflow monitor events (seed 10.3)', () => {
       ],
     });
     const seen: HookEvent[] = [];
-    const r = await runWorkflow(flow, { model, tools: [lookup], trace: { dir }, hooks: [(e) => void (e.type === 'agent' && seen.push(e))] });
+    const r = await runWorkflow(flow, {
+      model,
+      tools: [lookup],
+      trace: { dir },
+      hooks: [(e) => void (e.type === 'agent' && seen.push(e))],
+    });
     expect(r.status).toBe('completed');
     const events = seen as Array<Extract<HookEvent, { type: 'agent' }>>;
     expect(events.map((e) => `${e.event}:${String(e.data.node)}`)).toEqual([
@@ -56,7 +66,7 @@ describe('workflow monitor events (seed 10.3)', () => {
     expect(traced.map((e) => (e.data as { event: string }).event)).toEqual(events.map((e) => e.event));
   });
 
-  it('stream: true forwards the node\'s deltas to hooks as model events; stream: false does not', async () => {
+  it("stream: true forwards the node's deltas to hooks as model events; stream: false does not", async () => {
     const flow = (stream: boolean) =>
       WorkflowDefinition.create({
         name: 'streamed',
@@ -72,18 +82,28 @@ describe('workflow monitor events (seed 10.3)', () => {
       });
     const run = async (stream: boolean) => {
       const seen: HookEvent[] = [];
-      const r = await runWorkflow(flow(stream), { model: new ScriptedModel(['Cats are independent.']), trace: false, hooks: [(e) => void seen.push(e)] });
+      const r = await runWorkflow(flow(stream), {
+        model: new ScriptedModel(['Cats are independent.']),
+        trace: false,
+        hooks: [(e) => void seen.push(e)],
+      });
       expect(r.output).toBe('Cats are independent.');
       return seen;
     };
     const streamed = await run(true);
-    const deltas = streamed.flatMap((e) => (e.type === 'model_event' && e.event.type === 'text-delta' ? [e.event.delta] : []));
+    const deltas = streamed.flatMap((e) =>
+      e.type === 'model_event' && e.event.type === 'text-delta' ? [e.event.delta] : [],
+    );
     expect(deltas.join('')).toBe('Cats are independent.');
     // the announcement comes before the first delta, so a consumer knows which node is speaking
-    const announced = streamed.findIndex((e) => e.type === 'agent' && e.event === 'llm_stream' && e.data.node === 'ask');
+    const announced = streamed.findIndex(
+      (e) => e.type === 'agent' && e.event === 'llm_stream' && e.data.node === 'ask',
+    );
     expect(announced).toBeGreaterThanOrEqual(0);
     expect(announced).toBeLessThan(streamed.findIndex((e) => e.type === 'model_event'));
     const quiet = await run(false);
-    expect(quiet.filter((e) => e.type === 'model_event' || (e.type === 'agent' && e.event === 'llm_stream'))).toEqual([]);
+    expect(quiet.filter((e) => e.type === 'model_event' || (e.type === 'agent' && e.event === 'llm_stream'))).toEqual(
+      [],
+    );
   });
 });

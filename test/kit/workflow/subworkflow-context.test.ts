@@ -10,8 +10,18 @@ import { WorkflowDefinition, loadWorkflowFile, runWorkflow } from '../../../src/
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-sub-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const echo = defineTool({ id: 'echo', description: 'Echoes.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text });
-const big = defineTool({ id: 'big', description: 'A long output.', parameters: z.object({}), execute: () => 'x'.repeat(2000) });
+const echo = defineTool({
+  id: 'echo',
+  description: 'Echoes.',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+const big = defineTool({
+  id: 'big',
+  description: 'A long output.',
+  parameters: z.object({}),
+  execute: () => 'x'.repeat(2000),
+});
 
 const child = {
   name: 'child',
@@ -29,7 +39,11 @@ const child = {
 const parent = (sub: Record<string, unknown>) => ({
   name: 'parent',
   vars: { word: 'hi' },
-  nodes: [{ kind: 'start', id: 's' }, { kind: 'subworkflow', id: 'sub', ...sub }, { kind: 'end', id: 'e', result: '{{sub.shout}}' }],
+  nodes: [
+    { kind: 'start', id: 's' },
+    { kind: 'subworkflow', id: 'sub', ...sub },
+    { kind: 'end', id: 'e', result: '{{sub.shout}}' },
+  ],
   edges: [
     { from: 's', to: 'sub' },
     { from: 'sub', to: 'e' },
@@ -38,7 +52,11 @@ const parent = (sub: Record<string, unknown>) => ({
 
 describe('subworkflow nodes', () => {
   it('run an inline workflow as a linked child thread and take its variables', async () => {
-    const r = await runWorkflow(WorkflowDefinition.create(parent({ inline: child })), { model: new ScriptedModel([]), tools: [echo], trace: { dir } });
+    const r = await runWorkflow(WorkflowDefinition.create(parent({ inline: child })), {
+      model: new ScriptedModel([]),
+      tools: [echo],
+      trace: { dir },
+    });
     expect(r.status).toBe('completed');
     expect(r.output).toBe('hi!');
     expect(r.vars.sub).toEqual({ word: 'hi', shout: 'hi!' });
@@ -56,7 +74,9 @@ describe('subworkflow nodes', () => {
 
   it('an inline workflow the checker refuses is refused with its parent', () => {
     const bad = { ...child, edges: [{ from: 's', to: 'shout' }] };
-    expect(() => WorkflowDefinition.create(parent({ inline: bad }))).toThrow('subworkflow "sub": inline workflow: node "shout" (tool) needs exactly one edge out, has 0');
+    expect(() => WorkflowDefinition.create(parent({ inline: bad }))).toThrow(
+      'subworkflow "sub": inline workflow: node "shout" (tool) needs exactly one edge out, has 0',
+    );
   });
 });
 
@@ -83,9 +103,13 @@ describe('context processors', () => {
   it('truncate-tool-outputs cuts long tool results before the next LLM node', async () => {
     const model = script();
     const r = await runWorkflow(flow('truncate-tool-outputs', { maxChars: 10 }), { model, tools: [big], trace: false });
-    const tool = model.requests[2].messages.find((m): m is Extract<ModelMessage, { role: 'tool' }> => m.role === 'tool')!;
+    const tool = model.requests[2].messages.find(
+      (m): m is Extract<ModelMessage, { role: 'tool' }> => m.role === 'tool',
+    )!;
     expect(tool.content[0].output).toBe('xxxxxxxxxx\n[... 1990 characters cut]');
-    expect(r.run.state.thread.completed.find((c) => c.node === 'ctx')!.outputs).toMatchObject({ messages: { before: 4, after: 4 } });
+    expect(r.run.state.thread.completed.find((c) => c.node === 'ctx')!.outputs).toMatchObject({
+      messages: { before: 4, after: 4 },
+    });
   });
 
   it('trim keeps the last messages, never starting on a tool result', async () => {
@@ -104,9 +128,16 @@ describe('context processors', () => {
   it('an LLM node over its tokenLimit summarises the thread first, and records it', async () => {
     const def = WorkflowDefinition.create({
       ...flow('trim', { keepLast: 100 }).toJSON(),
-      nodes: flow('trim', { keepLast: 100 }).toJSON().nodes.map((n) => (n.id === 'two' ? { ...n, tokenLimit: 100 } : n)),
+      nodes: flow('trim', { keepLast: 100 })
+        .toJSON()
+        .nodes.map((n) => (n.id === 'two' ? { ...n, tokenLimit: 100 } : n)),
     });
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'big', args: {} }] }, 'done one', { text: 'SHORT', usage: { input: 3 } }, 'done two']);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'big', args: {} }] },
+      'done one',
+      { text: 'SHORT', usage: { input: 3 } },
+      'done two',
+    ]);
     const r = await runWorkflow(def, { model, tools: [big], trace: false });
     expect(model.requests[2].messages[0]).toMatchObject({ role: 'system' });
     expect(model.requests[3].messages).toEqual([

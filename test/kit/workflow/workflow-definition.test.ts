@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { LLMNodeConfig, WorkflowDefinition, WorkflowError, checkWorkflow, parseWorkflowYaml } from '../../../src/kit/workflow/index.js';
+import {
+  LLMNodeConfig,
+  WorkflowDefinition,
+  WorkflowError,
+  checkWorkflow,
+  parseWorkflowYaml,
+} from '../../../src/kit/workflow/index.js';
 import { yamlBomb } from '../../helpers/yaml-bomb.js';
 
 type Node = Record<string, unknown>;
@@ -30,7 +36,10 @@ describe('WorkflowDefinition', () => {
     const def = WorkflowDefinition.create(base());
     expect(def.start.id).toBe('start');
     expect(def.successors('ask')).toEqual(['call']);
-    const again = WorkflowDefinition.create({ ...base(), nodes: base().nodes.map((n) => (n.kind === 'llm' ? LLMNodeConfig.create(n as never) : n)) });
+    const again = WorkflowDefinition.create({
+      ...base(),
+      nodes: base().nodes.map((n) => (n.kind === 'llm' ? LLMNodeConfig.create(n as never) : n)),
+    });
     expect(again.node('ask').equals(def.node('ask'))).toBe(true);
     expect(again.toJSON()).toEqual(def.toJSON());
     expect(WorkflowDefinition.create(def.toJSON()).toJSON()).toEqual(def.toJSON());
@@ -38,13 +47,28 @@ describe('WorkflowDefinition', () => {
 
   it('refuses a workflow without a start or without an end', () => {
     const b = base();
-    expect(problems({ ...b, nodes: b.nodes.filter((n) => n.kind !== 'start'), edges: b.edges.filter((e) => e.from !== 'start') })).toContain('the workflow has no start node (a node of kind "start")');
-    const noEnd = { ...b, nodes: [...b.nodes.filter((n) => n.kind !== 'end' && n.kind !== 'condition'), { kind: 'tool', id: 'last', toolName: 'x' }], edges: [...b.edges.filter((e) => e.to !== 'check'), { from: 'call', to: 'last' }] };
+    expect(
+      problems({
+        ...b,
+        nodes: b.nodes.filter((n) => n.kind !== 'start'),
+        edges: b.edges.filter((e) => e.from !== 'start'),
+      }),
+    ).toContain('the workflow has no start node (a node of kind "start")');
+    const noEnd = {
+      ...b,
+      nodes: [
+        ...b.nodes.filter((n) => n.kind !== 'end' && n.kind !== 'condition'),
+        { kind: 'tool', id: 'last', toolName: 'x' },
+      ],
+      edges: [...b.edges.filter((e) => e.to !== 'check'), { from: 'call', to: 'last' }],
+    };
     expect(problems(noEnd)).toContain('the workflow has no end node (a node of kind "end")');
   });
 
   it('refuses edges to unknown nodes and conditions going nowhere', () => {
-    expect(problems({ ...base(), edges: [...base().edges.slice(0, 2), { from: 'call', to: 'nowhere' }] })).toContain('edge call -> nowhere: there is no node "nowhere"');
+    expect(problems({ ...base(), edges: [...base().edges.slice(0, 2), { from: 'call', to: 'nowhere' }] })).toContain(
+      'edge call -> nowhere: there is no node "nowhere"',
+    );
     const b = base();
     b.nodes[3] = { ...b.nodes[3], then: 'ghost' };
     expect(problems(b)).toContain('condition "check" goes to "ghost", which is not a node');
@@ -83,28 +107,56 @@ describe('WorkflowDefinition', () => {
     const early = flow('f');
     early.nodes.push({ kind: 'end', id: 'e2' });
     early.edges = early.edges.map((e) => (e.from === 'b' ? { from: 'b', to: 'e2' } : e));
-    expect(problems(early)).toEqual(['branch "b" of fork "f" never reaches its join "j"', 'branch "b" of fork "f" can reach end "e2" before its join "j"']);
+    expect(problems(early)).toEqual([
+      'branch "b" of fork "f" never reaches its join "j"',
+      'branch "b" of fork "f" can reach end "e2" before its join "j"',
+    ]);
   });
 
   it('refuses a loop without a bound (a cycle of edges) and a loop end without its start; accepts a bounded loop', () => {
     const b = base();
     b.nodes[3] = { ...b.nodes[3], else: 'ask' };
-    expect(problems(b)).toEqual(['the edges ask -> call -> check -> ask form a loop without a bound: use a loop-start (with max) and a loop-end', 'node "fallback" cannot be reached from the start "start"']);
+    expect(problems(b)).toEqual([
+      'the edges ask -> call -> check -> ask form a loop without a bound: use a loop-start (with max) and a loop-end',
+      'node "fallback" cannot be reached from the start "start"',
+    ]);
     const bounded: Flow = {
-      nodes: [{ kind: 'start', id: 's' }, { kind: 'loop-start', id: 'loop', max: 3 }, { kind: 'tool', id: 'tick', toolName: 'x' }, { kind: 'loop-end', id: 'again', loop: 'loop', while: 'tick != "stop"' }, { kind: 'end', id: 'e' }],
-      edges: [{ from: 's', to: 'loop' }, { from: 'loop', to: 'tick' }, { from: 'tick', to: 'again' }, { from: 'again', to: 'e' }],
+      nodes: [
+        { kind: 'start', id: 's' },
+        { kind: 'loop-start', id: 'loop', max: 3 },
+        { kind: 'tool', id: 'tick', toolName: 'x' },
+        { kind: 'loop-end', id: 'again', loop: 'loop', while: 'tick != "stop"' },
+        { kind: 'end', id: 'e' },
+      ],
+      edges: [
+        { from: 's', to: 'loop' },
+        { from: 'loop', to: 'tick' },
+        { from: 'tick', to: 'again' },
+        { from: 'again', to: 'e' },
+      ],
     };
     expect(() => WorkflowDefinition.create(bounded)).not.toThrow();
-    expect(() => WorkflowDefinition.create({ ...bounded, nodes: bounded.nodes.map((n) => (n.kind === 'loop-start' ? { kind: 'loop-start', id: 'loop' } : n)) })).toThrow(/node "loop" \(loop-start\): max: /);
-    expect(problems({ ...bounded, nodes: bounded.nodes.map((n) => (n.kind === 'loop-end' ? { ...n, loop: 'tick' } : n)) })).toContain('loop end "again" closes "tick", which is a tool node, not a loop start');
+    expect(() =>
+      WorkflowDefinition.create({
+        ...bounded,
+        nodes: bounded.nodes.map((n) => (n.kind === 'loop-start' ? { kind: 'loop-start', id: 'loop' } : n)),
+      }),
+    ).toThrow(/node "loop" \(loop-start\): max: /);
+    expect(
+      problems({ ...bounded, nodes: bounded.nodes.map((n) => (n.kind === 'loop-end' ? { ...n, loop: 'tick' } : n)) }),
+    ).toContain('loop end "again" closes "tick", which is a tool node, not a loop start');
   });
 
   it('refuses a bad expression, duplicate ids and wrong edge counts', () => {
     const b = base();
     b.nodes[3] = { ...b.nodes[3], expression: 'call ==' };
     expect(problems(b)[0]).toMatch(/^node "check": expression: /);
-    expect(() => WorkflowDefinition.create({ ...base(), nodes: [...base().nodes, { kind: 'end', id: 'done' }] })).toThrow('node id "done" is used by more than one node');
-    expect(problems({ ...base(), edges: [...base().edges, { from: 'ask', to: 'done' }] })).toContain('node "ask" (llm) needs exactly one edge out, has 2');
+    expect(() =>
+      WorkflowDefinition.create({ ...base(), nodes: [...base().nodes, { kind: 'end', id: 'done' }] }),
+    ).toThrow('node id "done" is used by more than one node');
+    expect(problems({ ...base(), edges: [...base().edges, { from: 'ask', to: 'done' }] })).toContain(
+      'node "ask" (llm) needs exactly one edge out, has 2',
+    );
   });
 });
 
@@ -141,7 +193,9 @@ edges:
   it('names the line and column of what the checker refuses', () => {
     const e = fail(yaml.replace('temperature: 9', 'temperature: 1').replace('to: end }', 'to: nowhere }'));
     expect(e.message).toBe('flow.yaml:13:5: edge ask -> nowhere: there is no node "nowhere"');
-    const orphan = fail(yaml.replace('temperature: 9', 'temperature: 1').replace('edges:', '  - id: lost\n    kind: end\nedges:'));
+    const orphan = fail(
+      yaml.replace('temperature: 9', 'temperature: 1').replace('edges:', '  - id: lost\n    kind: end\nedges:'),
+    );
     expect(orphan.message).toBe('flow.yaml:11:5: node "lost" cannot be reached from the start "start"');
   });
 
@@ -153,7 +207,11 @@ edges:
   it('a YAML alias bomb is an error at its first alias (file:line:col), not an internal error', () => {
     const e = fail(`name: x\n${yamlBomb('v')}nodes: []\n`);
     expect(e).toBeInstanceOf(WorkflowError);
-    expect([e.message, e.line, e.column]).toEqual(['flow.yaml:3:9: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)', 3, 9]);
+    expect([e.message, e.line, e.column]).toEqual([
+      'flow.yaml:3:9: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)',
+      3,
+      9,
+    ]);
   });
 
   it('parses a valid file', () => {

@@ -14,7 +14,11 @@ describe('parseYaml', () => {
       }
     })();
     expect(e).toBeInstanceOf(YamlError);
-    expect([e!.line, e!.column, e!.message]).toEqual([2, 9, 'YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)']);
+    expect([e!.line, e!.column, e!.message]).toEqual([
+      2,
+      9,
+      'YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)',
+    ]);
   });
 
   it('aliases within the cap are data; a syntax error names its line and column', () => {
@@ -24,19 +28,45 @@ describe('parseYaml', () => {
   });
 
   it('any text gives data or a YamlError with a position inside the text (property)', () => {
-    const piece = fc.constantFrom('a', ': ', '&x ', '*x', '- ', '[', ']', '{', '}', '\n', '  ', '"', "'", '#', '<<: ', ',', '!!str ', '---\n', '|\n');
+    const piece = fc.constantFrom(
+      'a',
+      ': ',
+      '&x ',
+      '*x',
+      '- ',
+      '[',
+      ']',
+      '{',
+      '}',
+      '\n',
+      '  ',
+      '"',
+      "'",
+      '#',
+      '<<: ',
+      ',',
+      '!!str ',
+      '---\n',
+      '|\n',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 40 }), fc.array(piece, { maxLength: 30 }).map((p) => p.join(''))), (text) => {
-        try {
-          parseYaml(text);
-        } catch (err) {
-          expect(err).toBeInstanceOf(YamlError);
-          const { line, column } = err as YamlError;
-          expect(line).toBeGreaterThanOrEqual(1);
-          expect(line).toBeLessThanOrEqual(text.split('\n').length + 1);
-          expect(column).toBeGreaterThanOrEqual(1);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 40 }),
+          fc.array(piece, { maxLength: 30 }).map((p) => p.join('')),
+        ),
+        (text) => {
+          try {
+            parseYaml(text);
+          } catch (err) {
+            expect(err).toBeInstanceOf(YamlError);
+            const { line, column } = err as YamlError;
+            expect(line).toBeGreaterThanOrEqual(1);
+            expect(line).toBeLessThanOrEqual(text.split('\n').length + 1);
+            expect(column).toBeGreaterThanOrEqual(1);
+          }
+        },
+      ),
       { seed: fcSeed, numRuns: 1000 },
     );
   });

@@ -27,7 +27,12 @@ describe('hashingEmbedder', () => {
   });
 
   it('scores shared words and word stems above unrelated text; ignores case, width and stop words', async () => {
-    const [q, near, stem, far] = await hashingEmbedder().embed(['style the slides', 'Style your slides quickly', 'styling slideshows', 'bake sourdough bread']);
+    const [q, near, stem, far] = await hashingEmbedder().embed([
+      'style the slides',
+      'Style your slides quickly',
+      'styling slideshows',
+      'bake sourdough bread',
+    ]);
     expect(dot(q, near)).toBeGreaterThan(0.6); // the same words
     expect(dot(q, stem)).toBeGreaterThan(0.1); // only shared stems ("styl", "slide"), through character trigrams
     expect(dot(q, far)).toBeLessThan(0.05);
@@ -43,18 +48,34 @@ describe('hashingEmbedder', () => {
 
   it('has an id naming its version and size, and refuses bad sizes', () => {
     expect(hashingEmbedder()).toMatchObject({ id: 'hashing:v1-512', dimensions: 512 });
-    expect(() => hashingEmbedder({ dimensions: 4 })).toThrow('hashingEmbedder: dimensions must be an integer from 8 to 65536, got 4');
+    expect(() => hashingEmbedder({ dimensions: 4 })).toThrow(
+      'hashingEmbedder: dimensions must be an integer from 8 to 65536, got 4',
+    );
   });
 });
 
 describe('checkEmbeddings', () => {
   const model = { id: 'm', dimensions: 2 };
   it('passes good vectors and names every kind of bad answer', () => {
-    expect(checkEmbeddings(model, 2, [[1, 0], [0, 1]])).toEqual([[1, 0], [0, 1]]);
+    expect(
+      checkEmbeddings(model, 2, [
+        [1, 0],
+        [0, 1],
+      ]),
+    ).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
     expect(() => checkEmbeddings(model, 2, [[1, 0]])).toThrow('embedding model m returned 1 vectors for 2 texts');
-    expect(() => checkEmbeddings(model, 1, [[1, 0, 0]])).toThrow('embedding model m returned a vector of length 3 for text 1; expected 2');
-    expect(() => checkEmbeddings({ id: 'm' }, 2, [[1, 0], [1]])).toThrow('returned a vector of length 1 for text 2; expected 2');
-    expect(() => checkEmbeddings(model, 1, [[Infinity, 0]])).toThrow('embedding model m returned invalid vectors: [0][0] must be a finite number');
+    expect(() => checkEmbeddings(model, 1, [[1, 0, 0]])).toThrow(
+      'embedding model m returned a vector of length 3 for text 1; expected 2',
+    );
+    expect(() => checkEmbeddings({ id: 'm' }, 2, [[1, 0], [1]])).toThrow(
+      'returned a vector of length 1 for text 2; expected 2',
+    );
+    expect(() => checkEmbeddings(model, 1, [[Infinity, 0]])).toThrow(
+      'embedding model m returned invalid vectors: [0][0] must be a finite number',
+    );
     expect(() => checkEmbeddings(model, 1, [[]])).toThrow('[0] must not be empty');
     expect(() => checkEmbeddings(model, 1, { data: [] })).toThrow(/embedding model m returned invalid vectors/);
   });

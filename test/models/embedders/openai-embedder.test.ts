@@ -25,11 +25,27 @@ describe('openAIEmbedder (real openai client, local server)', () => {
       const vectors = input.map((t) => [t.length, 1]);
       return { vectors, order: vectors.map((_, i) => vectors.length - 1 - i) };
     });
-    const e = openAIEmbedder({ model: 'text-embedding-3-small', baseURL: srv.url, apiKey: 'sk-test', batchSize: 2, dimensions: 2 });
+    const e = openAIEmbedder({
+      model: 'text-embedding-3-small',
+      baseURL: srv.url,
+      apiKey: 'sk-test',
+      batchSize: 2,
+      dimensions: 2,
+    });
     expect(e.id).toBe(`openai-compatible:text-embedding-3-small@${srv.url}#2`);
-    expect(await e.embed(['a', 'bb', 'ccc', 'dddd', 'eeeee'])).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 1]]);
+    expect(await e.embed(['a', 'bb', 'ccc', 'dddd', 'eeeee'])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+      [5, 1],
+    ]);
     expect(srv.requests.map((r) => r.body.input)).toEqual([['a', 'bb'], ['ccc', 'dddd'], ['eeeee']]);
-    expect(srv.requests[0].body).toMatchObject({ model: 'text-embedding-3-small', encoding_format: 'float', dimensions: 2 });
+    expect(srv.requests[0].body).toMatchObject({
+      model: 'text-embedding-3-small',
+      encoding_format: 'float',
+      dimensions: 2,
+    });
     expect(srv.requests[0].headers.authorization).toBe('Bearer sk-test');
   });
 
@@ -51,15 +67,27 @@ describe('openAIEmbedder (real openai client, local server)', () => {
   });
 
   it('broken answers are errors, not vectors in an index', async () => {
-    const srv = await serve([{ vectors: [[1, 0]] }, { vectors: [[1, 0], [1, 0, 0]] }]);
+    const srv = await serve([
+      { vectors: [[1, 0]] },
+      {
+        vectors: [
+          [1, 0],
+          [1, 0, 0],
+        ],
+      },
+    ]);
     const e = openAIEmbedder({ model: 'm', baseURL: srv.url, apiKey: 'k' });
     await expect(e.embed(['x', 'y'])).rejects.toThrow(`embedding model ${e.id} returned 1 vectors for 2 texts`);
     await expect(e.embed(['x', 'y'])).rejects.toThrow('returned a vector of length 3 for text 2; expected 2');
   });
 
   it('bad options fail at construction', () => {
-    expect(() => openAIEmbedder({ model: 'm', baseURL: 'localhost:1234', apiKey: 'k' })).toThrow(/baseURL "localhost:1234" is not an http\(s\) URL/);
-    expect(() => openAIEmbedder({ model: 'm', baseURL: 'http://x/v1', apiKey: 'k', batchSize: 0 })).toThrow('openAIEmbedder: batchSize must be a positive integer, got 0');
+    expect(() => openAIEmbedder({ model: 'm', baseURL: 'localhost:1234', apiKey: 'k' })).toThrow(
+      /baseURL "localhost:1234" is not an http\(s\) URL/,
+    );
+    expect(() => openAIEmbedder({ model: 'm', baseURL: 'http://x/v1', apiKey: 'k', batchSize: 0 })).toThrow(
+      'openAIEmbedder: batchSize must be a positive integer, got 0',
+    );
   });
 
   it('drives skill retrieval: the index is built and queried through the endpoint', async () => {
@@ -68,8 +96,12 @@ describe('openAIEmbedder (real openai client, local server)', () => {
     const root = await tempDir();
     cpSync(resolve(__dirname, '../../fixtures/skills'), root, { recursive: true });
     rmSync(join(root, 'README.md'));
-    const { service } = await ToolRetrievalService.open(root, { embedder: openAIEmbedder({ model: 'm', baseURL: srv.url, apiKey: 'k' }) });
-    expect((await service.search('write an internal newsletter for the company', { top: 1 }))[0].name).toBe('internal-comms');
+    const { service } = await ToolRetrievalService.open(root, {
+      embedder: openAIEmbedder({ model: 'm', baseURL: srv.url, apiKey: 'k' }),
+    });
+    expect((await service.search('write an internal newsletter for the company', { top: 1 }))[0].name).toBe(
+      'internal-comms',
+    );
     expect(srv.requests.map((r) => r.body.input.length)).toEqual([3, 1]); // one batch for the index, one for the query
   });
 });

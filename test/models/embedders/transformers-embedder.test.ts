@@ -7,7 +7,25 @@ import { tempDir } from '../../helpers/kernel-fixtures.js';
 import { writeTinyBert } from '../../helpers/tiny-bert.js';
 
 const FIXTURES = resolve(__dirname, '../../fixtures/skills');
-const WORDS = ['theme', 'slides', 'brand', 'color', '##s', 'style', 'write', 'company', 'newsletter', ':', ',', '.', "'", '-', '(', ')', '/'];
+const WORDS = [
+  'theme',
+  'slides',
+  'brand',
+  'color',
+  '##s',
+  'style',
+  'write',
+  'company',
+  'newsletter',
+  ':',
+  ',',
+  '.',
+  "'",
+  '-',
+  '(',
+  ')',
+  '/',
+];
 
 // No test here may touch the network: fetch fails loudly and counts the attempts.
 let fetches: string[];
@@ -51,7 +69,9 @@ describe('transformersEmbedder (real transformers.js pipeline, tiny generated BE
     const root = await tempDir();
     cpSync(FIXTURES, root, { recursive: true });
     rmSync(join(root, 'README.md'));
-    const { service } = await ToolRetrievalService.open(root, { embedder: transformersEmbedder({ modelPath: bert.dir }) });
+    const { service } = await ToolRetrievalService.open(root, {
+      embedder: transformersEmbedder({ modelPath: bert.dir }),
+    });
     const brand = (await loadSkills([root])).get('brand-guidelines')!;
     const [hit] = await service.search(`brand guidelines: ${brand.description}`, { top: 1 });
     expect(hit.name).toBe('brand-guidelines');
@@ -67,18 +87,26 @@ describe('transformersEmbedder (real transformers.js pipeline, tiny generated BE
     );
     await expect(e.embed(['x'])).rejects.toThrow(/nothing is downloaded at run time/);
     // a quantized variant names its own file
-    await expect(transformersEmbedder({ modelPath: dir, dtype: 'q8' }).embed(['x'])).rejects.toThrow(/onnx\/model_quantized\.onnx/);
+    await expect(transformersEmbedder({ modelPath: dir, dtype: 'q8' }).embed(['x'])).rejects.toThrow(
+      /onnx\/model_quantized\.onnx/,
+    );
     expect(fetches).toEqual([]);
   });
 
   it('a damaged model file is an error naming the folder', async () => {
     const bert = await writeTinyBert(join(await tempDir(), 'tiny-bert'), WORDS, 8);
     (await import('node:fs')).writeFileSync(join(bert.dir, 'onnx/model.onnx'), 'not a model');
-    await expect(transformersEmbedder({ modelPath: bert.dir }).embed(['x'])).rejects.toThrow(`transformers embedder: cannot load the model in ${bert.dir}:`);
+    await expect(transformersEmbedder({ modelPath: bert.dir }).embed(['x'])).rejects.toThrow(
+      `transformers embedder: cannot load the model in ${bert.dir}:`,
+    );
   });
 
   it('refuses bad options at construction', () => {
-    expect(() => transformersEmbedder({ modelPath: '/m', dtype: 'fp64' as never })).toThrow('transformersEmbedder: unknown dtype "fp64"');
-    expect(() => transformersEmbedder({ modelPath: '/m', batchSize: 0 })).toThrow('transformersEmbedder: batchSize must be a positive integer, got 0');
+    expect(() => transformersEmbedder({ modelPath: '/m', dtype: 'fp64' as never })).toThrow(
+      'transformersEmbedder: unknown dtype "fp64"',
+    );
+    expect(() => transformersEmbedder({ modelPath: '/m', batchSize: 0 })).toThrow(
+      'transformersEmbedder: batchSize must be a positive integer, got 0',
+    );
   });
 });

@@ -27,6 +27,13 @@ const model = new ScriptedModel([
   '{"final_answer": "42"}',
 ]);
 const agent = new Calc({ model, parser: jsonParser(), tools: [calculateTool()] });
-const result = await new Engine({ agent, env: new MemoryEnv(), trace: { dir: 'consumer-traces' } }).run('What is 6 * 7?');
+const result = await new Engine({ agent, env: new MemoryEnv(), trace: { dir: 'consumer-traces' } }).run(
+  'What is 6 * 7?',
+);
 const trace = await readTrace(result.traceDir);
-console.log(JSON.stringify({ exports, run: { stopReason: result.stopReason, finalResult: result.finalResult, steps: trace.steps.length } }));
+console.log(
+  JSON.stringify({
+    exports,
+    run: { stopReason: result.stopReason, finalResult: result.finalResult, steps: trace.steps.length },
+  }),
+);

@@ -1,4 +1,4 @@
 // Imports a subpath qitos-ts does not export.
-import { Engine } from "qitos-ts/engine";
+import { Engine } from 'qitos-ts/engine';
 
 export default Engine;

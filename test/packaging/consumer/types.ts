@@ -18,7 +18,12 @@ export const model: Model = new ScriptedModel(['{"final_answer": "1"}']);
 export const parser: Parser = jsonParser();
 export const policies: Policy[] = [compaction(), doomLoop({ onDetect: 'warn' }), budgets({ maxSteps: 10 })];
 export const envs: Env[] = [new MemoryEnv({ files: { 'a.txt': 'x' } }), new HostEnv({ root: '.' })];
-export const echo: Tool = defineTool({ id: 'echo', description: 'Echo', parameters: z.object({ text: z.string() }), execute: ({ text }) => text });
+export const echo: Tool = defineTool({
+  id: 'echo',
+  description: 'Echo',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
 export const agent = new ReActAgent({ model, tools: [...builtinTools(), echo] });
 export const engine = new Engine({ agent, policies });
 export const later = {

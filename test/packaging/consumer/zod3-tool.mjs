@@ -2,4 +2,9 @@
 import { z } from 'zod3';
 import { defineTool } from 'qitos-ts';
 
-defineTool({ id: 'old', description: 'A tool with a zod 3 schema', parameters: z.object({ a: z.number() }), execute: () => 'x' });
+defineTool({
+  id: 'old',
+  description: 'A tool with a zod 3 schema',
+  parameters: z.object({ a: z.number() }),
+  execute: () => 'x',
+});

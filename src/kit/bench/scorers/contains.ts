@@ -11,7 +11,9 @@ export function contains(options: TextNormalization = {}): Scorer {
       if (expected === undefined) throw new Error('contains needs the task to have an "expected" text');
       const got = normalizeText(answer, options);
       const hit = acceptedAnswers(expected).find((e) => got.includes(normalizeText(asText(e), options)));
-      return hit !== undefined ? verdict(true, `contains ${show(hit)}`) : verdict(false, `answer does not contain ${show(expected)}`);
+      return hit !== undefined
+        ? verdict(true, `contains ${show(hit)}`)
+        : verdict(false, `answer does not contain ${show(expected)}`);
     },
   };
 }

@@ -8,7 +8,10 @@ export type CustomScoreResult = Score | boolean | number;
  * A scorer from a function, for checks no built-in does (an env's end state, a test suite, a simulator).
  * A boolean becomes score 1/0; a number is the score and passes at 1.
  */
-export function custom(fn: (input: ScoreInput) => CustomScoreResult | Promise<CustomScoreResult>, name = fn.name || 'custom'): Scorer {
+export function custom(
+  fn: (input: ScoreInput) => CustomScoreResult | Promise<CustomScoreResult>,
+  name = fn.name || 'custom',
+): Scorer {
   return {
     name,
     async score(input) {

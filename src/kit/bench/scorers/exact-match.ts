@@ -14,7 +14,9 @@ export function exactMatch(options: TextNormalization = {}): Scorer {
       if (expected === undefined) throw new Error('exact_match needs the task to have an "expected" answer');
       const got = normalizeText(answer, options);
       const hit = acceptedAnswers(expected).find((e) => normalizeText(asText(e), options) === got);
-      return hit !== undefined ? verdict(true, `matches ${show(hit)}`) : verdict(false, `${show(got)} does not equal ${show(expected)}`);
+      return hit !== undefined
+        ? verdict(true, `matches ${show(hit)}`)
+        : verdict(false, `${show(got)} does not equal ${show(expected)}`);
     },
   };
 }

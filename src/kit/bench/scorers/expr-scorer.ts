@@ -4,7 +4,16 @@ import type { ScoreInput, Scorer } from '../scorer.js';
 import { show, verdict } from '../scorer.js';
 
 /** The names an `expr` scorer's expression may read. */
-export const EXPR_SCORER_NAMES = ['answer', 'expected', 'stopReason', 'steps', 'tokens', 'cost', 'state', 'task'] as const;
+export const EXPR_SCORER_NAMES = [
+  'answer',
+  'expected',
+  'stopReason',
+  'steps',
+  'tokens',
+  'cost',
+  'state',
+  'task',
+] as const;
 
 /** What an `expr` scorer's expression sees of a finished run (plain data; see docs/bench.md). */
 export function exprScope(input: ScoreInput): Record<(typeof EXPR_SCORER_NAMES)[number], unknown> {
@@ -37,7 +46,10 @@ export function exprScorer(options: { expr: string; threshold?: number }): Score
     throw new Error(`expr scorer: ${(err as Error).message}`);
   }
   const unknown = parsed.names.filter((n) => !(EXPR_SCORER_NAMES as readonly string[]).includes(n));
-  if (unknown.length) throw new Error(`expr scorer: unknown name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} in ${show(source)}; an expression reads ${EXPR_SCORER_NAMES.join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `expr scorer: unknown name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} in ${show(source)}; an expression reads ${EXPR_SCORER_NAMES.join(', ')}`,
+    );
   const threshold = options.threshold ?? 1;
   const expr = parsed;
   return {
@@ -53,8 +65,11 @@ export function exprScorer(options: { expr: string; threshold?: number }): Score
         throw new Error(`${show(source)}: ${(err as Error).message}`);
       }
       if (typeof value === 'boolean') return verdict(value, `${show(source)} is ${value}`);
-      if (typeof value === 'number' && value >= 0 && value <= 1) return { score: value, pass: value >= threshold, explanation: `${show(source)} = ${value}` };
-      throw new Error(`expr scorer: ${show(source)} gave ${show(value)}; it must give true or false, or a score from 0 to 1`);
+      if (typeof value === 'number' && value >= 0 && value <= 1)
+        return { score: value, pass: value >= threshold, explanation: `${show(source)} = ${value}` };
+      throw new Error(
+        `expr scorer: ${show(source)} gave ${show(value)}; it must give true or false, or a score from 0 to 1`,
+      );
     },
   };
 }

@@ -2,7 +2,8 @@ import type { Scorer } from '../scorer.js';
 import { show, verdict } from '../scorer.js';
 
 // Python's float() accepts these (after stripping whitespace); GAIA's scorer decides "is a number" by it.
-const PY_FLOAT = /^[-+]?(?:(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][-+]?\d+(?:_\d+)*)?|inf(?:inity)?|nan)$/i;
+const PY_FLOAT =
+  /^[-+]?(?:(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][-+]?\d+(?:_\d+)*)?|inf(?:inity)?|nan)$/i;
 const UNIT_SUFFIX = /^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*[\p{L}°µ²³/.]*$/u;
 
 function isFloat(s: string): boolean {
@@ -46,7 +47,9 @@ export function gaiaQuestionScore(modelAnswer: string | null, groundTruth: strin
     const truth = groundTruth.split(/[,;]/);
     const got = answer.split(/[,;]/);
     if (truth.length !== got.length) return false;
-    return truth.every((t, i) => (isFloat(t) ? gaiaNumber(got[i]) === pyFloat(t) : gaiaString(got[i], false) === gaiaString(t, false)));
+    return truth.every((t, i) =>
+      isFloat(t) ? gaiaNumber(got[i]) === pyFloat(t) : gaiaString(got[i], false) === gaiaString(t, false),
+    );
   }
   return gaiaString(answer) === gaiaString(groundTruth);
 }
@@ -59,7 +62,12 @@ export function gaiaMatch(): Scorer {
       if (expected === undefined || expected === null) throw new Error('gaia scoring needs the task\'s "Final answer"');
       const truth = typeof expected === 'string' ? expected : String(expected);
       const ok = gaiaQuestionScore(answer, truth);
-      return verdict(ok, ok ? `matches ${show(truth)} (GAIA normalised)` : `${show(answer)} does not match ${show(truth)} (GAIA normalised)`);
+      return verdict(
+        ok,
+        ok
+          ? `matches ${show(truth)} (GAIA normalised)`
+          : `${show(answer)} does not match ${show(truth)} (GAIA normalised)`,
+      );
     },
   };
 }

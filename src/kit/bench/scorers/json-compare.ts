@@ -12,10 +12,17 @@ export type JsonDifference = { path: string; why: string } | undefined;
  * lists must have the same length and match item by item; objects must have the same keys (`exact`) or at least
  * the expected ones (`subset`: `want` is a pattern the answer must contain).
  */
-export function jsonDifference(got: unknown, want: unknown, options: { mode?: JsonCompareMode; tolerance?: number } = {}, path = '$'): JsonDifference {
+export function jsonDifference(
+  got: unknown,
+  want: unknown,
+  options: { mode?: JsonCompareMode; tolerance?: number } = {},
+  path = '$',
+): JsonDifference {
   const tol = options.tolerance ?? 0;
   if (typeof want === 'number' && typeof got === 'number') {
-    return Math.abs(got - want) <= tol ? undefined : { path, why: `is ${got}, expected ${want}${tol ? ` (tolerance ${tol})` : ''}` };
+    return Math.abs(got - want) <= tol
+      ? undefined
+      : { path, why: `is ${got}, expected ${want}${tol ? ` (tolerance ${tol})` : ''}` };
   }
   if (Array.isArray(want)) {
     if (!Array.isArray(got)) return { path, why: `is ${show(got, 60)}, expected a list` };
@@ -27,7 +34,8 @@ export function jsonDifference(got: unknown, want: unknown, options: { mode?: Js
     return undefined;
   }
   if (want !== null && typeof want === 'object') {
-    if (got === null || typeof got !== 'object' || Array.isArray(got)) return { path, why: `is ${show(got, 60)}, expected an object` };
+    if (got === null || typeof got !== 'object' || Array.isArray(got))
+      return { path, why: `is ${show(got, 60)}, expected an object` };
     const g = got as Record<string, unknown>;
     const w = want as Record<string, unknown>;
     for (const k of Object.keys(w)) {
@@ -42,5 +50,7 @@ export function jsonDifference(got: unknown, want: unknown, options: { mode?: Js
     }
     return undefined;
   }
-  return canonicalJson(got) === canonicalJson(want) ? undefined : { path, why: `is ${show(got, 60)}, expected ${show(want, 60)}` };
+  return canonicalJson(got) === canonicalJson(want)
+    ? undefined
+    : { path, why: `is ${show(got, 60)}, expected ${show(want, 60)}` };
 }

@@ -4,7 +4,10 @@ import { jsonDifference } from './json-compare.js';
 
 /** Reads `a.b[0].c` (or `a.b.0.c`) from a value; undefined when the path does not exist. */
 export function getPath(value: unknown, path: string): unknown {
-  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean);
+  const keys = path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter(Boolean);
   let cur = value;
   for (const k of keys) {
     if (cur === null || typeof cur !== 'object') return undefined;
@@ -49,10 +52,14 @@ export function jsonField(options: { path: string; expectedPath?: string; tolera
       if (parsed === undefined) return verdict(false, `answer is not JSON: ${show(answer)}`);
       const got = getPath(parsed, options.path);
       if (got === undefined) return verdict(false, `answer has no field ${options.path}`);
-      const want = options.expectedPath !== undefined
-        ? getPath(expected, options.expectedPath)
-        : expected !== null && typeof expected === 'object' && !Array.isArray(expected) ? getPath(expected, options.path) : expected;
-      if (want === undefined) throw new Error(`json_field: the task's expected value has no field ${options.expectedPath ?? options.path}`);
+      const want =
+        options.expectedPath !== undefined
+          ? getPath(expected, options.expectedPath)
+          : expected !== null && typeof expected === 'object' && !Array.isArray(expected)
+            ? getPath(expected, options.path)
+            : expected;
+      if (want === undefined)
+        throw new Error(`json_field: the task's expected value has no field ${options.expectedPath ?? options.path}`);
       const d = jsonDifference(got, want, { tolerance: tol }, options.path);
       return d ? verdict(false, `${d.path} ${d.why}`) : verdict(true, `${options.path} = ${show(got)}`);
     },

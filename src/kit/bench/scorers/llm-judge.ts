@@ -58,16 +58,23 @@ export function llmJudge(model: Model, options: LlmJudgeOptions = {}): Scorer {
       if (answer === null) return { score: 0, pass: false, explanation: 'no answer' };
       const prompt = fillTemplate(template, {
         question: task.objective,
-        expected: expected === undefined ? '(none given)' : typeof expected === 'string' ? expected : JSON.stringify(expected),
+        expected:
+          expected === undefined ? '(none given)' : typeof expected === 'string' ? expected : JSON.stringify(expected),
         answer,
         rubric,
       });
       const reply = await askJudge(model, prompt, { signal, temperature: options.temperature });
       const raw = reply.json?.score;
       const score = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : Number.NaN;
-      if (!Number.isFinite(score) || score < 0 || score > 1) throw new Error(`judge ${model.id} did not reply with {"score": 0..1, ...}: ${show(reply.text, 200)}`);
+      if (!Number.isFinite(score) || score < 0 || score > 1)
+        throw new Error(`judge ${model.id} did not reply with {"score": 0..1, ...}: ${show(reply.text, 200)}`);
       const why = typeof reply.json?.explanation === 'string' ? reply.json.explanation : '';
-      return { score, pass: score >= threshold, explanation: `judge: ${score}${why ? ` (${why})` : ''}`, usage: reply.usage };
+      return {
+        score,
+        pass: score >= threshold,
+        explanation: `judge: ${score}${why ? ` (${why})` : ''}`,
+        usage: reply.usage,
+      };
     },
   };
 }

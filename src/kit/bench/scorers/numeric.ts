@@ -25,7 +25,8 @@ export function numeric(options: { tolerance?: number; relTolerance?: number } =
     name: 'numeric',
     score({ answer, expected }) {
       if (answer === null) return verdict(false, 'no answer');
-      const want = typeof expected === 'number' ? expected : typeof expected === 'string' ? extractNumber(expected) : Number.NaN;
+      const want =
+        typeof expected === 'number' ? expected : typeof expected === 'string' ? extractNumber(expected) : Number.NaN;
       if (!Number.isFinite(want)) throw new Error(`numeric needs "expected" to be a number, got ${show(expected)}`);
       const got = extractNumber(answer);
       if (!Number.isFinite(got)) return verdict(false, `no number in answer ${show(answer)}`);

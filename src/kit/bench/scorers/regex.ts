@@ -13,12 +13,17 @@ export function regex(options: { pattern?: string; flags?: string; fullMatch?: b
       if (answer === null) return verdict(false, 'no answer');
       let re = fixed;
       if (!re) {
-        if (typeof expected !== 'string') throw new Error(`regex without a pattern option needs "expected" to be a pattern string, got ${show(expected)}`);
+        if (typeof expected !== 'string')
+          throw new Error(
+            `regex without a pattern option needs "expected" to be a pattern string, got ${show(expected)}`,
+          );
         re = compile(expected, options);
       }
       const text = options.fullMatch ? answer.trim() : answer;
       const m = re.exec(text);
-      return m ? verdict(true, `matches /${re.source}/ at ${show(m[0], 60)}`) : verdict(false, `does not match /${re.source}/${re.flags}`);
+      return m
+        ? verdict(true, `matches /${re.source}/ at ${show(m[0], 60)}`)
+        : verdict(false, `does not match /${re.source}/${re.flags}`);
     },
   };
 }

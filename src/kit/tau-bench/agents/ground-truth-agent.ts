@@ -22,7 +22,11 @@ export class TauGroundTruthAgent extends TauAgent {
 
   constructor(options: TauAgentOptions) {
     const exact = new Map<string, string>();
-    super({ tools: tauTools(options.env.domain, { rawArgs: (ctx) => exact.get(ctx.callId) }), ...options, config: { agent: 'ground-truth', ...options.config } });
+    super({
+      tools: tauTools(options.env.domain, { rawArgs: (ctx) => exact.get(ctx.callId) }),
+      ...options,
+      config: { agent: 'ground-truth', ...options.config },
+    });
     this.exact = exact;
   }
 
@@ -30,10 +34,14 @@ export class TauGroundTruthAgent extends TauAgent {
     const actions = this.env.task.actions;
     while (this.next < actions.length) {
       const action = actions[this.next++];
-      if (action.name === 'respond') return { mode: 'wait', rationale: String(toPlain(action.kwargs.get('content') ?? '')) };
+      if (action.name === 'respond')
+        return { mode: 'wait', rationale: String(toPlain(action.kwargs.get('content') ?? '')) };
       const id = newActionId();
       this.exact.set(id, action.kwargsJson);
-      return { mode: 'act', actions: [{ id, name: action.name, args: toPlain(action.kwargs) as Record<string, unknown> }] };
+      return {
+        mode: 'act',
+        actions: [{ id, name: action.name, args: toPlain(action.kwargs) as Record<string, unknown> }],
+      };
     }
     const outputs = this.env.task.outputs;
     const message = this.answered || !outputs.length ? GROUND_TRUTH_CLOSING : outputs.join('\n');

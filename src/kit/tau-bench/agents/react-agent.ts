@@ -24,15 +24,30 @@ export function tauReactParser(rawArgs: Map<string, PyDict>): Parser {
         return { mode: 'wait', rationale: actionText };
       }
       if (!(parsed instanceof Map) || !parsed.has('name') || !parsed.has('arguments')) {
-        return new ParseError('The Action must be a JSON object with "name" and "arguments": {"name": <the action>, "arguments": <its arguments as a JSON object>}', actionText);
+        return new ParseError(
+          'The Action must be a JSON object with "name" and "arguments": {"name": <the action>, "arguments": <its arguments as a JSON object>}',
+          actionText,
+        );
       }
       const name = parsed.get('name');
       const args = parsed.get('arguments');
-      if (typeof name !== 'string') return new ParseError(`The Action's "name" must be a string, got ${JSON.stringify(toPlain(name ?? null))}`, actionText);
-      if (!(args instanceof Map)) return new ParseError(`The Action's "arguments" must be a JSON object, got ${JSON.stringify(toPlain(args ?? null))}`, actionText);
+      if (typeof name !== 'string')
+        return new ParseError(
+          `The Action's "name" must be a string, got ${JSON.stringify(toPlain(name ?? null))}`,
+          actionText,
+        );
+      if (!(args instanceof Map))
+        return new ParseError(
+          `The Action's "arguments" must be a JSON object, got ${JSON.stringify(toPlain(args ?? null))}`,
+          actionText,
+        );
       if (name === 'respond') {
         const content = args.get('content');
-        if (typeof content !== 'string') return new ParseError('A respond Action needs "arguments": {"content": <the message to the user>}', actionText);
+        if (typeof content !== 'string')
+          return new ParseError(
+            'A respond Action needs "arguments": {"content": <the message to the user>}',
+            actionText,
+          );
         return { mode: 'wait', rationale: content };
       }
       const id = newActionId();
@@ -40,10 +55,15 @@ export function tauReactParser(rawArgs: Map<string, PyDict>): Parser {
       return { mode: 'act', actions: [{ id, name, args: toPlain(args) as Record<string, unknown> }] };
     },
     format(decision: Decision): ResponsePart[] {
-      const action = (name: string, args: Record<string, unknown>) => `Action:\n${JSON.stringify({ name, arguments: args })}`;
-      if (decision.mode === 'act') return [{ type: 'text', text: action(decision.actions[0].name, decision.actions[0].args) }];
-      if (decision.mode === 'wait') return [{ type: 'text', text: action('respond', { content: decision.rationale ?? '' }) }];
-      throw new Error(`the tau ReAct parser has no ${decision.mode} decisions: a message to the user is a respond Action`);
+      const action = (name: string, args: Record<string, unknown>) =>
+        `Action:\n${JSON.stringify({ name, arguments: args })}`;
+      if (decision.mode === 'act')
+        return [{ type: 'text', text: action(decision.actions[0].name, decision.actions[0].args) }];
+      if (decision.mode === 'wait')
+        return [{ type: 'text', text: action('respond', { content: decision.rationale ?? '' }) }];
+      throw new Error(
+        `the tau ReAct parser has no ${decision.mode} decisions: a message to the user is a respond Action`,
+      );
     },
     instructions: () => REACT_INSTRUCTION,
     /** The original's `"API output: " + observation`, as a user message. */

@@ -26,8 +26,13 @@ export abstract class TauAgent extends AgentModule<State, TauObservation> {
 
   constructor(options: TauAgentOptions) {
     const maxSteps = options.maxSteps ?? TAU_MAX_STEPS;
-    if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new RangeError(`tau agent: maxSteps must be a positive integer, got ${String(maxSteps)}`);
-    super({ modelParams: { temperature: 0 }, ...options, config: { domain: options.env.domain.name, maxSteps, ...options.config } });
+    if (!Number.isInteger(maxSteps) || maxSteps < 1)
+      throw new RangeError(`tau agent: maxSteps must be a positive integer, got ${String(maxSteps)}`);
+    super({
+      modelParams: { temperature: 0 },
+      ...options,
+      config: { domain: options.env.domain.name, maxSteps, ...options.config },
+    });
     this.env = options.env;
     this.maxSteps = maxSteps;
   }
@@ -50,7 +55,13 @@ export abstract class TauAgent extends AgentModule<State, TauObservation> {
   }
 
   /** A `wait` is the agent's message to the customer: it goes to the simulator, whose answer the next step sees. */
-  override async reduce(state: State, _observation: TauObservation, decision: Decision, results: ActionResult[], ctx: AgentContext): Promise<State> {
+  override async reduce(
+    state: State,
+    _observation: TauObservation,
+    decision: Decision,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): Promise<State> {
     if (decision.mode === 'wait') {
       const answer = await this.env.respond(decision.rationale ?? '', ctx);
       ctx.emit('tau:user', { content: answer });
@@ -73,7 +84,12 @@ export abstract class TauAgent extends AgentModule<State, TauObservation> {
       if (!results.some((r) => r.actionId === part.callID)) continue;
       const observation = this.env.call(part.tool, JSON.stringify(part.state.input)).observation;
       const s = part.state;
-      (part as ToolPart).state = { status: 'completed', input: s.input, output: observation, time: { created: s.time.created, start: s.time.start, end: s.time.end } };
+      (part as ToolPart).state = {
+        status: 'completed',
+        input: s.input,
+        output: observation,
+        time: { created: s.time.created, start: s.time.start, end: s.time.end },
+      };
     }
   }
 }

@@ -18,20 +18,32 @@ export function tauToolCallingParser(): Parser {
       const call = response.parts.find((p) => p.type === 'tool-call');
       const text = responseText(response);
       if (call && call.type === 'tool-call') {
-        if (!call.args) return new ParseError(`The arguments of your call to ${call.name} are not a JSON object: ${call.input.slice(0, 200)}`, call.input);
-        return { mode: 'act', actions: [{ id: call.callId, name: call.name, args: call.args }], ...(text ? { rationale: text } : {}) };
+        if (!call.args)
+          return new ParseError(
+            `The arguments of your call to ${call.name} are not a JSON object: ${call.input.slice(0, 200)}`,
+            call.input,
+          );
+        return {
+          mode: 'act',
+          actions: [{ id: call.callId, name: call.name, args: call.args }],
+          ...(text ? { rationale: text } : {}),
+        };
       }
-      if (!response.parts.some((p) => p.type === 'text')) return new ParseError('Your reply has neither a tool call nor a message to the user.', '');
+      if (!response.parts.some((p) => p.type === 'text'))
+        return new ParseError('Your reply has neither a tool call nor a message to the user.', '');
       return { mode: 'wait', rationale: text };
     },
     format(decision: Decision): ResponsePart[] {
       if (decision.mode === 'act') {
         const parts: ResponsePart[] = decision.rationale ? [{ type: 'text', text: decision.rationale }] : [];
-        for (const a of decision.actions) parts.push({ type: 'tool-call', callId: a.id, name: a.name, input: JSON.stringify(a.args), args: a.args });
+        for (const a of decision.actions)
+          parts.push({ type: 'tool-call', callId: a.id, name: a.name, input: JSON.stringify(a.args), args: a.args });
         return parts;
       }
       if (decision.mode === 'wait') return [{ type: 'text', text: decision.rationale ?? '' }];
-      throw new Error(`the tau tool-calling parser has no ${decision.mode} decisions: a text reply is a message to the user`);
+      throw new Error(
+        `the tau tool-calling parser has no ${decision.mode} decisions: a text reply is a message to the user`,
+      );
     },
     instructions: () => '',
   };
@@ -46,7 +58,12 @@ export function tauToolCallingParser(): Parser {
  */
 export class TauToolCallingAgent extends TauAgent {
   constructor(options: TauAgentOptions) {
-    super({ parser: tauToolCallingParser(), tools: tauTools(options.env.domain), ...options, config: { agent: 'tool-calling', ...options.config } });
+    super({
+      parser: tauToolCallingParser(),
+      tools: tauTools(options.env.domain),
+      ...options,
+      config: { agent: 'tool-calling', ...options.config },
+    });
   }
 
   override buildSystemPrompt(): string {
@@ -54,7 +71,13 @@ export class TauToolCallingAgent extends TauAgent {
   }
 
   /** Drops the tool calls past the first from the reply in the history (the original keeps only the first). */
-  override async reduce(state: State, observation: TauObservation, decision: Decision, results: ActionResult[], ctx: AgentContext): Promise<State> {
+  override async reduce(
+    state: State,
+    observation: TauObservation,
+    decision: Decision,
+    results: ActionResult[],
+    ctx: AgentContext,
+  ): Promise<State> {
     const last = state.messages[state.messages.length - 1];
     if (decision.mode === 'act' && last?.role === 'assistant') {
       let seen = false;

@@ -25,13 +25,19 @@ export function pyCalculate(expression: string): string {
   }
 }
 
-type Val = { kind: 'int'; v: bigint } | { kind: 'float'; v: number } | { kind: 'complex' } | { kind: 'tuple' } | { kind: 'ellipsis' };
+type Val =
+  | { kind: 'int'; v: bigint }
+  | { kind: 'float'; v: number }
+  | { kind: 'complex' }
+  | { kind: 'tuple' }
+  | { kind: 'ellipsis' };
 type Tok = { t: 'num'; text: string; at: number } | { t: 'op'; text: string; at: number } | { t: 'end'; at: number };
 
 /** Ints past this many bits stop the evaluation (CPython would spend minutes building them; documented). */
 const MAX_INT_BITS = 100_000;
 
-const syntax = (msg: string, line = 1): PyException => new PyException('SyntaxError', `${msg} (<string>, line ${line})`);
+const syntax = (msg: string, line = 1): PyException =>
+  new PyException('SyntaxError', `${msg} (<string>, line ${line})`);
 
 function tokenize(src: string): Tok[] {
   const toks: Tok[] = [];
@@ -39,23 +45,43 @@ function tokenize(src: string): Tok[] {
   let i = 0;
   while (i < src.length) {
     const c = src[i];
-    if (c === ' ') { i++; continue; }
+    if (c === ' ') {
+      i++;
+      continue;
+    }
     if (/[0-9.]/.test(c)) {
-      if (src.startsWith('...', i)) { toks.push({ t: 'op', text: '...', at: i }); i += 3; continue; }
+      if (src.startsWith('...', i)) {
+        toks.push({ t: 'op', text: '...', at: i });
+        i += 3;
+        continue;
+      }
       const m = /^(?:\d+\.?\d*|\.\d+)/.exec(src.slice(i));
-      if (!m) { toks.push({ t: 'op', text: '.', at: i }); i++; continue; }
+      if (!m) {
+        toks.push({ t: 'op', text: '.', at: i });
+        i++;
+        continue;
+      }
       const text = m[0];
       if (!text.includes('.') && text.length > 1 && text[0] === '0' && /[1-9]/.test(text)) {
-        throw syntax('leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers');
+        throw syntax(
+          'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers',
+        );
       }
       toks.push({ t: 'num', text, at: i });
       i += text.length;
       continue;
     }
     if (c === '(') depth.push(i);
-    if (c === ')') { if (depth.length === 0) throw syntax("unmatched ')'"); depth.pop(); }
+    if (c === ')') {
+      if (depth.length === 0) throw syntax("unmatched ')'");
+      depth.pop();
+    }
     for (const op of ['**', '//', '+', '-', '*', '/', '(', ')']) {
-      if (src.startsWith(op, i)) { toks.push({ t: 'op', text: op, at: i }); i += op.length; break; }
+      if (src.startsWith(op, i)) {
+        toks.push({ t: 'op', text: op, at: i });
+        i += op.length;
+        break;
+      }
     }
   }
   if (depth.length) throw syntax("'(' was never closed");
@@ -68,8 +94,13 @@ function evaluate(src: string): Val {
   const toks = tokenize(src);
   let p = 0;
   const peek = (): Tok => toks[p];
-  const isOp = (text: string): boolean => { const t = toks[p]; return t.t === 'op' && t.text === text; };
-  const invalid = (): never => { throw syntax('invalid syntax'); };
+  const isOp = (text: string): boolean => {
+    const t = toks[p];
+    return t.t === 'op' && t.text === text;
+  };
+  const invalid = (): never => {
+    throw syntax('invalid syntax');
+  };
   const expr = (): Val => {
     let v = term();
     while (isOp('+') || isOp('-')) {
@@ -95,14 +126,20 @@ function evaluate(src: string): Val {
   };
   const power = (): Val => {
     const base = primary();
-    if (isOp('**')) { p++; return binary('**', base, factor()); }
+    if (isOp('**')) {
+      p++;
+      return binary('**', base, factor());
+    }
     return base;
   };
   const primary = (): Val => {
     let v = atom();
     while (isOp('(')) {
       p++;
-      if (!isOp(')')) { expr(); if (!isOp(')')) invalid(); }
+      if (!isOp(')')) {
+        expr();
+        if (!isOp(')')) invalid();
+      }
       p++;
       throw new PyException('TypeError', `'${v.kind}' object is not callable`);
     }
@@ -115,10 +152,16 @@ function evaluate(src: string): Val {
       if (t.text.includes('.')) return { kind: 'float', v: Number(t.text) };
       return { kind: 'int', v: BigInt(t.text) };
     }
-    if (t.t === 'op' && t.text === '...') { p++; return { kind: 'ellipsis' }; }
+    if (t.t === 'op' && t.text === '...') {
+      p++;
+      return { kind: 'ellipsis' };
+    }
     if (t.t === 'op' && t.text === '(') {
       p++;
-      if (isOp(')')) { p++; return { kind: 'tuple' }; }
+      if (isOp(')')) {
+        p++;
+        return { kind: 'tuple' };
+      }
       const v = expr();
       if (!isOp(')')) invalid();
       p++;
@@ -150,7 +193,7 @@ function intTrueDivide(a: bigint, b: bigint): number {
   if (b === 0n) throw new PyException('ZeroDivisionError', 'division by zero');
   const small = 9007199254740992n;
   if (a <= small && a >= -small && b <= small && b >= -small) return Number(a) / Number(b);
-  const neg = (a < 0n) !== (b < 0n);
+  const neg = a < 0n !== b < 0n;
   let x = a < 0n ? -a : a;
   const y = b < 0n ? -b : b;
   if (x === 0n) return neg ? -0 : 0;
@@ -171,7 +214,10 @@ function floatFloorDiv(vx: number, wx: number): number {
   let mod = vx % wx;
   let div = (vx - mod) / wx;
   if (mod) {
-    if ((wx < 0) !== (mod < 0)) { mod += wx; div -= 1.0; }
+    if (wx < 0 !== mod < 0) {
+      mod += wx;
+      div -= 1.0;
+    }
   }
   let floordiv: number;
   if (div) {
@@ -187,31 +233,40 @@ function floatFloorDiv(vx: number, wx: number): number {
 function binary(op: string, a: Val, b: Val): Val {
   const num = (v: Val): boolean => v.kind === 'int' || v.kind === 'float';
   if (a.kind === 'tuple' && b.kind === 'tuple' && op === '+') return { kind: 'tuple' };
-  if ((a.kind === 'tuple' && b.kind === 'int') || (a.kind === 'int' && b.kind === 'tuple')) if (op === '*') return { kind: 'tuple' };
+  if ((a.kind === 'tuple' && b.kind === 'int') || (a.kind === 'int' && b.kind === 'tuple'))
+    if (op === '*') return { kind: 'tuple' };
   if (a.kind === 'complex' || b.kind === 'complex') {
     if ((num(a) || a.kind === 'complex') && (num(b) || b.kind === 'complex') && op !== '//') {
-      if (op === '/' && b.kind !== 'complex' && toFloat(b) === 0) throw new PyException('ZeroDivisionError', 'complex division by zero');
+      if (op === '/' && b.kind !== 'complex' && toFloat(b) === 0)
+        throw new PyException('ZeroDivisionError', 'complex division by zero');
       return { kind: 'complex' };
     }
   }
   if (!num(a) || !num(b)) {
-    throw new PyException('TypeError', `unsupported operand type(s) for ${op === '**' ? '** or pow()' : op}: '${a.kind}' and '${b.kind}'`);
+    throw new PyException(
+      'TypeError',
+      `unsupported operand type(s) for ${op === '**' ? '** or pow()' : op}: '${a.kind}' and '${b.kind}'`,
+    );
   }
   if (a.kind === 'int' && b.kind === 'int') {
     const x = a.v;
     const y = b.v;
     switch (op) {
-      case '+': return { kind: 'int', v: x + y };
-      case '-': return { kind: 'int', v: x - y };
+      case '+':
+        return { kind: 'int', v: x + y };
+      case '-':
+        return { kind: 'int', v: x - y };
       case '*': {
-        if (x.toString(2).length + y.toString(2).length > MAX_INT_BITS) throw new PyException('OverflowError', 'result too large for this port of calculate');
+        if (x.toString(2).length + y.toString(2).length > MAX_INT_BITS)
+          throw new PyException('OverflowError', 'result too large for this port of calculate');
         return { kind: 'int', v: x * y };
       }
-      case '/': return { kind: 'float', v: intTrueDivide(x, y) };
+      case '/':
+        return { kind: 'float', v: intTrueDivide(x, y) };
       case '//': {
         if (y === 0n) throw new PyException('ZeroDivisionError', 'integer division or modulo by zero');
         let q = x / y;
-        if ((x % y !== 0n) && ((x < 0n) !== (y < 0n))) q -= 1n;
+        if (x % y !== 0n && x < 0n !== y < 0n) q -= 1n;
         return { kind: 'int', v: q };
       }
       case '**': {
@@ -228,14 +283,19 @@ function binary(op: string, a: Val, b: Val): Val {
   const x = toFloat(a);
   const y = toFloat(b);
   switch (op) {
-    case '+': return { kind: 'float', v: x + y };
-    case '-': return { kind: 'float', v: x - y };
-    case '*': return { kind: 'float', v: x * y };
+    case '+':
+      return { kind: 'float', v: x + y };
+    case '-':
+      return { kind: 'float', v: x - y };
+    case '*':
+      return { kind: 'float', v: x * y };
     case '/':
       if (y === 0) throw new PyException('ZeroDivisionError', 'float division by zero');
       return { kind: 'float', v: x / y };
-    case '//': return { kind: 'float', v: floatFloorDiv(x, y) };
-    default: return floatPow(x, y);
+    case '//':
+      return { kind: 'float', v: floatFloorDiv(x, y) };
+    default:
+      return floatPow(x, y);
   }
 }
 
@@ -249,6 +309,7 @@ function floatPow(x: number, y: number): Val {
   }
   if (x < 0 && Number.isFinite(y) && !Number.isInteger(y)) return { kind: 'complex' };
   const r = Math.pow(x, y);
-  if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) throw new PyException('OverflowError', "(34, 'Numerical result out of range')");
+  if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y))
+    throw new PyException('OverflowError', "(34, 'Numerical result out of range')");
   return { kind: 'float', v: r };
 }

@@ -5,7 +5,11 @@ import { pyFloatRepr } from './py-repr.js';
 function decodeError(what: string, text: string, pos: number): PyException {
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < pos; i++) if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+  for (let i = 0; i < pos; i++)
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
   return new PyException('JSONDecodeError', `${what}: line ${line} column ${pos - lineStart + 1} (char ${pos})`);
 }
 
@@ -34,15 +38,26 @@ export function pyJsonParse(text: string): PyValue {
     for (;;) {
       if (i >= n) throw decodeError('Unterminated string starting at', text, start);
       const c = text.charCodeAt(i);
-      if (c === 34) { out += text.slice(chunk, i); i++; return out; }
+      if (c === 34) {
+        out += text.slice(chunk, i);
+        i++;
+        return out;
+      }
       if (c < 0x20) throw decodeError('Invalid control character at', text, i);
-      if (c !== 92) { i++; continue; }
+      if (c !== 92) {
+        i++;
+        continue;
+      }
       out += text.slice(chunk, i);
       const e = text[i + 1];
       if (e === undefined) throw decodeError('Unterminated string starting at', text, start);
-      const simple = ({ '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' } as Record<string, string>)[e];
-      if (simple !== undefined) { out += simple; i += 2; }
-      else if (e === 'u') {
+      const simple = (
+        { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' } as Record<string, string>
+      )[e];
+      if (simple !== undefined) {
+        out += simple;
+        i += 2;
+      } else if (e === 'u') {
         const h = text.slice(i + 2, i + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(h)) throw decodeError('Invalid \\uXXXX escape', text, i + 1);
         out += String.fromCharCode(parseInt(h, 16));
@@ -59,7 +74,10 @@ export function pyJsonParse(text: string): PyValue {
       const obj: PyDict = new Map();
       i++;
       ws();
-      if (text.charCodeAt(i) === 125) { i++; return obj; }
+      if (text.charCodeAt(i) === 125) {
+        i++;
+        return obj;
+      }
       for (;;) {
         if (text.charCodeAt(i) !== 34) throw decodeError('Expecting property name enclosed in double quotes', text, i);
         const key = str();
@@ -70,7 +88,10 @@ export function pyJsonParse(text: string): PyValue {
         obj.set(key, value());
         ws();
         const d = text.charCodeAt(i);
-        if (d === 125) { i++; return obj; }
+        if (d === 125) {
+          i++;
+          return obj;
+        }
         if (d !== 44) throw decodeError("Expecting ',' delimiter", text, i);
         i++;
         ws();
@@ -80,23 +101,47 @@ export function pyJsonParse(text: string): PyValue {
       const arr: PyValue[] = [];
       i++;
       ws();
-      if (text.charCodeAt(i) === 93) { i++; return arr; }
+      if (text.charCodeAt(i) === 93) {
+        i++;
+        return arr;
+      }
       for (;;) {
         arr.push(value());
         ws();
         const d = text.charCodeAt(i);
-        if (d === 93) { i++; return arr; }
+        if (d === 93) {
+          i++;
+          return arr;
+        }
         if (d !== 44) throw decodeError("Expecting ',' delimiter", text, i);
         i++;
         ws();
       }
     }
-    if (text.startsWith('null', i)) { i += 4; return null; }
-    if (text.startsWith('true', i)) { i += 4; return true; }
-    if (text.startsWith('false', i)) { i += 5; return false; }
-    if (text.startsWith('NaN', i)) { i += 3; return new PyFloat(NaN); }
-    if (text.startsWith('Infinity', i)) { i += 8; return new PyFloat(Infinity); }
-    if (text.startsWith('-Infinity', i)) { i += 9; return new PyFloat(-Infinity); }
+    if (text.startsWith('null', i)) {
+      i += 4;
+      return null;
+    }
+    if (text.startsWith('true', i)) {
+      i += 4;
+      return true;
+    }
+    if (text.startsWith('false', i)) {
+      i += 5;
+      return false;
+    }
+    if (text.startsWith('NaN', i)) {
+      i += 3;
+      return new PyFloat(NaN);
+    }
+    if (text.startsWith('Infinity', i)) {
+      i += 8;
+      return new PyFloat(Infinity);
+    }
+    if (text.startsWith('-Infinity', i)) {
+      i += 9;
+      return new PyFloat(-Infinity);
+    }
     NUMBER.lastIndex = i;
     const m = NUMBER.exec(text);
     if (!m) throw decodeError('Expecting value', text, i);

@@ -2,20 +2,39 @@ import { PyFloat, type PyDict, type PyValue } from './py-value.js';
 
 /** A `Name(key=value, ...)` call in a literal (the tasks files' `Task(...)` and `Action(...)`). */
 export class PyCall {
-  constructor(readonly fn: string, readonly kwargs: Map<string, PyLiteral>) {}
+  constructor(
+    readonly fn: string,
+    readonly kwargs: Map<string, PyLiteral>,
+  ) {}
 }
 /** What {@link parsePyLiteral} returns: a Python value, or calls holding them. */
 export type PyLiteral = PyValue | PyCall | PyLiteral[] | Map<string, PyLiteral>;
 
 /** A parse error naming the file, line and column. */
 export class PyLiteralError extends Error {
-  constructor(readonly file: string, readonly line: number, readonly col: number, message: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly col: number,
+    message: string,
+  ) {
     super(`${file}:${line}:${col}: ${message}`);
     this.name = 'PyLiteralError';
   }
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+};
 
 /**
  * Parses one Python expression of the literal subset the upstream files use, starting at `start` of `source`:
@@ -29,7 +48,11 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
   const fail = (msg: string, at = i): never => {
     let line = 1;
     let ls = 0;
-    for (let k = 0; k < at; k++) if (source.charCodeAt(k) === 10) { line++; ls = k + 1; }
+    for (let k = 0; k < at; k++)
+      if (source.charCodeAt(k) === 10) {
+        line++;
+        ls = k + 1;
+      }
     throw new PyLiteralError(file, line, at - ls + 1, msg);
   };
   // Skips whitespace, newlines (the literal is always inside brackets) and comments.
@@ -38,8 +61,9 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
       const c = source[i];
       if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f') i++;
       else if (c === '\\' && source[i + 1] === '\n') i += 2;
-      else if (c === '#') { while (i < n && source[i] !== '\n') i++; }
-      else break;
+      else if (c === '#') {
+        while (i < n && source[i] !== '\n') i++;
+      } else break;
     }
   };
   const stringPart = (): string => {
@@ -49,7 +73,8 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
     const prefix = source.slice(i, p).toLowerCase();
     if (prefix.includes('f')) fail('f-strings are not part of the literal subset');
     if (prefix.includes('b')) fail('bytes literals are not part of the literal subset');
-    if (prefix.length > 1 && prefix !== 'r' ) fail(`string prefix '${source.slice(i, p)}' is not part of the literal subset`);
+    if (prefix.length > 1 && prefix !== 'r')
+      fail(`string prefix '${source.slice(i, p)}' is not part of the literal subset`);
     raw = prefix === 'r';
     const q = source[p];
     const triple = source.startsWith(q.repeat(3), p);
@@ -59,13 +84,31 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
     for (;;) {
       if (i >= n) fail('unterminated string literal', open);
       const c = source[i];
-      if (triple ? source.startsWith(q.repeat(3), i) : c === q) { i += triple ? 3 : 1; return out; }
+      if (triple ? source.startsWith(q.repeat(3), i) : c === q) {
+        i += triple ? 3 : 1;
+        return out;
+      }
       if (!triple && c === '\n') fail('unterminated string literal', open);
-      if (c !== '\\') { out += c; i++; continue; }
+      if (c !== '\\') {
+        out += c;
+        i++;
+        continue;
+      }
       const e = source[i + 1];
-      if (raw) { out += c + (e ?? ''); i += 2; continue; }
-      if (e === '\n') { i += 2; continue; }
-      if (e !== undefined && SIMPLE_ESCAPES[e] !== undefined) { out += SIMPLE_ESCAPES[e]; i += 2; continue; }
+      if (raw) {
+        out += c + (e ?? '');
+        i += 2;
+        continue;
+      }
+      if (e === '\n') {
+        i += 2;
+        continue;
+      }
+      if (e !== undefined && SIMPLE_ESCAPES[e] !== undefined) {
+        out += SIMPLE_ESCAPES[e];
+        i += 2;
+        continue;
+      }
       if (e !== undefined && /[0-7]/.test(e)) {
         const m = /^[0-7]{1,3}/.exec(source.slice(i + 1, i + 4))![0];
         out += String.fromCodePoint(parseInt(m, 8));
@@ -105,11 +148,20 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
       const items: PyLiteral[] = [];
       for (;;) {
         skip();
-        if (source[i] === ']') { i++; return items; }
+        if (source[i] === ']') {
+          i++;
+          return items;
+        }
         items.push(value());
         skip();
-        if (source[i] === ',') { i++; continue; }
-        if (source[i] === ']') { i++; return items; }
+        if (source[i] === ',') {
+          i++;
+          continue;
+        }
+        if (source[i] === ']') {
+          i++;
+          return items;
+        }
         fail(`expected ',' or ']' in a list, found ${JSON.stringify(source[i] ?? 'end of file')}`);
       }
     }
@@ -118,17 +170,27 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
       const d = new Map<string, PyLiteral>();
       for (;;) {
         skip();
-        if (source[i] === '}') { i++; return d; }
+        if (source[i] === '}') {
+          i++;
+          return d;
+        }
         const keyAt = i;
         const key = value();
         if (typeof key !== 'string') fail('dict keys must be strings in the literal subset', keyAt);
         skip();
-        if (source[i] !== ':') fail(`expected ':' after a dict key, found ${JSON.stringify(source[i] ?? 'end of file')}`);
+        if (source[i] !== ':')
+          fail(`expected ':' after a dict key, found ${JSON.stringify(source[i] ?? 'end of file')}`);
         i++;
         d.set(key as string, value());
         skip();
-        if (source[i] === ',') { i++; continue; }
-        if (source[i] === '}') { i++; return d; }
+        if (source[i] === ',') {
+          i++;
+          continue;
+        }
+        if (source[i] === '}') {
+          i++;
+          return d;
+        }
         fail(`expected ',' or '}' in a dict, found ${JSON.stringify(source[i] ?? 'end of file')}`);
       }
     }
@@ -136,7 +198,10 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
       i++;
       const inner = value();
       skip();
-      if (source[i] !== ')') fail(`expected ')' (tuples are not part of the literal subset), found ${JSON.stringify(source[i] ?? 'end of file')}`);
+      if (source[i] !== ')')
+        fail(
+          `expected ')' (tuples are not part of the literal subset), found ${JSON.stringify(source[i] ?? 'end of file')}`,
+        );
       i++;
       return inner;
     }
@@ -153,7 +218,8 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
       i += num.length;
       const clean = num.replace(/_/g, '');
       if (/[.eE]/.test(clean)) return new PyFloat(Number(clean));
-      if (clean.length > 1 && clean.startsWith('0') && /[1-9]/.test(clean)) fail('leading zeros in decimal integer literals are not permitted', i - num.length);
+      if (clean.length > 1 && clean.startsWith('0') && /[1-9]/.test(clean))
+        fail('leading zeros in decimal integer literals are not permitted', i - num.length);
       const v = Number(clean);
       if (!Number.isSafeInteger(v)) fail('integer literal too large for this parser', i - num.length);
       return v;
@@ -171,19 +237,29 @@ export function parsePyLiteral(source: string, start: number, file: string): { v
       const kwargs = new Map<string, PyLiteral>();
       for (;;) {
         skip();
-        if (source[i] === ')') { i++; return new PyCall(ident, kwargs); }
+        if (source[i] === ')') {
+          i++;
+          return new PyCall(ident, kwargs);
+        }
         const kwAt = i;
         const kw = /^[A-Za-z_][A-Za-z0-9_]*/.exec(source.slice(i, i + 128))?.[0];
         if (!kw) fail(`expected a keyword argument in ${ident}(...)`);
         i += kw!.length;
         skip();
-        if (source[i] !== '=' || source[i + 1] === '=') fail(`only keyword arguments are part of the literal subset (in ${ident}(...))`, kwAt);
+        if (source[i] !== '=' || source[i + 1] === '=')
+          fail(`only keyword arguments are part of the literal subset (in ${ident}(...))`, kwAt);
         i++;
         if (kwargs.has(kw!)) fail(`keyword argument repeated: ${kw}`, kwAt);
         kwargs.set(kw!, value());
         skip();
-        if (source[i] === ',') { i++; continue; }
-        if (source[i] === ')') { i++; return new PyCall(ident, kwargs); }
+        if (source[i] === ',') {
+          i++;
+          continue;
+        }
+        if (source[i] === ')') {
+          i++;
+          return new PyCall(ident, kwargs);
+        }
         fail(`expected ',' or ')' in ${ident}(...), found ${JSON.stringify(source[i] ?? 'end of file')}`);
       }
     }

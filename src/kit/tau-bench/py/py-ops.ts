@@ -48,10 +48,12 @@ function unsupported(op: string, a: PyValue, b: PyValue): PyException {
 /** `a + b` (`opText` is how the error names the operator, e.g. `+=`). */
 export function pyAdd(a: PyValue, b: PyValue, opText = '+'): PyValue {
   if (isInt(a) && isInt(b)) return intArith('+', intOf(a), intOf(b));
-  if ((a instanceof PyFloat || isInt(a)) && (b instanceof PyFloat || isInt(b))) return new PyFloat(floatOf(a)! + floatOf(b)!);
+  if ((a instanceof PyFloat || isInt(a)) && (b instanceof PyFloat || isInt(b)))
+    return new PyFloat(floatOf(a)! + floatOf(b)!);
   if (typeof a === 'string' && typeof b === 'string') return a + b;
   if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-  if (typeof a === 'string' && opText === '+') throw typeError(`can only concatenate str (not "${pyTypeName(b)}") to str`);
+  if (typeof a === 'string' && opText === '+')
+    throw typeError(`can only concatenate str (not "${pyTypeName(b)}") to str`);
   if (Array.isArray(a) && opText === '+') throw typeError(`can only concatenate list (not "${pyTypeName(b)}") to list`);
   throw unsupported(opText, a, b);
 }
@@ -59,14 +61,16 @@ export function pyAdd(a: PyValue, b: PyValue, opText = '+'): PyValue {
 /** `a - b`. */
 export function pySub(a: PyValue, b: PyValue, opText = '-'): PyValue {
   if (isInt(a) && isInt(b)) return intArith('-', intOf(a), intOf(b));
-  if ((a instanceof PyFloat || isInt(a)) && (b instanceof PyFloat || isInt(b))) return new PyFloat(floatOf(a)! - floatOf(b)!);
+  if ((a instanceof PyFloat || isInt(a)) && (b instanceof PyFloat || isInt(b)))
+    return new PyFloat(floatOf(a)! - floatOf(b)!);
   throw unsupported(opText, a, b);
 }
 
 /** `a * b` (sequence repetition included, as Python does for `str * int`). */
 export function pyMul(a: PyValue, b: PyValue, opText = '*'): PyValue {
   if (isInt(a) && isInt(b)) return intArith('*', intOf(a), intOf(b));
-  if ((a instanceof PyFloat || isInt(a)) && (b instanceof PyFloat || isInt(b))) return new PyFloat(floatOf(a)! * floatOf(b)!);
+  if ((a instanceof PyFloat || isInt(a)) && (b instanceof PyFloat || isInt(b)))
+    return new PyFloat(floatOf(a)! * floatOf(b)!);
   const seq = typeof a === 'string' || Array.isArray(a) ? a : typeof b === 'string' || Array.isArray(b) ? b : undefined;
   const count = seq === a ? b : a;
   if (seq !== undefined && isInt(count)) {
@@ -90,7 +94,10 @@ export function pyNeg(a: PyValue): PyValue {
 
 /** `abs(a)`. */
 export function pyAbs(a: PyValue): PyValue {
-  if (isInt(a)) { const v = intOf(a); return v < 0 ? intArith('-', 0, v) : v; }
+  if (isInt(a)) {
+    const v = intOf(a);
+    return v < 0 ? intArith('-', 0, v) : v;
+  }
   if (a instanceof PyFloat) return new PyFloat(Math.abs(a.value));
   throw typeError(`bad operand type for abs(): '${pyTypeName(a)}'`);
 }
@@ -115,7 +122,8 @@ function numCmp(a: PyValue, b: PyValue): number | undefined {
 export function pyCompare(op: '<' | '<=' | '>' | '>=', a: PyValue, b: PyValue): boolean {
   let c = numCmp(a, b);
   if (c === undefined && typeof a === 'string' && typeof b === 'string') c = Math.sign(pyStrCompare(a, b));
-  if (c === undefined) throw typeError(`'${op}' not supported between instances of '${pyTypeName(a)}' and '${pyTypeName(b)}'`);
+  if (c === undefined)
+    throw typeError(`'${op}' not supported between instances of '${pyTypeName(a)}' and '${pyTypeName(b)}'`);
   if (Number.isNaN(c)) return false;
   return op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
 }
@@ -156,7 +164,8 @@ export function pyIn(key: PyValue, container: PyValue): boolean {
   }
   if (Array.isArray(container)) return container.some((x) => pyEq(x, key));
   if (typeof container === 'string') {
-    if (typeof key !== 'string') throw typeError(`'in <string>' requires string as left operand, not ${pyTypeName(key)}`);
+    if (typeof key !== 'string')
+      throw typeError(`'in <string>' requires string as left operand, not ${pyTypeName(key)}`);
     return container.includes(key);
   }
   throw typeError(`argument of type '${pyTypeName(container)}' is not iterable`);
@@ -189,7 +198,10 @@ export function pyGet(container: PyValue, key: PyValue): PyValue {
 
 /** `container[key] = value` on a dict (what the tools assign to). */
 export function pySet(container: PyValue, key: string, value: PyValue): void {
-  if (container instanceof Map) { container.set(key, value); return; }
+  if (container instanceof Map) {
+    container.set(key, value);
+    return;
+  }
   if (Array.isArray(container)) throw typeError('list indices must be integers or slices, not str');
   throw typeError(`'${pyTypeName(container)}' object does not support item assignment`);
 }
@@ -238,7 +250,8 @@ export function pyRound(x: PyValue, ndigits: number): PyValue {
 
 /** `x.lower()`. */
 export function pyLower(x: PyValue): string {
-  if (typeof x !== 'string') throw new PyException('AttributeError', `'${pyTypeName(x)}' object has no attribute 'lower'`);
+  if (typeof x !== 'string')
+    throw new PyException('AttributeError', `'${pyTypeName(x)}' object has no attribute 'lower'`);
   return x.toLowerCase();
 }
 
@@ -250,7 +263,8 @@ export function pyIntOfStr(s: PyValue): number | bigint {
     throw typeError(`int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(s)}'`);
   }
   const t = s.trim();
-  if (!/^[+-]?\d+(?:_\d+)*$/.test(t)) throw new PyException('ValueError', `invalid literal for int() with base 10: ${pyRepr(s)}`);
+  if (!/^[+-]?\d+(?:_\d+)*$/.test(t))
+    throw new PyException('ValueError', `invalid literal for int() with base 10: ${pyRepr(s)}`);
   return normInt(BigInt(t.replace(/_/g, '')));
 }
 
@@ -288,11 +302,13 @@ export function pyMax(a: PyValue, b: PyValue): PyValue {
 
 /** `list.append(x)` / `list.extend(xs)` on a value that should be a list. */
 export function pyAppend(list: PyValue, x: PyValue): void {
-  if (!Array.isArray(list)) throw new PyException('AttributeError', `'${pyTypeName(list)}' object has no attribute 'append'`);
+  if (!Array.isArray(list))
+    throw new PyException('AttributeError', `'${pyTypeName(list)}' object has no attribute 'append'`);
   list.push(x);
 }
 export function pyExtend(list: PyValue, xs: PyValue[]): void {
-  if (!Array.isArray(list)) throw new PyException('AttributeError', `'${pyTypeName(list)}' object has no attribute 'extend'`);
+  if (!Array.isArray(list))
+    throw new PyException('AttributeError', `'${pyTypeName(list)}' object has no attribute 'extend'`);
   list.push(...xs);
 }
 
@@ -306,7 +322,8 @@ export function pyDel(d: PyValue, key: PyValue): void {
 
 /** `{k: v for k, v in d.items() if k != skip}` then `.update(other)` (the flight search results). */
 export function pyDictWithout(d: PyValue, skip: string): PyDict {
-  if (!(d instanceof Map)) throw new PyException('AttributeError', `'${pyTypeName(d)}' object has no attribute 'items'`);
+  if (!(d instanceof Map))
+    throw new PyException('AttributeError', `'${pyTypeName(d)}' object has no attribute 'items'`);
   const out: PyDict = new Map();
   for (const [k, v] of d) if (k !== skip) out.set(k, v);
   return out;

@@ -15,9 +15,16 @@ export function pyFloatRepr(x: number): string {
   const digits = e.slice(neg ? 1 : 0, at).replace('.', '');
   let s: string;
   if (exp < -4 || exp >= 16) {
-    s = digits[0] + (digits.length > 1 ? `.${digits.slice(1)}` : '') + (exp < 0 ? 'e-' : 'e+') + String(Math.abs(exp)).padStart(2, '0');
+    s =
+      digits[0] +
+      (digits.length > 1 ? `.${digits.slice(1)}` : '') +
+      (exp < 0 ? 'e-' : 'e+') +
+      String(Math.abs(exp)).padStart(2, '0');
   } else if (exp >= 0) {
-    s = digits.length <= exp + 1 ? `${digits}${'0'.repeat(exp + 1 - digits.length)}.0` : `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+    s =
+      digits.length <= exp + 1
+        ? `${digits}${'0'.repeat(exp + 1 - digits.length)}.0`
+        : `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
   } else {
     s = `0.${'0'.repeat(-exp - 1)}${digits}`;
   }
@@ -63,7 +70,7 @@ export function pyStrCompare(a: string, b: string): number {
     i += x > 0xffff ? 2 : 1;
     j += y > 0xffff ? 2 : 1;
   }
-  return (a.length - i) - (b.length - j);
+  return a.length - i - (b.length - j);
 }
 
 const SURROGATE = /[\ud800-\udfff]/;

@@ -24,9 +24,13 @@ export class PyTuple {
 export function pyTypeName(v: PyValue | undefined): string {
   if (v === null || v === undefined) return 'NoneType';
   switch (typeof v) {
-    case 'string': return 'str';
-    case 'number': case 'bigint': return 'int';
-    case 'boolean': return 'bool';
+    case 'string':
+      return 'str';
+    case 'number':
+    case 'bigint':
+      return 'int';
+    case 'boolean':
+      return 'bool';
   }
   if (v instanceof PyFloat) return 'float';
   if (Array.isArray(v)) return 'list';
@@ -38,7 +42,10 @@ export function pyTypeName(v: PyValue | undefined): string {
 
 /** An exception as the original raises it: `String(e)` in the env gives `Error: <message>`. */
 export class PyException extends Error {
-  constructor(readonly pyType: string, message: string) {
+  constructor(
+    readonly pyType: string,
+    message: string,
+  ) {
     super(message);
     this.name = pyType;
   }

@@ -13,7 +13,10 @@ export function parseReactUserReply(response: string): string {
   for (const marker of ['Thought:', 'User Response:']) {
     if (!response.includes(marker)) continue;
     const pieces = response.split(marker);
-    if (pieces.length > 2) throw new Error(`user simulator (react): too many values to unpack (expected 2): the reply has "${marker}" ${pieces.length - 1} times`);
+    if (pieces.length > 2)
+      throw new Error(
+        `user simulator (react): too many values to unpack (expected 2): the reply has "${marker}" ${pieces.length - 1} times`,
+      );
     return pieces[1].trim();
   }
   throw new Error(`user simulator (react): Invalid response format: ${response}`);

@@ -13,7 +13,8 @@ export class ReflectionUser extends LlmUser {
 
   constructor(readonly maxAttempts = 2) {
     super();
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`ReflectionUser: maxAttempts must be a positive integer, got ${maxAttempts}`);
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+      throw new RangeError(`ReflectionUser: maxAttempts must be a positive integer, got ${maxAttempts}`);
   }
 
   protected override async generate(messages: readonly UserTurn[], ask: AskUserModel): Promise<string> {

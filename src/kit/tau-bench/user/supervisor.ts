@@ -14,8 +14,15 @@ export function supervisorTranscript(messages: readonly UserTurn[]): string {
 }
 
 /** `verify()`: asks the supervisor whether `response` is satisfactory; true when its answer contains "true" (any case). */
-export async function verifyReply(response: string, messages: readonly UserTurn[], ask: AskUserModel): Promise<boolean> {
-  const answer = await ask([{ role: 'user', content: verifyPrompt(supervisorTranscript(messages), response) }], 'verify');
+export async function verifyReply(
+  response: string,
+  messages: readonly UserTurn[],
+  ask: AskUserModel,
+): Promise<boolean> {
+  const answer = await ask(
+    [{ role: 'user', content: verifyPrompt(supervisorTranscript(messages), response) }],
+    'verify',
+  );
   return answer.toLowerCase().includes('true');
 }
 
@@ -23,12 +30,22 @@ export async function verifyReply(response: string, messages: readonly UserTurn[
  * `reflect()`: asks the supervisor for a reflection on a rejected `response` and returns the new response after the
  * one `Response:` of its answer (the original unpacks `split("Response:")` into two: no marker or two is an error).
  */
-export async function reflectOnReply(response: string, messages: readonly UserTurn[], ask: AskUserModel): Promise<string> {
-  const answer = await ask([{ role: 'user', content: reflectPrompt(supervisorTranscript(messages), response) }], 'reflect');
+export async function reflectOnReply(
+  response: string,
+  messages: readonly UserTurn[],
+  ask: AskUserModel,
+): Promise<string> {
+  const answer = await ask(
+    [{ role: 'user', content: reflectPrompt(supervisorTranscript(messages), response) }],
+    'reflect',
+  );
   const pieces = answer.split('Response:');
   if (pieces.length !== 2) {
-    const why = pieces.length < 2 ? 'not enough values to unpack (expected 2, got 1)' : 'too many values to unpack (expected 2)';
-    throw new Error(`user simulator (reflection): ${why}: the supervisor's reflection must hold "Response:" once, it holds it ${pieces.length - 1} times`);
+    const why =
+      pieces.length < 2 ? 'not enough values to unpack (expected 2, got 1)' : 'too many values to unpack (expected 2)';
+    throw new Error(
+      `user simulator (reflection): ${why}: the supervisor's reflection must hold "Response:" once, it holds it ${pieces.length - 1} times`,
+    );
   }
   return pieces[1].trim();
 }

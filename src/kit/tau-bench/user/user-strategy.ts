@@ -17,11 +17,19 @@ export function isUserStrategy(name: string): name is UserStrategy {
 /** A fresh simulator of a strategy (one per trial: it holds the conversation). `lines` are the scripted user's. */
 export function createUserSimulator(strategy: string, options: { lines?: readonly string[] } = {}): UserSimulator {
   switch (strategy) {
-    case 'llm': return new LlmUser();
-    case 'react': return new ReactUser();
-    case 'verify': return new VerifyUser();
-    case 'reflection': return new ReflectionUser();
-    case 'scripted': return new ScriptedUser(options.lines);
-    default: throw new Error(`unknown user strategy "${strategy}": use one of ${USER_STRATEGIES.join(', ')} (the original's "human" needs a keyboard, not a bench run)`);
+    case 'llm':
+      return new LlmUser();
+    case 'react':
+      return new ReactUser();
+    case 'verify':
+      return new VerifyUser();
+    case 'reflection':
+      return new ReflectionUser();
+    case 'scripted':
+      return new ScriptedUser(options.lines);
+    default:
+      throw new Error(
+        `unknown user strategy "${strategy}": use one of ${USER_STRATEGIES.join(', ')} (the original's "human" needs a keyboard, not a bench run)`,
+      );
   }
 }

@@ -12,7 +12,8 @@ export class VerifyUser extends LlmUser {
 
   constructor(readonly maxAttempts = 3) {
     super();
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`VerifyUser: maxAttempts must be a positive integer, got ${maxAttempts}`);
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+      throw new RangeError(`VerifyUser: maxAttempts must be a positive integer, got ${maxAttempts}`);
   }
 
   protected override async generate(messages: readonly UserTurn[], ask: AskUserModel): Promise<string> {

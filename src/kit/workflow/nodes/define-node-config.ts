@@ -45,7 +45,10 @@ export function parseNodeFields<S extends z.ZodType>(kind: string, schema: S, in
   const rawId = input && typeof input === 'object' ? (input as { id?: unknown }).id : undefined;
   const id = typeof rawId === 'string' && rawId ? rawId : undefined;
   const field = zodIssueField(issue) || '(config)';
-  throw new WorkflowError(`node ${id ? `"${id}"` : '(unnamed)'} (${kind}): ${field}: ${zodIssueMessage(issue)}`, { ...(id ? { nodeId: id } : {}), field });
+  throw new WorkflowError(`node ${id ? `"${id}"` : '(unnamed)'} (${kind}): ${field}: ${zodIssueMessage(issue)}`, {
+    ...(id ? { nodeId: id } : {}),
+    field,
+  });
 }
 
 const BRAND = Symbol('qitos.workflow.node');
@@ -60,7 +63,8 @@ function configCopy(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(configCopy);
   if (v === null || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: configCopy(x), enumerable: true, writable: true, configurable: true });
+  for (const [k, x] of Object.entries(v))
+    Object.defineProperty(out, k, { value: configCopy(x), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -77,7 +81,8 @@ export function defineNodeConfig<K extends string, S extends z.ZodObject>(kind: 
     const value = Object.create(proto) as V;
     Object.defineProperty(value, BRAND, { value: kind });
     Object.defineProperty(value, 'kind', { value: kind, enumerable: true });
-    for (const [k, v] of Object.entries(data)) if (v !== undefined) Object.defineProperty(value, k, { value: deepFreeze(v), enumerable: true });
+    for (const [k, v] of Object.entries(data))
+      if (v !== undefined) Object.defineProperty(value, k, { value: deepFreeze(v), enumerable: true });
     return Object.freeze(value) as V;
   };
   const proto = {
@@ -100,15 +105,24 @@ export function defineNodeConfig<K extends string, S extends z.ZodObject>(kind: 
     schema,
     create(input) {
       // The JSON form's own kind may come along (a node copied from a file); any other kind is an unknown field.
-      const fields = input && typeof input === 'object' && (input as { kind?: unknown }).kind === kind ? (({ kind: _k, ...rest }) => rest)(input as Record<string, unknown>) : input;
+      const fields =
+        input && typeof input === 'object' && (input as { kind?: unknown }).kind === kind
+          ? (({ kind: _k, ...rest }) => rest)(input as Record<string, unknown>)
+          : input;
       return make(parseNodeFields(kind, strict, fields) as T);
     },
     fromJSON(json) {
-      if (!json || typeof json !== 'object' || Array.isArray(json)) throw new WorkflowError(`a ${kind} node config must be an object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`);
+      if (!json || typeof json !== 'object' || Array.isArray(json))
+        throw new WorkflowError(
+          `a ${kind} node config must be an object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`,
+        );
       const { kind: k, ...fields } = json as Record<string, unknown>;
       if (k !== kind) {
         const id = typeof fields.id === 'string' ? `"${fields.id}"` : '(unnamed)';
-        throw new WorkflowError(`node ${id}: kind: expected "${kind}", got ${JSON.stringify(k)}`, { ...(typeof fields.id === 'string' ? { nodeId: fields.id } : {}), field: 'kind' });
+        throw new WorkflowError(`node ${id}: kind: expected "${kind}", got ${JSON.stringify(k)}`, {
+          ...(typeof fields.id === 'string' ? { nodeId: fields.id } : {}),
+          field: 'kind',
+        });
       }
       return cls.create(fields as z.input<S>);
     },

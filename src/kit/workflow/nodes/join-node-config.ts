@@ -16,7 +16,10 @@ export const JoinNodeFields = z
     /** For `all` and `custom`: the variable that receives the merged value (default: the node id). */
     output: VariableName.optional(),
   })
-  .refine((j) => j.merge !== 'custom' || j.reducer !== undefined, { message: 'a custom merge needs the name of a registered reducer', path: ['reducer'] });
+  .refine((j) => j.merge !== 'custom' || j.reducer !== undefined, {
+    message: 'a custom merge needs the name of a registered reducer',
+    path: ['reducer'],
+  });
 
 /** A join marker's configuration (immutable value object). */
 export const JoinNodeConfig = defineNodeConfig('join', JoinNodeFields);

@@ -48,11 +48,17 @@ export type NodeKind = keyof typeof NODE_CONFIGS;
 
 /** Reads any node config from its JSON form `{ kind, id, ... }`; an unknown kind is a WorkflowError naming the node. */
 export function nodeConfigFromJSON(json: unknown): NodeConfig {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new WorkflowError(`a node must be an object with a kind and an id, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`);
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new WorkflowError(
+      `a node must be an object with a kind and an id, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`,
+    );
   const { kind, id } = json as { kind?: unknown; id?: unknown };
   const name = typeof id === 'string' ? `"${id}"` : '(unnamed)';
   if (typeof kind !== 'string' || !Object.hasOwn(NODE_CONFIGS, kind)) {
-    throw new WorkflowError(`node ${name}: kind: expected one of ${Object.keys(NODE_CONFIGS).join(', ')}, got ${JSON.stringify(kind)}`, { ...(typeof id === 'string' ? { nodeId: id } : {}), field: 'kind' });
+    throw new WorkflowError(
+      `node ${name}: kind: expected one of ${Object.keys(NODE_CONFIGS).join(', ')}, got ${JSON.stringify(kind)}`,
+      { ...(typeof id === 'string' ? { nodeId: id } : {}), field: 'kind' },
+    );
   }
   return NODE_CONFIGS[kind as NodeKind].fromJSON(json) as NodeConfig;
 }

@@ -14,7 +14,10 @@ export const SubworkflowNodeFields = z
     /** The variable that receives the child's final variables (default: the node id). */
     output: VariableName.optional(),
   })
-  .refine((s) => (s.path === undefined) !== (s.inline === undefined), { message: 'give exactly one of path and inline', path: ['path'] });
+  .refine((s) => (s.path === undefined) !== (s.inline === undefined), {
+    message: 'give exactly one of path and inline',
+    path: ['path'],
+  });
 
 /** A subworkflow node's configuration (immutable value object). */
 export const SubworkflowNodeConfig = defineNodeConfig('subworkflow', SubworkflowNodeFields);

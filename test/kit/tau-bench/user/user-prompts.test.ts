@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { llmUserSystemPrompt, reactUserSystemPrompt, reflectPrompt, verifyPrompt } from '../../../../src/kit/tau-bench/user/user-prompts.js';
+import {
+  llmUserSystemPrompt,
+  reactUserSystemPrompt,
+  reflectPrompt,
+  verifyPrompt,
+} from '../../../../src/kit/tau-bench/user/user-prompts.js';
 import { ACT_INSTRUCTION, REACT_INSTRUCTION } from '../../../../src/kit/tau-bench/agents/react-prompts.js';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -8,16 +13,24 @@ const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const transcript = 'System: SYS\nCustomer: Hi! How can I help you today?\nAgent: I want X';
 
 // Hashes of the strings the original (tau-bench 59a200c) builds, computed by running its Python code with these inputs.
-describe('tau-bench prompts are the original\'s byte for byte', () => {
+describe("tau-bench prompts are the original's byte for byte", () => {
   it('user simulator system prompts (llm, react; with and without an instruction)', () => {
     expect(sha(llmUserSystemPrompt('INSTR'))).toBe('2bf7376aff730d1e615a73f908c20560f9be03764dc1d44aeeb2a4f3eaf40741');
-    expect(sha(llmUserSystemPrompt(undefined))).toBe('e91c58ad775ec163b5268895820e52a1ee2945683f8e0cec29ada50ba260fef3');
-    expect(sha(reactUserSystemPrompt('INSTR'))).toBe('2b1680fd89c6a87471fce070d659ff0801fc5fa6f65ab07b997c92f7859a0d26');
+    expect(sha(llmUserSystemPrompt(undefined))).toBe(
+      'e91c58ad775ec163b5268895820e52a1ee2945683f8e0cec29ada50ba260fef3',
+    );
+    expect(sha(reactUserSystemPrompt('INSTR'))).toBe(
+      '2b1680fd89c6a87471fce070d659ff0801fc5fa6f65ab07b997c92f7859a0d26',
+    );
   });
 
   it('the supervisor prompts of verify and reflection', () => {
-    expect(sha(verifyPrompt(transcript, 'RESP'))).toBe('19785a797bca04dce379e7b4d5fabc74a481ff4632328d7fbbf314d8b27166b6');
-    expect(sha(reflectPrompt(transcript, 'RESP'))).toBe('dd5a1818b459a3a0f046a564f5fdd6550229de052edcc047e01cfba4e4059301');
+    expect(sha(verifyPrompt(transcript, 'RESP'))).toBe(
+      '19785a797bca04dce379e7b4d5fabc74a481ff4632328d7fbbf314d8b27166b6',
+    );
+    expect(sha(reflectPrompt(transcript, 'RESP'))).toBe(
+      'dd5a1818b459a3a0f046a564f5fdd6550229de052edcc047e01cfba4e4059301',
+    );
   });
 
   it('the ReAct and Act agent instructions', () => {

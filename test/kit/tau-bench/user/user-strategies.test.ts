@@ -3,8 +3,19 @@ import fc from 'fast-check';
 import { ScriptedModel, type ScriptReply } from '../../../../src/kit/testing/index.js';
 import { responseText, type ModelMessage } from '../../../../src/core/index.js';
 import {
-  LlmUser, ReactUser, ReflectionUser, ScriptedUser, VerifyUser, createUserSimulator, llmUserSystemPrompt, parseReactUserReply, reactUserSystemPrompt, supervisorTranscript, verifyPrompt,
-  type AskUserModel, type UserTurn,
+  LlmUser,
+  ReactUser,
+  ReflectionUser,
+  ScriptedUser,
+  VerifyUser,
+  createUserSimulator,
+  llmUserSystemPrompt,
+  parseReactUserReply,
+  reactUserSystemPrompt,
+  supervisorTranscript,
+  verifyPrompt,
+  type AskUserModel,
+  type UserTurn,
 } from '../../../../src/kit/tau-bench/index.js';
 
 /** The simulator's model calls go to a ScriptedModel; each call's kind and request is kept. */
@@ -13,13 +24,20 @@ function scripted(replies: ScriptReply[]): { model: ScriptedModel; ask: AskUserM
   const kinds: string[] = [];
   const ask: AskUserModel = async (messages, kind) => {
     kinds.push(kind);
-    const request = { messages: messages.map((m): ModelMessage => (m.role === 'system' ? { role: 'system', content: m.content } : { role: m.role, content: [{ type: 'text', text: m.content }] })) };
+    const request = {
+      messages: messages.map((m): ModelMessage =>
+        m.role === 'system'
+          ? { role: 'system', content: m.content }
+          : { role: m.role, content: [{ type: 'text', text: m.content }] },
+      ),
+    };
     return responseText(await model.generate(request));
   };
   return { model, ask, kinds };
 }
 
-const text = (m: ModelMessage) => (m.role === 'system' ? m.content : m.content.map((p) => ('text' in p ? p.text : '')).join(''));
+const text = (m: ModelMessage) =>
+  m.role === 'system' ? m.content : m.content.map((p) => ('text' in p ? p.text : '')).join('');
 const turns = (r: { messages: ModelMessage[] }) => r.messages.map((m) => ({ role: m.role, content: text(m) }));
 
 describe('llm user', () => {
@@ -42,7 +60,9 @@ describe('llm user', () => {
 
 describe('react user', () => {
   it('reads the reply as the original does (the text after Thought:, STOP anywhere, errors otherwise)', () => {
-    expect(parseReactUserReply('Thought:\nI should ask.\n\nUser Response:\nHello')).toBe('I should ask.\n\nUser Response:\nHello');
+    expect(parseReactUserReply('Thought:\nI should ask.\n\nUser Response:\nHello')).toBe(
+      'I should ask.\n\nUser Response:\nHello',
+    );
     expect(parseReactUserReply('User Response:\n  Hello there ')).toBe('Hello there');
     expect(parseReactUserReply('Thought: done\nUser Response: ###STOP###')).toBe('###STOP###');
     expect(() => parseReactUserReply('just text')).toThrow(/Invalid response format: just text/);
@@ -50,7 +70,9 @@ describe('react user', () => {
   });
 
   it('the STOP token anywhere wins (property)', () => {
-    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => parseReactUserReply(`${a}###STOP###${b}`) === '###STOP###'));
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) => parseReactUserReply(`${a}###STOP###${b}`) === '###STOP###'),
+    );
   });
 
   it('sends the react system prompt and returns the parsed response', async () => {
@@ -73,8 +95,12 @@ describe('verify user', () => {
       { role: 'user', content: 'Hi! How can I help you today?' },
     ];
     // The supervisor gets one user message: the transcript (the agent is the "Customer", as roles are flipped) and the candidate.
-    expect(turns(model.requests[1])).toEqual([{ role: 'user', content: verifyPrompt(supervisorTranscript(conversation), 'candidate one') }]);
-    expect(supervisorTranscript(conversation)).toBe(`System: ${conversation[0].content}\nCustomer: Hi! How can I help you today?`);
+    expect(turns(model.requests[1])).toEqual([
+      { role: 'user', content: verifyPrompt(supervisorTranscript(conversation), 'candidate one') },
+    ]);
+    expect(supervisorTranscript(conversation)).toBe(
+      `System: ${conversation[0].content}\nCustomer: Hi! How can I help you today?`,
+    );
     expect(user.messages).toEqual([...conversation, { role: 'assistant', content: 'candidate two' }]);
   });
 
@@ -88,7 +114,13 @@ describe('verify user', () => {
 
 describe('reflection user', () => {
   it('rewrites a rejected reply: reflect, add the new response as an agent message, answer again', async () => {
-    const { model, ask, kinds } = scripted(['first', 'false', 'Reflection:\ntoo much at once\n\nResponse:\n  Say only the order id. ', 'second', 'true']);
+    const { model, ask, kinds } = scripted([
+      'first',
+      'false',
+      'Reflection:\ntoo much at once\n\nResponse:\n  Say only the order id. ',
+      'second',
+      'true',
+    ]);
     const user = new ReflectionUser();
     expect(await user.reset('Exchange order #W3.', ask)).toBe('second');
     expect(kinds).toEqual(['reply', 'verify', 'reflect', 'reply', 'verify']);
@@ -125,7 +157,10 @@ describe('scripted user and strategies', () => {
   });
 
   it('builds each strategy by name and refuses others', () => {
-    for (const s of ['llm', 'react', 'verify', 'reflection', 'scripted']) expect(createUserSimulator(s).strategy).toBe(s);
-    expect(() => createUserSimulator('human')).toThrow(/unknown user strategy "human".*llm, react, verify, reflection, scripted/);
+    for (const s of ['llm', 'react', 'verify', 'reflection', 'scripted'])
+      expect(createUserSimulator(s).strategy).toBe(s);
+    expect(() => createUserSimulator('human')).toThrow(
+      /unknown user strategy "human".*llm, react, verify, reflection, scripted/,
+    );
   });
 });
