@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliIO, ProgramWithIO } from './io.js';
+import { registerInitCommand } from './commands/init.js';
 import { registerInspectCommand } from './commands/inspect.js';
 import { registerRunsCommand } from './commands/runs.js';
 import { registerRunCommand } from './commands/run.js';
@@ -30,6 +31,7 @@ export function createProgram(io: CliIO): Command {
     .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)');
 
+  registerInitCommand(program);
   registerRunCommand(program);
   registerBenchCommand(program);
   registerReplayCommand(program);
