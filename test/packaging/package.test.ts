@@ -86,9 +86,9 @@ const qitos = (args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean 
 const fromPackage = (loaded: string[], part: string) => loaded.filter((u) => u.includes(`/node_modules/${part}`));
 
 describe('the packed package, installed into a fresh project', () => {
-  it('ships dist (JavaScript, .d.ts, source maps), bin, docs, README and LICENSE, and nothing else', () => {
+  it('ships dist (JavaScript, .d.ts, source maps, the templates of qitos init), bin, docs, the example workflows, README and LICENSE, and nothing else', () => {
     const top = new Set(pkg.files.map((f) => f.split('/')[0]));
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'examples', 'package.json']);
     for (const f of [
       'dist/index.js',
       'dist/index.d.ts',
@@ -98,13 +98,23 @@ describe('the packed package, installed into a fresh project', () => {
       'dist/cli/view/viewer.css',
       'bin/qitos.js',
       'docs/api.md',
+      'dist/cli/init-templates/agent.ts.tmpl',
+      'examples/workflows/tool-pipeline.yaml',
     ]) {
       expect(pkg.files, f).toContain(f);
     }
-    expect(pkg.files.filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts|js\.map|css)$/.test(f))).toEqual([]);
     expect(
       pkg.files.filter(
-        (f) => /(^|\/)(test|tests|fixtures|traces|examples|benchmarks|src)\//.test(f) || /\.tsbuildinfo$/.test(f),
+        (f) =>
+          f.startsWith('dist/') &&
+          !/\.(js|d\.ts|js\.map|css)$/.test(f) &&
+          !/^dist\/cli\/init-templates\/[\w/.-]+\.tmpl$/.test(f),
+      ),
+    ).toEqual([]);
+    expect(pkg.files.filter((f) => f.startsWith('examples/') && !f.startsWith('examples/workflows/'))).toEqual([]);
+    expect(
+      pkg.files.filter(
+        (f) => /(^|\/)(test|tests|fixtures|traces|benchmarks|src)\//.test(f) || /\.tsbuildinfo$/.test(f),
       ),
     ).toEqual([]);
     for (const e of packageEntries()) {
