@@ -16,6 +16,7 @@ const BUILD_INPUTS = [
   'src',
   'bin',
   'docs',
+  'examples',
   'README.md',
   'LICENSE',
 ];

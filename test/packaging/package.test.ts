@@ -3,6 +3,7 @@ import { cp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docPointers, isPacked } from '../helpers/doc-pointers.js';
 import { packageEntries, REPO } from '../helpers/package-exports.js';
 import { installPackedPackage, type InstalledPackage } from '../helpers/packed-package.js';
 import { readmeExample } from '../helpers/readme-example.js';
@@ -52,7 +53,7 @@ interface Ran {
 async function sh(
   cmd: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; loads?: boolean; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; loads?: boolean; timeoutMs?: number; cwd?: string } = {},
 ): Promise<Ran> {
   const log = join(pkg.root, `loads-${Math.random().toString(36).slice(2)}.txt`);
   const env: NodeJS.ProcessEnv = {
@@ -65,7 +66,7 @@ async function sh(
   let r: { code: number; stdout: string; stderr: string };
   try {
     const { stdout, stderr } = await exec(cmd, argv, {
-      cwd: pkg.app,
+      cwd: opts.cwd ?? pkg.app,
       env,
       timeout: opts.timeoutMs ?? 120_000,
       maxBuffer: 16 * 1024 * 1024,
@@ -114,7 +115,10 @@ describe('the packed package, installed into a fresh project', () => {
     expect(pkg.files.filter((f) => f.startsWith('examples/') && !f.startsWith('examples/workflows/'))).toEqual([]);
     expect(
       pkg.files.filter(
-        (f) => /(^|\/)(test|tests|fixtures|traces|benchmarks|src)\//.test(f) || /\.tsbuildinfo$/.test(f),
+        (f) =>
+          (/(^|\/)(test|tests|fixtures|traces|benchmarks|src)\//.test(f) &&
+            !f.startsWith('dist/cli/init-templates/')) ||
+          /\.tsbuildinfo$/.test(f),
       ),
     ).toEqual([]);
     for (const e of packageEntries()) {
@@ -174,6 +178,84 @@ describe('the packed package, installed into a fresh project', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ suite: 'shout', trials: 3, passRate: { passed: 3, total: 3 } });
     expect(fromPackage(r.loaded, 'tsx/').length).toBeGreaterThan(0);
+  });
+
+  it("npx qitos init demo writes a project that installs offline (the tarball, npm's cache), passes npm test, and runs qitos run and qitos bench run offline", async () => {
+    const demo = join(pkg.root, 'demo'); // beside the consumer project, so it resolves only what it installs itself
+    const init = await sh('npx', ['--no-install', 'qitos', 'init', demo]);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toMatch(/^ {2}agent\.ts$/m);
+    expect(init.stdout).toMatch(/^ {2}suite\/scorer\.ts$/m);
+    const pkgJson = JSON.parse(await readFile(join(demo, 'package.json'), 'utf8'));
+    expect(pkgJson.dependencies['qitos-ts']).toBe(
+      `^${JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version}`,
+    );
+
+    // Its dependencies come from the tarball and npm's cache only: nothing from the network.
+    const install = await sh(
+      'npm',
+      ['install', '--offline', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', pkg.tarball],
+      { cwd: demo, timeoutMs: 600_000 },
+    );
+    expect(install.code, install.stderr).toBe(0);
+
+    const test = await sh('npm', ['test'], { cwd: demo });
+    expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/^# pass 2$/m);
+    expect(test.stdout).toMatch(/^# fail 0$/m);
+
+    const script = await sh('npm', ['run', 'run'], { cwd: demo });
+    expect(script.code, script.stderr).toBe(0);
+    expect(script.stdout).toMatch(/^ +1 {2}count_letter\(text="strawberry", letter="r"\) -> 3 /m);
+    expect(script.stdout).toMatch(/^final: {2}3$/m);
+
+    const run = await sh(
+      'npx',
+      [
+        '--no-install',
+        'qitos',
+        'run',
+        'agent.ts',
+        '-c',
+        'qitos.yaml',
+        '--json',
+        '-t',
+        'How many times does the letter "s" appear in "Mississippi"?',
+      ],
+      { cwd: demo },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ stopReason: 'final', finalResult: '4', steps: 2 });
+
+    const bench = await sh(
+      'npx',
+      ['--no-install', 'qitos', 'bench', 'run', 'suite', '-c', 'qitos.yaml', '-o', 'out', '--no-progress', '--json'],
+      { cwd: demo },
+    );
+    expect(bench.code, bench.stderr).toBe(0);
+    expect(JSON.parse(bench.stdout)).toMatchObject({ suite: 'letter-count', passRate: { passed: 5, total: 5 } });
+  }, 900_000);
+
+  it('the shipped docs point only at files the package holds; its example workflow runs from node_modules offline', async () => {
+    const missing: string[] = [];
+    for (const f of pkg.files.filter((f) => f.endsWith('.md')))
+      for (const p of docPointers(f, await readFile(join(pkg.app, 'node_modules/qitos-ts', f), 'utf8')))
+        if (!/^benchmarks\/?($|(perf|peers)(\/|$))/.test(p) && !isPacked(p, pkg.files)) missing.push(`${f}: ${p}`);
+    expect(missing).toEqual([]);
+
+    const flows = 'node_modules/qitos-ts/examples/workflows';
+    const r = await sh(process.execPath, [
+      pkg.bin,
+      'workflow',
+      'run',
+      `${flows}/tool-pipeline.yaml`,
+      '--var',
+      'n=7',
+      '--model',
+      `scripted:${flows}/tool-pipeline.replies.json`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^result: 7 doubled to 112/m);
   });
 
   it('an ESM consumer imports every entry point (exactly the pinned exports) and runs an Engine offline', async () => {
