@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageName, SCAFFOLD } from '../../src/cli/commands/init-action.js';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 import { REPO, toSourceImports } from '../helpers/package-exports.js';
 
 const TEMPLATES = resolve(REPO, 'src/cli/init-templates');
@@ -113,7 +112,6 @@ describe('qitos init', () => {
         expect(name).toMatch(/^[a-z0-9][a-z0-9._~-]*$/);
         expect(name.length).toBeLessThanOrEqual(214);
       }),
-      { seed: fcSeed },
     );
   });
 
