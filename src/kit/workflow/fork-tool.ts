@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import type { Budget, Usage } from '../../core/index.js';
 import { addCost, addTokens, defineTool, errorMessage, totalTokens } from '../../core/index.js';
@@ -34,7 +35,10 @@ export function forkTool(agent: ThreadHost) {
       // A resumed run reuses the branches its predecessor finished and resumes the one it was killed in.
       const source = agent.takeResumeSource(fork.id);
       const share = fork.budget === 'split' ? splitBudget(ctx.childLink().budget, branches.length) : undefined;
-      await forEachConcurrent(branches, fork.concurrency ?? branches.length, async (branch, i) => {
+      const concurrency = fork.concurrency ?? branches.length;
+      // Each branch in flight is a child run listening to this signal: a wide fork is expected, not a leak.
+      setMaxListeners(Math.max(10, concurrency + 10), ctx.signal);
+      await forEachConcurrent(branches, concurrency, async (branch, i) => {
         let last: Omit<BranchOutcome, 'finished'> | undefined;
         const prev = source ? await previousThread(source, `${fork.id}.${branch}`) : undefined;
         if (prev?.outcome === 'completed') {
