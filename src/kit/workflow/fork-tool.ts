@@ -10,6 +10,10 @@ import type { BranchOutcome, WorkflowState } from './thread-state.js';
 /** The id of the internal tool a fork node's step calls (never offered to a model). */
 export const FORK_TOOL = '_workflow_fork';
 
+/** Its arguments, built once: every child thread's agent registers the tool anew, and building a zod schema per agent was
+ * most of the cost of making a branch's agent. */
+const ForkArgs = z.object({ fork: z.string() });
+
 /**
  * The tool through which a fork node runs its branches: each edge out of the fork is a child thread from that
  * node to the fork's join, run concurrently as linked child runs. A failed branch follows the fork's `onError`:
@@ -21,7 +25,7 @@ export function forkTool(agent: ThreadHost) {
   return defineTool({
     id: FORK_TOOL,
     description: 'Runs the branches of a workflow fork node (internal).',
-    parameters: z.object({ fork: z.string() }),
+    parameters: ForkArgs,
     async execute(args, ctx) {
       const wf = agent.workflow;
       const fork = wf.node(args.fork);
