@@ -62,7 +62,7 @@ export function openRun<S extends State>(
       ? new RunRecorder(
           traceDir,
           { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) },
-          { ...traceOpts, redactor: options.redactor },
+          { ...traceOpts, redactor: options.redactor, onManifest: options.parent?.traced?.bind(options.parent) },
         )
       : undefined;
   const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
@@ -230,7 +230,7 @@ function describeRun<S extends State>(
  */
 export function childLink<S extends State>(
   run: RunStart<S>,
-  services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent'>,
+  services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent' | 'recorder'>,
 ): ParentLink {
   const b = services.budget;
   const share: Budget = {};
@@ -252,5 +252,6 @@ export function childLink<S extends State>(
       };
       services.parent?.spend?.(tokens, cost, modelCalls);
     },
+    traced: (dir: string, sha256: string) => services.recorder?.childManifest(dir, sha256),
   };
 }
