@@ -3,7 +3,8 @@
  *   (a) decide() returns a Decision      target >= 50,000 steps/s
  *   (b) model path: ScriptedModel + JSON  target >= 25,000 steps/s
  *   (c) (b) with the JSONL trace on       target >= 10,000 steps/s, <= 1.5 KB/step
- *   RSS: 100,000 steps with the trace on  target <= 200 MB and flat
+ *   RSS: 100,000 steps with the trace on  target <= 150 MB peak, flat: the last quarter's mean within 10% of the
+ *                                         first quarter's (sampled every 1,000 steps)
  * Run: npm run bench:kernel [-- --steps 5000 --rss-steps 100000]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -72,11 +73,11 @@ function scripted() {
 
 const root = mkdtempSync(join(tmpdir(), 'qitos-bench-'));
 try {
-  // Peak RSS over a long traced run, sampled as steps grow.
+  // Peak RSS over a long traced run, sampled every 1,000 steps (a coarser sampling misses the GC sawtooth's peaks).
   const samples: Array<[number, number]> = [];
   let peak = 0;
   const hook = (ev: { type: string; step?: number }) => {
-    if (ev.type === 'phase_start' && (ev as { phase?: string }).phase === 'observe' && ev.step! % 10_000 === 0) {
+    if (ev.type === 'phase_start' && (ev as { phase?: string }).phase === 'observe' && ev.step! % 1_000 === 0) {
       const rss = process.memoryUsage().rss / 1e6;
       peak = Math.max(peak, rss);
       samples.push([ev.step!, Math.round(rss)]);
@@ -136,8 +137,21 @@ try {
   console.log(
     `    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B         (the assistant message is part of the state diff)`,
   );
-  console.log(`RSS ${fmt(RSS_STEPS)} traced steps: peak ${fmt(peak)} MB (target <= 200), ${fmt(longRate)} steps/s`);
-  console.log(`    RSS by step: ${samples.map(([s, m]) => `${s / 1000}k:${m}MB`).join(' ')}`);
+  const quarter = (q: number) => {
+    const part = samples.filter(([s]) => s > (q * RSS_STEPS) / 4 && s <= ((q + 1) * RSS_STEPS) / 4).map(([, m]) => m);
+    return part.reduce((n, m) => n + m, 0) / Math.max(1, part.length);
+  };
+  const drift = quarter(3) / quarter(0) - 1;
+  console.log(`RSS ${fmt(RSS_STEPS)} traced steps: peak ${fmt(peak)} MB (target <= 150), ${fmt(longRate)} steps/s`);
+  console.log(
+    `    mean RSS by quarter: ${[0, 1, 2, 3].map((q) => `${fmt(quarter(q))} MB`).join(', ')}; last vs first ${drift >= 0 ? '+' : ''}${(drift * 100).toFixed(1)}% (target within 10%)`,
+  );
+  console.log(
+    `    RSS every 10,000 steps: ${samples
+      .filter(([s]) => s % 10_000 === 0)
+      .map(([s, m]) => `${s / 1000}k:${m}MB`)
+      .join(' ')}`,
+  );
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

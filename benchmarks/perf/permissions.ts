@@ -4,7 +4,8 @@
  * (`PermissionGate.judge`: the tool's main input, the command split into segments or the path placed against the
  * workspace, the external-directory check, the rules), and one tool call through the ActionExecutor with and without
  * rules (what a run pays per call). Rule sets: a repository's safe default (13 rules) and a large one (423 rules).
- * Run: npm run bench:permissions [-- --calls 200000 --no-write] ; writes docs/performance.md `## Permissions`.
+ * Run: npm run bench:permissions [-- --calls 200000] ; with -- --write, records the figures in docs/performance.md
+ * `## Permissions`.
  */
 import { z } from 'zod';
 import {
@@ -26,7 +27,6 @@ const arg = (name: string, dflt: number) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const CALLS = arg('calls', 200_000);
-const WRITE = !process.argv.includes('--no-write');
 
 /** The docs' "safe default for a repository". */
 const REPO: PermissionConfig = {
@@ -154,7 +154,6 @@ async function main(): Promise<void> {
     `tool call through the executor, no rules: ${(callPlain / 1000).toFixed(2)} µs; with the repository rules: ${(callRuled / 1000).toFixed(2)} µs`,
   );
 
-  if (!WRITE) return;
   const us = (ns: number) => (ns / 1000).toFixed(2);
   const section = [
     '## Permissions',

@@ -2,8 +2,8 @@
  * tau-bench's domain layer: load time, all 685 ground-truth episodes (every gt action through a session, the hash,
  * the reward with its cached gt replay), the cost of one tool call per kind, the db hash of a changed session, and
  * the memory of 100 concurrent sessions (copy-on-write over one shared database).
- * Needs the installed data (`npx qitos tau-bench fetch`). Run: npm run bench:tau ; writes docs/performance.md
- * `## tau-bench`.
+ * Needs the installed data (`npx qitos tau-bench fetch`). Run: npm run bench:tau ; with -- --write, records the figures
+ * in docs/performance.md `## tau-bench`.
  */
 import { cpuUsage } from 'node:process';
 import { loadTauDomain, type TauDomain, type TauSession } from '../../src/kit/tau-bench/index.js';

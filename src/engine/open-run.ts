@@ -137,6 +137,7 @@ function newRecorder<S extends State>(
     {
       ...traceOpts,
       redactor: options.redactor,
+      onManifest: options.parent?.traced?.bind(options.parent),
     },
   );
 }
@@ -245,7 +246,7 @@ function describeRun<S extends State>(
  */
 export function childLink<S extends State>(
   run: RunStart<S>,
-  services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent'>,
+  services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent' | 'recorder'>,
 ): ParentLink {
   const b = services.budget;
   const share: Budget = {};
@@ -267,5 +268,6 @@ export function childLink<S extends State>(
       };
       services.parent?.spend?.(tokens, cost, modelCalls);
     },
+    traced: (dir: string, sha256: string) => services.recorder?.childManifest(dir, sha256),
   };
 }

@@ -93,9 +93,18 @@ export class RunRecorder {
   constructor(
     readonly dir: string,
     private readonly description: RunDescription,
-    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey'> & { redactor?: Redactor } = {},
+    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey'> & {
+      redactor?: Redactor;
+      /** Called with this folder and the sha-256 of each manifest written (a parent run's recorder takes it). */
+      onManifest?: (dir: string, sha256: string) => void;
+    } = {},
   ) {
-    this.writer = new TraceWriter(dir, options.signingKey, options.redactor);
+    this.writer = new TraceWriter(dir, options.signingKey, options.redactor, options.onManifest);
+  }
+
+  /** The digest of a child run's manifest, as its writer wrote it (the child's trace is in a sub-folder of this one). */
+  childManifest(dir: string, sha256: string): void {
+    this.writer.childManifest(dir, sha256);
   }
 
   /** Writes the first manifest (status running) and remembers the initial state that step diffs apply to. */

@@ -43,13 +43,21 @@ function listFolder(dir: string): FolderListing {
 /**
  * The `files` digest of a trace folder as its writer finishes it: `own` (the digests the writer kept while writing:
  * events.jsonl, steps.jsonl, artifacts) plus, for everything else in the folder, its sha-256 read now: a child
- * trace's `manifest.json` (the child's own `files` cover the rest of it), any other file whole.
+ * trace's `manifest.json` (the child's own `files` cover the rest of it; `children` holds the digests the child
+ * writers reported, read from disk only when a child did not report), any other file whole.
  */
-export function folderDigests(dir: string, own: Readonly<Record<string, string>>): Record<string, string> {
-  const { files, children } = listFolder(dir);
+export function folderDigests(
+  dir: string,
+  own: Readonly<Record<string, string>>,
+  children: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const listing = listFolder(dir);
   const out: Record<string, string> = {};
-  for (const f of files) out[f] = own[f] ?? fileSha256(readFileSync(join(dir, f)));
-  for (const c of children) out[`${c}/manifest.json`] = fileSha256(readFileSync(join(dir, c, 'manifest.json')));
+  for (const f of listing.files) out[f] = own[f] ?? fileSha256(readFileSync(join(dir, f)));
+  for (const c of listing.children) {
+    const key = `${c}/manifest.json`;
+    out[key] = children[key] ?? fileSha256(readFileSync(join(dir, c, 'manifest.json')));
+  }
   // A file the writer kept a digest of but that is not there (a JSONL file not created yet) is listed all the same.
   for (const [f, d] of Object.entries(own)) out[f] ??= d;
   return out;

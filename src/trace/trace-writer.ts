@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { EventRecord, Manifest, Redactor, StepRecord } from '../core/index.js';
 import { manifestSignature } from './manifest-signature.js';
 import { fileSha256, folderDigests } from './trace-files.js';
@@ -24,13 +24,26 @@ export class TraceWriter {
   private readonly eventsHash: Hash = createHash('sha256');
   private readonly stepsHash: Hash = createHash('sha256');
   private readonly artifactHashes: Record<string, string> = {};
+  /** Digests of child traces' manifests (`threads/<id>/manifest.json`), as their writers reported them. */
+  private readonly childHashes: Record<string, string> = {};
   stepCount = 0;
 
   constructor(
     readonly dir: string,
     private readonly signingKey?: Uint8Array,
     private readonly redactor?: Redactor,
+    private readonly onManifest?: (dir: string, sha256: string) => void,
   ) {}
+
+  /**
+   * Records the sha-256 of a child trace's manifest as the child's writer wrote it, so this folder's digest need not
+   * read it back. A folder outside this one is ignored; a child that never reports is read from disk as before.
+   */
+  childManifest(childDir: string, sha256: string): void {
+    const rel = relative(this.dir, childDir);
+    if (!rel || rel.startsWith('..') || rel.includes(':')) return;
+    this.childHashes[`${rel.split(sep).join('/')}/manifest.json`] = sha256;
+  }
 
   /** Creates the folder, writes the first manifest and opens the JSONL files. */
   start(manifest: Manifest): void {
@@ -102,11 +115,13 @@ export class TraceWriter {
       'steps.jsonl': this.stepsHash.copy().digest('hex'),
       ...this.artifactHashes,
     };
-    const withFiles: Manifest = { ...manifest, files: folderDigests(this.dir, own) };
+    const withFiles: Manifest = { ...manifest, files: folderDigests(this.dir, own, this.childHashes) };
     const body = this.signingKey
       ? { ...withFiles, signature: manifestSignature(withFiles, this.signingKey) }
       : withFiles;
-    writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n');
+    const bytes = Buffer.from(JSON.stringify(body, null, 2) + '\n', 'utf8');
+    writeFileSync(tmp, bytes);
     renameSync(tmp, join(this.dir, 'manifest.json'));
+    this.onManifest?.(this.dir, fileSha256(bytes));
   }
 }

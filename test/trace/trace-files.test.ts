@@ -127,6 +127,33 @@ describe('a trace is signed whole', () => {
     }
   });
 
+  it("a child trace's manifest changed on disk while the parent runs is found: the parent signs what the child wrote", async () => {
+    // The child's writer hands the digest of each manifest it writes to the parent's (ParentLink.traced), so the
+    // parent does not read its children back: a change made between the two is caught, not signed.
+    const tamper = defineTool({
+      id: 'child',
+      description: 'runs a child run, then edits its manifest',
+      parameters: z.object({}),
+      execute: async (_a, ctx) => {
+        const agent = new ScriptAgent([decide.final('3')], {});
+        const r = await new Engine({
+          agent,
+          trace: { dir: join(ctx.traceDir!, 'threads') },
+          parent: ctx.childLink(),
+        }).run('child');
+        appendFileSync(join(r.traceDir!, 'manifest.json'), ' ');
+        return r.finalResult ?? '';
+      },
+    });
+    const agent = new ScriptAgent([decide.call('child'), decide.final('done')], { tools: [tamper] });
+    const r = await new Engine({ agent, trace: { dir: await tempDir(), signingKey: key } }).run('parent');
+    const [child] = readdirSync(join(r.traceDir!, 'threads'));
+    expect(await check(r.traceDir!)).toEqual([
+      'files-changed',
+      `threads/${child}/manifest.json changed after it was signed`,
+    ]);
+  });
+
   it('any change of a byte of any file makes it not signed (property)', async () => {
     const { dir } = await signedRun();
     const files = ['steps.jsonl', 'events.jsonl', 'artifacts/repo.diff'];

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import type { Budget, Usage } from '../../core/index.js';
 import { addCost, addTokens, defineTool, errorMessage, totalTokens } from '../../core/index.js';
@@ -8,6 +9,10 @@ import type { BranchOutcome, WorkflowState } from './thread-state.js';
 
 /** The id of the internal tool a fork node's step calls (never offered to a model). */
 export const FORK_TOOL = '_workflow_fork';
+
+/** Its arguments, built once: every child thread's agent registers the tool anew, and building a zod schema per agent was
+ * most of the cost of making a branch's agent. */
+const ForkArgs = z.object({ fork: z.string() });
 
 /**
  * The tool through which a fork node runs its branches: each edge out of the fork is a child thread from that
@@ -20,7 +25,7 @@ export function forkTool(agent: ThreadHost) {
   return defineTool({
     id: FORK_TOOL,
     description: 'Runs the branches of a workflow fork node (internal).',
-    parameters: z.object({ fork: z.string() }),
+    parameters: ForkArgs,
     async execute(args, ctx) {
       const wf = agent.workflow;
       const fork = wf.node(args.fork);
@@ -34,7 +39,10 @@ export function forkTool(agent: ThreadHost) {
       // A resumed run reuses the branches its predecessor finished and resumes the one it was killed in.
       const source = agent.takeResumeSource(fork.id);
       const share = fork.budget === 'split' ? splitBudget(ctx.childLink().budget, branches.length) : undefined;
-      await forEachConcurrent(branches, fork.concurrency ?? branches.length, async (branch, i) => {
+      const concurrency = fork.concurrency ?? branches.length;
+      // Each branch in flight is a child run listening to this signal: a wide fork is expected, not a leak.
+      setMaxListeners(Math.max(10, concurrency + 10), ctx.signal);
+      await forEachConcurrent(branches, concurrency, async (branch, i) => {
         let last: Omit<BranchOutcome, 'finished'> | undefined;
         const prev = source ? await previousThread(source, `${fork.id}.${branch}`) : undefined;
         if (prev?.outcome === 'completed') {

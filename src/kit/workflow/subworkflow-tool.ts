@@ -8,6 +8,10 @@ import { WorkflowDefinition } from './workflow-definition.js';
 /** The id of the internal tool a subworkflow node's step calls (never offered to a model). */
 export const SUBWORKFLOW_TOOL = '_workflow_subflow';
 
+/** Its arguments, built once: every child thread's agent registers the tool anew, and building a zod schema per agent was
+ * most of the cost of making a branch's agent. */
+const SubworkflowArgs = z.object({ node: z.string() });
+
 /**
  * The tool through which a subworkflow node runs: the child workflow (inline, or a file relative to the parent
  * workflow's folder) runs as a linked child thread with the parent's variables; its output is its final
@@ -17,7 +21,7 @@ export function subworkflowTool(agent: ThreadHost) {
   return defineTool({
     id: SUBWORKFLOW_TOOL,
     description: 'Runs a workflow subworkflow node (internal).',
-    parameters: z.object({ node: z.string() }),
+    parameters: SubworkflowArgs,
     async execute(args, ctx) {
       const node = agent.workflow.node(args.node);
       if (node.kind !== 'subworkflow') throw new Error(`node "${args.node}" is not a subworkflow`);

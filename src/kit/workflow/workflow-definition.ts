@@ -37,6 +37,8 @@ export class WorkflowDefinition {
   readonly edges: readonly WorkflowEdge[];
   readonly source: WorkflowSource | undefined;
   private readonly out: ReadonlyMap<string, readonly string[]>;
+  /** The JSON form, built on first use: every run of the workflow (each fork branch is one) records it in its manifest. */
+  private readonly memo: { json?: Readonly<WorkflowFile> } = {};
 
   private constructor(
     file: {
@@ -112,16 +114,28 @@ export class WorkflowDefinition {
     throw new WorkflowError(`workflow "${this.name}" has no start node`);
   }
 
-  /** The JSON form (what a workflow file holds). */
-  toJSON(): WorkflowFile {
-    return {
+  /**
+   * The JSON form (what a workflow file holds). Built once and deeply frozen, as the definition is: spread or
+   * `structuredClone` it to make a changed copy.
+   */
+  toJSON(): Readonly<WorkflowFile> {
+    return (this.memo.json ??= deepFrozen({
       name: this.name,
       ...(this.description !== undefined ? { description: this.description } : {}),
       vars: structuredClone(this.vars) as Record<string, unknown>,
       nodes: [...this.nodes.values()].map((n) => n.toJSON() as Record<string, unknown>),
       edges: this.edges.map((e) => ({ ...e })),
-    };
+    }));
   }
+}
+
+/** `value` with every object and array in it frozen. */
+function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFrozen(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** One WorkflowError listing every problem, each prefixed with its place (`file:line:column`) when known. */

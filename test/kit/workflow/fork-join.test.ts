@@ -222,4 +222,49 @@ describe('fork and join', () => {
     expect(shared.run.stopReason).toBe('budget_tokens');
     expect(shared.status).toBe('stopped');
   });
+
+  it('a fork of 50 branches joins every one, traced, without a listener-leak warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const n = 50;
+      const r = await runWorkflow(
+        WorkflowDefinition.create({
+          name: 'wide',
+          nodes: [
+            { kind: 'start', id: 'start' },
+            { kind: 'fork', id: 'fan' },
+            ...Array.from({ length: n }, (_, i) => ({
+              kind: 'tool',
+              id: `b${i}`,
+              toolName: 'weather',
+              parameters: { city: `c${i}` },
+              output: 'sky',
+            })),
+            { kind: 'join', id: 'j', fork: 'fan', output: 'all' },
+            { kind: 'end', id: 'end' },
+          ],
+          edges: [
+            { from: 'start', to: 'fan' },
+            ...Array.from({ length: n }, (_, i) => [
+              { from: 'fan', to: `b${i}` },
+              { from: `b${i}`, to: 'j' },
+            ]).flat(),
+            { from: 'j', to: 'end' },
+          ],
+        }),
+        { tools: [weather], trace: { dir } },
+      );
+      expect(r.status).toBe('completed');
+      const all = r.vars.all as Record<string, { sky: string }>;
+      expect(Object.keys(all)).toHaveLength(n);
+      expect(all.b7.sky).toBe('sunny in c7');
+      expect(readdirSync(join(r.traceDir!, 'threads'))).toHaveLength(n);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

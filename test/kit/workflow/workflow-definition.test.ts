@@ -45,6 +45,18 @@ describe('WorkflowDefinition', () => {
     expect(WorkflowDefinition.create(def.toJSON()).toJSON()).toEqual(def.toJSON());
   });
 
+  it('gives one frozen JSON form that every run of it records, and a spread copy that can change', () => {
+    const def = WorkflowDefinition.create(base());
+    const json = def.toJSON();
+    expect(def.toJSON()).toBe(json);
+    expect(() => (json.nodes as Node[]).push({ kind: 'end', id: 'more' })).toThrow(TypeError);
+    expect(() => ((json.nodes[1] as Node).userPrompt = 'changed')).toThrow(TypeError);
+    const copy = structuredClone(json);
+    copy.nodes.push({ kind: 'end', id: 'more' });
+    expect(def.toJSON().nodes).toHaveLength(6);
+    expect(WorkflowDefinition.create({ ...json, name: 'renamed' }).toJSON().name).toBe('renamed');
+  });
+
   it('refuses a workflow without a start or without an end', () => {
     const b = base();
     expect(
