@@ -10,7 +10,8 @@
  * processes), target <= 40 MB, and for reference each other entry point's.
  * `--baseline <checkout>` also times `bin/qitos.js` of another checkout (e.g. one from before this package
  * existed, which compiled TypeScript at every start) on the same traces.
- * Run: npm run bench:cli-start [-- --rounds 30] [-- --baseline /path/to/checkout] ; with -- --write, records the figures in docs/performance.md
+ * Run: npm run bench:cli-start [-- --rounds 30] [-- --baseline /path/to/checkout] ; with -- --write, records the
+ * figures in docs/performance.md
  * `## CLI start (installed package)`.
  */
 import { spawnSync } from 'node:child_process';

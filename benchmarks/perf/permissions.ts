@@ -39,7 +39,10 @@ const REPO: PermissionConfig = {
   external_directory: 'deny',
 };
 
-/** 423 rules: 40 tools x 10 patterns, 10 wildcard keys, then the repository set (so the hot keys are matched last-to-first through all of them). */
+/**
+ * 423 rules: 40 tools x 10 patterns, 10 wildcard keys, then the repository set (so the hot keys are matched
+ * last-to-first through all of them).
+ */
 function large(): PermissionConfig {
   const out: Record<string, Record<string, 'allow' | 'ask' | 'deny'> | 'allow' | 'ask' | 'deny'> = {};
   for (let t = 0; t < 40; t++)

@@ -5,7 +5,8 @@
  * - a 100-node linear flow, and a fan-out of 50 branches joined with `all`;
  * each with tracing off and on (qitos), and without and with a MemorySaver checkpointer (LangGraph: its record of
  * every step, what its resume and time travel read). Every node does nothing but update the state.
- * Run: npm run bench:workflow ; with -- --write, records the figures in docs/performance.md `## Workflow`. LangGraph.js is installed on demand in
+ * Run: npm run bench:workflow ; with -- --write, records the figures in docs/performance.md `## Workflow`. LangGraph.js
+ * is installed on demand in
  * benchmarks/peers/langgraph (its own package.json; not a dependency of qitos-ts).
  */
 import { execFileSync } from 'node:child_process';

@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { AgentModule, AgentModuleOptions } from '../engine/agent-module.js';
+import type { AgentModuleOptions, AnyAgentModule } from '../engine/agent-module.js';
 import { CliError } from './cli-error.js';
 import { importUserModule } from './user-module.js';
 import { moduleSha256 } from './module-hash.js';
 
 /** An AgentModule subclass as loaded from a file. Its constructor takes AgentModuleOptions plus its own config. */
-export type AgentClass = new (options: AgentModuleOptions & Record<string, unknown>) => AgentModule<any, any>;
+export type AgentClass = new (options: AgentModuleOptions & Record<string, unknown>) => AnyAgentModule;
 
 /** A loaded agent class and how to find it again (recorded in the manifest). */
 export interface LoadedAgent {

@@ -230,7 +230,10 @@ export const QitosConfig = z.strictObject({
       pinned: z.array(z.string().min(1)).optional(),
       /** Lowest score find_skills returns (default 0.1). */
       threshold: z.number().optional(),
-      /** `sandbox`: run_skill_script runs skills' scripts in the sandbox; `off`: no scripts. Default: sandbox where bubblewrap works and the run has a workspace. */
+      /**
+       * `sandbox`: run_skill_script runs skills' scripts in the sandbox; `off`: no scripts. Default: sandbox where
+       * bubblewrap works and the run has a workspace.
+       */
       scripts: z.enum(['sandbox', 'off']).optional(),
     })
     .optional(),

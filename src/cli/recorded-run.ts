@@ -18,7 +18,10 @@ export interface RecordedRun {
   manifest: Manifest;
   /** The config the manifest records. */
   recorded: QitosConfig;
-  /** What a new run starts from: the recorded config; for a trace from elsewhere without `--trust-trace`, without what the flags replace (untrustedBase). */
+  /**
+   * What a new run starts from: the recorded config; for a trace from elsewhere without `--trust-trace`, without what
+   * the flags replace (untrustedBase).
+   */
   config: QitosConfig;
   /** Why the trace does not count as written here (undefined: its manifest is signed with this machine's key). */
   untrusted: string | undefined;

@@ -132,7 +132,8 @@ function row(dir: string, m: Listed): RunRow {
 }
 
 /**
- * A manifest's settings (the shape of manifestSettings: agent source, config, components), from the fields that have the right type: the listing checks only
+ * A manifest's settings (the shape of manifestSettings: agent source, config, components), from the fields that have
+ * the right type: the listing checks only
  * what it shows, so the rest of the manifest is untrusted here. A run that records a model but no config (built in
  * code) has `model.id`.
  */

@@ -55,7 +55,8 @@ export type SearchChoice =
 /**
  * Picks which candidate of a `branch` decision to act on (`EngineOptions.search`), in four stages: `expand` may add
  * candidates, `score` rates each, `select` chooses among this step's candidates and the frontier of earlier ones
- * (returning the others as the new frontier), and `prune` cuts that frontier (to a cap, a score floor, ...). The frontier lives in the run's state (`state.metadata.search`), so nothing is
+ * (returning the others as the new frontier), and `prune` cuts that frontier (to a cap, a score floor, ...). The
+ * frontier lives in the run's state (`state.metadata.search`), so nothing is
  * kept across runs, and the trace records every candidate and score. Kit: `greedySearch`, `beamSearch`,
  * `bestFirstSearch`, `treeSearch` (`qitos-ts/search`).
  */

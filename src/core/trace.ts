@@ -80,7 +80,10 @@ export const Manifest = z.object({
       finalResult: z.string().nullable(),
       steps: z.number().int(),
       usage: Usage,
-      /** What the calls besides the steps' own (`callModel`: a user simulator, compaction, a critic) spent, by purpose; part of `usage`. Absent without such calls. */
+      /**
+       * What the calls besides the steps' own (`callModel`: a user simulator, compaction, a critic) spent, by purpose;
+       * part of `usage`. Absent without such calls.
+       */
       usageByPurpose: z.record(z.string(), Usage).optional(),
       durationMs: z.number(),
       failures: z.array(Failure),

@@ -74,7 +74,8 @@ export class ActionExecutor implements ActionRunner {
     const toldPending = ctx.onState(action, { status: 'pending', input, time: { created } });
     if (toldPending) await toldPending;
     let running: ToolState | undefined;
-    let permission: PermissionRecord | undefined;
+    const admitted = await this.admit(action, ctx);
+    const permission = admitted.permission;
     const fail = async (error: string, start = created): Promise<ActionResult> => {
       const end = Date.now();
       // Metadata a tool set before failing (e.g. the child trace of a sub-agent) stays visible.
@@ -99,31 +100,15 @@ export class ActionExecutor implements ActionRunner {
         ...(permission ? { permission } : {}),
       };
     };
-    if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
-    const tool = this.registry.get(action.name);
-    if (!tool) {
-      const names = this.registry.names;
-      return fail(`Unknown tool "${action.name}". Available tools: ${names.length ? names.join(', ') : '(none)'}.`);
-    }
-    const parsed = tool.parameters.safeParse(input);
-    if (!parsed.success) {
-      return fail(
-        `Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`,
-      );
-    }
-    // Permission rules decide before the tool runs (an ask waits here for its answer).
-    if (ctx.permit) {
-      permission = await ctx.permit(action, tool, parsed.data);
-      if (permission.outcome === 'deny') return fail(PermissionGate.refusal(permission));
-      if (ctx.signal.aborted) return fail('Tool execution aborted: the run was interrupted');
-    }
+    if ('refused' in admitted) return fail(admitted.refused);
+    const { tool, args } = admitted;
     const start = Date.now();
     running = { status: 'running', input, time: { created, start } };
     const toldRunning = ctx.onState(action, running);
     if (toldRunning) await toldRunning;
-    const timeoutMs = callTimeout(action, tool, parsed.data, this.options.timeoutMs);
+    const timeoutMs = callTimeout(action, tool, args, this.options.timeoutMs);
     try {
-      const out = await this.execute(tool, parsed.data, action, ctx, timeoutMs, (u) => {
+      const out = await this.execute(tool, args, action, ctx, timeoutMs, (u) => {
         running = {
           ...running!,
           ...(u.title !== undefined ? { title: u.title } : {}),
@@ -162,6 +147,38 @@ export class ActionExecutor implements ActionRunner {
     } catch (err) {
       return fail(errorMessage(err), start);
     }
+  }
+
+  /**
+   * The tool and its parsed arguments, or why the call does not run: the run was interrupted, the tool is unknown,
+   * the arguments do not match its schema, or the permission rules refused it (an ask waits here for its answer).
+   */
+  private async admit(
+    action: Action,
+    ctx: ActContext,
+  ): Promise<
+    { tool: AnyTool; args: unknown; permission?: PermissionRecord } | { refused: string; permission?: PermissionRecord }
+  > {
+    const aborted = 'Tool execution aborted: the run was interrupted';
+    if (ctx.signal.aborted) return { refused: aborted };
+    const tool = this.registry.get(action.name);
+    if (!tool) {
+      const names = this.registry.names;
+      return {
+        refused: `Unknown tool "${action.name}". Available tools: ${names.length ? names.join(', ') : '(none)'}.`,
+      };
+    }
+    const parsed = tool.parameters.safeParse(action.args);
+    if (!parsed.success) {
+      return {
+        refused: `Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`,
+      };
+    }
+    if (!ctx.permit) return { tool, args: parsed.data };
+    const permission = await ctx.permit(action, tool, parsed.data);
+    if (permission.outcome === 'deny') return { refused: PermissionGate.refusal(permission), permission };
+    if (ctx.signal.aborted) return { refused: aborted, permission };
+    return { tool, args: parsed.data, permission };
   }
 
   /** Runs `execute` racing the timeout and the run's abort; a hung tool is left behind, its late rejection handled. */

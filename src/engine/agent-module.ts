@@ -66,6 +66,14 @@ export interface AgentModuleOptions {
 }
 
 /**
+ * An agent module of any state and observation type, for code that only passes agents along (bench factories,
+ * loaders). `any`, not `unknown`: AgentModule takes and returns its state, so it is invariant in S and O, and no
+ * concrete module would be assignable to `AgentModule<State, unknown>`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAgentModule = AgentModule<any, any>;
+
+/**
  * What a researcher subclasses. The engine calls, each step:
  * `observe` -> `decide` (return undefined to let the engine call the model: `buildSystemPrompt`, the history,
  * `prepare`, then the parser) -> actions run -> `reduce` -> `shouldStop`.

@@ -26,6 +26,7 @@ import type { ExecutorOptions } from './action-executor.js';
 
 /** Options of an Engine. Only `agent` is required. */
 export interface EngineOptions<S extends State> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any observation type (AgentModule is invariant in it)
   agent: AgentModule<S, any>;
   env?: Env;
   /** Overrides the agent's model (e.g. from `--model`). */

@@ -16,6 +16,7 @@ export type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } fr
  * policy instances (`openRun`), and its own `RunLoop`, whose methods are the loop's phases.
  */
 export class Engine<S extends State = State> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any observation type (AgentModule is invariant in it)
   readonly agent: AgentModule<S, any>;
   private readonly executor: ActionRunner;
 

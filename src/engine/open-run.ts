@@ -48,8 +48,7 @@ export function openRun<S extends State>(
 ): { run: RunStart<S>; services: RunServices<S> } {
   const agent = options.agent;
   const controller = new AbortController();
-  const runId =
-    options.runId ?? `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
+  const runId = options.runId ?? newRunId();
   const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
   const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
   const run = newRunStart<S>(runId, task);
@@ -58,13 +57,7 @@ export function openRun<S extends State>(
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
   const rules = permissionRules(options);
   const recorder =
-    traceDir && traceOpts
-      ? new RunRecorder(
-          traceDir,
-          { ...describeRun(options, traceOpts, model, env, policies), ...(rules ? { permission: rules.rules } : {}) },
-          { ...traceOpts, redactor: options.redactor },
-        )
-      : undefined;
+    traceDir && traceOpts ? newRecorder(traceDir, traceOpts, options, model, env, policies, rules) : undefined;
   const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
   let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
@@ -89,11 +82,7 @@ export function openRun<S extends State>(
       );
     return chain.generate(newModelCall(opts.purpose ?? 'direct', base.base, request, callOptions));
   };
-  const memory = options.memory
-    ? typeof options.memory === 'function'
-      ? options.memory()
-      : options.memory
-    : undefined;
+  const memory = typeof options.memory === 'function' ? options.memory() : options.memory;
   const parser = agent.parser;
   const services: RunServices<S> = {
     runId,
@@ -129,6 +118,32 @@ export function openRun<S extends State>(
     );
   }
   return { run, services };
+}
+
+/** The trace recorder of a traced run; its manifest describes the run and its permission rules. */
+function newRecorder<S extends State>(
+  traceDir: string,
+  traceOpts: TraceOptions,
+  options: EngineOptions<S>,
+  model: Model | undefined,
+  env: Env,
+  policies: readonly Policy<S>[],
+  rules: PermissionRules | undefined,
+): RunRecorder {
+  const manifest = describeRun(options, traceOpts, model, env, policies);
+  return new RunRecorder(
+    traceDir,
+    { ...manifest, ...(rules ? { permission: rules.rules } : {}) },
+    {
+      ...traceOpts,
+      redactor: options.redactor,
+    },
+  );
+}
+
+/** A run id that sorts by start time: `20250101T120000-<random>`. */
+function newRunId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
 }
 
 /** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */

@@ -36,7 +36,10 @@ export interface PermissionGateOptions {
   rules: PermissionRules;
   approver: Approver | undefined;
   timeoutMs: number;
-  /** The workspace root that decides which paths are external (none: every path is taken as given); read at each call (setup may make it). */
+  /**
+   * The workspace root that decides which paths are external (none: every path is taken as given); read at each call
+   * (setup may make it).
+   */
   root(): string | undefined;
   signal: AbortSignal;
   step(): number;
@@ -65,7 +68,10 @@ export class PermissionGate {
     return this.o.rules.rules;
   }
 
-  /** What the rules say about a call, without asking: the tool's rule, made stricter by `external_directory` for paths outside the workspace. */
+  /**
+   * What the rules say about a call, without asking: the tool's rule, made stricter by `external_directory` for paths
+   * outside the workspace.
+   */
   judge(action: Action, tool: AnyTool | undefined, args: unknown): Judgement {
     const key = action.name;
     const match: MatchSubject[] = [];

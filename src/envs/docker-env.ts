@@ -34,7 +34,10 @@ export interface DockerEnvOptions {
   opTimeoutMs?: number;
   /** The docker CLI (default `docker` on PATH). */
   docker?: string;
-  /** Host variables the docker CLI sees (default DOCKER_HOST, DOCKER_CONTEXT, DOCKER_CONFIG, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY, DOCKER_API_VERSION). */
+  /**
+   * Host variables the docker CLI sees (default DOCKER_HOST, DOCKER_CONTEXT, DOCKER_CONFIG, DOCKER_CERT_PATH,
+   * DOCKER_TLS_VERIFY, DOCKER_API_VERSION).
+   */
   cliEnv?: string[];
   /** Folder names glob walks skip unless the pattern names them (default `['node_modules']`). */
   ignoreDirs?: string[];
@@ -83,14 +86,13 @@ export class DockerEnv implements Env {
     this.workdir = workdir;
     this.name = options.name ?? 'docker';
     this.cli = new DockerCli(options.docker ?? 'docker', options.cliEnv ?? DOCKER_CLI_ENV);
-    const self = this;
     this.target = {
       cli: this.cli,
       workdir,
       opTimeoutMs: options.opTimeoutMs ?? 60_000,
-      container() {
-        if (!self.id) throw new EnvError(`DockerEnv ${self.name} has no container: it is started by setup()`);
-        return self.id;
+      container: () => {
+        if (!this.id) throw new EnvError(`DockerEnv ${this.name} has no container: it is started by setup()`);
+        return this.id;
       },
     };
     this.files = new DockerFileOps(this.target, new Set(options.ignoreDirs ?? ['node_modules']));

@@ -115,13 +115,14 @@ export class RepoEnv implements Env {
       throw new Error(`RepoEnv repository ${repo} is not a folder`);
     this.repo = repo;
     this.name = options.name ?? 'repo';
-    const self = this;
+    // Getters, so the ops read the env's workspace and base commit as they are when called (set by setup()).
+    const env = () => this;
     this.repoOps = {
       get root() {
-        return self.root;
+        return env().root;
       },
       get baseCommit() {
-        return self.baseCommit;
+        return env().baseCommit;
       },
       diff: (o) => this.diff(o),
       reset: () => this.reset(),

@@ -175,7 +175,10 @@ interface StreamState {
   nextId: number;
 }
 
-/** A chunk's delta as compatible servers send it: reasoning comes as `reasoning_content` (DeepSeek, GLM, Qwen) or `reasoning` (vLLM, Ollama). */
+/**
+ * A chunk's delta as compatible servers send it: reasoning comes as `reasoning_content` (DeepSeek, GLM, Qwen) or
+ * `reasoning` (vLLM, Ollama).
+ */
 type Delta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
 
 function onChunk(chunk: ChatCompletionChunk, builder: ResponseBuilder, state: StreamState): void {
@@ -233,7 +236,10 @@ export function mapFinishReason(reason: string, hasToolCalls: boolean): FinishRe
   }
 }
 
-/** Our tokens from an OpenAI usage object: `input` excludes cached prompt tokens (OpenAI `cached_tokens`, DeepSeek `prompt_cache_hit_tokens`). */
+/**
+ * Our tokens from an OpenAI usage object: `input` excludes cached prompt tokens (OpenAI `cached_tokens`, DeepSeek
+ * `prompt_cache_hit_tokens`).
+ */
 export function openAITokens(u: NonNullable<ChatCompletionChunk['usage']>): Tokens {
   const x = u as typeof u & {
     prompt_cache_hit_tokens?: number;

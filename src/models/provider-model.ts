@@ -49,6 +49,9 @@ export abstract class ProviderModel implements LayeredModel, WireProtocol {
     };
   }
 
-  /** One attempt in the provider's wire protocol: no retries, no timer of its own (the signal carries both). Its caller is the `ProviderWire` at the base of the chain. */
+  /**
+   * One attempt in the provider's wire protocol: no retries, no timer of its own (the signal carries both). Its caller
+   * is the `ProviderWire` at the base of the chain.
+   */
   abstract attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse>;
 }

@@ -8,7 +8,6 @@ import { qitos, tempDir } from '../helpers/cli-harness.js';
 import { CHROMIUM, requires } from '../helpers/requires.js';
 import { benchReportData } from '../../src/kit/bench/index.js';
 import { niceTicks } from '../../src/cli/bench-report/report-svg.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 
 const REPO = resolve(__dirname, '../..');
 const EVIL_ID = '<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">';
@@ -102,7 +101,6 @@ describe('qitos bench report', () => {
           for (let i = 1; i < t.length; i++) expect(t[i]).toBeGreaterThan(t[i - 1]);
         },
       ),
-      { seed: fcSeed },
     );
   });
 });

@@ -90,7 +90,7 @@ describe('qitos bench sweep', () => {
     expect(resultCount('engine.maxSteps-1__agent.note-a')).toBe(25);
 
     // Other settings for the same folders: refused before any trial runs, naming the cell and the field.
-    cut && writeFileSync(cut, readFileSync(cut, 'utf8').trim().split('\n').slice(0, 10).join('\n') + '\n');
+    if (cut) writeFileSync(cut, readFileSync(cut, 'utf8').trim().split('\n').slice(0, 10).join('\n') + '\n');
     const other = await qitos([...args, '--set', 'engine.maxRecoveries=1'], dir);
     expect(other.code).not.toBe(0);
     expect(other.err).toContain(

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { budgetVerdict, totalTokens, type Budget, type Usage } from '../../src/core/index.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 
 const limit = (int: boolean) =>
   fc.option(int ? fc.integer({ min: 1, max: 1000 }) : fc.double({ min: 0.001, max: 1000, noNaN: true }), {
@@ -47,7 +46,6 @@ describe('budgetVerdict', () => {
           );
         }
       }),
-      { seed: fcSeed },
     );
   });
 });

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/core/index.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 
 /** A value nested exactly `n` levels deep (`kinds` picks array or object per level), with scalar siblings. */
 function nested(n: number, kinds: boolean[]): unknown {
@@ -21,7 +20,6 @@ describe('nestsDeeperThan', () => {
           expect(nestsDeeperThan(nested(n, kinds), limit)).toBe(n > limit);
         },
       ),
-      { seed: fcSeed },
     );
   });
 

@@ -174,9 +174,8 @@ describe('permission config validation', () => {
     expect(() => parsePermissionConfig({ read: { '': 'deny' } })).toThrow(
       'permission.read."": a pattern may not be empty',
     );
-    expect(
-      parsePermissionConfig({ bash: { 'git *': 'allow', '*': 'ask' }, external_directory: 'deny', doom_loop: 'ask' }),
-    ).toBeTruthy();
+    const valid = { bash: { 'git *': 'allow', '*': 'ask' }, external_directory: 'deny', doom_loop: 'ask' } as const;
+    expect(parsePermissionConfig(valid)).toEqual(valid);
   });
 });
 

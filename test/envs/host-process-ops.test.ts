@@ -132,10 +132,11 @@ describe('HostProcessOps without a sandbox', () => {
     expect(r.stdout).toBe('from stdin\nextra\n');
   });
 
-  it('a files-only HostEnv offers no process group', () => {
+  it('a files-only HostEnv offers no process group, and its file ops work', async () => {
     const filesOnly = new HostEnv({ root: env.root, process: false });
     expect(filesOnly.ops('process')).toBeUndefined();
-    expect(filesOnly.ops('file')).toBeDefined();
+    await filesOnly.ops('file')!.writeText('files-only.txt', 'written');
+    expect(await env.ops('file')!.readText('files-only.txt')).toBe('written');
   });
 
   it('refuses a root that does not exist unless asked to create it', () => {

@@ -1,4 +1,4 @@
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HostEnv, MemoryEnv } from '../../src/envs/index.js';
@@ -47,7 +47,9 @@ describe('read-only mounts', () => {
       await files.writeText('fine.txt', 'ok');
       expect(await files.readText('fine.txt')).toBe('ok');
     }
-    expect(await realpath(join(folder, 'README.md'))).toBeTruthy();
+    // The host folder behind the mount is as it was: nothing written, renamed or removed through it.
+    expect(await readFile(join(folder, 'README.md'), 'utf8')).toBe('read me');
+    expect(await readFile(join(folder, 'docs', 'a.md'), 'utf8')).toBe('A');
   });
 
   it('a HostEnv shows the folder at its real path; a symlink in it that points out is refused', async () => {

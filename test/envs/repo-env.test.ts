@@ -9,7 +9,6 @@ import { jsonParser } from '../../src/kit/parsers/index.js';
 import { readTrace } from '../../src/trace/index.js';
 import { RepoEnv, type RepoOps } from '../../src/envs/index.js';
 import { bashTool, repoDiffTool, writeTool } from '../../src/kit/tools/index.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 import { fileTree } from '../helpers/file-tree.js';
 import { git, makeRepo, repoFingerprint, writeFiles } from '../helpers/git-fixtures.js';
 import { ModelPathAgent, ScriptAgent, tempDir } from '../helpers/kernel-fixtures.js';
@@ -254,7 +253,7 @@ describe('RepoEnv', () => {
           check.close();
         }
       }),
-      { seed: fcSeed, numRuns: 12 },
+      { numRuns: 12 },
     );
   });
 });

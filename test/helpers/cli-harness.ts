@@ -137,8 +137,13 @@ export async function serveProcess(
   const url = await new Promise<string>((res, rej) => {
     const t = setInterval(() => {
       const m = /listening on (http:\/\/\S+).*\n.*\n/.exec(out);
-      if (m) (clearInterval(t), res(m[1]!));
-      else if (child.exitCode !== null) (clearInterval(t), rej(new Error(`qitos serve exited: ${out}`)));
+      if (m) {
+        clearInterval(t);
+        res(m[1]!);
+      } else if (child.exitCode !== null) {
+        clearInterval(t);
+        rej(new Error(`qitos serve exited: ${out}`));
+      }
     }, 20);
   });
   return { url, child, out: () => out, exit };

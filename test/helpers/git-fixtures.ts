@@ -41,7 +41,10 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
   }
 }
 
-/** A repository with one commit per entry of `commits` (each: files to write), tagged `v1`, `v2`, ...; returns its folder and commit ids. */
+/**
+ * A repository with one commit per entry of `commits` (each: files to write), tagged `v1`, `v2`, ...; returns its
+ * folder and commit ids.
+ */
 export function makeRepo(commits: Array<Record<string, string>>): {
   dir: string;
   commits: string[];

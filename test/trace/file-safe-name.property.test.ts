@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileSafeName } from '../../src/trace/index.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 
 const hostile = fc.oneof(
   fc.string(),
@@ -20,7 +19,6 @@ describe('fileSafeName', () => {
         expect(resolve('/work/here', n)).toBe(join('/work/here', n));
         if (a !== b) expect(fileSafeName(b, { lowerCase })).not.toBe(n);
       }),
-      { seed: fcSeed },
     );
   });
 

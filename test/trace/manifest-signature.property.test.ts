@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkManifestSignature, manifestSignature } from '../../src/trace/index.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 
 const key = Buffer.alloc(32, 7);
 const otherKey = Buffer.alloc(32, 8);
@@ -27,7 +26,6 @@ describe('manifest signatures', () => {
         expect(checkManifestSignature(unsigned, key)).toBe('unsigned');
         expect(checkManifestSignature({ ...unsigned, signature: 'zz' }, key)).toBe('mismatch');
       }),
-      { seed: fcSeed },
     );
   });
 });

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { applyPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { jsonDiffText, unifiedTextDiff } from '../../src/trace/index.js';
-import { fcSeed } from '../helpers/fc-seed.js';
 
 /** Texts made of a few short lines from a small alphabet, so random pairs share lines (real hunks, not one big replace). */
 const lines = fc.array(
@@ -39,7 +38,6 @@ describe('unifiedTextDiff', () => {
         for (const line of d.split('\n').slice(2, -1))
           expect(line).toMatch(/^(@@ -\d+(,\d+)? \+\d+(,\d+)? @@|[ +-].*)$/);
       }),
-      { seed: fcSeed },
     );
   });
 });

@@ -118,7 +118,10 @@ export async function loadBenchSuite(io: CliIO, suitePath: string): Promise<Suit
   );
 }
 
-/** The runSuite options a set of settings flags gives (agent, model, budgets, policies, recorded settings), without where and how it runs. */
+/**
+ * The runSuite options a set of settings flags gives (agent, model, budgets, policies, recorded settings), without
+ * where and how it runs.
+ */
 export type PreparedBenchRun = Omit<RunSuiteOptions, 'outDir'>;
 
 /**

@@ -9,7 +9,10 @@ import type {
 } from './command-flags.js';
 import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 
-/** `qitos bench run | sweep | compare | merge | report`: run a suite, sweep a grid of settings, compare two runs with paired statistics, join shards, chart runs. */
+/**
+ * `qitos bench run | sweep | compare | merge | report`: run a suite, sweep a grid of settings, compare two runs with
+ * paired statistics, join shards, chart runs.
+ */
 export function registerBenchCommand(program: Command): void {
   const bench = program
     .command('bench')

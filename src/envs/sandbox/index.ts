@@ -1,4 +1,7 @@
-/** Running untrusted programs: bubblewrap sandbox command lines, kernel limits, and a process runner with its own group, timeout and output cap. */
+/**
+ * Running untrusted programs: bubblewrap sandbox command lines, kernel limits, and a process runner with its own group,
+ * timeout and output cap.
+ */
 export {
   Sandbox,
   DEFAULT_LIMITS,

@@ -1,11 +1,10 @@
 import type { Env, Hook, Model, Policy } from '../../core/index.js';
-import { AgentModule } from '../../engine/agent-module.js';
+import { AgentModule, type AnyAgentModule } from '../../engine/agent-module.js';
 import type { BenchTask } from './bench-task.js';
 
 /** What runs one task: the agent, and optionally the env, policies, hooks and tool services of that run. */
 export interface BenchAgent {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  agent: AgentModule<any, any>;
+  agent: AnyAgentModule;
   env?: Env;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   policies?: Policy<any>[];
@@ -28,17 +27,15 @@ export interface AgentFactoryContext {
  * Builds a fresh agent for each task and epoch (agents hold per-run state; never share one between concurrent
  * runs). Return an AgentModule, or a BenchAgent to give the run its own env, policies or hooks.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AgentFactory = (
   ctx: AgentFactoryContext,
-) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
+) => AnyAgentModule | BenchAgent | Promise<AnyAgentModule | BenchAgent>;
 
 /**
  * Whether a value is an agent: an AgentModule, or an object with its methods (an agent module that imports its own
  * copy of qitos-ts builds agents of another AgentModule class).
  */
-function isAgent(value: unknown): value is AgentModule<any, any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+function isAgent(value: unknown): value is AnyAgentModule {
   if (value instanceof AgentModule) return true;
   const v = value as Record<string, unknown> | null;
   return (
@@ -65,8 +62,7 @@ export function toBenchAgent(value: unknown): BenchAgent {
   );
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AgentClass = new (options: { model?: Model }) => AgentModule<any, any>;
+type AgentClass = new (options: { model?: Model }) => AnyAgentModule;
 
 /**
  * The agent factory an agent module exports, in this order: a `createAgent` function, a `default` export that

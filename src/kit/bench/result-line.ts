@@ -26,7 +26,10 @@ export const ResultLine = z.object({
   answer: z.string().nullable(),
   error: z.string().nullable(),
   errorKind: z.enum(['scorer', 'setup', 'run']).nullable(),
-  /** Where a bug in the user's code (agent, factory) was thrown, as `file:line:col`, when the error was one (see the trace's failures for the stack). */
+  /**
+   * Where a bug in the user's code (agent, factory) was thrown, as `file:line:col`, when the error was one (see the
+   * trace's failures for the stack).
+   */
   errorAt: z.string().optional(),
   /** What scoring spent (an LLM judge's calls), apart from the agent's `tokens` and `cost`; absent when nothing. */
   scorerUsage: Usage.optional(),

@@ -4,7 +4,8 @@ import type { MemoryRecord } from '../../core/index.js';
  * The notes file of {@link markdownMemory}: one `## role (step N)` heading per record, its content below, a blank
  * line after. Content lines that would read as a heading (or start with the escape) get a `\` in front, so any
  * text round-trips, carriage returns included (records are written with LF line ends, so a CR in the file is the
- * content's own; a file saved with CRLF line ends, whose title or first line ends in CR, is read as CRLF). A heading written by hand in another shape (`## Deployment`) starts a record whose role is
+ * content's own; a file saved with CRLF line ends, whose title or first line ends in CR, is read as CRLF). A heading
+ * written by hand in another shape (`## Deployment`) starts a record whose role is
  * the heading's text, at step 0; text before the first heading is a record of role `note`.
  */
 export const NOTES_TITLE = '# Agent memory';

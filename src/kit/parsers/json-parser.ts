@@ -11,7 +11,8 @@ const fail = hintedError(FORMAT_HINT, ' ');
 
 /**
  * Parses `{thought, action: {name, args} | actions: [...], final_answer}` replies (and `{"wait": true}`).
- * Tolerates code fences, text around the object and Python-style literals (`'str'`, `True`, `None`); rejects replies that are ambiguous (two different decision objects, or an action
+ * Tolerates code fences, text around the object and Python-style literals (`'str'`, `True`, `None`); rejects replies
+ * that are ambiguous (two different decision objects, or an action
  * and a final answer together) with a ParseError that says what to send instead.
  */
 export function jsonParser(): Parser {

@@ -24,11 +24,17 @@ import { CHARS_PER_TOKEN, HistoryEstimator, estimateTextTokens } from './token-e
 
 /** Options of `compaction()`. Token amounts are in tokens; every default scales with the usable window. */
 export interface CompactionOptions {
-  /** Context window in tokens (default: the model's `info.contextWindow`). Without either, only a provider overflow error triggers a compaction. */
+  /**
+   * Context window in tokens (default: the model's `info.contextWindow`). Without either, only a provider overflow
+   * error triggers a compaction.
+   */
   contextWindow?: number;
   /** The model's output limit (default: `info.maxOutputTokens`); only used to size the reserve. */
   maxOutput?: number;
-  /** Tokens kept free for the reply (default: min(20,000, maxOutput), or 20% of the window when maxOutput is missing or not below the window). */
+  /**
+   * Tokens kept free for the reply (default: min(20,000, maxOutput), or 20% of the window when maxOutput is missing or
+   * not below the window).
+   */
   reserve?: number;
   /** Recent tool output never pruned (default: min(40,000, 25% of usable)). */
   protectTokens?: number;

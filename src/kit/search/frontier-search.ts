@@ -18,7 +18,8 @@ export interface FrontierSearchOptions<S extends State = State> {
 /**
  * The one frontier search the kit's strategies are made of: this step's candidates and the frontier's entries are
  * ranked together (by score, or by `priority`); `select` acts on the best (a frontier entry means a backtrack to
- * its step's state) and returns the rest, best first; `prune` keeps the first `cap` as the new frontier. Ties go to this step's candidates, then to the
+ * its step's state) and returns the rest, best first; `prune` keeps the first `cap` as the new frontier. Ties go to
+ * this step's candidates, then to the
  * earlier entry, so a search never backtracks for nothing.
  */
 export function frontierSearch<S extends State = State>(name: string, options: FrontierSearchOptions<S>): Search<S> {

@@ -27,7 +27,10 @@ export interface TauEnvOptions {
   domain: TauDomain;
   task: TauTask;
   user: UserSimulator;
-  /** The model the simulator's calls go to (through the run's accounting and middleware, not its policies). Required unless the user is scripted. */
+  /**
+   * The model the simulator's calls go to (through the run's accounting and middleware, not its policies). Required
+   * unless the user is scripted.
+   */
   userModel?: Model;
 }
 
@@ -69,7 +72,10 @@ export class TauEnv implements Env {
     return group === 'tau' ? this : undefined;
   }
 
-  /** The customer's message the agent has not seen yet (handed over once: a step after a tool call gets none) and whether the episode ended. */
+  /**
+   * The customer's message the agent has not seen yet (handed over once: a step after a tool call gets none) and
+   * whether the episode ended.
+   */
   observe(): TauObservation {
     const userMessage = this.pending;
     this.pending = undefined;

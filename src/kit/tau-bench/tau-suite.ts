@@ -1,5 +1,5 @@
 import type { Model } from '../../core/index.js';
-import type { AgentModule } from '../../engine/agent-module.js';
+import type { AnyAgentModule } from '../../engine/agent-module.js';
 import {
   defineSuite,
   toBenchAgent,
@@ -88,10 +88,9 @@ export function tauSuite(options: TauSuiteOptions): SuiteDefinition {
 export type TauAgentFactoryContext = AgentFactoryContext & { tau: { env: TauEnv; domain: TauDomain; task: TauTask } };
 
 /** Builds a custom agent for one trial (an agent module's `createAgent`): it should extend TauAgent with `ctx.tau.env`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TauAgentBuilder = (
   ctx: TauAgentFactoryContext,
-) => AgentModule<any, any> | BenchAgent | Promise<AgentModule<any, any> | BenchAgent>;
+) => AnyAgentModule | BenchAgent | Promise<AnyAgentModule | BenchAgent>;
 
 /** Options of `tauAgentFactory`. */
 export interface TauAgentFactoryOptions {

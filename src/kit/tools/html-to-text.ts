@@ -86,5 +86,6 @@ export function htmlToText(html: string): string {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+  // eslint-disable-next-line no-control-regex -- NUL marks the placeholders of <pre> blocks (never in HTML text)
   return s.replace(/\u0000PRE(\d+)\u0000/g, (_m, i: string) => pres[Number(i)].replace(/^\n+|\n+$/g, ''));
 }

@@ -176,7 +176,12 @@ function expression(
 function walk(from: string, next: (id: string) => readonly string[]): Set<string> {
   const seen = new Set<string>([from]);
   const stack = [from];
-  while (stack.length) for (const n of next(stack.pop()!)) if (!seen.has(n)) (seen.add(n), stack.push(n));
+  while (stack.length)
+    for (const n of next(stack.pop()!))
+      if (!seen.has(n)) {
+        seen.add(n);
+        stack.push(n);
+      }
   return seen;
 }
 

@@ -10,7 +10,10 @@ import type { ResumeSource } from './previous-thread.js';
 /** What the fork and subworkflow tools need of the agent that runs them (a WorkflowAgent). */
 export interface ThreadHost {
   readonly workflow: WorkflowDefinition;
-  /** The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one; `thread` labels it in its manifest (`agent.config.thread`). */
+  /**
+   * The agent of a child thread: another entry and stop node, or another workflow; `resumeOf` when it resumes one;
+   * `thread` labels it in its manifest (`agent.config.thread`).
+   */
   childAgent(spec: {
     workflow?: WorkflowDefinition;
     entry?: string;

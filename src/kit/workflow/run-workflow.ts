@@ -52,7 +52,10 @@ export interface RunWorkflowOptions extends Omit<WorkflowAgentOptions, 'workflow
 
 /** What a workflow run ended with. */
 export interface WorkflowRunResult {
-  /** `completed` (an end node was reached), `failed`, `waiting` (an interrupt needs a value), or `stopped` (a budget, an abort, an error of the run). */
+  /**
+   * `completed` (an end node was reached), `failed`, `waiting` (an interrupt needs a value), or `stopped` (a budget, an
+   * abort, an error of the run).
+   */
   status: ThreadState['status'] | 'stopped';
   /** The final variables. */
   vars: Record<string, unknown>;

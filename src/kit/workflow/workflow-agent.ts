@@ -124,7 +124,10 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     this.checkNames();
   }
 
-  /** The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow, labelled `thread` in its manifest. */
+  /**
+   * The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow,
+   * labelled `thread` in its manifest.
+   */
   childAgent(spec: {
     workflow?: WorkflowDefinition;
     entry?: string;

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkFrames, openAIUsage } from '../../../src/cli/server/chat-completion.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 
 // Frames are assembled from pre-serialized pieces, so any id, model name or delta text (quotes, newlines, lone
 // surrogates, "data:" inside) must still give one SSE frame whose data is the OpenAI chunk, parsed back exactly.
@@ -41,7 +40,6 @@ describe('ChunkFrames', () => {
           });
         },
       ),
-      { seed: fcSeed },
     );
   });
 
@@ -58,7 +56,6 @@ describe('ChunkFrames', () => {
           usage: openAIUsage(u),
         });
       }),
-      { seed: fcSeed },
     );
   });
 });

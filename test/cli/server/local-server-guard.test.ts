@@ -7,7 +7,6 @@ import {
   LocalServerGuard,
   type LocalRequest,
 } from '../../../src/cli/server/local-server-guard.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 
 const guard = (host = '127.0.0.1', allowedHosts?: string[]) =>
   new LocalServerGuard({ host, port: () => 8787, ...(allowedHosts ? { allowedHosts } : {}) });
@@ -85,7 +84,6 @@ describe('LocalServerGuard: Host', () => {
           });
         },
       ),
-      { seed: fcSeed },
     );
   });
 });

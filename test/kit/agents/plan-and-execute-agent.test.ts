@@ -6,7 +6,6 @@ import { MultiLLMAgent, PlanAndExecuteAgent, parsePlan, type PlanState } from '.
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import { readTrace } from '../../../src/trace/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 
 const PRICES: Record<string, number> = { apple: 0.5, pear: 0.75 };
 const price = defineTool({
@@ -105,7 +104,6 @@ describe('PlanAndExecuteAgent / MultiLLMAgent', () => {
         const text = ['Plan:', ...items.map((t, i) => (i % 2 ? `- ${t}` : `${i + 1}. ${t}`)), 'Good luck.'].join('\n');
         expect(parsePlan(text, max).map((p) => p.text)).toEqual(items.slice(0, max));
       }),
-      { seed: fcSeed },
     );
   });
 });

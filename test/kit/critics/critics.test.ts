@@ -13,7 +13,6 @@ import {
 } from '../../../src/kit/critics/index.js';
 import { readTrace } from '../../../src/trace/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 
 /** Fails for a path outside `docs/`, reads one inside. */
 const read = defineTool({
@@ -158,7 +157,6 @@ describe('critics (the CRITIQUE phase)', () => {
         if (v.verdict === 'retry') expect(parsed).toMatchObject({ feedback: v.feedback });
         if (v.verdict === 'stop') expect(parsed).toMatchObject({ reason: v.reason });
       }),
-      { seed: fcSeed },
     );
   });
 });

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExprError, evaluateExpr, formatValue, parseExpr, type ExprValue } from '../../../src/kit/expr/index.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 
-const params = { seed: fcSeed, numRuns: 400 };
+const params = { numRuns: 400 };
 
 // Data a scope may hold, with the keys an attacker would try: own "__proto__" keys (as JSON.parse makes them),
 // "constructor", "toString", "length".

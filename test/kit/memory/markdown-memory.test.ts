@@ -6,7 +6,6 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { formatNote, markdownMemory, parseNotes } from '../../../src/kit/memory/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 import { memoryContext } from './memory-fixtures.js';
 
 describe('markdownMemory', () => {
@@ -123,7 +122,6 @@ describe('markdownMemory', () => {
         const kept = recs.filter((r) => r.role !== 'note' || r.content.trim());
         expect(parseNotes('# Agent memory\n\n' + recs.map(formatNote).join(''))).toEqual(kept);
       }),
-      { seed: fcSeed },
     );
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { windowMemory } from '../../../src/kit/memory/index.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 import { memoryContext, records } from './memory-fixtures.js';
 
 describe('windowMemory', () => {
@@ -36,7 +35,6 @@ describe('windowMemory', () => {
           expect(got).toEqual(expected);
         },
       ),
-      { seed: fcSeed },
     );
   });
 });

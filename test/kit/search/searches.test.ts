@@ -4,7 +4,6 @@ import { Engine, decide, type SearchContext, type State } from '../../../src/ind
 import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../../../src/kit/search/index.js';
 import { readTrace } from '../../../src/trace/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 import { PathAgent, type PathState } from './path-agent.js';
 
 describe('searches over branch decisions', () => {
@@ -120,7 +119,6 @@ describe('searches over branch decisions', () => {
           for (const e of choice.frontier) expect(e.score).toBeLessThanOrEqual(chosenScore);
         },
       ),
-      { seed: fcSeed },
     );
   });
 });

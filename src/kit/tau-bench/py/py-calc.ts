@@ -133,7 +133,7 @@ function evaluate(src: string): Val {
     return base;
   };
   const primary = (): Val => {
-    let v = atom();
+    const v = atom();
     while (isOp('(')) {
       p++;
       if (!isOp(')')) {

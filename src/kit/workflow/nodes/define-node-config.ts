@@ -21,7 +21,10 @@ export interface NodeConfigClass<K extends string, S extends z.ZodObject> {
   readonly kind: K;
   /** The fields' schema (without `kind`). */
   readonly schema: S;
-  /** Validates `input` (a `kind` equal to this one is allowed); an invalid config throws a WorkflowError naming the node id and the field. */
+  /**
+   * Validates `input` (a `kind` equal to this one is allowed); an invalid config throws a WorkflowError naming the node
+   * id and the field.
+   */
   create(input: z.input<S>): NodeConfigValue<K, z.output<S>>;
   /** Reads the JSON form (`{ kind, ...fields }`); the kind must match. */
   fromJSON(json: unknown): NodeConfigValue<K, z.output<S>>;
