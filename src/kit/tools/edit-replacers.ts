@@ -151,7 +151,7 @@ export const whitespaceNormalized: Replacer = {
 
 /** The lines without the indentation their non-blank lines share (its length); blank lines stay as they are. */
 function dedent(lines: readonly string[]): string {
-  const widths = lines.filter((l) => !isBlank(l)).map((l) => /^\s*/.exec(l)![0].length);
+  const widths = lines.filter((l) => !isBlank(l)).map((l) => l.length - l.trimStart().length);
   if (!widths.length) return lines.join('\n');
   const cut = Math.min(...widths);
   return lines.map((l) => (isBlank(l) ? l : l.slice(cut))).join('\n');
