@@ -7,7 +7,8 @@ import type { ApprovalReply, ApprovalRequest, Approver } from '../core/index.js'
 /**
  * Asks at the terminal (`qitos run` on a TTY): one prompt per ask, on stderr, one at a time when tools run in
  * parallel. `o` runs the call once, `a` always (the same input of the same tool, for the rest of this run), `r`
- * rejects it and asks for a message the model sees. The prompt goes away when the ask times out or the run stops.
+ * rejects it and asks for a message the model sees. A workflow interrupt node's ask takes a line as its variable's
+ * value (an empty line rejects). The prompt goes away when the ask times out or the run stops.
  */
 export function ttyApprover(input: Readable, write: (text: string) => void): Approver {
   let turn: Promise<unknown> = Promise.resolve();
@@ -31,6 +32,12 @@ async function askAtTerminal(
       ? `rule ${request.rule.key} ${JSON.stringify(request.rule.pattern)}: ${request.rule.action}`
       : 'no rule';
     const secs = Math.round((request.expiresAt - Date.now()) / 1000);
+    if (request.input) {
+      // A workflow interrupt node: the answer is the variable's value.
+      write(`\n? ${request.title}\n  value of "${request.input.variable}" (an empty line rejects) (${secs}s) > `);
+      const value = (await rl.question('', { signal })).trim();
+      return value ? { decision: 'once', by: 'tty', message: value } : { decision: 'reject', by: 'tty' };
+    }
     write(`\n? permission (${rule}): ${request.title}\n`);
     for (let tries = 0; tries < 3; tries++) {
       write(`  [o]nce  [a]lways (this input, this run)  [r]eject  (${secs}s) > `);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ActionRunner, AnyTool, Hook, Manifest, ParentLink } from '../core/index.js';
+import type { ActionRunner, AnyTool, Approver, Hook, Manifest, ParentLink } from '../core/index.js';
 import { defineTool, errorMessage } from '../core/index.js';
 import { Engine, type RunResult } from '../engine/engine.js';
 import { mcpParameters } from '../kit/mcp/mcp-parameters.js';
@@ -76,13 +76,16 @@ export interface WorkflowReplaySetup {
   hooks: Hook[];
   signingKey: Uint8Array | undefined;
   resumeFrom?: { state: WorkflowState; step: number };
+  /** Serves the recorded answers to asks (tool nodes' under --live-tools, interrupt nodes' values). */
+  onApproval?: Approver;
 }
 
 /**
  * Replays a workflow run (or one of its branch threads): a WorkflowAgent of the recorded workflow, entry and stop
  * node, whose LLM nodes' calls the replay model serves by purpose (`workflow:<node>`) and whose tool calls (a
  * fork's too: its branches are not run again, their recorded outcome is served) the replay executor answers.
- * Built like `qitos workflow run` builds its engine (its budget, env and trace folder; no config policies).
+ * Built like `qitos workflow run` builds its engine (its budget, env, trace folder and permission rules; no config
+ * policies): the rules are those of the replay's config, so a changed rule set shows as drift.
  */
 export async function replayWorkflow(
   io: Pick<CliIO, 'cwd'>,
@@ -121,6 +124,11 @@ export async function replayWorkflow(
     hooks: s.hooks,
     handleSigint: true,
     parent: s.parent,
+    ...(s.config.permission !== undefined ? { permission: s.config.permission } : {}),
+    ...(s.config.engine?.approvalTimeoutMs !== undefined
+      ? { approvalTimeoutMs: s.config.engine.approvalTimeoutMs }
+      : {}),
+    ...(s.onApproval ? { onApproval: s.onApproval } : {}),
     trace: {
       dir: resolve(io.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR),
       config: recordableConfig(s.config) as Record<string, unknown>,

@@ -80,6 +80,11 @@ export const ApprovalRequest = z.object({
   rule: PermissionRule.nullable(),
   /** A one-line description for a prompt. */
   title: z.string(),
+  /**
+   * Set when a workflow `interrupt` node asks for a value rather than for leave to run a call: an approval's
+   * `message` is the value of `variable` (no message: `true`); a rejection fails the node.
+   */
+  input: z.object({ node: z.string(), variable: z.string(), prompt: z.string() }).optional(),
   createdAt: z.number(),
   /** When the ask times out (epoch ms). */
   expiresAt: z.number(),
@@ -96,6 +101,15 @@ export const ApprovalReply = z.object({
   by: z.string().max(100).optional(),
 });
 export type ApprovalReply = z.infer<typeof ApprovalReply>;
+
+/** What an agent asks a human through the run's approver (`AgentContext.askHuman`): a workflow interrupt node's value. */
+export interface HumanAsk {
+  /** The permission key recorded for the ask (`interrupt`). */
+  key: string;
+  title: string;
+  subjects: string[];
+  input?: ApprovalRequest['input'];
+}
 
 /** Answers asks: the terminal, a server's pending approvals, a program (`EngineOptions.onApproval`). */
 export type Approver = (request: ApprovalRequest, signal: AbortSignal) => ApprovalReply | Promise<ApprovalReply>;

@@ -3,9 +3,11 @@ import type {
   AnyTool,
   CallModel,
   Decision,
+  HumanAsk,
   MemoryAccess,
   Model,
   Parser,
+  PermissionRecord,
   State,
   Task,
 } from '../core/index.js';
@@ -30,6 +32,13 @@ export interface AgentContext {
    * wants to see beyond the loop's own events (a workflow's LLM and tool calls, token usage, summaries).
    */
   emit(event: string, data: Record<string, unknown>): void;
+  /**
+   * Asks the run's approver (the terminal, a server's pending approvals, `onApproval`) as a permission ask is
+   * asked: a pending `approval` event, the run's approval timeout, a refusal when the run is aborted, and a
+   * `permission` record. Absent when the run has neither an approver nor permission rules; an answer with
+   * `decidedBy: 'default'` means no one could answer (no approver).
+   */
+  askHuman?(what: HumanAsk): Promise<PermissionRecord>;
 }
 
 /** Options every AgentModule accepts. */

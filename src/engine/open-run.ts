@@ -104,7 +104,7 @@ export function openRun<S extends State>(
       ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events)
       : undefined,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
-    permission: rules && permissionGate(options, rules, run, env, events, controller.signal),
+    ...gates(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services),
     onToolState: (action, state) =>
       events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
@@ -152,6 +152,23 @@ function permissionRules<S extends State>(options: EngineOptions<S>): Permission
   return options.permission === undefined
     ? undefined
     : new PermissionRules(options.permission, { home: options.home ?? homedir() });
+}
+
+/**
+ * The run's permission gate (with rules) and what asks a human for its agent (`AgentContext.askHuman`): the same
+ * gate, or one without rules when the run has only an approver; neither without rules and approver.
+ */
+function gates<S extends State>(
+  options: EngineOptions<S>,
+  rules: PermissionRules | undefined,
+  run: RunStart<S>,
+  env: Env,
+  events: RunEvents,
+  signal: AbortSignal,
+): { permission: PermissionGate | undefined; asker: PermissionGate | undefined } {
+  if (!rules && !options.onApproval) return { permission: undefined, asker: undefined };
+  const gate = permissionGate(options, rules ?? new PermissionRules({}), run, env, events, signal);
+  return { permission: rules && gate, asker: gate };
 }
 
 /** The run's permission gate: its rules, approver and timeout, the env's workspace for external paths. */

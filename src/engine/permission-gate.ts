@@ -8,6 +8,7 @@ import type {
   Approver,
   FileOps,
   HookEvent,
+  HumanAsk,
   MatchSubject,
   PermissionAction,
   PermissionRecord,
@@ -160,6 +161,19 @@ export class PermissionGate {
     return record.outcome === 'allow';
   }
 
+  /**
+   * Asks the approver for something that is not a tool call (a workflow interrupt node's value), with the same
+   * timeout, abort and records as a call's ask; "always" is taken as "once" (nothing to grant).
+   */
+  async askHuman(what: HumanAsk): Promise<PermissionRecord> {
+    const j: Judgement = { key: what.key, subjects: what.subjects, action: 'ask', rule: null };
+    return this.settle(
+      undefined,
+      undefined,
+      await this.ask(j, { title: what.title, ...(what.input ? { input: what.input } : {}) }, false),
+    );
+  }
+
   /** The message the model sees for a refused call. */
   static refusal(r: PermissionRecord): string {
     const rule = r.rule ? `rule ${r.rule.key} ${JSON.stringify(r.rule.pattern)}: ${r.rule.action}` : 'no rule';
@@ -190,9 +204,11 @@ export class PermissionGate {
   /** Asks the approver, unless an "always" of this run already covers every subject. */
   private async ask(
     j: Judgement,
-    what: { callId?: string; tool?: string; args?: Record<string, unknown>; title: string },
+    what: { callId?: string; tool?: string; args?: Record<string, unknown>; title: string; input?: HumanAsk['input'] },
+    grants = true,
   ): Promise<PermissionRecord> {
     if (
+      grants &&
       (j.subjects.length ? j.subjects : ['']).every((s) => this.grants.some((g) => g.key === j.key && g.subject === s))
     ) {
       return { ...j, outcome: 'allow', decidedBy: 'grant', at: Date.now() };
@@ -234,7 +250,7 @@ export class PermissionGate {
         approver: by,
         ...(reply!.message ? { message: reply!.message } : {}),
       };
-      if (reply!.decision === 'always')
+      if (grants && reply!.decision === 'always')
         for (const subject of j.subjects.length ? j.subjects : ['']) this.grants.push({ key: j.key, subject });
     }
     void this.o.emit({

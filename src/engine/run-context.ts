@@ -78,6 +78,8 @@ export interface RunServices<S extends State = State> {
   readonly memory: RunMemoryAccess | undefined;
   /** The run's permission gate, when the engine has permission rules. */
   readonly permission: PermissionGate | undefined;
+  /** What `AgentContext.askHuman` asks through: the permission gate, or a rule-less one for a run with only an approver. */
+  readonly asker: PermissionGate | undefined;
   /** The link a sub-run of this run gets (`ToolContext.childLink`). */
   childLink(): ParentLink;
   /** Tells hooks, the trace and a stream consumer a tool call's state moved (what the executor reports). */

@@ -381,6 +381,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       memory: services.memory,
       emit: (event, data) =>
         void services.events.emit({ type: 'agent', step: run.step, agent: services.agent.name, event, data }),
+      ...(services.asker ? { askHuman: services.asker.askHuman.bind(services.asker) } : {}),
     };
   }
 

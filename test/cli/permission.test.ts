@@ -97,7 +97,7 @@ function runOnTerminal(args: string[], answers: string[]): Promise<{ code: numbe
   child.stdout.on('data', (d: Buffer) => {
     output += d.toString();
     // Answer each prompt once it shows (a reject asks a second question for its message).
-    const seen = (output.match(/\[r\]eject|message for the agent/g) ?? []).length;
+    const seen = (output.match(/\[r\]eject|message for the agent|an empty line rejects/g) ?? []).length;
     while (prompts < seen && pending.length) {
       prompts++;
       child.stdin.write(pending.shift() + '\n');
@@ -323,4 +323,90 @@ export default class EchoAgent extends AgentModule {
       ['8', true],
     ]);
   }, 60_000);
+});
+
+describe('a workflow interrupt node is an approval request at the terminal; replay serves its answer', () => {
+  const FLOW = `name: colour
+nodes:
+  - { id: s, kind: start }
+  - { id: plan, kind: tool, toolName: calculate, parameters: { expression: "6 * 7" }, extract: metadata.value }
+  - { id: ask, kind: interrupt, prompt: "Colour for {{plan}}?", variable: colour }
+  - { id: e, kind: end, result: "{{plan}} in {{colour}}" }
+edges:
+  - { from: s, to: plan }
+  - { from: plan, to: ask }
+  - { from: ask, to: e }
+`;
+
+  it('qitos workflow run prompts for the value; the replay matches with no drift, and reports changed rules', async () => {
+    await writeFile(join(dir, 'colour.yaml'), FLOW);
+    await writeFile(join(dir, 'qitos.yaml'), 'permission:\n  calculate: allow\n');
+    const r = await runOnTerminal(['workflow', 'run', 'colour.yaml', '--config', 'qitos.yaml'], ['teal']);
+    expect(r.output).toContain('? node "ask" asks: Colour for 42?');
+    expect(r.output).toContain('value of "colour" (an empty line rejects)');
+    expect(r.output).toContain('result: 42 in teal');
+    expect(r.code, r.output).toBe(0);
+    const traceDir = join(dir, 'traces', readdirSync(join(dir, 'traces'))[0]);
+    const events = (await readFile(join(traceDir, 'events.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === 'permission' && e.data.record.key === 'interrupt').data.record).toMatchObject({
+      outcome: 'allow',
+      decidedBy: 'user',
+      approver: 'tty',
+      message: 'teal',
+    });
+    const same = await qitos(['replay', traceDir, '--json'], dir);
+    expect(same.code, same.err + same.out).toBe(0);
+    const out = JSON.parse(same.out);
+    expect(out).toMatchObject({ matched: true, drifts: [] });
+    const replayed = await steps(out.replay.traceDir);
+    expect(JSON.stringify(replayed)).toContain('42 in teal');
+    await writeFile(join(dir, 'other.yaml'), 'calculate: deny\n');
+    const changed = JSON.parse((await qitos(['replay', traceDir, '--permission', 'other.yaml', '--json'], dir)).out);
+    expect(changed.drifts[0]).toMatchObject({ step: 0, parts: ['permission'] });
+    expect(changed.drifts[0].message).toContain('+ calculate "*": deny');
+  }, 60_000);
+
+  it('with no terminal the interrupt waits as before (no approver)', async () => {
+    await writeFile(join(dir, 'colour.yaml'), FLOW);
+    const w = await qitos(['workflow', 'run', 'colour.yaml', '--json'], dir);
+    expect(JSON.parse(w.out)).toMatchObject({
+      status: 'waiting',
+      reason: 'node "ask" asks: Colour for 42? (set the variable "colour" and resume)',
+    });
+  }, 60_000);
+});
+
+describe('qitos fork with permission rules', () => {
+  it('--permission <file>, --set permission and --auto apply to the fork as to qitos run', async () => {
+    const rec = await run(['--set', 'permission={"read":"allow","bash":"ask"}', '--auto']);
+    expect(rec.code, rec.err).toBe(0);
+    const parent = JSON.parse(rec.out).traceDir;
+    await writeFile(join(dir, 'deny.yaml'), 'read: allow\nbash: { "*": allow, "wc *": deny }\n');
+    const fork = (extra: string[]) =>
+      qitos(['fork', parent, '--at', '0', '--workspace', 'ws', '--json', '--trace-dir', 'forks', ...extra], dir);
+    const denied = await fork(['--permission', 'deny.yaml']);
+    expect(denied.code, denied.err).toBe(0);
+    const d = await steps(JSON.parse(denied.out).traceDir);
+    expect(d[1].results[0]).toMatchObject({
+      status: 'error',
+      permission: { outcome: 'deny', decidedBy: 'rule', rule: { key: 'bash', pattern: 'wc *', action: 'deny' } },
+    });
+    const manifest = JSON.parse(await readFile(join(JSON.parse(denied.out).traceDir, 'manifest.json'), 'utf8'));
+    expect(manifest.permission).toContainEqual({ key: 'bash', pattern: 'wc *', action: 'deny' });
+    const set = await fork(['--set', 'permission.bash=deny']);
+    expect((await steps(JSON.parse(set.out).traceDir))[1].results[0].permission).toMatchObject({
+      outcome: 'deny',
+      decidedBy: 'rule',
+    });
+    // the recorded rules ask: no terminal refuses by default, --auto approves
+    const refused = await steps(JSON.parse((await fork([])).out).traceDir);
+    expect(refused[1].results[0].permission).toMatchObject({ outcome: 'deny', decidedBy: 'default' });
+    const auto = await steps(JSON.parse((await fork(['--auto'])).out).traceDir);
+    expect(auto[1].results[0].permission).toMatchObject({ outcome: 'allow', decidedBy: 'auto' });
+    const bad = await fork(['--permission', 'missing.yaml']);
+    expect(bad.err).toContain('--permission: file not found: missing.yaml');
+  }, 90_000);
 });

@@ -29,6 +29,8 @@ export interface ForkFlags extends ConfigFlags, RecordedRunFlags {
   task?: string;
   json?: boolean;
   quiet?: boolean;
+  /** Approve every permission ask (deny rules still refuse), as `qitos run --auto`. */
+  auto?: boolean;
 }
 
 /** The flags of `qitos replay`. */

@@ -11,6 +11,8 @@ import { withMcp } from '../mcp-setup.js';
 import { recordedWorkflow } from '../workflow-replay.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
+import { autoApprove } from '../../engine/permission-gate.js';
+import { ttyApprover } from '../tty-approver.js';
 
 /** What `qitos fork` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Promise<void> {
@@ -51,6 +53,8 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
     io.err(`warning: the fork's model requests go to ${endpoint}, the parent's went to ${m.model.endpoint}\n`);
   }
   const view = new LiveView((line) => io.out(line));
+  // Asks are answered as in `qitos run`: --auto approves, a terminal prompts, else they are refused.
+  const onApproval = flags.auto ? autoApprove : io.tty ? ttyApprover(io.tty, (t) => io.err(t)) : undefined;
   const result = await withMcp(config, io, async (mcp) => {
     const engine = await buildEngine({
       agent,
@@ -64,6 +68,7 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
       ...(mcp ? { mcp } : {}),
       signingKey: await loadTraceKey(io.env, { create: true }),
       redactor: io.redactor,
+      ...(onApproval ? { onApproval } : {}),
     });
     return engine.run(task, { resumeFrom: { state, step: after, ...(candidate ? { decision: candidate } : {}) } });
   });

@@ -32,6 +32,14 @@ export function registerForkCommand(program: Command): void {
     .option('--trace-dir <dir>', 'folder for the new trace')
     .option('--max-steps <n>', 'step budget (counts the steps before the fork too)', positiveInt)
     .option('-w, --workspace <dir>', "workspace folder the agent's file and shell tools work in (a jailed host env)")
+    .option(
+      '--permission <file>',
+      "permission rules (YAML or JSON, opencode's shape) replacing the config's permission: section, as qitos run",
+    )
+    .option(
+      '--auto',
+      'approve every call a permission rule would ask about (deny rules still refuse); without it a terminal asks, and with no terminal an ask is refused',
+    )
     .option('-q, --quiet', 'no live view of the steps')
     .option('--json', 'print the result as JSON')
     .addHelpText(

@@ -74,6 +74,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
       parent: link,
       hooks,
       signingKey,
+      onApproval: approvals.approver,
       ...(resumeFrom ? { resumeFrom: { state: resumeFrom.state as WorkflowState, step: resumeFrom.step } } : {}),
     })) as RunResult<State>;
   } else {

@@ -58,19 +58,20 @@ export function approvalsRoutes(app: Hono, { options, runs }: RouteContext, appr
 }
 
 /**
- * Keeps a streamed chat completion alive while its run waits for an approval: an SSE comment every `everyMs`
- * (clients and proxies drop idle streams). Returns the stop.
+ * Keeps a chat completion alive while its run waits for an approval (clients and proxies drop idle connections):
+ * every `everyMs`, `tick` gets the ids of the run's waiting asks, when there are any, and writes something (an SSE
+ * comment in a stream, whitespace before a JSON body). Returns the stop.
  */
 export function approvalHeartbeat(
   approvals: ApprovalQueue | undefined,
   runId: string,
   everyMs: number,
-  write: (text: string) => unknown,
+  tick: (waiting: string[]) => unknown,
 ): () => void {
   if (!approvals) return () => undefined;
   const timer = setInterval(() => {
     const waiting = approvals.pending().filter((r) => r.runId === runId);
-    if (waiting.length) void write(`: waiting for approval ${waiting.map((w) => w.id).join(', ')}\n\n`);
+    if (waiting.length) void tick(waiting.map((w) => w.id));
   }, everyMs);
   timer.unref?.();
   return () => clearInterval(timer);

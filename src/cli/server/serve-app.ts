@@ -100,27 +100,53 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   abortOnDisconnect(c, run);
   const head: ChunkHead = { id: `chatcmpl-${run.runId}`, created: Math.floor(Date.now() / 1000), model: served.id };
   c.header('x-qitos-run-id', run.runId);
+  const outgoing = nodeResponse(c);
+  const heartbeatMs = ctx.options.heartbeatMs ?? 15_000;
   if (!req.stream) {
+    // While the run waits for an approval, the response is started (200, JSON) and a space is sent every
+    // heartbeat: JSON allows whitespace before the value, so clients (the openai SDK too) parse the body as usual.
+    let started = false;
+    const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, () => {
+      if (!outgoing || outgoing.destroyed) return;
+      if (!started) {
+        outgoing.writeHead(200, { 'content-type': 'application/json', 'x-qitos-run-id': run.runId });
+        started = true;
+      }
+      return writeOrDrain(outgoing, ' ');
+    });
     const steps = new AgentStepsText();
     let reasoning = '';
-    for await (const e of run.follow()) {
-      if (e.type !== 'result') reasoning += steps.add(e);
-      else {
-        const r = e.result;
-        c.header('x-qitos-stop-reason', r.stopReason);
-        const finish = finishReason(r.stopReason);
-        if (finish === 'error') throw runFailed(r.stopReason, r.stopMessage, run.runId);
-        return c.json(completion(head, r.finalResult ?? '', reasoning.trim(), finish, r.usage));
+    try {
+      for await (const e of run.follow()) {
+        if (e.type !== 'result') reasoning += steps.add(e);
+        else {
+          stop();
+          const r = e.result;
+          const finish = finishReason(r.stopReason);
+          if (started && outgoing) {
+            // The status is sent: a failed run's error object comes as the body (the SDK returns it as is).
+            const body =
+              finish === 'error'
+                ? runFailed(r.stopReason, r.stopMessage, run.runId).body()
+                : completion(head, r.finalResult ?? '', reasoning.trim(), finish, r.usage);
+            if (!outgoing.destroyed) outgoing.end(JSON.stringify(body));
+            return RESPONSE_ALREADY_SENT;
+          }
+          c.header('x-qitos-stop-reason', r.stopReason);
+          if (finish === 'error') throw runFailed(r.stopReason, r.stopMessage, run.runId);
+          return c.json(completion(head, r.finalResult ?? '', reasoning.trim(), finish, r.usage));
+        }
       }
+    } finally {
+      stop();
     }
   }
   const withUsage = req.stream_options?.include_usage === true;
   const frames = new ChunkFrames(head, withUsage);
-  const outgoing = nodeResponse(c);
-  const heartbeatMs = ctx.options.heartbeatMs ?? 15_000;
+  const comment = (ids: string[]) => `: waiting for approval ${ids.join(', ')}\n\n`;
   if (!outgoing) {
     return streamSSE(c, async (sse) => {
-      const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (t) => sse.write(t));
+      const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (ids) => sse.write(comment(ids)));
       await sseFrames(frames, run, withUsage, (text) => sse.write(text)).finally(stop);
     });
   }
@@ -131,7 +157,9 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
     connection: 'keep-alive',
     'x-qitos-run-id': run.runId,
   });
-  const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (t) => writeOrDrain(outgoing, t));
+  const stop = approvalHeartbeat(ctx.options.approvals, run.runId, heartbeatMs, (ids) =>
+    writeOrDrain(outgoing, comment(ids)),
+  );
   await sseFrames(frames, run, withUsage, (text, last) =>
     last ? void (outgoing.destroyed || outgoing.end(text)) : writeOrDrain(outgoing, text),
   ).finally(stop);

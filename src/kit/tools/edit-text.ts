@@ -1,4 +1,4 @@
-import { REPLACERS, type EditMatch } from './edit-replacers.js';
+import { REPLACERS, exact, occurrences, type EditCandidate, type Replacer } from './edit-replacers.js';
 import { LineEndings, withLineEnds } from './line-endings.js';
 
 const BOM = '\uFEFF';
@@ -29,8 +29,13 @@ export interface EditResult {
  * - line ends do not matter for matching (CRLF, LF or mixed, in the file or in the arguments); the new text
  *   is written with the line ends of the place it replaces (CRLF if that place has any, else LF; the file's
  *   most used one when the place is inside one line), and the rest of the file keeps its own;
- * - the replacers are tried strictest first ({@link REPLACERS}); the first that finds anything decides. One
- *   match is replaced; several are an {@link EditError} listing their lines, unless `replaceAll`.
+ * - the replacers are tried in opencode's order ({@link REPLACERS}), and a candidate is used as opencode's
+ *   `replace()` uses it: `newString` goes where the candidate occurs in the file, if it occurs exactly once
+ *   (candidates occurring several times are passed over); with `replaceAll`, the first candidate that occurs at
+ *   all is replaced everywhere it occurs. Stricter than opencode: when one replacer has candidates that each
+ *   occur once but at different places, that is an {@link EditError} listing them (opencode takes the first);
+ *   an `oldString` of only whitespace is matched exactly or not at all. When candidates were found but none
+ *   could be used, the error lists where they occur.
  */
 export function editText(
   original: string,
@@ -46,45 +51,63 @@ export function editText(
   const neu = withLineEnds(newString, '\n');
   if (!old) throw new EditError('oldString is empty. To create a file or replace all of it, use write.');
   if (old === neu) throw new EditError('oldString and newString are the same (line ends aside); nothing would change.');
+  const result = (replacer: Replacer, starts: number[], c: EditCandidate): EditResult => ({
+    text: bom + splice(ends, starts, c.text.length, neu),
+    replacer: replacer.name,
+    how: replacer.how,
+    lines: starts.map((s) => lineOf(content, s)),
+    firstLines: neu.split('\n').length,
+    ...(c.similarity !== undefined ? { similarity: Math.round(c.similarity * 1000) / 1000 } : {}),
+  });
+  // The first replacer whose candidates occur, and where: named when nothing could be used.
+  let seen: { replacer: Replacer; starts: Set<number> } | undefined;
   for (const replacer of REPLACERS) {
-    const matches = replacer.find(content, old, neu).sort((a, b) => a.start - b.start);
-    if (!matches.length) continue;
-    const lines = matches.map((m) => lineOf(content, m.start));
-    const how = replacer.name === 'exact' ? '' : ` when matched ${replacer.how} (${replacer.name})`;
-    if (matches.length > 1 && !options.replaceAll) {
-      const count =
-        replacer.name === 'exact'
-          ? `occurs ${matches.length} times${inFile}`
-          : `matches ${matches.length} places${inFile}${how}`;
+    if (replacer !== exact && !old.trim()) break;
+    const unique: Array<{ start: number; c: EditCandidate }> = [];
+    for (const c of replacer.candidates(content, old)) {
+      const start = c.text ? content.indexOf(c.text) : -1;
+      if (start === -1) continue;
+      if (options.replaceAll) return result(replacer, occurrences(content, c.text), c);
+      seen ??= { replacer, starts: new Set() };
+      if (seen.replacer === replacer) for (const s of occurrences(content, c.text)) seen.starts.add(s);
+      if (content.lastIndexOf(c.text) === start) unique.push({ start, c });
+    }
+    if (!unique.length) continue;
+    const [first] = unique;
+    const apart = unique.filter(
+      (u) => u.start >= first.start + first.c.text.length || u.start + u.c.text.length <= first.start,
+    );
+    if (apart.length) {
+      const lines = [...new Set([first, ...apart].map((u) => lineOf(content, u.start)))].sort((a, b) => a - b);
       throw new EditError(
-        `oldString ${count} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`,
+        `oldString matches ${lines.length} places${inFile}${how(replacer)} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`,
       );
     }
-    const overlap = matches.findIndex((m, k) => k > 0 && m.start < matches[k - 1].end);
-    if (overlap > 0)
-      throw new EditError(
-        `oldString matches places that overlap${inFile}${how} (at lines ${lines[overlap - 1]} and ${lines[overlap]}), so replaceAll cannot replace them all; edit them one at a time.`,
-      );
-    return {
-      text: bom + splice(ends, matches),
-      replacer: replacer.name,
-      how: replacer.how,
-      lines,
-      firstLines: matches[0].replacement.split('\n').length,
-      ...(matches[0].similarity !== undefined ? { similarity: Math.round(matches[0].similarity * 1000) / 1000 } : {}),
-    };
+    return result(replacer, [first.start], first.c);
+  }
+  if (seen) {
+    const lines = [...new Set([...seen.starts].map((s) => lineOf(content, s)))].sort((a, b) => a - b);
+    const count =
+      seen.replacer === exact
+        ? `occurs ${seen.starts.size} times${inFile}`
+        : `matches ${lines.length} places${inFile}${how(seen.replacer)}`;
+    throw new EditError(
+      `oldString ${count} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`,
+    );
   }
   throw new EditError(`oldString was not found${inFile}${notFoundHint(content, old)}`);
 }
 
-/** The original text with each match's span replaced, in the line ends of that span. */
-function splice(ends: LineEndings, matches: readonly EditMatch[]): string {
+const how = (r: Replacer) => (r === exact ? '' : ` when matched ${r.how} (${r.name})`);
+
+/** The original text with `length` characters at each of `starts` replaced, in the line ends of that span. */
+function splice(ends: LineEndings, starts: readonly number[], length: number, replacement: string): string {
   let out = '';
   let at = 0;
-  for (const m of matches) {
-    const start = ends.toOriginal(m.start);
-    const end = ends.toOriginal(m.end);
-    out += ends.original.slice(at, start) + withLineEnds(m.replacement, ends.styleOf(start, end));
+  for (const s of starts) {
+    const start = ends.toOriginal(s);
+    const end = ends.toOriginal(s + length);
+    out += ends.original.slice(at, start) + withLineEnds(replacement, ends.styleOf(start, end));
     at = end;
   }
   return out + ends.original.slice(at);

@@ -628,20 +628,44 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
             next: this.next(node),
           };
         const prompt = renderTemplate(node.prompt, t.vars, node.id);
-        if (!this.options.onInterrupt) {
-          return {
-            kind: 'computed',
-            status: 'skipped',
-            inputs: { prompt, variable: node.variable },
-            outputs: null,
-            next: node.id,
-            waits: true,
-            apply: (th) => (
-              (th.status = 'waiting'),
-              (th.reason = `node "${node.id}" asks: ${prompt} (set the variable "${node.variable}" and resume)`)
-            ),
-          };
+        const waiting: Pending = {
+          kind: 'computed',
+          status: 'skipped',
+          inputs: { prompt, variable: node.variable },
+          outputs: null,
+          next: node.id,
+          waits: true,
+          apply: (th) => (
+            (th.status = 'waiting'),
+            (th.reason = `node "${node.id}" asks: ${prompt} (set the variable "${node.variable}" and resume)`)
+          ),
+        };
+        if (!this.options.onInterrupt && ctx.askHuman) {
+          // Asked as a permission ask is: the terminal, the server's pending approvals, onApproval; its timeout.
+          const answer = await ctx.askHuman({
+            key: 'interrupt',
+            title: `node "${node.id}" asks: ${prompt}`,
+            subjects: [node.variable],
+            input: { node: node.id, variable: node.variable, prompt },
+          });
+          if (answer.decidedBy === 'default') return waiting; // no one could answer: resume sets the variable
+          const inputs = { prompt, variable: node.variable };
+          if (answer.outcome === 'allow') {
+            const value = answer.message ?? true;
+            return done(inputs, { value }, this.next(node), (th) => {
+              th.vars[node.variable] = value;
+            });
+          }
+          const why =
+            answer.decidedBy === 'timeout'
+              ? 'no answer in time'
+              : answer.decidedBy === 'abort'
+                ? 'the run was stopped'
+                : 'rejected';
+          const error = `the interrupt was refused (${why})${answer.message ? `: ${answer.message}` : ''}`;
+          return { ...waiting, apply: (th) => this.fail(th, node, ctx, inputs, error) };
         }
+        if (!this.options.onInterrupt) return waiting;
         const value = await this.options.onInterrupt({ node: node.id, prompt, variable: node.variable });
         return done(
           { prompt, variable: node.variable },

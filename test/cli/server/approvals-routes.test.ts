@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { State } from '../../../src/core/index.js';
 import { ApprovalQueue } from '../../../src/engine/approval-queue.js';
 import { Engine } from '../../../src/engine/engine.js';
+import OpenAI from 'openai';
 import { ReActAgent } from '../../../src/kit/agents/index.js';
+import { WorkflowAgent, WorkflowDefinition } from '../../../src/kit/workflow/index.js';
 import { ScriptedModel } from '../../../src/models/index.js';
 import { startServer, type RunningServer } from '../../../src/cli/server/index.js';
 import { addTool, tempDir } from '../../helpers/kernel-fixtures.js';
@@ -145,5 +148,90 @@ describe('permission asks on the server', () => {
       .map((l) => JSON.parse(l));
     expect(steps[0].results[0].permission).toMatchObject({ outcome: 'deny', decidedBy: 'timeout' });
     expect(s.approvals.pending()).toEqual([]);
+  });
+});
+
+describe('a non-streamed completion waiting for an approval', () => {
+  it('keeps its connection alive with whitespace before the JSON: an idle-timeout client stays, the openai client parses it', async () => {
+    const s = await server();
+    // a client that drops a connection idle for 300 ms (as a proxy does); the answer comes after 900 ms
+    const raw = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${s.url}/v1/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.setTimeout(300, () => req.destroy(new Error('idle for 300 ms')));
+      req.on('error', reject);
+      req.end(JSON.stringify({ model: 'adder', messages: [{ role: 'user', content: 'add 2 and 3' }] }));
+    });
+    const [pending] = await waitFor(async () => s.approvals.pending()[0] && [s.approvals.pending()[0]]);
+    await new Promise((r) => setTimeout(r, 900));
+    expect((await answer(s.url, pending.runId, pending.id, { decision: 'allow' })).status).toBe(200);
+    const r = await raw;
+    expect(r.status).toBe(200);
+    expect(r.body).toMatch(/^ {5,}\{/); // heartbeats every 40 ms, then the body
+    expect(JSON.parse(r.body)).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: '5' } }] });
+
+    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const answering = (async () => {
+      const [p] = await waitFor(async () => s.approvals.pending()[0] && [s.approvals.pending()[0]]);
+      await new Promise((r) => setTimeout(r, 200));
+      await answer(s.url, p.runId, p.id, { decision: 'allow' });
+    })();
+    const completion = await client.chat.completions.create({
+      model: 'adder',
+      messages: [{ role: 'user', content: 'add 2 and 3' }],
+    });
+    await answering;
+    expect(completion.choices[0].message.content).toBe('5');
+  });
+});
+
+describe('a workflow interrupt node on the server', () => {
+  it('shows as a pending approval with its prompt; an answer with a message is the value', async () => {
+    const traceDir = join(await tempDir('qitos-approvals-wf-'), 'traces');
+    const approvals = new ApprovalQueue('server');
+    const workflow = WorkflowDefinition.create({
+      nodes: [
+        { kind: 'start', id: 's' },
+        { kind: 'interrupt', id: 'ask', prompt: 'Which colour?', variable: 'colour' },
+        { kind: 'end', id: 'e', result: 'colour={{colour}}' },
+      ],
+      edges: [
+        { from: 's', to: 'ask' },
+        { from: 'ask', to: 'e' },
+      ],
+    });
+    const engine = new Engine<State>({
+      agent: new WorkflowAgent({ workflow }) as never,
+      trace: { dir: traceDir },
+      onApproval: approvals.approver,
+    });
+    const s = await startServer({ agents: [{ id: 'flow', engine }], traceDir, port: 0, approvals, heartbeatMs: 40 });
+    servers.push(s);
+    const res = fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'flow', messages: [{ role: 'user', content: 'go' }] }),
+    });
+    const [p] = await waitFor(async () => approvals.pending()[0] && [approvals.pending()[0]]);
+    const listed = (await (await fetch(`${s.url}/v1/runs/${p.runId}/approvals`)).json()) as { data: unknown[] };
+    expect(listed.data).toEqual([
+      expect.objectContaining({
+        id: p.id,
+        key: 'interrupt',
+        title: 'node "ask" asks: Which colour?',
+        input: { node: 'ask', variable: 'colour', prompt: 'Which colour?' },
+      }),
+    ]);
+    expect((await answer(s.url, p.runId, p.id, { decision: 'allow', message: 'teal' })).status).toBe(200);
+    const body = JSON.parse(await (await res).text());
+    expect(body.choices[0].message.content).toBe('colour=teal');
   });
 });
