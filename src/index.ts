@@ -24,6 +24,8 @@ export {
   type TraceOptions,
 } from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
+export { recordedStateVersion } from './engine/resumed-state.js';
+export { migrateState, type StateMigration } from './core/state-migration.js';
 
 // Writing an agent: state, tasks, decisions, tools.
 export {

@@ -46,6 +46,8 @@ export const Manifest = z.object({
     sha256: z.string().optional(),
     variant: z.string().optional(),
     config: z.record(z.string(), z.unknown()).optional(),
+    /** The version of the agent's state schema the recorded states follow (absent: 1, written before versions). */
+    stateVersion: z.number().int().positive().optional(),
   }),
   task: z.record(z.string(), z.unknown()),
   /** `endpoint`: where the model's requests went (a provider's effective base URL, without credentials or query). */

@@ -92,8 +92,11 @@ export interface RunOptions<S extends State> {
   /**
    * Start from a recorded state after step `step` instead of `initState` (fork). With `decision`, the first step
    * acts on it instead of deciding (`qitos fork --branch`: an unexplored candidate of a branch step).
+   * `stateVersion`: the agent state schema version the state was recorded under (the trace manifest's
+   * `agent.stateVersion`, 1 when absent); an older one goes through the agent's `stateMigrations` first, and one
+   * no migration reaches ends the run with an error naming both versions. Omitted: the state is taken as current.
    */
-  resumeFrom?: { state: S; step: number; decision?: SimpleDecision };
+  resumeFrom?: { state: S; step: number; decision?: SimpleDecision; stateVersion?: number };
 }
 
 /** Options of `Engine.stream`. */

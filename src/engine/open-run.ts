@@ -197,6 +197,7 @@ function describeRun<S extends State>(
       ...trace.agentSource,
       ...(agent.variant ? { variant: agent.variant } : {}),
       config: agent.config,
+      stateVersion: agent.stateVersion,
     },
     model: model
       ? { id: model.id, params: agent.modelParams, ...(model.info?.endpoint ? { endpoint: model.info.endpoint } : {}) }
