@@ -127,6 +127,10 @@ export const AssistantInfo = z.object({
   model: z.string().optional(),
   tokens: Tokens,
   cost: z.number().nullable(),
+  /**
+   * Where the step ran: `root`, the env's workspace (its file ops' root, as the env sees it), and `cwd`, where its
+   * commands run by default (the root). Absent when the env has no file ops.
+   */
   path: z.object({ cwd: z.string(), root: z.string() }).optional(),
   error: z.object({ kind: z.string(), message: z.string() }).optional(),
   summary: z.boolean().optional(),

@@ -1,6 +1,8 @@
 import type {
   AssistantMessage,
   Decision,
+  Env,
+  FileOps,
   ModelRequest,
   ModelResponse,
   ModelStreamEvent,
@@ -187,10 +189,21 @@ function assistantMessage<S extends State>(
       model: response.modelId ?? services.model?.id,
       tokens: response.usage,
       cost: response.cost,
+      ...workspacePath(services.env),
       finish: response.finishReason,
     },
     parts,
   };
+}
+
+/**
+ * Where the step's tool calls act (seed 002's `path`): the root of the env's file ops as the env sees it (a
+ * container's path inside a sandbox), which is also where its commands run unless a call names another `cwd`.
+ * None for an env without file ops.
+ */
+function workspacePath(env: Env): { path?: { cwd: string; root: string } } {
+  const files = env.ops('file') as FileOps | undefined;
+  return files?.root ? { path: { cwd: files.root, root: files.root } } : {};
 }
 
 /** Tool parts for the calls a text parser read from the reply, before its step-finish. */
