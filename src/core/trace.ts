@@ -10,6 +10,7 @@ import { ModelResponse, RequestHashes } from './model.js';
 import { RunParent } from './run-link.js';
 import { CritiqueRecord } from './critic.js';
 import { BranchRecord } from './search.js';
+import { MemoryRecord } from './memory.js';
 
 /** Schema id and version written in every manifest; readers refuse newer versions. */
 export { TRACE_SCHEMA, TRACE_VERSION };
@@ -125,6 +126,8 @@ export const ModelCallRecord = z.object({
   /** The system prompt, recorded when it differs from the previous model call's (so always on the first). */
   system: z.string().optional(),
   messageCount: z.number().int(),
+  /** What memory retrieval added to the model input this step (`memoryInput`): the query and the records. */
+  memory: z.object({ query: z.string(), records: z.array(MemoryRecord) }).optional(),
   response: ModelResponse,
   latencyMs: z.number(),
 });

@@ -1,3 +1,4 @@
+import type { MemoryInputOptions } from './memory-input.js';
 import type {
   ActionRunner,
   Approver,
@@ -52,6 +53,11 @@ export interface EngineOptions<S extends State> {
   parent?: ParentLink;
   /** The run's long-lived memory (a factory gives every run its own); agents reach it as `ctx.memory`. */
   memory?: Memory | (() => Memory);
+  /**
+   * Retrieve from `memory` before every model-path call and give the model what was found after the system
+   * prompt (seed 003's `memory.retrieve_messages` in DECIDE); traced in the step record and served back on replay.
+   */
+  memoryInput?: MemoryInputOptions;
   /** Consecutive failed steps RECOVER feeds back before the run ends `unrecoverable_error` (default 3). */
   maxRecoveries?: number;
   tools?: ExecutorOptions;

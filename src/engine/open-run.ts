@@ -114,6 +114,7 @@ export function openRun<S extends State>(
     memory: memory
       ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events)
       : undefined,
+    memoryInput: options.memoryInput,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     permission: rules && permissionGate(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services),

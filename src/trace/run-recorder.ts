@@ -152,6 +152,7 @@ export class RunRecorder {
         hashes: m.hashes,
         system: system ?? '',
         messageCount: m.messageCount,
+        ...(m.memory ? { memory: m.memory } : {}),
         response: m.response,
         latencyMs: m.latencyMs,
       };
