@@ -36,6 +36,7 @@ export * from './trace.js';
 export * from './to-model-messages.js';
 export * from './state-diff.js';
 export * from './state-migration.js';
+export * from './custom-part-kinds.js';
 export * from './base64-size.js';
 export * from './setting-differences.js';
 export * from './redactor.js';

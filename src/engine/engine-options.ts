@@ -5,6 +5,7 @@ import type {
   Budget,
   PermissionConfig,
   Critic,
+  CustomPartKinds,
   Env,
   Failure,
   Hook,
@@ -58,6 +59,12 @@ export interface EngineOptions<S extends State> {
    * prompt (seed 003's `memory.retrieve_messages` in DECIDE); traced in the step record and served back on replay.
    */
   memoryInput?: MemoryInputOptions;
+  /**
+   * Custom part kinds the history may hold (seed 002 NFR-07): each kind's zod schema checks a part's `data`, and
+   * its `render` says what a provider gets (text, a file, or nothing). A part of a kind not listed here stops the
+   * model turn with an error naming it.
+   */
+  partKinds?: CustomPartKinds;
   /** Consecutive failed steps RECOVER feeds back before the run ends `unrecoverable_error` (default 3). */
   maxRecoveries?: number;
   tools?: ExecutorOptions;

@@ -106,7 +106,10 @@ export function openRun<S extends State>(
     traceDir,
     parent: options.parent,
     depth: options.parent?.depth ?? 0,
-    input: new ModelInputBuilder(parser?.formatResults ? (results) => parser.formatResults!(results) : undefined),
+    input: new ModelInputBuilder(
+      parser?.formatResults ? (results) => parser.formatResults!(results) : undefined,
+      options.partKinds,
+    ),
     signal: controller.signal,
     abort: controller,
     chain: undefined,
