@@ -3,10 +3,12 @@ import { resolve } from 'node:path';
 import type {
   Budget,
   CallModel,
+  CustomPartKinds,
   Env,
   Model,
   ModelStreamEvent,
   ParentLink,
+  Parser,
   Policy,
   State,
   Task,
@@ -106,17 +108,14 @@ export function openRun<S extends State>(
     traceDir,
     parent: options.parent,
     depth: options.parent?.depth ?? 0,
-    input: new ModelInputBuilder(
-      parser?.formatResults ? (results) => parser.formatResults!(results) : undefined,
-      options.partKinds,
-    ),
+    input: modelInputBuilder(parser, options.partKinds),
     signal: controller.signal,
     abort: controller,
     chain: undefined,
     callModel,
-    memory: memory
-      ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events)
-      : undefined,
+    memory:
+      memory &&
+      new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events),
     memoryInput: options.memoryInput,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     permission: rules && permissionGate(options, rules, run, env, events, controller.signal),
@@ -133,6 +132,14 @@ export function openRun<S extends State>(
     );
   }
   return { run, services };
+}
+
+/** The run's model input builder: the parser's way of writing text-parsed results, the user's part kinds. */
+function modelInputBuilder(parser: Parser | undefined, partKinds: CustomPartKinds | undefined): ModelInputBuilder {
+  return new ModelInputBuilder(
+    parser?.formatResults ? (results) => parser.formatResults!(results) : undefined,
+    partKinds,
+  );
 }
 
 /** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */
