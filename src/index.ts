@@ -24,6 +24,8 @@ export {
   type TraceOptions,
 } from './engine/engine.js';
 export { ToolRegistry } from './engine/tool-registry.js';
+export { recordedStateVersion } from './engine/resumed-state.js';
+export { migrateState, type StateMigration } from './core/state-migration.js';
 
 // Writing an agent: state, tasks, decisions, tools.
 export {
@@ -68,6 +70,12 @@ export {
   StepFinishPart,
   RetryPart,
   CompactionPart,
+  CustomPart,
+  customPart,
+  definePartKind,
+  type CustomPartKind,
+  type CustomPartKinds,
+  type CustomPartRendering,
   toModelMessages,
   plainResults,
   resultsMessage,

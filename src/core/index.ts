@@ -35,6 +35,8 @@ export * from './hook-event.js';
 export * from './trace.js';
 export * from './to-model-messages.js';
 export * from './state-diff.js';
+export * from './state-migration.js';
+export * from './custom-part-kinds.js';
 export * from './base64-size.js';
 export * from './setting-differences.js';
 export * from './redactor.js';

@@ -85,8 +85,20 @@ export const CompactionPart = z.object({
   overflow: z.boolean().optional(),
 });
 
+/**
+ * A part of a kind the user registered (seed 002 NFR-07): `kind` names it, `data` is checked against the schema
+ * registered for it (`CustomPartKinds`, passed to the engine), which also says how providers render it.
+ */
+export const CustomPart = z.object({
+  ...base,
+  type: z.literal('custom'),
+  kind: z.string().regex(/^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/, 'a custom part kind is 1-64 characters of [A-Za-z0-9_.:-]'),
+  data: z.unknown(),
+});
+
 /** Every part kind a message can hold (opencode's message-v2 shape, without the kinds nothing here writes). */
 export const Part = z.discriminatedUnion('type', [
+  CustomPart,
   TextPart,
   ReasoningPart,
   ToolPart,
@@ -106,6 +118,7 @@ export type CompactionPart = z.infer<typeof CompactionPart>;
 export type FilePart = z.infer<typeof FilePart>;
 export type SubtaskPart = z.infer<typeof SubtaskPart>;
 export type RetryPart = z.infer<typeof RetryPart>;
+export type CustomPart = z.infer<typeof CustomPart>;
 
 /** Who a user message was addressed to and how (agent, model, system, tools, variant); `summary` only on compaction summaries. */
 export const UserInfo = z.object({
@@ -127,6 +140,10 @@ export const AssistantInfo = z.object({
   model: z.string().optional(),
   tokens: Tokens,
   cost: z.number().nullable(),
+  /**
+   * Where the step ran: `root`, the env's workspace (its file ops' root, as the env sees it), and `cwd`, where its
+   * commands run by default (the root). Absent when the env has no file ops.
+   */
   path: z.object({ cwd: z.string(), root: z.string() }).optional(),
   error: z.object({ kind: z.string(), message: z.string() }).optional(),
   summary: z.boolean().optional(),

@@ -1,6 +1,7 @@
 import type { Decision } from './decision.js';
 import type { ParseError } from './errors.js';
 import type { AssistantMessage } from './message.js';
+import type { MemoryRecord } from './memory.js';
 import type { ModelRequest, ModelResponse, RequestHashes } from './model.js';
 
 /**
@@ -21,6 +22,8 @@ export interface ModelTurn {
   attempts: number;
   /** The assistant message the reply became (already in the history). */
   message: AssistantMessage;
+  /** What memory retrieval gave the model this turn (`EngineOptions.memoryInput`): the query and the records. */
+  memory?: { query: string; records: MemoryRecord[] };
   /** The parser's verdict: the decision, or the error fed back to the model. */
   outcome: Decision | ParseError;
 }

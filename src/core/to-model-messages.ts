@@ -1,3 +1,5 @@
+import { renderCustomPart, type CustomPartKinds } from './custom-part-kinds.js';
+import { QitosError } from './errors.js';
 import type { Message, ToolPart } from './message.js';
 import type { ModelFilePart, ModelMessage, ModelToolResultPart } from './model-message.js';
 
@@ -56,14 +58,19 @@ export const plainResults: ResultFormatter = (results) => [
  * Native tool calls become assistant tool-call parts followed by one `tool` message with their results;
  * tool calls a text parser extracted are already in the assistant text, so their results follow as what
  * `formatResults` (the parser's) makes of them. Reasoning is kept (with its signature); each provider decides
- * whether to send it.
+ * whether to send it. Custom parts become what their registered kind renders (`partKinds`), or nothing.
  */
-export function messageToModel(message: Message, formatResults: ResultFormatter = plainResults): ModelMessage[] {
+export function messageToModel(
+  message: Message,
+  formatResults: ResultFormatter = plainResults,
+  partKinds?: CustomPartKinds,
+): ModelMessage[] {
   if (message.role === 'user') {
     const content: Extract<ModelMessage, { role: 'user' }>['content'] = [];
     for (const p of message.parts) {
       if (p.type === 'text') content.push({ type: 'text', text: p.text });
       else if (p.type === 'file') content.push({ type: 'file', mime: p.mime, url: p.url });
+      else if (p.type === 'custom') content.push(...renderCustomPart(p, partKinds, 'user'));
     }
     return content.length ? [{ role: 'user', content }] : [];
   }
@@ -80,6 +87,15 @@ export function messageToModel(message: Message, formatResults: ResultFormatter 
         ...(p.signature ? { signature: p.signature } : {}),
         ...(p.redacted ? { redacted: true } : {}),
       });
+    } else if (p.type === 'custom') {
+      for (const r of renderCustomPart(p, partKinds, 'assistant')) {
+        if (r.type !== 'text')
+          throw new QitosError(
+            'internal',
+            `custom part "${p.kind}" (${p.id}) renders a file in an assistant message; providers take files from user messages only: render text there`,
+          );
+        content.push(r);
+      }
     } else if (p.type === 'tool') {
       const result = toolResultFor(p);
       if (p.origin === 'native') {
@@ -101,8 +117,9 @@ export function messageToModel(message: Message, formatResults: ResultFormatter 
 export function toModelMessages(
   history: readonly Message[],
   formatResults: ResultFormatter = plainResults,
+  partKinds?: CustomPartKinds,
 ): ModelMessage[] {
   const out: ModelMessage[] = [];
-  for (const m of history) for (const mm of messageToModel(m, formatResults)) out.push(mm);
+  for (const m of history) for (const mm of messageToModel(m, formatResults, partKinds)) out.push(mm);
   return out;
 }

@@ -10,6 +10,7 @@ import { ModelResponse, RequestHashes } from './model.js';
 import { RunParent } from './run-link.js';
 import { CritiqueRecord } from './critic.js';
 import { BranchRecord } from './search.js';
+import { MemoryRecord } from './memory.js';
 
 /** Schema id and version written in every manifest; readers refuse newer versions. */
 export { TRACE_SCHEMA, TRACE_VERSION };
@@ -46,6 +47,8 @@ export const Manifest = z.object({
     sha256: z.string().optional(),
     variant: z.string().optional(),
     config: z.record(z.string(), z.unknown()).optional(),
+    /** The version of the agent's state schema the recorded states follow (absent: 1, written before versions). */
+    stateVersion: z.number().int().positive().optional(),
   }),
   task: z.record(z.string(), z.unknown()),
   /** `endpoint`: where the model's requests went (a provider's effective base URL, without credentials or query). */
@@ -126,6 +129,8 @@ export const ModelCallRecord = z.object({
   /** The system prompt, recorded when it differs from the previous model call's (so always on the first). */
   system: z.string().optional(),
   messageCount: z.number().int(),
+  /** What memory retrieval added to the model input this step (`memoryInput`): the query and the records. */
+  memory: z.object({ query: z.string(), records: z.array(MemoryRecord) }).optional(),
   response: ModelResponse,
   latencyMs: z.number(),
 });

@@ -9,6 +9,7 @@ import type {
   Parser,
   PermissionRecord,
   State,
+  StateMigration,
   Task,
 } from '../core/index.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -55,6 +56,10 @@ export interface AgentModuleOptions {
   /** A label for the experiment variant (e.g. "baseline", "with-critic"), recorded on user messages and in the manifest. */
   variant?: string;
   /** Sampling parameters sent with every model request. */
+  /** The version of this agent's state schema (default: the class's `static stateVersion`, else 1). */
+  stateVersion?: number;
+  /** How to read states of older versions (default: the class's `static stateMigrations`). */
+  stateMigrations?: readonly StateMigration[];
   modelParams?: {
     temperature?: number;
     topP?: number;
@@ -80,7 +85,19 @@ export type AnyAgentModule = AgentModule<any, any>;
  * Only `initState` is required.
  */
 export abstract class AgentModule<S extends State = State, O = unknown> {
+  /**
+   * The version of the state schema a subclass's states follow: raise it when a field is renamed, removed or
+   * changes meaning, and add the migration from the last one to `stateMigrations`. Recorded in every manifest.
+   */
+  static stateVersion = 1;
+  /** Migrations from older state versions (e.g. `[{ from: 1, to: 2, migrate: (s) => ... }]`), run on recorded states. */
+  static stateMigrations: readonly StateMigration[] = [];
+
   readonly name: string;
+  /** This agent's state schema version (the option, else the class's `static stateVersion`). */
+  readonly stateVersion: number;
+  /** Migrations run on a recorded state of an older version before this agent resumes, replays or forks it. */
+  readonly stateMigrations: readonly StateMigration[];
   model: Model | undefined;
   parser: Parser | undefined;
   readonly tools: ToolRegistry;
@@ -90,6 +107,11 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
 
   constructor(options: AgentModuleOptions = {}) {
     this.name = options.name ?? this.constructor.name;
+    const cls = this.constructor as typeof AgentModule;
+    this.stateVersion = options.stateVersion ?? cls.stateVersion;
+    if (!Number.isInteger(this.stateVersion) || this.stateVersion < 1)
+      throw new TypeError(`${this.name}: stateVersion must be a positive integer, got ${String(this.stateVersion)}`);
+    this.stateMigrations = options.stateMigrations ?? cls.stateMigrations;
     this.model = options.model;
     this.parser = options.parser;
     this.tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);

@@ -1,9 +1,11 @@
+import type { MemoryInputOptions } from './memory-input.js';
 import type {
   ActionRunner,
   Approver,
   Budget,
   PermissionConfig,
   Critic,
+  CustomPartKinds,
   Env,
   Failure,
   Hook,
@@ -53,6 +55,17 @@ export interface EngineOptions<S extends State> {
   parent?: ParentLink;
   /** The run's long-lived memory (a factory gives every run its own); agents reach it as `ctx.memory`. */
   memory?: Memory | (() => Memory);
+  /**
+   * Retrieve from `memory` before every model-path call and give the model what was found after the system
+   * prompt (seed 003's `memory.retrieve_messages` in DECIDE); traced in the step record and served back on replay.
+   */
+  memoryInput?: MemoryInputOptions;
+  /**
+   * Custom part kinds the history may hold (seed 002 NFR-07): each kind's zod schema checks a part's `data`, and
+   * its `render` says what a provider gets (text, a file, or nothing). A part of a kind not listed here stops the
+   * model turn with an error naming it.
+   */
+  partKinds?: CustomPartKinds;
   /** Consecutive failed steps RECOVER feeds back before the run ends `unrecoverable_error` (default 3). */
   maxRecoveries?: number;
   tools?: ExecutorOptions;
@@ -93,8 +106,11 @@ export interface RunOptions<S extends State> {
   /**
    * Start from a recorded state after step `step` instead of `initState` (fork). With `decision`, the first step
    * acts on it instead of deciding (`qitos fork --branch`: an unexplored candidate of a branch step).
+   * `stateVersion`: the agent state schema version the state was recorded under (the trace manifest's
+   * `agent.stateVersion`, 1 when absent); an older one goes through the agent's `stateMigrations` first, and one
+   * no migration reaches ends the run with an error naming both versions. Omitted: the state is taken as current.
    */
-  resumeFrom?: { state: S; step: number; decision?: SimpleDecision };
+  resumeFrom?: { state: S; step: number; decision?: SimpleDecision; stateVersion?: number };
 }
 
 /** Options of `Engine.stream`. */

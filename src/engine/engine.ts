@@ -23,6 +23,10 @@ export class Engine<S extends State = State> {
   constructor(readonly options: EngineOptions<S>) {
     this.agent = options.agent;
     if (options.permission !== undefined) parsePermissionConfig(options.permission, 'EngineOptions.permission');
+    if (options.memoryInput && !options.memory)
+      throw new TypeError(
+        "EngineOptions.memoryInput retrieves from the run's memory: pass a memory too (EngineOptions.memory)",
+      );
     this.executor = options.executor ?? new ActionExecutor(this.agent.tools, options.tools);
   }
 

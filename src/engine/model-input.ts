@@ -1,4 +1,12 @@
-import type { Message, ModelMessage, ModelRequest, RequestHashes, ResultFormatter, ToolSpec } from '../core/index.js';
+import type {
+  CustomPartKinds,
+  Message,
+  ModelMessage,
+  ModelRequest,
+  RequestHashes,
+  ResultFormatter,
+  ToolSpec,
+} from '../core/index.js';
 import { canonicalJson, messageToModel, plainResults } from '../core/index.js';
 import { shortHash } from '../trace/index.js';
 
@@ -31,8 +39,14 @@ export class ModelInputBuilder {
   private paramsText: string | undefined;
   private paramsHash = '';
 
-  /** `formatResults`: how results of text-parsed calls read (the parser's; the plain default without one). */
-  constructor(private readonly formatResults: ResultFormatter = plainResults) {}
+  /**
+   * `formatResults`: how results of text-parsed calls read (the parser's; the plain default without one);
+   * `partKinds`: the custom part kinds the history may hold, and how each renders.
+   */
+  constructor(
+    private readonly formatResults: ResultFormatter = plainResults,
+    private readonly partKinds?: CustomPartKinds,
+  ) {}
 
   /** Model messages for system + history; `messagesHash` is the rolling hash of the history part. */
   build(system: string | undefined, history: Message[]): { messages: ModelMessage[]; messagesHash: string } {
@@ -49,7 +63,7 @@ export class ModelInputBuilder {
     }
     for (let i = start; i < history.length; i++) {
       const m = history[i];
-      const converted = messageToModel(m, this.formatResults);
+      const converted = messageToModel(m, this.formatResults, this.partKinds);
       this.refs.push(m);
       this.flatStart.push(this.flat.length);
       for (const c of converted) this.flat.push(c);

@@ -1,6 +1,8 @@
 import type {
   AssistantMessage,
   Decision,
+  Env,
+  FileOps,
   ModelRequest,
   ModelResponse,
   ModelStreamEvent,
@@ -13,6 +15,7 @@ import type {
 } from '../core/index.js';
 import { MAX_JSON_DEPTH, ParseError, QitosError, nestsDeeperThan, newId, newModelCall } from '../core/index.js';
 import type { AgentContext } from './agent-module.js';
+import { recallMemory, systemWithMemory } from './memory-input.js';
 import type { ActiveRun, RunServices, RunState } from './run-context.js';
 
 /**
@@ -37,9 +40,14 @@ export async function takeModelTurn<S extends State>(
   if (!parser) throw new QitosError('internal', `agent "${agent.name}" takes the model path but has no parser`);
 
   // 1. The request.
-  const system = agent.buildSystemPrompt(run.state);
+  const own = agent.buildSystemPrompt(run.state);
   const userText = agent.prepare(run.state, observation, ctx);
-  if (userText) run.state.messages.push(userMessage(services, userText, system));
+  if (userText) run.state.messages.push(userMessage(services, userText, own));
+  const recalled =
+    services.memoryInput && services.memory
+      ? await recallMemory(services.memoryInput, services.memory, run.state, observation)
+      : undefined;
+  const system = systemWithMemory(own, recalled);
   const tools = parser.native && agent.tools.size ? agent.tools.specs() : undefined;
   const { messages, messagesHash } = services.input.build(system, run.state.messages);
   const params = agent.modelParams;
@@ -79,6 +87,7 @@ export async function takeModelTurn<S extends State>(
     latencyMs: call.log.latencyMs ?? 0,
     attempts: call.log.attempts,
     message,
+    ...(recalled ? { memory: { query: recalled.query, records: recalled.records } } : {}),
     outcome,
   };
 }
@@ -187,10 +196,21 @@ function assistantMessage<S extends State>(
       model: response.modelId ?? services.model?.id,
       tokens: response.usage,
       cost: response.cost,
+      ...workspacePath(services.env),
       finish: response.finishReason,
     },
     parts,
   };
+}
+
+/**
+ * Where the step's tool calls act (seed 002's `path`): the root of the env's file ops as the env sees it (a
+ * container's path inside a sandbox), which is also where its commands run unless a call names another `cwd`.
+ * None for an env without file ops.
+ */
+function workspacePath(env: Env): { path?: { cwd: string; root: string } } {
+  const files = env.ops('file') as FileOps | undefined;
+  return files?.root ? { path: { cwd: files.root, root: files.root } } : {};
 }
 
 /** Tool parts for the calls a text parser read from the reply, before its step-finish. */

@@ -3,10 +3,12 @@ import { resolve } from 'node:path';
 import type {
   Budget,
   CallModel,
+  CustomPartKinds,
   Env,
   Model,
   ModelStreamEvent,
   ParentLink,
+  Parser,
   Policy,
   State,
   Task,
@@ -95,14 +97,15 @@ export function openRun<S extends State>(
     traceDir,
     parent: options.parent,
     depth: options.parent?.depth ?? 0,
-    input: new ModelInputBuilder(parser?.formatResults ? (results) => parser.formatResults!(results) : undefined),
+    input: modelInputBuilder(parser, options.partKinds),
     signal: controller.signal,
     abort: controller,
     chain: undefined,
     callModel,
-    memory: memory
-      ? new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events)
-      : undefined,
+    memory:
+      memory &&
+      new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events),
+    memoryInput: options.memoryInput,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     ...gates(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services),
@@ -145,6 +148,14 @@ function newRecorder<S extends State>(
 /** A run id that sorts by start time: `20250101T120000-<random>`. */
 function newRunId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}-${newId('run').slice(4)}`;
+}
+
+/** The run's model input builder: the parser's way of writing text-parsed results, the user's part kinds. */
+function modelInputBuilder(parser: Parser | undefined, partKinds: CustomPartKinds | undefined): ModelInputBuilder {
+  return new ModelInputBuilder(
+    parser?.formatResults ? (results) => parser.formatResults!(results) : undefined,
+    partKinds,
+  );
 }
 
 /** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */
@@ -230,6 +241,7 @@ function describeRun<S extends State>(
       ...trace.agentSource,
       ...(agent.variant ? { variant: agent.variant } : {}),
       config: agent.config,
+      stateVersion: agent.stateVersion,
     },
     model: model
       ? { id: model.id, params: agent.modelParams, ...(model.info?.endpoint ? { endpoint: model.info.endpoint } : {}) }

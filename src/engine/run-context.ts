@@ -1,3 +1,4 @@
+import type { MemoryInputOptions } from './memory-input.js';
 import type {
   ActContext,
   Budget,
@@ -76,6 +77,8 @@ export interface RunServices<S extends State = State> {
   /** A call through `chain` that is not the step's own (tools, policies, agents, memories). */
   readonly callModel: CallModel;
   readonly memory: RunMemoryAccess | undefined;
+  /** Memory retrieval into the model input (`EngineOptions.memoryInput`), when the run has a memory. */
+  readonly memoryInput: MemoryInputOptions | undefined;
   /** The run's permission gate, when the engine has permission rules. */
   readonly permission: PermissionGate | undefined;
   /** What `AgentContext.askHuman` asks through: the permission gate, or a rule-less one for a run with only an approver. */

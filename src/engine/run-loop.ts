@@ -35,6 +35,7 @@ import { takeModelTurn } from './model-turn.js';
 import { policyContext } from './policy-context.js';
 import { withState, type ActiveRun, type RunServices, type RunStart, type RunState } from './run-context.js';
 import { watchStopSignals } from './signal-watcher.js';
+import { resumedState } from './resumed-state.js';
 import { StepRecordBuilder } from './step-record-builder.js';
 
 /** The loop lets the event loop run (signals, timers, aborts, other runs) once this many ms passed since it last did. */
@@ -88,7 +89,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   private async begin(opts: RunOptions<S>): Promise<StopVerdict | undefined> {
     const { start, services } = this;
     const agent = services.agent;
-    start.state = opts.resumeFrom ? opts.resumeFrom.state : agent.initState(start.task);
+    start.state = opts.resumeFrom ? resumedState(agent, opts.resumeFrom) : agent.initState(start.task);
     start.step = opts.resumeFrom?.step ?? 0;
     // Checked once per run: the loop relies on these fields (a NaN maxSteps would silently disable the budget).
     const base = BaseState.safeParse(start.state);

@@ -75,6 +75,7 @@ export class StepRecordBuilder {
     this.rec.model = {
       hashes: turn.sent.hashes,
       messageCount: turn.sent.request.messages.length,
+      ...(turn.memory ? { memory: turn.memory } : {}),
       response: turn.response,
       latencyMs: turn.latencyMs,
     };

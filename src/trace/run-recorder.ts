@@ -161,6 +161,7 @@ export class RunRecorder {
         hashes: m.hashes,
         system: system ?? '',
         messageCount: m.messageCount,
+        ...(m.memory ? { memory: m.memory } : {}),
         response: m.response,
         latencyMs: m.latencyMs,
       };

@@ -4,6 +4,7 @@ import { LiveView } from '../live-view.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { stateAtStep } from '../../trace/index.js';
+import { checkRecordedStateVersion, recordedStateVersion } from '../../engine/resumed-state.js';
 import { CliError } from '../cli-error.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
@@ -41,6 +42,11 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   const loaded = await recordedRunAgent(io, run, config, flags);
   const model = await configuredModel(config, io.cwd, io.env);
   const agent = buildAgent(loaded, config, model);
+  try {
+    checkRecordedStateVersion(agent, m);
+  } catch (err) {
+    throw new CliError(`cannot fork ${parent.dir}: ${(err as Error).message}`);
+  }
   // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
   if (!model && !agent.model && m.model?.id) {
     throw new CliError(
@@ -70,7 +76,14 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
       redactor: io.redactor,
       ...(onApproval ? { onApproval } : {}),
     });
-    return engine.run(task, { resumeFrom: { state, step: after, ...(candidate ? { decision: candidate } : {}) } });
+    return engine.run(task, {
+      resumeFrom: {
+        state,
+        step: after,
+        stateVersion: recordedStateVersion(m),
+        ...(candidate ? { decision: candidate } : {}),
+      },
+    });
   });
   if (flags.json)
     io.out(

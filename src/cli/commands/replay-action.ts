@@ -17,6 +17,7 @@ import { loadTrace } from '../trace-loader.js';
 import { preview } from '../text-format.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
+import { checkRecordedStateVersion, recordedStateVersion } from '../../engine/resumed-state.js';
 import type { PermissionRule, State } from '../../core/index.js';
 import type { RunResult } from '../../engine/engine.js';
 import type { WorkflowState } from '../../kit/workflow/index.js';
@@ -54,7 +55,9 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   // A fork (or a replay of one) starts after step k: replay it from the same recorded state, not from initState.
   const initial = m.initialState as { step?: unknown } | null;
   const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
-  const resumeFrom = resumeAt ? { state: stateAtStep(parent, resumeAt), step: resumeAt } : undefined;
+  const resumeFrom = resumeAt
+    ? { state: stateAtStep(parent, resumeAt), step: resumeAt, stateVersion: recordedStateVersion(m) }
+    : undefined;
   const workflow = recordedWorkflow(m, parent.dir);
   let result: RunResult<State>;
   if (workflow) {
@@ -84,6 +87,11 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
       );
     const loaded = await recordedRunAgent(io, run, runConfig, flags);
     const agent = buildAgent(loaded, runConfig, model);
+    try {
+      checkRecordedStateVersion(agent, m);
+    } catch (err) {
+      throw new CliError(`cannot replay ${parent.dir}: ${(err as Error).message}`);
+    }
     // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
     result = await withMcp(runConfig, io, async (mcp) => {
       const engine = await buildEngine({

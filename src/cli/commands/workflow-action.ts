@@ -4,6 +4,7 @@ import { builtinTools } from '../../kit/tools/builtin-tools.js';
 import {
   WorkflowError,
   forkWorkflow,
+  llmNodeModelId,
   loadWorkflowFile,
   resumeWorkflow,
   runWorkflow,
@@ -199,12 +200,13 @@ export async function workflowTools(
   return [...tools.filter((t) => !ids.has(t.id)), ...own];
 }
 
-/** The models LLM nodes name in `model`, resolved before the run (a scripted model reads its file). */
+/** The models LLM nodes name (`provider` and `model`), resolved before the run (a scripted model reads its file). */
 async function modelsOfNodes(def: WorkflowDefinition, io: CliIO): Promise<Map<string, Model>> {
   const out = new Map<string, Model>();
-  for (const n of def.nodes.values())
-    if (n.kind === 'llm' && n.model && !out.has(n.model))
-      out.set(n.model, await resolveModel({ id: n.model }, def.source?.baseDir ?? io.cwd, io.env));
+  for (const n of def.nodes.values()) {
+    const id = n.kind === 'llm' ? llmNodeModelId(n) : undefined;
+    if (id && !out.has(id)) out.set(id, await resolveModel({ id }, def.source?.baseDir ?? io.cwd, io.env));
+  }
   return out;
 }
 

@@ -8,6 +8,8 @@ export interface ViewWorkflowNode {
   status: 'done' | 'error' | 'current' | 'pending';
   visits: number;
   tokens: number;
+  /** Milliseconds the node ran, summed over its visits (null when its records carry no time: older traces). */
+  executionTimeMs: number | null;
 }
 
 /** A workflow run as its graph with per-node status (the viewer draws it above the steps). */
@@ -20,7 +22,12 @@ export interface ViewWorkflow {
 }
 
 type Node = { id?: unknown; kind?: unknown; then?: unknown; else?: unknown; loop?: unknown };
-type Rec = { node?: unknown; status?: unknown; tokens?: { input?: number; output?: number; reasoning?: number } };
+type Rec = {
+  node?: unknown;
+  status?: unknown;
+  tokens?: { input?: number; output?: number; reasoning?: number };
+  executionTimeMs?: unknown;
+};
 type Thread = { status?: unknown; current?: unknown; completed?: unknown };
 
 /**
@@ -70,12 +77,14 @@ export function viewWorkflow(t: Trace, warnings: string[], branches: readonly Tr
         (sum, r) => sum + (r.tokens ? (r.tokens.input ?? 0) + (r.tokens.output ?? 0) + (r.tokens.reasoning ?? 0) : 0),
         0,
       );
+      const timed = mine.filter((r) => typeof r.executionTimeMs === 'number');
       return {
         id: n.id as string,
         kind: typeof n.kind === 'string' ? n.kind : '?',
         status,
         visits: mine.length,
         tokens,
+        executionTimeMs: timed.length ? timed.reduce((sum, r) => sum + (r.executionTimeMs as number), 0) : null,
       };
     }),
     edges,

@@ -269,10 +269,17 @@
             ' · ' +
             n.status +
             (n.visits > 1 ? ' ×' + n.visits : '') +
-            (n.tokens ? ' · ' + n.tokens + ' tok' : ''),
+            (n.tokens ? ' · ' + n.tokens + ' tok' : '') +
+            (n.executionTimeMs != null ? ' · ' + ms(n.executionTimeMs) : ''),
         ),
       );
-      box.appendChild(svg('title', {}, n.id + ' (' + n.kind + '): ' + n.status));
+      box.appendChild(
+        svg(
+          'title',
+          {},
+          n.id + ' (' + n.kind + '): ' + n.status + (n.executionTimeMs != null ? ', ran ' + ms(n.executionTimeMs) : ''),
+        ),
+      );
       g.appendChild(box);
     });
     d.appendChild(g);

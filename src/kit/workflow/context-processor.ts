@@ -9,6 +9,8 @@ export interface ContextProcessorContext {
   /** A model call through the run's middleware (counted in the run's usage). */
   callModel: CallModel;
   signal: AbortSignal;
+  /** Told when a summary call failed and a round kept its own text (the agent reports it as an event). */
+  onFallback?: (info: { round: number; error: string }) => void;
 }
 
 /** Rewrites a thread's conversation (a registered custom processor has this shape too). */
@@ -17,11 +19,18 @@ export type ContextProcessor = (
   ctx: ContextProcessorContext,
 ) => ModelMessage[] | Promise<ModelMessage[]>;
 
-/** A rough token estimate of messages (4 characters a token), enough to decide when to summarise. */
+/** Characters per token of the seed's estimate (001 section 5.2): it leans high, so summaries start early. */
+export const SEED_CHARS_PER_TOKEN = 2.5;
+
+/**
+ * The seed's token estimate of messages: the characters of each message's content (a string as it is, parts as
+ * their JSON) divided by 2.5, rounded down. Enough to decide when to summarise.
+ */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify(m.content).length;
-  return Math.ceil(chars / 4);
+  for (const m of messages)
+    chars += typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content).length;
+  return Math.floor(chars / SEED_CHARS_PER_TOKEN);
 }
 
 function intOption(ctx: ContextProcessorContext, name: string, fallback: number | undefined): number {
@@ -59,7 +68,7 @@ export const truncateToolOutputsProcessor: ContextProcessor = (messages, ctx) =>
   );
 };
 
-/** Renders messages as plain text for a summary prompt. */
+/** Renders messages as plain text: what a round's summary prompt holds, and its fallback when the call fails. */
 function transcript(messages: readonly ModelMessage[]): string {
   return messages
     .map((m) => {
@@ -77,35 +86,86 @@ function transcript(messages: readonly ModelMessage[]): string {
     .join('\n');
 }
 
+/** The line that opens a round's summary message (the seed's wording). */
+export const ROUND_SUMMARY_HEADER = '[Assistant Execution Summary]';
+
+/** The system prompt of a round's summary call (seed 001 section 5.2). */
+export const ROUND_SUMMARY_SYSTEM = 'You are skilled at summarizing execution processes.';
+
+function roundPrompt(round: number, text: string): string {
+  return [
+    `Please provide a concise summary of the following execution process (round ${round}):`,
+    '',
+    text,
+    '',
+    'Requirements:',
+    '1. Focus on completed tasks and tool calls',
+    '2. Keep key results and findings',
+    '3. Be concise and clear, within 1000 words',
+    '4. Do not include user content, only summarize the execution process',
+  ].join('\n');
+}
+
 /**
- * `summarise`: asks the model for a concise summary of everything but the last `keepLast` messages (default 0)
- * and replaces them with one user message holding it (the seed's Mini-Agent summary).
+ * `summarise` (the seed's Mini-Agent summary, 001 section 5.2): keeps the system messages and every user message
+ * as they are, and replaces each round (what the agent did between two user messages) by a summary of that round
+ * alone, one model call per round, in order. When a round's call fails (or answers no text), the round's own
+ * transcript stands in for its summary, so nothing is lost; the `onFallback` callback hears why. The last
+ * `keepLast` messages (default 0) stay as they are (never starting on a tool result, which needs its call).
  */
 export const summariseProcessor: ContextProcessor = async (messages, ctx) => {
   const keep = intOption(ctx, 'keepLast', 0);
   let cut = Math.max(0, messages.length - keep);
   while (cut < messages.length && messages[cut].role === 'tool') cut++;
-  const old = messages.slice(0, cut);
-  if (!old.length) return [...messages];
-  const response = await ctx.callModel(
-    {
-      messages: [
-        {
-          role: 'system',
-          content:
-            'You summarise the work done so far in a conversation: tasks done, tool calls and their key results, findings. Be concise.',
-        },
-        { role: 'user', content: [{ type: 'text', text: `Summarise this execution:\n\n${transcript(old)}` }] },
-      ],
-    },
-    { purpose: 'workflow-summarise', signal: ctx.signal },
-  );
-  const summary = response.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-  return [
-    { role: 'user', content: [{ type: 'text', text: `[Summary of earlier work]\n${summary}` }] },
-    ...messages.slice(cut),
-  ];
+  const out: ModelMessage[] = [];
+  let round: ModelMessage[] = [];
+  let rounds = 0;
+  const flush = async () => {
+    if (!round.length) return;
+    rounds++;
+    out.push(await summariseRound(round, rounds, ctx));
+    round = [];
+  };
+  for (const m of messages.slice(0, cut)) {
+    if (m.role === 'system' || m.role === 'user') {
+      await flush();
+      out.push(m);
+    } else round.push(m);
+  }
+  await flush();
+  return [...out, ...messages.slice(cut)];
 };
+
+async function summariseRound(
+  round: readonly ModelMessage[],
+  n: number,
+  ctx: ContextProcessorContext,
+): Promise<ModelMessage> {
+  const text = transcript(round);
+  let summary: string;
+  try {
+    const response = await ctx.callModel(
+      {
+        messages: [
+          { role: 'system', content: ROUND_SUMMARY_SYSTEM },
+          { role: 'user', content: [{ type: 'text', text: roundPrompt(n, text) }] },
+        ],
+      },
+      { purpose: 'workflow-summarise', signal: ctx.signal },
+    );
+    summary = response.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    if (!summary.trim()) {
+      ctx.onFallback?.({ round: n, error: 'the summary call answered no text' });
+      summary = text;
+    }
+  } catch (err) {
+    // A cancelled run stops here; any other failure keeps the round's own text instead of losing it.
+    if (ctx.signal.aborted) throw err;
+    ctx.onFallback?.({ round: n, error: err instanceof Error ? err.message : String(err) });
+    summary = text;
+  }
+  return { role: 'user', content: [{ type: 'text', text: `${ROUND_SUMMARY_HEADER}\n\n${summary}` }] };
+}
 
 /** The processors every WorkflowAgent has, by name. */
 export const BUILTIN_CONTEXT_PROCESSORS: Readonly<Record<string, ContextProcessor>> = Object.freeze({

@@ -12,7 +12,7 @@ export {
   type NodeJSON,
 } from './nodes/define-node-config.js';
 export { NodeId, VariableName, ErrorPolicy } from './nodes/node-fields.js';
-export { LLMNodeConfig, LLMNodeFields } from './nodes/llm-node-config.js';
+export { DEFAULT_TOKEN_LIMIT, LLMNodeConfig, LLMNodeFields, llmNodeModelId } from './nodes/llm-node-config.js';
 export { ToolNodeConfig, ToolNodeFields } from './nodes/tool-node-config.js';
 export {
   ContextProcessorConfig,
@@ -52,6 +52,9 @@ export {
   trimProcessor,
   truncateToolOutputsProcessor,
   estimateTokens,
+  SEED_CHARS_PER_TOKEN,
+  ROUND_SUMMARY_HEADER,
+  ROUND_SUMMARY_SYSTEM,
   type ContextProcessor,
   type ContextProcessorContext,
 } from './context-processor.js';

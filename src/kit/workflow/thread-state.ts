@@ -13,6 +13,11 @@ export const NodeRecord = z.object({
   error: z.string().optional(),
   attempts: z.number().int().positive(),
   tokens: Tokens.optional(),
+  /**
+   * Wall-clock milliseconds from the node's first DECIDE to its end, retries and tool-loop turns included (the
+   * seed's `executionTime`); absent in traces written before it was recorded.
+   */
+  executionTimeMs: z.number().nonnegative().optional(),
 });
 export type NodeRecord = z.infer<typeof NodeRecord>;
 

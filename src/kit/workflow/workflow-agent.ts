@@ -21,7 +21,7 @@ import {
 import { FORK_TOOL, forkTool } from './fork-tool.js';
 import type { JoinReducer } from './join-reducer.js';
 import type { NodeConfig } from './nodes/node-config.js';
-import type { LLMNodeConfig } from './nodes/llm-node-config.js';
+import { llmNodeModelId, type LLMNodeConfig } from './nodes/llm-node-config.js';
 import { renderParameters, renderTemplate } from './render-template.js';
 import { SUBWORKFLOW_TOOL, subworkflowTool } from './subworkflow-tool.js';
 import type { BranchOutcome, NodeRecord, ThreadState, WorkflowState } from './thread-state.js';
@@ -100,6 +100,8 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   private readonly processors: Readonly<Record<string, ContextProcessor>>;
   private readonly pending = new Map<string, Pending>();
   private readonly resumed = new Set<string>();
+  /** When the node a run is at started (its first DECIDE, retries and tool-loop turns included), by run id. */
+  private readonly started = new Map<string, { node: string; at: number }>();
 
   constructor(options: WorkflowAgentOptions) {
     // A registry of our own: the internal tools must not land in a registry the caller passed and still uses.
@@ -191,6 +193,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     if (t.current === this.options.stopAt)
       return { mode: 'final', answer: `thread reached "${t.current}"`, rationale: 'stop node' };
     const node = this.workflow.node(t.current);
+    if (this.started.get(ctx.runId)?.node !== node.id) this.started.set(ctx.runId, { node: node.id, at: Date.now() });
     const why = `${node.kind} node "${node.id}"`;
     switch (node.kind) {
       case 'tool':
@@ -300,7 +303,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       : [{ role: 'user', content: [{ type: 'text', text: userText! }] }];
     let context = t.context;
     let summarised: { before: number; after: number } | undefined;
-    if (node.tokenLimit !== undefined && context.length && estimateTokens([...context, ...turns]) > node.tokenLimit) {
+    if (context.length && estimateTokens([...context, ...turns]) > node.tokenLimit) {
       const before = estimateTokens(context);
       context = await summariseProcessor(context, {
         nodeId: node.id,
@@ -308,6 +311,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
         vars: t.vars,
         callModel: ctx.callModel,
         signal: ctx.signal,
+        onFallback: (f) => ctx.emit('summary_fallback', { node: node.id, ...f }),
       });
       summarised = { before, after: estimateTokens(context) };
     }
@@ -330,7 +334,8 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       ...(node.temperature !== undefined ? { temperature: node.temperature } : {}),
       ...(node.maxTokens !== undefined ? { maxOutputTokens: node.maxTokens } : {}),
     };
-    const model = node.model ? this.options.resolveModel!(node.model) : undefined;
+    const modelId = llmNodeModelId(node);
+    const model = modelId ? this.options.resolveModel!(modelId) : undefined;
     // stream: the reply's deltas reach hooks and Engine.stream as model_events, announced by the node that streams
     if (node.stream) ctx.emit('llm_stream', { node: node.id, iteration });
     const response = await ctx.callModel(request, {
@@ -599,6 +604,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
           vars: t.vars,
           callModel: ctx.callModel,
           signal: ctx.signal,
+          onFallback: (f) => ctx.emit('summary_fallback', { node: node.id, ...f }),
         });
         ctx.emit('context_summarised', {
           node: node.id,
@@ -762,10 +768,25 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     rec: Pick<NodeRecord, 'status' | 'inputs' | 'outputs'> & { error?: string; tokens?: NodeRecord['tokens'] },
     next: string | null,
   ): void {
-    t.completed.push({ node: node.id, kind: node.kind, step: ctx.step, attempts: t.attempts + 1, ...rec });
+    t.completed.push({
+      node: node.id,
+      kind: node.kind,
+      step: ctx.step,
+      attempts: t.attempts + 1,
+      ...rec,
+      ...this.executionTime(node, ctx),
+    });
     t.attempts = 0;
     if (t.status === 'waiting') return; // an interrupt stays on its node
     t.current = next;
+  }
+
+  /** How long the node took, from its first DECIDE to now (seed 001 section 4's `executionTime`), in ms. */
+  private executionTime(node: NodeConfig, ctx: AgentContext): { executionTimeMs?: number } {
+    const s = this.started.get(ctx.runId);
+    if (s?.node !== node.id) return {};
+    this.started.delete(ctx.runId);
+    return { executionTimeMs: Date.now() - s.at };
   }
 
   private fail(t: ThreadState, node: NodeConfig, ctx: AgentContext, inputs: unknown, error: string): void {
@@ -778,6 +799,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       outputs: null,
       error,
       attempts: t.attempts + 1,
+      ...this.executionTime(node, ctx),
     });
     t.status = 'failed';
     t.reason = `node "${node.id}" (${node.kind}) failed: ${error}`;
@@ -796,7 +818,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
               );
         if (n.model && !this.options.resolveModel)
           throw new WorkflowError(
-            `node "${n.id}": model: "${n.model}" needs a resolveModel option on the WorkflowAgent`,
+            `node "${n.id}": model: "${llmNodeModelId(n)}" needs a resolveModel option on the WorkflowAgent`,
             { nodeId: n.id, field: 'model' },
           );
       }

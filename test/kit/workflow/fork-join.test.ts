@@ -16,7 +16,7 @@ const model = () =>
   new ScriptedModel(
     [
       (req) => {
-        if (req.messages[0].role === 'system' && req.messages[0].content.includes('summarise'))
+        if (req.messages[0].role === 'system' && req.messages[0].content.includes('summarizing'))
           return { text: 'SUMMARY', usage: { input: 5, output: 2 } };
         if (lastText(req).includes('Which topic')) return { text: 'cats', usage: { input: 7, output: 1 } };
         if (lastText(req).includes('Describe')) return { text: 'furry', usage: { input: 11, output: 1 } };
@@ -81,11 +81,12 @@ describe('fork and join', () => {
     expect(r.output).toBe('cats: {"a":{"sky":"sunny in Oslo"},"b":{"desc":"furry"}}');
     const thread = r.run.state.thread;
     expect(thread.completed.map((c) => c.node)).toEqual(['start', 'ask', 'look', 'known', 'fan', 'j', 'sum', 'done']);
-    // the summary replaced the thread's conversation (ask's turn) with one message
+    // the summary kept ask's user message and replaced its round (the answer) with the round's summary
     expect(thread.context).toEqual([
-      { role: 'user', content: [{ type: 'text', text: '[Summary of earlier work]\nSUMMARY' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Which topic?' }] },
+      { role: 'user', content: [{ type: 'text', text: '[Assistant Execution Summary]\n\nSUMMARY' }] },
     ]);
-    expect(thread.completed[6].outputs).toMatchObject({ messages: { before: 2, after: 1 } });
+    expect(thread.completed[6].outputs).toMatchObject({ messages: { before: 2, after: 2 } });
     // each branch is a child run with its own trace, linked to this run; its model usage counts here too
     const fan = thread.completed[4].outputs as { branches: Array<{ branch: string; runId: string; traceDir: string }> };
     for (const b of fan.branches) {

@@ -149,6 +149,7 @@ describe('node configs', () => {
       toolMode: 'none',
       availableTools: [],
       maxIterations: 5,
+      tokenLimit: 80_000,
     });
   });
 

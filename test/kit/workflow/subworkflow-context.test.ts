@@ -140,13 +140,15 @@ describe('context processors', () => {
     ]);
     const r = await runWorkflow(def, { model, tools: [big], trace: false });
     expect(model.requests[2].messages[0]).toMatchObject({ role: 'system' });
+    // the user message stays; the round after it (the call, its result, the answer) becomes its summary
     expect(model.requests[3].messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: '[Summary of earlier work]\nSHORT' }] },
+      { role: 'user', content: [{ type: 'text', text: 'first' }] },
+      { role: 'user', content: [{ type: 'text', text: '[Assistant Execution Summary]\n\nSHORT' }] },
       { role: 'user', content: [{ type: 'text', text: 'second' }] },
     ]);
     const two = r.run.state.thread.completed.find((c) => c.node === 'two')!;
     const { summarised } = two.outputs as { summarised: { before: number; after: number } };
-    expect(summarised.before).toBeGreaterThan(500); // the 2000-character tool output, at 4 characters a token
-    expect(summarised.after).toBeLessThan(20);
+    expect(summarised.before).toBeGreaterThan(800); // the 2000-character tool output, at 2.5 characters a token
+    expect(summarised.after).toBeLessThan(60); // "first" and the summary message
   });
 });
