@@ -261,6 +261,7 @@ export class BoardIndex {
     this.runs.set(id, entry);
     if (entry.row?.status === 'running') {
       entry.live = { bytes: 0, steps: 0, tokens: 0, cost: 0 };
+      entry.row = { ...entry.row, steps: 0, tokens: 0, cost: 0 };
       this.followSteps(entry, version);
     }
     return true;
