@@ -8,7 +8,7 @@
  * - refresh, nothing changed / 100 manifests changed: what each poll of a page costs;
  * - GET /api/runs: the whole listing as the page loads it (in-process request through the app, JSON of 10,000 rows).
  * Baseline: `qitos runs`' listRuns on the same folder (reads and checks every manifest).
- * Each figure is the median of 5 rounds (the machine is shared). Goal: under a second for 10,000 runs.
+ * Each figure is the median of 3 rounds (the machine is shared). Goal: under a second for 10,000 runs.
  * Run: npm run bench:board ; with -- --write, records the figures in docs/performance.md `## Runs board`.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -93,7 +93,7 @@ for (let i = 0; i < RUNS; i++) {
 async function median(
   fn: () => Promise<unknown> | unknown,
   before: () => void = () => {},
-  rounds = 5,
+  rounds = 3,
 ): Promise<number> {
   const times: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -144,7 +144,7 @@ try {
   const section = `## Runs board
 
 \`npm run bench:board\`: \`qitos board\` listing ${RUNS.toLocaleString('en-US')} runs (2 KB manifests like a real
-run's; ${RUNNING} running, their steps.jsonl followed), median of 5 rounds, Node ${process.version}, on the shared
+run's; ${RUNNING} running, their steps.jsonl followed), median of 3 rounds, Node ${process.version}, on the shared
 2-core machine (${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0].toFixed(1)}: other work shared the
 cores, so compare rows with the floor row of the same run rather than across runs). Goal: under a second.
 

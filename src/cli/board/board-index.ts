@@ -332,9 +332,8 @@ export class BoardIndex {
     for (const i of this.dirtyRoots) {
       const root = this.roots[i];
       const runs: CacheFile['runs'] = [];
-      // a running run is read again at the next start (its manifest changes when it ends)
-      for (const e of this.runs.values())
-        if (e.root === i && !e.live) runs.push([e.rel, e.mtimeMs, e.size, e.row, e.problem]);
+      // a running run's row is cached too: its steps are read again from the start of steps.jsonl when it is loaded
+      for (const e of this.runs.values()) if (e.root === i) runs.push([e.rel, e.mtimeMs, e.size, e.row, e.problem]);
       const file = this.cacheFile(root)!;
       const body: CacheFile = { schema: 'qitos.board-index', version: CACHE_VERSION, root, runs };
       writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(body), { mode: 0o600 });

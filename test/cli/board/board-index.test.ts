@@ -158,6 +158,22 @@ describe('BoardIndex', () => {
     expect(index.rows()[0]).toMatchObject({ status: 'completed', steps: 2, tokens: 312, stopReason: 'final' });
   });
 
+  it('a running run loaded from the cache counts its steps from the start of steps.jsonl', async () => {
+    const root = await folder('live-cached');
+    const cacheDir = join(dir, 'live-cache');
+    const run = await copyRun(recorded, root, 'running', (m) => {
+      m.status = 'running';
+      m.summary = null;
+    });
+    await writeFile(join(run, 'steps.jsonl'), stepLine(1, 100, 0.001) + stepLine(2, 100, 0.001));
+    const first = new BoardIndex([root], { cacheDir });
+    await first.refresh();
+    first.close();
+    const warm = new BoardIndex([root], { cacheDir });
+    await warm.refresh();
+    expect(warm.rows()[0]).toMatchObject({ status: 'running', steps: 2, tokens: 220, cost: 0.002 });
+  });
+
   it('a manifest the schema refuses is not listed, and the reason is kept', async () => {
     const root = await folder('bad');
     await copyRun(recorded, root, 'ok');
