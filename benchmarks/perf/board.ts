@@ -143,10 +143,10 @@ try {
   console.log(`10,000 runs: cold ${ms(cold)}, cold + cache ${ms(coldCache)}, warm ${ms(warm)}, refresh ${ms(idle)}`);
   const section = `## Runs board
 
-\`npm run bench:board\`: \`qitos board\` listing ${RUNS.toLocaleString('en-US')} runs (2 KB manifests like a real
-run's; ${RUNNING} running, their steps.jsonl followed), median of 3 rounds, Node ${process.version}, on the shared
-2-core machine (${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0].toFixed(1)}: other work shared the
-cores, so compare rows with the floor row of the same run rather than across runs). Goal: under a second.
+\`npm run bench:board\`: \`qitos board\` listing ${RUNS.toLocaleString('en-US')} runs (2 KB manifests like a real run's;
+${RUNNING} running, their steps.jsonl followed), median of 3 rounds, Node ${process.version}, on the shared 2-core
+machine (${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0].toFixed(1)}: other work shared the cores, so
+compare each row with the floor row of the same run rather than with figures of another day). Goal: under a second.
 
 | listing 10,000 runs | time |
 |---|---|

@@ -6,7 +6,7 @@ import { startBoard } from '../board/start-board.js';
 import { CliError } from '../cli-error.js';
 import type { CliIO } from '../io.js';
 import { stopSignal } from '../stop-signal.js';
-import type { BoardFlags } from './board.js';
+import type { BoardFlags } from './command-flags.js';
 
 /** The environment variable holding the token: the one `qitos serve` reads (the same rule for both servers). */
 const TOKEN_ENV = 'QITOS_SERVE_TOKEN';

@@ -1,22 +1,9 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import type { BoardFlags } from './command-flags.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
-
-/** The flags of `qitos board`. */
-export interface BoardFlags {
-  host: string;
-  port: number;
-  allowedHost: string[];
-  /** false with --no-cache: no index cache file is read or written. */
-  cache: boolean;
-  depth?: number;
-  poll?: number;
-  maxConnections?: number;
-  headersTimeout?: number;
-  requestTimeout?: number;
-}
 
 /** `qitos board [dir...]`: a local web app over traces folders and bench output folders. */
 export function registerBoardCommand(program: Command): void {
