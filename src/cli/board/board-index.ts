@@ -32,6 +32,7 @@ interface RunEntry {
 
 /** A bench folder the index knows, keyed like runs; re-read when its results.jsonl changes. */
 interface BenchEntry {
+  root: number;
   dir: string;
   mtimeMs: number;
   size: number;
@@ -113,8 +114,7 @@ export class BoardIndex {
   /** The folder of a listed bench folder, or undefined. */
   benchDir(id: string): { dir: string; root: string; bench: BoardBench } | undefined {
     const e = this.benches.get(id);
-    const root = this.roots[Number(id.slice(0, id.indexOf('/')))];
-    return e && root !== undefined ? { dir: e.dir, root, bench: e.bench } : undefined;
+    return e ? { dir: e.dir, root: this.roots[e.root], bench: e.bench } : undefined;
   }
 
   /**
@@ -180,7 +180,7 @@ export class BoardIndex {
         if (entries.some((e) => e.isFile() && e.name === 'results.jsonl')) {
           seenBenches.add(id);
           inBench = id;
-          if (this.visitBench(dir, rel, id, next)) changed = true;
+          if (this.visitBench(i, dir, rel, id, next)) changed = true;
         }
         if (level >= this.depth) return;
         for (const e of entries)
@@ -283,14 +283,14 @@ export class BoardIndex {
   }
 
   /** Updates one bench folder's entry; true when it changed. */
-  private visitBench(dir: string, rel: string, id: string, version: number): boolean {
+  private visitBench(root: number, dir: string, rel: string, id: string, version: number): boolean {
     const st = statSync(join(dir, 'results.jsonl'), { throwIfNoEntry: false });
     const info = statSync(join(dir, 'run.json'), { throwIfNoEntry: false });
     const mtimeMs = Math.max(st?.mtimeMs ?? 0, info?.mtimeMs ?? 0);
     const size = (st?.size ?? 0) + (info?.size ?? 0);
     const known = this.benches.get(id);
     if (known && known.mtimeMs === mtimeMs && known.size === size) return false;
-    this.benches.set(id, { dir, mtimeMs, size, bench: boardBench(dir, id, rel || '.'), changed: version });
+    this.benches.set(id, { root, dir, mtimeMs, size, bench: boardBench(dir, id, rel || '.'), changed: version });
     return true;
   }
 
@@ -334,7 +334,8 @@ export class BoardIndex {
       const runs: CacheFile['runs'] = [];
       // a running run's row is cached too: its steps are read again from the start of steps.jsonl when it is loaded
       for (const e of this.runs.values()) if (e.root === i) runs.push([e.rel, e.mtimeMs, e.size, e.row, e.problem]);
-      const file = this.cacheFile(root)!;
+      const file = this.cacheFile(root);
+      if (!file) return;
       const body: CacheFile = { schema: 'qitos.board-index', version: CACHE_VERSION, root, runs };
       writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(body), { mode: 0o600 });
       renameSync(`${file}.${process.pid}.tmp`, file);
