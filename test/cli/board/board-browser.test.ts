@@ -151,6 +151,25 @@ describe.runIf(requires('chromium'))('qitos board in headless Chromium', () => {
     await page.close();
   });
 
+  it('with a token: the page opened once with ?token= keeps it in a cookie and lists the runs; without it, 401', async () => {
+    const secured = await startBoard({ index: new BoardIndex([fx.traces]), port: 0, token: 'browser-token' });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const refused = await page.goto(`${secured.url}/`);
+      expect(refused!.status()).toBe(401);
+      await page.goto(`${secured.url}/?token=browser-token`);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(page.url()).toBe(`${secured.url}/`); // the token is gone from the address
+      expect(await page.locator('#runs tbody tr.run').count()).toBe(3);
+      const cookie = (await context.cookies()).find((c) => c.name === 'qitos_board_token')!;
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    } finally {
+      await context.close();
+      await secured.close();
+    }
+  });
+
   it('a run that starts while the page is open appears, its steps count up, and it ends', async () => {
     const { page, errors } = await open();
     const dir = await copyRun(fx.a, fx.traces, 'zz-live-run', (m) => {
