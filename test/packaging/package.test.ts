@@ -181,8 +181,9 @@ describe('the packed package, installed into a fresh project', () => {
       const url = await new Promise<string>((res, rej) => {
         const t = setInterval(() => {
           const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/ .*\n.*\n/.exec(out);
-          if (m) (clearInterval(t), res(m[1]));
-          else if (child.exitCode !== null) (clearInterval(t), rej(new Error(`qitos board exited: ${out}`)));
+          if (m || child.exitCode !== null) clearInterval(t);
+          if (m) res(m[1]);
+          else if (child.exitCode !== null) rej(new Error(`qitos board exited: ${out}`));
         }, 20);
       });
       expect(await (await fetch(`${url}/`)).text()).toContain('<script src="/board.js"></script>');

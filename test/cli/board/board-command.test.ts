@@ -35,8 +35,9 @@ describe('qitos board (the command)', () => {
       const url = await new Promise<string>((res, rej) => {
         const t = setInterval(() => {
           const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/ .*\n.*\n/.exec(out);
-          if (m) (clearInterval(t), res(m[1]));
-          else if (child.exitCode !== null) (clearInterval(t), rej(new Error(`qitos board exited: ${out}`)));
+          if (m || child.exitCode !== null) clearInterval(t);
+          if (m) res(m[1]);
+          else if (child.exitCode !== null) rej(new Error(`qitos board exited: ${out}`));
         }, 20);
       });
       expect(out).toMatch(/1 run\(s\), 0 bench folder\(s\) in .*traces\n/);
