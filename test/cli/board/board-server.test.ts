@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoardIndex } from '../../../src/cli/board/board-index.js';
 import { startBoard, type RunningBoard } from '../../../src/cli/board/start-board.js';
 import { tempDir } from '../../helpers/cli-harness.js';
-import { fcSeed } from '../../helpers/fc-seed.js';
 import { boardFixture, copyRun, type BoardFixture } from './board-fixtures.js';
 
 let fx: BoardFixture;
@@ -125,7 +124,7 @@ describe('qitos board over HTTP', () => {
         else expect([403, 404, 409]).toContain(r.status);
         expect(r.text).not.toContain('top secret');
       }),
-      { seed: fcSeed, numRuns: 150 },
+      { numRuns: 150 },
     );
     const leak = await json(`${board.url}/view?run=${encodeURIComponent('0/leaky')}`);
     expect(leak.status).toBe(403);
