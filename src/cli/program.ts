@@ -15,6 +15,7 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWorkflowCommand } from './commands/workflow.js';
 import { registerTauBenchCommand } from './commands/tau-bench.js';
+import { registerBoardCommand } from './commands/board.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -45,6 +46,7 @@ export function createProgram(io: CliIO): Command {
   registerServeCommand(program);
   registerWorkflowCommand(program);
   registerTauBenchCommand(program);
+  registerBoardCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

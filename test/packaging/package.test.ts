@@ -97,6 +97,8 @@ describe('the packed package, installed into a fresh project', () => {
       'dist/cli/main.js',
       'dist/cli/view/viewer.js',
       'dist/cli/view/viewer.css',
+      'dist/cli/board/board.js',
+      'dist/cli/board/board.css',
       'bin/qitos.js',
       'docs/api.md',
       'dist/cli/init-templates/agent.ts.tmpl',
@@ -256,6 +258,41 @@ describe('the packed package, installed into a fresh project', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^result: 7 doubled to 112/m);
+  });
+
+  it('qitos board serves the runs and the bench folder left above: its page, its script, the viewer and the report', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [pkg.bin, 'board', 'traces', 'bench-out', '--port', '0', '--no-cache'], {
+      cwd: pkg.app,
+      env: { PATH: process.env.PATH ?? '', HOME: pkg.root },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    try {
+      const url = await new Promise<string>((res, rej) => {
+        const t = setInterval(() => {
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/ .*\n.*\n/.exec(out);
+          if (m || child.exitCode !== null) clearInterval(t);
+          if (m) res(m[1]);
+          else if (child.exitCode !== null) rej(new Error(`qitos board exited: ${out}`));
+        }, 20);
+      });
+      expect(await (await fetch(`${url}/`)).text()).toContain('<script src="/board.js"></script>');
+      expect(await (await fetch(`${url}/board.js`)).text()).toContain('/api/runs?since=');
+      const list = (await (await fetch(`${url}/api/runs`)).json()) as {
+        rows: Array<{ id: string; runId: string }>;
+        benches: Array<{ id: string; trials: number }>;
+      };
+      expect(list.benches).toMatchObject([{ id: '1/', trials: 3 }]);
+      const run = list.rows.find((r) => r.id.startsWith('0/'))!;
+      expect(await (await fetch(`${url}/view?run=${encodeURIComponent(run.id)}`)).text()).toContain(
+        `<title>qitos run ${run.runId}</title>`,
+      );
+      expect(await (await fetch(`${url}/bench-report?id=1%2F`)).text()).toContain('<h1>qitos bench report</h1>');
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('an ESM consumer imports every entry point (exactly the pinned exports) and runs an Engine offline', async () => {

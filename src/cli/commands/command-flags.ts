@@ -184,3 +184,17 @@ export interface WorkflowRunFlags extends ConfigFlags {
 export interface WorkflowCheckFlags {
   json?: boolean;
 }
+
+/** The flags of `qitos board`. */
+export interface BoardFlags {
+  host: string;
+  port: number;
+  allowedHost: string[];
+  /** false with --no-cache: no index cache file is read or written. */
+  cache: boolean;
+  depth?: number;
+  poll?: number;
+  maxConnections?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
+}
