@@ -63,8 +63,10 @@ export interface BreakContext<S extends State = State> {
   readonly step: number;
   /** The phase about to run. */
   readonly phase: BreakPhase;
-  /** The breakpoints that stopped the run here (empty when a `step`, `next` or `until` did). */
+  /** The breakpoints that stopped the run here (empty when only a `step`, `next` or `until` did). */
   readonly hits: readonly Breakpoint[];
+  /** True when a `step`, `next` or `until` stops the run here (breakpoints may match too). */
+  readonly stepping: boolean;
   /** Why the run stopped here, in words (`breakpoint 2 (tool bash)`, `step`, an expression that failed). */
   readonly reason: string;
   readonly state: S;

@@ -40,6 +40,8 @@ type Mode =
 interface Stop {
   hits: Breakpoint[];
   reason: string;
+  /** A `step`, `next` or `until` stops here too. */
+  stepping: boolean;
 }
 
 const BREAK_PHASES: ReadonlySet<Phase> = new Set<Phase>([
@@ -121,13 +123,11 @@ export class BreakGate<S extends State> {
       const what = `breakpoint ${bp.id ?? i + 1} (${describeBreakpoint(bp)})`;
       reason += (reason ? '; ' : '') + (typeof failed === 'string' ? `${what}: ${failed}` : what);
     }
-    if (hits) {
-      // A one-time breakpoint is gone once hit (so a `list` at this stop no longer shows it).
-      for (const bp of hits) if (bp.once) this.points.splice(this.points.indexOf(bp), 1);
-      return { hits, reason };
-    }
-    const why = this.stepping(phase);
-    return why ? { hits: [], reason: why } : undefined;
+    const stepping = this.stepping(phase);
+    if (!hits) return stepping ? { hits: [], reason: stepping, stepping: true } : undefined;
+    // A one-time breakpoint is gone once hit (so a `list` at this stop no longer shows it).
+    for (const bp of hits) if (bp.once) this.points.splice(this.points.indexOf(bp), 1);
+    return { hits, reason: stepping ? `${reason}; ${stepping}` : reason, stepping: stepping !== undefined };
   }
 
   /** True when `bp` matches this edge, false when not, a message when its expression failed (which stops too). */
@@ -281,6 +281,7 @@ export class BreakGate<S extends State> {
       step: run.step,
       phase,
       hits: stop.hits,
+      stepping: stop.stepping,
       reason: stop.reason,
       state: run.state,
       observation: record.observation,

@@ -182,3 +182,11 @@ export interface WorkflowRunFlags extends ConfigFlags {
 export interface WorkflowCheckFlags {
   json?: boolean;
 }
+
+/** The flags of `qitos debug`. */
+export interface DebugFlags extends ConfigFlags, RecordedRunFlags {
+  task?: string;
+  /** Breakpoints to start with (as `break` takes them at the prompt). */
+  break: string[];
+  quiet?: boolean;
+}
