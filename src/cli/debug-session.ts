@@ -17,7 +17,7 @@ import {
 import { evaluateCondition, parseExpr, type Expr } from '../kit/expr/index.js';
 import { REPLAY_EDIT_ID } from '../trace/index.js';
 import type { LineReader } from './line-reader.js';
-import { terminalText } from './terminal-text.js';
+import { terminalBlock, terminalText } from './terminal-text.js';
 
 /** The id of the stop before step 1 every session starts with. */
 const START_ID = 'start';
@@ -48,6 +48,7 @@ export class DebugSession {
   private counter = 0;
   private readonly parsed = new Map<string, Expr>();
   private ended = false;
+  private lastStop = '';
 
   constructor(
     private readonly input: LineReader,
@@ -71,11 +72,16 @@ export class DebugSession {
   /** The Engine's `onBreak`. */
   readonly onBreak = async (ctx: BreakContext<State>): Promise<BreakCommand> => {
     if (this.ended) return { command: 'continue' };
-    this.out(`\n${this.where(ctx)}\n`);
+    // After an edit or a skip the engine asks again at the same stop: say where only once.
+    const at = `${ctx.runId}:${ctx.step}:${ctx.phase}`;
+    if (at !== this.lastStop) this.out(`\n${this.where(ctx)}\n`);
+    this.lastStop = at;
     if (ctx.phase === 'act' && ctx.decision) this.out(this.decisionText(ctx));
     for (;;) {
       this.out('(qdb) ');
       const line = await this.input.next();
+      // A scripted session's commands are not echoed by a terminal: show them, so its output reads as a session.
+      if (line !== null && !this.input.terminal) this.out(`${line}\n`);
       if (line === null) {
         this.ended = true;
         this.out('\n(end of input: the run goes on without stopping)\n');
@@ -251,6 +257,7 @@ export class DebugSession {
     const lines: string[] = [];
     for (;;) {
       const line = await this.input.next();
+      if (line !== null && !this.input.terminal) this.out(`${line}\n`);
       if (line === null || !line.trim()) break;
       lines.push(line);
     }
@@ -291,12 +298,12 @@ export class DebugSession {
       });
     else if (d.mode === 'final') lines.push(`  final: ${JSON.stringify(d.answer)}`);
     else lines.push(`  ${d.mode}`);
-    return terminalText(lines.join('\n')) + '\n';
+    return terminalBlock(lines.join('\n')) + '\n';
   }
 }
 
 function json(v: unknown): string {
-  return terminalText(JSON.stringify(v, null, 2) ?? 'undefined') + '\n';
+  return terminalBlock(JSON.stringify(v, null, 2) ?? 'undefined') + '\n';
 }
 
 /** Model messages, one block each: role, then its text, tool calls and tool results. */
@@ -315,5 +322,5 @@ function messagesText(messages: readonly ModelMessage[]): string {
     });
     out.push(`[${i}] ${m.role}: ${parts.join('\n    ')}`);
   });
-  return terminalText(out.join('\n')) + '\n';
+  return terminalBlock(out.join('\n')) + '\n';
 }

@@ -13,8 +13,11 @@ export class LineReader {
   private readonly queue: string[] = [];
   private waiting: ((line: string | null) => void) | undefined;
   private closed = false;
+  /** True when the input is a terminal (which echoes what is typed). */
+  readonly terminal: boolean;
 
   constructor(input: Readable) {
+    this.terminal = (input as { isTTY?: boolean }).isTTY === true;
     this.rl = createInterface({ input, terminal: false });
     this.rl.on('line', (line) => {
       if (this.waiting) {
