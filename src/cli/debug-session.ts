@@ -158,24 +158,32 @@ export class DebugSession {
     }
   }
 
-  /** `break <spec>`: a phase, `step <n> [phase]`, `tool <name>` or `expr <expression>`. */
+  /** `break <spec>`: a phase, `step <n> [phase]`, `tool <name>` or `expr <expression>`; numbered when valid. */
   private parseBreak(spec: string): Breakpoint {
-    const [kind = '', ...rest] = spec.trim().split(/\s+/);
-    const id = String(++this.counter);
-    if (BreakPhaseSchema.safeParse(kind).success && !rest.length) return { on: 'phase', phase: kind as BreakPhase, id };
+    const bp = this.breakpointOf(spec.trim());
+    return { ...bp, id: String(++this.counter) };
+  }
+
+  private breakpointOf(spec: string): Breakpoint {
+    const [kind = '', ...rest] = spec.split(/\s+/);
+    if (BreakPhaseSchema.safeParse(kind).success && !rest.length) return { on: 'phase', phase: kind as BreakPhase };
     if (kind === 'step') {
       const step = Number(rest[0]);
       if (!Number.isInteger(step) || step < 1) throw new Error(`break step: "${rest[0] ?? ''}" is not a step number`);
-      const phase = rest[1] === undefined ? undefined : this.phase(rest[1], 'break step');
-      return phase ? { on: 'step', step, phase, id } : { on: 'step', step, id };
+      return rest[1] === undefined
+        ? { on: 'step', step }
+        : { on: 'step', step, phase: this.phase(rest[1], 'break step') };
     }
-    if (kind === 'tool' && rest.length === 1) return { on: 'tool', tool: rest[0], id };
+    if (kind === 'tool' && rest.length === 1) return { on: 'tool', tool: rest[0] };
     if (kind === 'expr' && rest.length) {
-      const expr = spec.trim().slice(4).trim();
-      this.parsed.set(expr, parseExpr(expr));
-      return { on: 'expr', expr, id };
+      const expr = spec.slice(4).trim();
+      try {
+        this.parsed.set(expr, parseExpr(expr));
+      } catch (err) {
+        throw new Error(`break expr: ${(err as Error).message}`);
+      }
+      return { on: 'expr', expr };
     }
-    this.counter--;
     throw new Error(
       `break: "${spec}" is not a breakpoint: give a phase (${BreakPhaseSchema.options.join(', ')}), step <n> [phase], tool <name> or expr <expression>`,
     );
