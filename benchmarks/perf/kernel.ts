@@ -3,6 +3,7 @@
  *   (a) decide() returns a Decision      target >= 50,000 steps/s
  *   (b) model path: ScriptedModel + JSON  target >= 25,000 steps/s
  *   (c) (b) with the JSONL trace on       target >= 10,000 steps/s, <= 1.5 KB/step
+ *   (d) (a) with the step debugger on and a breakpoint that never matches: target (a) within noise
  *   RSS: 100,000 steps with the trace on  target <= 200 MB and flat
  * Run: npm run bench:kernel [-- --steps 5000 --rss-steps 100000]
  */
@@ -101,6 +102,24 @@ try {
     return Math.max(...runs);
   };
   const a = await best('a', () => new Engine({ agent: new DirectAgent({ tools: [noop] }), trace: false }));
+  // The debugger's cost when no breakpoint matches: the gate checks its breakpoints at every phase edge.
+  const d = await best(
+    'd',
+    () =>
+      new Engine({
+        agent: new DirectAgent({ tools: [noop] }),
+        trace: false,
+        breakpoints: [
+          { on: 'tool', tool: 'never' },
+          { on: 'step', step: 10_000_000 },
+        ],
+        onBreak: () => {
+          throw new Error('no breakpoint should match');
+        },
+      }),
+  );
+  // (a) again after (d): the spread of the two (a) figures is the noise (d) is read against.
+  const a2 = await best('a', () => new Engine({ agent: new DirectAgent({ tools: [noop] }), trace: false }));
   const b = await best(
     'b',
     () =>
@@ -132,6 +151,9 @@ try {
   console.log(`(a) decide() returns a Decision     ${fmt(a).padStart(8)} steps/s   target >= 50,000`);
   console.log(`(b) model path, ScriptedModel+JSON  ${fmt(b).padStart(8)} steps/s   target >= 25,000`);
   console.log(`(c) (b) + JSONL trace               ${fmt(c).padStart(8)} steps/s   target >= 10,000`);
+  console.log(
+    `(d) (a) + debugger, no break matches ${fmt(d).padStart(8)} steps/s   (a) measured again after it: ${fmt(a2)} steps/s`,
+  );
   console.log(`    trace bytes per step            ${fmt(bytes / STEPS).padStart(8)} B         target <= 1,500`);
   console.log(
     `    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B         (the assistant message is part of the state diff)`,
