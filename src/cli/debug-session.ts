@@ -23,7 +23,7 @@ import { terminalBlock, terminalText } from './terminal-text.js';
 const START_ID = 'start';
 
 const HELP = `commands (at a stop):
-  break <phase>|step <n> [phase]|tool <name>|expr <expression>   set a breakpoint (b)
+  break [phase] <phase>|step <n> [phase]|tool <name>|expr <expression>   set a breakpoint (b)
   delete [id]          delete a breakpoint, or all of them (d)
   list                 the breakpoints (l)
   continue             run to the next breakpoint (c)
@@ -167,6 +167,7 @@ export class DebugSession {
   private breakpointOf(spec: string): Breakpoint {
     const [kind = '', ...rest] = spec.split(/\s+/);
     if (BreakPhaseSchema.safeParse(kind).success && !rest.length) return { on: 'phase', phase: kind as BreakPhase };
+    if (kind === 'phase' && rest.length === 1) return { on: 'phase', phase: this.phase(rest[0], 'break phase') };
     if (kind === 'step') {
       const step = Number(rest[0]);
       if (!Number.isInteger(step) || step < 1) throw new Error(`break step: "${rest[0] ?? ''}" is not a step number`);

@@ -95,7 +95,10 @@ export type OnBreak<S extends State = State> = (ctx: BreakContext<S>) => BreakCo
 /** Evaluates an `expr` breakpoint's expression (the CLI passes the expression language's, `qitos-ts/expr`). */
 export type BreakCondition = (expr: string, scope: Readonly<Record<string, unknown>>) => boolean;
 
-/** A breakpoint in words, as the CLI's `break` takes it: `phase act`, `step 3 decide`, `tool bash`, `expr state.x > 2`. */
+/**
+ * A breakpoint in words, as the CLI's `break` takes it: `phase act`, `step 3 decide`, `tool bash`, `expr state.x > 2`
+ * (an `expr` checked at another phase than `observe` reads `expr … (at <phase>)`, which `break` does not take).
+ */
 export function describeBreakpoint(bp: Breakpoint): string {
   switch (bp.on) {
     case 'phase':
