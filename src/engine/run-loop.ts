@@ -354,12 +354,12 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   private async phase<T>(phase: Phase, fn: () => T | Promise<T>): Promise<T> {
     const { run, services } = this;
     run.phase = phase;
-    if (this.gate) await this.gate.before(phase, this.rec);
     const observed = services.events.observed;
     if (observed) {
       const wait = services.events.emit({ type: 'phase_start', step: run.step, phase });
       if (wait) await wait;
     }
+    if (this.gate) await this.gate.before(phase, this.rec);
     const t0 = performance.now();
     const out = await fn();
     const ms = performance.now() - t0;
