@@ -54,6 +54,17 @@ export {
   type ToolStatus,
 } from './core/index.js';
 
+// The step debugger: the Engine's `breakpoints`, `onBreak` and `breakCondition` (docs/debugging.md).
+export {
+  Breakpoint,
+  BreakPhase,
+  BreakCommand,
+  describeBreakpoint,
+  type BreakContext,
+  type OnBreak,
+  type BreakCondition,
+} from './core/index.js';
+
 // Messages with parts, and what a provider receives.
 export {
   Message,

@@ -3,6 +3,7 @@
  *   (a) decide() returns a Decision      target >= 50,000 steps/s
  *   (b) model path: ScriptedModel + JSON  target >= 25,000 steps/s
  *   (c) (b) with the JSONL trace on       target >= 10,000 steps/s, <= 1.5 KB/step
+ *   (d) (a) with the step debugger on and a breakpoint that never matches: target (a) within noise
  *   RSS: 100,000 steps with the trace on  target <= 150 MB peak, flat: the last quarter's mean within 10% of the
  *                                         first quarter's (sampled every 1,000 steps)
  * Run: npm run bench:kernel [-- --steps 5000 --rss-steps 100000]
@@ -102,6 +103,27 @@ try {
     return Math.max(...runs);
   };
   const a = await best('a', () => new Engine({ agent: new DirectAgent({ tools: [noop] }), trace: false }));
+  // The debugger's cost when no breakpoint matches: the gate checks its breakpoints at every phase edge. (a) and
+  // (d) run in alternating rounds, so a load that comes and goes on the shared machine hits both alike.
+  const debugged = () =>
+    new Engine({
+      agent: new DirectAgent({ tools: [noop] }),
+      trace: false,
+      breakpoints: [
+        { on: 'tool', tool: 'never' },
+        { on: 'step', step: 10_000_000 },
+      ],
+      onBreak: () => {
+        throw new Error('no breakpoint should match');
+      },
+    });
+  const plain = () => new Engine({ agent: new DirectAgent({ tools: [noop] }), trace: false });
+  await measure('d', Math.min(STEPS, 2000), debugged);
+  const rounds: Array<[number, number]> = [];
+  for (let i = 0; i < 7; i++) rounds.push([await measure('a', STEPS, plain), await measure('d', STEPS, debugged)]);
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  const aMedian = median(rounds.map((r) => r[0]));
+  const d = median(rounds.map((r) => r[1]));
   const b = await best(
     'b',
     () =>
@@ -133,6 +155,9 @@ try {
   console.log(`(a) decide() returns a Decision     ${fmt(a).padStart(8)} steps/s   target >= 50,000`);
   console.log(`(b) model path, ScriptedModel+JSON  ${fmt(b).padStart(8)} steps/s   target >= 25,000`);
   console.log(`(c) (b) + JSONL trace               ${fmt(c).padStart(8)} steps/s   target >= 10,000`);
+  console.log(
+    `(d) (a) + debugger, no break matches ${fmt(d).padStart(8)} steps/s   (a) in the same 7 alternating rounds: ${fmt(aMedian)} steps/s (medians): ${(1e6 / d - 1e6 / aMedian).toFixed(2)} µs/step`,
+  );
   console.log(`    trace bytes per step            ${fmt(bytes / STEPS).padStart(8)} B         target <= 1,500`);
   console.log(
     `    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B         (the assistant message is part of the state diff)`,

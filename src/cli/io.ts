@@ -21,6 +21,8 @@ export interface CliIO {
   redactor?: Redactor;
   /** The terminal's input when there is one (`qitos run` asks permission questions there); absent in tests and pipes. */
   tty?: Readable;
+  /** The command's input, terminal or pipe (`qitos debug` reads its commands there). */
+  stdin?: Readable;
 }
 
 /** The IO of the current process. */
@@ -32,6 +34,7 @@ export function processIO(): CliIO {
     env: process.env,
     exitCode: 0,
     ...(process.stdin.isTTY ? { tty: process.stdin } : {}),
+    stdin: process.stdin,
   };
 }
 

@@ -9,6 +9,7 @@ import { registerBenchCommand } from './commands/bench.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerDiffCommand } from './commands/diff.js';
 import { registerForkCommand } from './commands/fork.js';
+import { registerDebugCommand } from './commands/debug.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerSkillsCommand } from './commands/skills.js';
 import { registerMcpCommand } from './commands/mcp.js';
@@ -39,6 +40,7 @@ export function createProgram(io: CliIO): Command {
   registerDiffCommand(program);
   registerViewCommand(program);
   registerForkCommand(program);
+  registerDebugCommand(program);
   registerRunsCommand(program);
   registerInspectCommand(program);
   registerSkillsCommand(program);

@@ -16,7 +16,7 @@ import type {
   State,
 } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
-import { Engine } from '../engine/engine.js';
+import { Engine, type EngineOptions } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
 import { hashingEmbedder } from '../kit/skills/index.js';
@@ -162,6 +162,8 @@ export interface EngineSetup {
   handleSigint?: boolean;
   /** Answers permission asks (the terminal, `--auto`, a server's approvals); without one an ask is refused. */
   onApproval?: Approver;
+  /** The step debugger (`qitos debug`; a replay serving recorded edits): breakpoints, onBreak, breakCondition. */
+  debug?: Pick<EngineOptions<State>, 'breakpoints' | 'onBreak' | 'breakCondition'>;
 }
 
 /** The run budget the config's `engine:` section sets (only the limits it names). */
@@ -226,6 +228,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(s.config.permission !== undefined ? { permission: s.config.permission } : {}),
     ...(s.onApproval ? { onApproval: s.onApproval } : {}),
     ...(e.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: e.approvalTimeoutMs } : {}),
+    ...s.debug,
     trace: {
       dir: traceDir,
       streamDeltas: s.config.trace?.streamDeltas ?? false,

@@ -5,6 +5,7 @@ export { totalTokens } from './token-total.js';
 export * from './tool-state.js';
 export * from './action.js';
 export * from './decision.js';
+export * from './breakpoint.js';
 export * from './task.js';
 export * from './budget-verdict.js';
 export * from './message.js';

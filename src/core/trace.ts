@@ -154,6 +154,8 @@ export const StepRecord = z.object({
   branch: BranchRecord.optional(),
   /** The critics' verdicts on the step (CRITIQUE phase). */
   critiques: z.array(CritiqueRecord).optional(),
+  /** The decision was edited at a breakpoint before ACT: `decision` is the one acted on, `original` what DECIDE gave. */
+  edited: z.object({ original: Decision }).optional(),
   stateDiff: StateDiff,
 });
 export type StepRecord = z.infer<typeof StepRecord>;

@@ -2,7 +2,10 @@ import type { MemoryInputOptions } from './memory-input.js';
 import type {
   ActionRunner,
   Approver,
+  BreakCondition,
+  Breakpoint,
   Budget,
+  OnBreak,
   PermissionConfig,
   Critic,
   CustomPartKinds,
@@ -88,6 +91,19 @@ export interface EngineOptions<S extends State> {
   approvalTimeoutMs?: number;
   /** The home folder `~` and `$HOME` in permission patterns stand for (default `os.homedir()`). */
   home?: string;
+  /**
+   * Where a run stops for `onBreak` (a phase, a step, a tool, an expression; docs/debugging.md). Each run starts
+   * from its own copy of the list, which `onBreak` may change.
+   */
+  breakpoints?: Breakpoint[];
+  /**
+   * The step debugger: called at each stop with the state, observation, decision, messages and results; answers
+   * continue, step, next, until, edit (the decision, before ACT), skip (a tool call) or stop. Without it the
+   * run never stops and the loop pays nothing for the feature.
+   */
+  onBreak?: OnBreak<S>;
+  /** Evaluates `expr` breakpoints (the CLI passes `qitos-ts/expr`'s `evaluateCondition`); the engine has no language of its own. */
+  breakCondition?: BreakCondition;
   /** Services passed to every tool call (`ctx.services`). */
   services?: Record<string, unknown>;
   /**

@@ -1,5 +1,13 @@
 import type { ActionRunner, State, Task, TaskInput } from '../core/index.js';
-import { AbortedError, Task as TaskSchema, formatZodIssue, newId, parsePermissionConfig } from '../core/index.js';
+import {
+  AbortedError,
+  Breakpoint,
+  QitosError,
+  Task as TaskSchema,
+  formatZodIssue,
+  newId,
+  parsePermissionConfig,
+} from '../core/index.js';
 import type { AgentModule } from './agent-module.js';
 import { ActionExecutor } from './action-executor.js';
 import type { EngineOptions, RunEvent, RunOptions, RunResult, StreamOptions } from './engine-options.js';
@@ -27,6 +35,7 @@ export class Engine<S extends State = State> {
       throw new TypeError(
         "EngineOptions.memoryInput retrieves from the run's memory: pass a memory too (EngineOptions.memory)",
       );
+    if (options.breakpoints !== undefined) checkBreakpoints(options);
     this.executor = options.executor ?? new ActionExecutor(this.agent.tools, options.tools);
   }
 
@@ -84,4 +93,24 @@ export class Engine<S extends State = State> {
     const { run, services } = openRun(this.options, task, sink);
     return new RunLoop(this.options, this.executor, run, services).execute(opts, invalid);
   }
+}
+
+/** Bad breakpoints are named when the Engine is made, not found to never match during a run. */
+function checkBreakpoints<S extends State>(options: EngineOptions<S>): void {
+  const list: unknown = options.breakpoints;
+  if (!Array.isArray(list)) throw new QitosError('internal', 'EngineOptions.breakpoints: expected an array');
+  const points = list.map((b, i) => {
+    const r = Breakpoint.safeParse(b);
+    if (!r.success)
+      throw new QitosError('internal', `EngineOptions.breakpoints[${i}]: ${formatZodIssue(r.error.issues[0])}`);
+    return r.data;
+  });
+  if (points.length && !options.onBreak)
+    throw new QitosError('internal', 'EngineOptions.breakpoints needs onBreak, which is called at each stop');
+  const expr = points.find((b) => b.on === 'expr');
+  if (expr && !options.breakCondition)
+    throw new QitosError(
+      'internal',
+      `EngineOptions.breakpoints: an expr breakpoint (${expr.expr}) needs breakCondition to evaluate it`,
+    );
 }

@@ -28,6 +28,7 @@ import {
 import { firstUserFrame } from '../trace/first-user-frame.js';
 import type { AgentContext } from './agent-module.js';
 import { applyResults } from './apply-results.js';
+import { BreakGate } from './break-gate.js';
 import { chooseCandidate } from './branch-search.js';
 import { critique, type CritiqueOutcome } from './critique.js';
 import type { EngineOptions, RunOptions, RunResult } from './engine-options.js';
@@ -54,13 +55,19 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   private ctx!: AgentContext;
   /** The record of the step being run (its one writer; the trace recorder reads it). */
   private rec!: StepRecordBuilder;
+  /** The step debugger's stops at the phase edges (only with `onBreak`: without it the loop pays one `if` per phase). */
+  private readonly gate: BreakGate<S> | undefined;
+  private readonly executor: ActionRunner;
 
   constructor(
     private readonly options: EngineOptions<S>,
-    private readonly executor: ActionRunner,
+    executor: ActionRunner,
     private readonly start: RunStart<S>,
     readonly services: RunServices<S>,
-  ) {}
+  ) {
+    this.gate = options.onBreak && new BreakGate(options, options.onBreak, this);
+    this.executor = this.gate ? this.gate.runner(executor) : executor;
+  }
 
   /** Runs the task to its end. Never throws for anything the run does: the result carries the stop reason. */
   async execute(opts: RunOptions<S>, invalidTask: string | undefined): Promise<RunResult<S>> {
@@ -142,7 +149,8 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     try {
       this.throwIfAborted();
       const observation = await this.phase('observe', () => this.observe());
-      const decision = await this.phase('decide', () => this.decide(observation));
+      const decided = await this.phase('decide', () => this.decide(observation));
+      const decision = this.gate ? await this.gate.beforeAct(decided, rec) : decided;
       const results = decision.mode === 'act' ? await this.phase('act', () => this.act(decision.actions)) : [];
       this.throwIfAborted();
       await this.phase('reduce', () => this.reduce(observation, decision, results));
@@ -352,6 +360,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       const wait = services.events.emit({ type: 'phase_start', step: run.step, phase });
       if (wait) await wait;
     }
+    if (this.gate) await this.gate.before(phase, this.rec);
     const t0 = performance.now();
     const out = await fn();
     const ms = performance.now() - t0;

@@ -4,6 +4,7 @@ import type {
   BranchRecord,
   CritiqueRecord,
   Decision,
+  ModelMessage,
   ModelTurn,
   Phase,
   StepRecord,
@@ -54,6 +55,11 @@ export class StepRecordBuilder {
     return this.turn?.sent.request.tools;
   }
 
+  /** The messages the step's model call sent (undefined when the step took no model turn). */
+  get sentMessages(): readonly ModelMessage[] | undefined {
+    return this.turn?.sent.request.messages;
+  }
+
   /** True once DECIDE produced a decision (an error after it is an error of the step, not of deciding). */
   get hasDecision(): boolean {
     return this.rec.decision !== null;
@@ -91,6 +97,12 @@ export class StepRecordBuilder {
   /** DECIDE's decision, the one the step acts on. */
   decided(decision: Decision): void {
     this.rec.decision = decision;
+  }
+
+  /** A breakpoint's `edit`: the step acts on `decision`; `original` is what DECIDE gave. */
+  edited(original: Decision, decision: Decision): void {
+    this.rec.decision = decision;
+    this.rec.edited = { original };
   }
 
   /** ACT: the results, in action order. */

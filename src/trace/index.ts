@@ -19,6 +19,7 @@ export { ReplayModel, type ReplayModelOptions } from './replay-model.js';
 export { ReplayMemory, type ReplayMemoryOptions } from './replay-memory.js';
 export { ReplayExecutor, type ReplayExecutorOptions } from './replay-executor.js';
 export { ReplayApprovals } from './replay-approvals.js';
+export { ReplayEdits, REPLAY_EDIT_ID } from './replay-edits.js';
 export { ReplayDriftError, DRIFT_PART_NAMES, type ReplayDrift, type DriftPart } from './replay-drift.js';
 export {
   diffTraces,

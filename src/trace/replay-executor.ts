@@ -28,8 +28,11 @@ export class ReplayExecutor implements ActionRunner {
 
   async run(actions: readonly Action[], ctx: ActContext): Promise<ActionResult[]> {
     const rec = this.byStep.get(ctx.step);
-    const recActions = rec?.decision?.mode === 'act' ? rec.decision.actions : [];
-    const recResults = rec?.results ?? [];
+    // Calls skipped at a breakpoint never reached the runner: the replay skips them again (its debugger gate), so
+    // what it asks this runner for is the recorded calls that ran.
+    const ran = (rec?.results ?? []).map((r) => r.status !== 'skipped');
+    const recActions = (rec?.decision?.mode === 'act' ? rec.decision.actions : []).filter((_, i) => ran[i] ?? true);
+    const recResults = (rec?.results ?? []).filter((_, i) => ran[i]);
     const problems: string[] = [];
     if (recActions.length !== actions.length)
       problems.push(`${actions.length} tool call(s) where the recording has ${recActions.length}`);

@@ -198,3 +198,11 @@ export interface BoardFlags {
   headersTimeout?: number;
   requestTimeout?: number;
 }
+
+/** The flags of `qitos debug`. */
+export interface DebugFlags extends ConfigFlags, RecordedRunFlags {
+  task?: string;
+  /** Breakpoints to start with (as `break` takes them at the prompt). */
+  break: string[];
+  quiet?: boolean;
+}

@@ -1,5 +1,6 @@
 import {
   ReplayApprovals,
+  ReplayEdits,
   ReplayExecutor,
   ReplayMemory,
   ReplayModel,
@@ -48,6 +49,8 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
   const memory = new ReplayMemory(parent.events, { allowDrift: flags.allowDrift });
   // Recorded answers to permission asks are served back: a replay asks no one.
   const approvals = new ReplayApprovals(parent.events);
+  // Decisions edited and calls skipped at a breakpoint (`qitos debug`) are made again at the same steps.
+  const edits = new ReplayEdits(parent.steps);
   const view = new LiveView((line) => io.out(line));
   const hooks = flags.json || flags.quiet ? [] : [view.hook];
   const link = { runId: m.runId, path: parent.dir, kind: 'replay' as const };
@@ -109,6 +112,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
         signingKey,
         redactor: io.redactor,
         onApproval: approvals.approver,
+        ...(edits.recorded ? { debug: { breakpoints: edits.breakpoints, onBreak: edits.onBreak() } } : {}),
       });
       return engine.run(m.task as Parameters<typeof engine.run>[0], resumeFrom ? { resumeFrom } : {});
     });
