@@ -33,6 +33,7 @@ export * from './parser.js';
 export * from './phase.js';
 export * from './hook-event.js';
 export * from './trace.js';
+export * from './trace-tap.js';
 export * from './to-model-messages.js';
 export * from './state-diff.js';
 export * from './base64-size.js';

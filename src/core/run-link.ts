@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Budget } from './task.js';
 import type { Tokens } from './usage.js';
+import type { TraceTap } from './trace-tap.js';
 
 /**
  * How a run descends from another, as recorded in its manifest: a sub-run of the `task` tool (`subtask`), a
@@ -25,4 +26,6 @@ export type RunParent = z.infer<typeof RunParent>;
  */
 export interface ParentLink extends RunParent {
   spend?(tokens: Tokens, cost: number | null, modelCalls: number): void;
+  /** The parent's trace tap (`TraceOptions.tap`): a traced sub-run's records go to it too, unless its own options set one. */
+  tap?: TraceTap;
 }

@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventRecord, Manifest, Redactor, StepRecord } from '../core/index.js';
+import type { EventRecord, Manifest, Redactor, RunTap, StepRecord, TraceTap } from '../core/index.js';
+import { errorMessage } from '../core/index.js';
 import { manifestSignature } from './manifest-signature.js';
 import { fileSha256, folderDigests } from './trace-files.js';
 
@@ -12,7 +13,8 @@ import { fileSha256, folderDigests } from './trace-files.js';
  * of every other file of the folder (`files`: the JSONL files hashed as they are appended, artifacts as they are
  * written, child traces by their manifest), so with a signing key its `signature` covers the whole trace
  * (docs/security.md: which traces the CLI trusts). With a redactor, no secret it holds reaches a file: each line,
- * the manifest and text artifacts pass through it as they are written (and are hashed as written).
+ * the manifest and text artifacts pass through it as they are written (and are hashed as written). With a tap, each
+ * record also goes to it as written (redacted): what live telemetry exports.
  */
 export class TraceWriter {
   private eventsFd: number | undefined;
@@ -25,30 +27,50 @@ export class TraceWriter {
   private readonly stepsHash: Hash = createHash('sha256');
   private readonly artifactHashes: Record<string, string> = {};
   stepCount = 0;
+  /** The run's tap, once `start` opened it; dropped when it throws. */
+  private runTap: RunTap | undefined;
+  /** Why the tap was dropped (it threw), for the run's failures; undefined while it works. */
+  tapFailure: string | undefined;
 
   constructor(
     readonly dir: string,
     private readonly signingKey?: Uint8Array,
     private readonly redactor?: Redactor,
+    private readonly tap?: TraceTap,
   ) {}
 
   /** Creates the folder, writes the first manifest and opens the JSONL files. */
   start(manifest: Manifest): void {
     mkdirSync(this.dir, { recursive: true });
-    this.writeManifest(manifest);
+    const written = this.writeManifest(manifest);
+    if (this.tap) this.tapped(() => (this.runTap = this.tap!.open(written)));
     this.eventsFd = openSync(join(this.dir, 'events.jsonl'), 'a');
     this.stepsFd = openSync(join(this.dir, 'steps.jsonl'), 'a');
   }
 
   /** Buffers one event line (seq is assigned here). */
   event(rec: Omit<EventRecord, 'seq'>): void {
-    this.eventBuf += this.line({ seq: this.seq++, ...rec });
+    const { text, written } = this.line({ seq: this.seq++, ...rec });
+    this.eventBuf += text;
+    if (this.runTap) this.tapped(() => this.runTap?.event(written));
   }
 
   /** Buffers one step line. */
   step(rec: StepRecord): void {
-    this.stepBuf += this.line(rec);
+    const { text, written } = this.line(rec);
+    this.stepBuf += text;
     this.stepCount++;
+    if (this.runTap) this.tapped(() => this.runTap?.step(written));
+  }
+
+  /** Calls the tap; one that throws is dropped for the rest of the run (and named in its failures by the recorder). */
+  private tapped(call: () => void): void {
+    try {
+      call();
+    } catch (err) {
+      this.runTap = undefined;
+      this.tapFailure = `the trace tap failed and was dropped: ${errorMessage(err)}`;
+    }
   }
 
   /** Appends buffered lines to disk. */
@@ -85,16 +107,21 @@ export class TraceWriter {
     this.flush();
     for (const fd of [this.eventsFd, this.stepsFd]) if (fd !== undefined) closeSync(fd);
     this.eventsFd = this.stepsFd = undefined;
-    this.writeManifest(manifest);
+    const written = this.writeManifest(manifest);
+    if (this.runTap) this.tapped(() => this.runTap?.finish(written));
+    this.runTap = undefined;
   }
 
-  /** One JSONL line; re-encoded from a redacted copy only when the line holds a secret (rare, so cheap). */
-  private line(rec: object): string {
+  /** One JSONL line and the record as written; re-encoded from a redacted copy only when the line holds a secret (rare, so cheap). */
+  private line<T extends object>(rec: T): { text: string; written: T } {
     const text = JSON.stringify(rec);
-    return (this.redactor?.finds(text) ? JSON.stringify(this.redactor.redactValue(rec)) : text) + '\n';
+    if (!this.redactor?.finds(text)) return { text: text + '\n', written: rec };
+    const written = this.redactor.redactValue(rec);
+    return { text: JSON.stringify(written) + '\n', written };
   }
 
-  private writeManifest(original: Manifest): void {
+  /** Writes the manifest (redacted, with its file digests and signature) and returns it as written. */
+  private writeManifest(original: Manifest): Manifest {
     const manifest = this.redactor ? this.redactor.redactValue(original) : original;
     const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
     const own = {
@@ -108,5 +135,6 @@ export class TraceWriter {
       : withFiles;
     writeFileSync(tmp, JSON.stringify(body, null, 2) + '\n');
     renameSync(tmp, join(this.dir, 'manifest.json'));
+    return body;
   }
 }
