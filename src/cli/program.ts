@@ -14,6 +14,7 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWorkflowCommand } from './commands/workflow.js';
 import { registerTauBenchCommand } from './commands/tau-bench.js';
+import { registerTraceCommand } from './commands/trace.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -43,6 +44,7 @@ export function createProgram(io: CliIO): Command {
   registerServeCommand(program);
   registerWorkflowCommand(program);
   registerTauBenchCommand(program);
+  registerTraceCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

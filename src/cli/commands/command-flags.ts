@@ -64,6 +64,9 @@ export interface BenchSettingsFlags {
   set?: string[];
   /** Approve every permission ask; without it a bench run refuses them (no one is there to answer). */
   auto?: boolean;
+  /** `--otel <endpoint>` and `--otel-content` (see ConfigFlags). */
+  otel?: string;
+  otelContent?: boolean;
 }
 
 /** The flags of `qitos bench run`. */
