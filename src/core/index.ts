@@ -15,6 +15,7 @@ export * from './model-call-log.js';
 export * from './model-chain.js';
 export * from './model-turn.js';
 export * from './run-link.js';
+export * from './parent-link.js';
 export * from './action-runner.js';
 export * from './format-zod-issue.js';
 export * from './errors.js';

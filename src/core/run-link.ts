@@ -1,7 +1,5 @@
 import { z } from 'zod';
 import { Budget } from './task.js';
-import type { Tokens } from './usage.js';
-import type { TraceTap } from './trace-tap.js';
 
 /**
  * How a run descends from another, as recorded in its manifest: a sub-run of the `task` tool (`subtask`), a
@@ -18,14 +16,3 @@ export const RunParent = z.object({
   budget: Budget.optional(),
 });
 export type RunParent = z.infer<typeof RunParent>;
-
-/**
- * The typed link from a run to its parent (`EngineOptions.parent`): what the manifest records, plus `spend`,
- * through which every model call of the run also counts in the parent's usage (tokens, cost, model calls) and
- * budgets.
- */
-export interface ParentLink extends RunParent {
-  spend?(tokens: Tokens, cost: number | null, modelCalls: number): void;
-  /** The parent's trace tap (`TraceOptions.tap`): a traced sub-run's records go to it too, unless its own options set one. */
-  tap?: TraceTap;
-}

@@ -185,3 +185,12 @@ export interface WorkflowRunFlags extends ConfigFlags {
 export interface WorkflowCheckFlags {
   json?: boolean;
 }
+
+/** The flags of `qitos trace export`. */
+export interface TraceExportFlags {
+  otlp?: string;
+  protocol?: string;
+  content?: boolean;
+  serviceName?: string;
+  json?: boolean;
+}

@@ -3,7 +3,7 @@ import { exportTraces, otlpTap, TraceError, type OtlpTap } from '../../trace/ind
 import { CliError } from '../cli-error.js';
 import { EXIT_FAILED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
-import type { TraceExportFlags } from './trace.js';
+import type { TraceExportFlags } from './command-flags.js';
 
 /**
  * What `qitos trace export` does: reads each trace folder (and its child traces) and sends its runs through an OTLP

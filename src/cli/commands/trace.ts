@@ -1,14 +1,6 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
-
-/** The flags of `qitos trace export`. */
-export interface TraceExportFlags {
-  otlp?: string;
-  protocol?: string;
-  content?: boolean;
-  serviceName?: string;
-  json?: boolean;
-}
+import type { TraceExportFlags } from './command-flags.js';
 
 /** `qitos trace export <trace...> --otlp <endpoint>`: recorded runs as OpenTelemetry spans, with their recorded times. */
 export function registerTraceCommand(program: Command): void {
