@@ -83,7 +83,21 @@ function parseHeaders(text: string | undefined, what: string): Record<string, st
     const eq = item.indexOf('=');
     // The item itself is not quoted: it may hold a token.
     if (eq <= 0) throw new Error(`${what}: item ${i + 1} is not key=value`);
-    out[decodeURIComponent(item.slice(0, eq).trim())] = decodeURIComponent(item.slice(eq + 1).trim());
+    let key: string;
+    let value: string;
+    try {
+      key = decodeURIComponent(item.slice(0, eq).trim());
+      value = decodeURIComponent(item.slice(eq + 1).trim());
+    } catch {
+      throw new Error(`${what}: item ${i + 1} is not URL-encoded`);
+    }
+    // defineProperty: a "__proto__" key stays a header, never a prototype.
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
