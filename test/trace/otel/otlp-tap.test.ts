@@ -6,6 +6,7 @@ import { Engine, Redactor, defineTool } from '../../../src/index.js';
 import { ScriptedModel } from '../../../src/models/index.js';
 import { jsonParser } from '../../../src/kit/parsers/index.js';
 import { taskTool } from '../../../src/kit/tools/index.js';
+import { WorkflowDefinition, runWorkflow } from '../../../src/kit/workflow/index.js';
 import { exportTraces, otlpTap, type OtlpTapOptions } from '../../../src/trace/index.js';
 import { GEN_AI, GEN_AI_OPERATION } from '../../../src/trace/otel/gen-ai-attributes.js';
 import { ModelPathAgent, addTool, tempDir } from '../../helpers/kernel-fixtures.js';
@@ -192,6 +193,49 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     const childChats = r.spans.filter((s) => s.name === 'chat claude-test');
     expect(childChats).toHaveLength(2);
     for (const s of childChats) expect(s.parentSpanId).toBe(child!.spanId);
+  });
+
+  it("a workflow's fork branches are invoke_agent spans under the workflow run's span", async () => {
+    const dir = await tempDir();
+    const r = await receiver();
+    const tap = await otlpTap({ endpoint: r.url, scheduledDelayMs: 50 });
+    const weather = defineTool({
+      id: 'weather',
+      description: 'Weather.',
+      parameters: z.object({ city: z.string() }),
+      execute: ({ city }) => `sunny in ${city}`,
+    });
+    const flow = WorkflowDefinition.create({
+      name: 'fan',
+      nodes: [
+        { kind: 'start', id: 'start' },
+        { kind: 'fork', id: 'fan' },
+        { kind: 'tool', id: 'a', toolName: 'weather', parameters: { city: 'Oslo' }, output: 'x' },
+        { kind: 'tool', id: 'b', toolName: 'weather', parameters: { city: 'Rome' }, output: 'y' },
+        { kind: 'join', id: 'j', fork: 'fan', output: 'both' },
+        { kind: 'end', id: 'done', result: '{{both}}' },
+      ],
+      edges: [
+        { from: 'start', to: 'fan' },
+        { from: 'fan', to: 'a' },
+        { from: 'fan', to: 'b' },
+        { from: 'a', to: 'j' },
+        { from: 'b', to: 'j' },
+        { from: 'j', to: 'done' },
+      ],
+    });
+    const result = await runWorkflow(flow, { tools: [weather], trace: { dir, tap } });
+    await tap.shutdown();
+    expect(result.status).toBe('completed');
+    const runs = r.spans.filter((s) => s.name.startsWith('invoke_agent'));
+    const top = runs.filter((s) => s.parentSpanId === '');
+    expect(top).toHaveLength(1);
+    const branches = runs.filter((s) => s.parentSpanId === top[0]!.spanId);
+    expect(branches).toHaveLength(2);
+    for (const b of branches) {
+      expect(b.traceId).toBe(top[0]!.traceId);
+      expect(str(b.attributes['qitos.parent.kind'])).toBe('subtask');
+    }
   });
 
   it('a failed run ends its span with status ERROR and the stop reason as error.type', async () => {
