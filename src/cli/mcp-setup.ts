@@ -50,6 +50,7 @@ export async function withMcp<T>(
  * no `telemetry:` section (where a run's spans went is not part of the run, and its headers may hold a token).
  */
 export function recordableConfig(config: QitosConfig): QitosConfig {
-  const { telemetry: _telemetry, ...rest } = config;
+  const rest: QitosConfig = { ...config };
+  delete rest.telemetry;
   return rest.mcp ? { ...rest, mcp: recordableMcpConfig(rest.mcp) } : rest;
 }

@@ -1,4 +1,4 @@
-import type { Attributes, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ActionResult, EventRecord, Manifest, ModelResponse, StepRecord, Tokens } from '../../core/index.js';
 import { GEN_AI, GEN_AI_OPERATION } from './gen-ai-attributes.js';
@@ -36,7 +36,7 @@ export class RunSpans {
   private readonly provider: string;
   private readonly model: string | undefined;
   private readonly toolDescriptions = new Map<string, string>();
-  private readonly runContext;
+  private readonly runContext: Context;
 
   constructor(
     private readonly tracer: Tracer,
