@@ -1,4 +1,3 @@
-import type { SpanContext, Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Manifest, Redactor, RunTap, TraceTap } from '../../core/index.js';
 import { errorMessage } from '../../core/index.js';
@@ -79,7 +78,7 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
       if (stopped) return undefined;
       const manifest = clean(first);
       const parent = manifest.parent?.kind === 'subtask' ? open.get(manifest.parent.runId) : undefined;
-      const run = new spans.RunSpans(tracer as Tracer, manifest, parent?.spanContext as SpanContext, spanOptions);
+      const run = new spans.RunSpans(tracer, manifest, parent?.spanContext, spanOptions);
       open.set(manifest.runId, run);
       return {
         event: (rec) => run.event(clean(rec)),
