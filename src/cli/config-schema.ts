@@ -96,6 +96,24 @@ export const TraceConfig = z.strictObject({
   streamDeltas: z.boolean().optional(),
 });
 
+/**
+ * Live OpenTelemetry export of runs (docs/telemetry.md): on when `endpoint` is set (or `--otel`), or when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is; `enabled: false` turns it off.
+ * Not recorded in a trace's manifest (its headers may hold a token).
+ */
+export const TelemetryConfig = z.strictObject({
+  enabled: z.boolean().optional(),
+  /** A collector's base URL (`http://localhost:4318`) or its traces URL (`.../v1/traces`). */
+  endpoint: z.url({ protocol: /^https?$/ }).optional(),
+  protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+  /** Headers of every export request (e.g. an API key); their values are kept out of traces, logs and spans. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Put message content on spans (prompts, replies, tool arguments and results). Default false. */
+  content: z.boolean().optional(),
+  serviceName: z.string().min(1).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
 const SandboxModeConfig = z.enum(['auto', 'bwrap', 'none']);
 
 /**
@@ -216,6 +234,7 @@ export const QitosConfig = z.strictObject({
     .optional(),
   policies: PoliciesConfig.optional(),
   trace: TraceConfig.optional(),
+  telemetry: TelemetryConfig.optional(),
   env: EnvConfig.optional(),
   memory: MemoryConfig.optional(),
   critics: CriticsConfig.optional(),

@@ -22,6 +22,10 @@ export interface ConfigFlags {
   set?: string[];
   /** `--mcp <file.yaml>`: the MCP servers of another config file join this run's (a server of the same name is replaced). */
   mcp?: string;
+  /** `--otel <endpoint>`: export the runs live to this OTLP collector (`telemetry.endpoint`). */
+  otel?: string;
+  /** `--otel-content`: put message content on the spans (`telemetry.content`). */
+  otelContent?: boolean;
 }
 
 /**
@@ -43,6 +47,8 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
   }
   if (flags.model) config = withModel(config, flags.model);
   if (flags.traceDir) config = mergeConfig(config, { trace: { dir: flags.traceDir } });
+  if (flags.otel) config = mergeConfig(config, { telemetry: { enabled: true, endpoint: flags.otel } });
+  if (flags.otelContent) config = mergeConfig(config, { telemetry: { content: true } });
   if (flags.maxSteps !== undefined) config = mergeConfig(config, { engine: { maxSteps: flags.maxSteps } });
   if (flags.permission) config = { ...config, permission: await loadPermissionFile(flags.permission, cwd) };
   // Recorded absolute, so replay and fork from another folder find the same workspace.
@@ -70,11 +76,13 @@ export async function effectiveConfig(base: QitosConfig, flags: ConfigFlags, cwd
         ? '--model'
         : field === 'trace.dir'
           ? '--trace-dir'
-          : field === 'engine.maxSteps'
-            ? '--max-steps'
-            : field === 'env.root'
-              ? '--workspace'
-              : field;
+          : field === 'telemetry.endpoint'
+            ? '--otel'
+            : field === 'engine.maxSteps'
+              ? '--max-steps'
+              : field === 'env.root'
+                ? '--workspace'
+                : field;
     throw new CliError(`${flag}: ${zodIssueMessage(i)}`);
   }
   return parsed.data;

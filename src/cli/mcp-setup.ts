@@ -45,7 +45,12 @@ export async function withMcp<T>(
   }
 }
 
-/** The config as a trace manifest records it: MCP `env`/`headers` literals redacted, `${VAR}`s kept unexpanded. */
+/**
+ * The config as a trace manifest records it: MCP `env`/`headers` literals redacted, `${VAR}`s kept unexpanded, and
+ * no `telemetry:` section (where a run's spans went is not part of the run, and its headers may hold a token).
+ */
 export function recordableConfig(config: QitosConfig): QitosConfig {
-  return config.mcp ? { ...config, mcp: recordableMcpConfig(config.mcp) } : config;
+  const rest: QitosConfig = { ...config };
+  delete rest.telemetry;
+  return rest.mcp ? { ...rest, mcp: recordableMcpConfig(rest.mcp) } : rest;
 }

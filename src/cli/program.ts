@@ -17,6 +17,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerWorkflowCommand } from './commands/workflow.js';
 import { registerTauBenchCommand } from './commands/tau-bench.js';
 import { registerBoardCommand } from './commands/board.js';
+import { registerTraceCommand } from './commands/trace.js';
 
 /**
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
@@ -49,6 +50,7 @@ export function createProgram(io: CliIO): Command {
   registerWorkflowCommand(program);
   registerTauBenchCommand(program);
   registerBoardCommand(program);
+  registerTraceCommand(program);
 
   // Commands added with addCommand do not inherit settings: apply output and exit handling to every one.
   applyAll(program, (c) =>

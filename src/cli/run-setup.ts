@@ -14,6 +14,7 @@ import type {
   Redactor,
   Search,
   State,
+  TraceTap,
 } from '../core/index.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
@@ -158,6 +159,8 @@ export interface EngineSetup {
   signingKey?: Uint8Array | undefined;
   /** The command's secrets (`io.redactor`): kept out of the trace and the event stream. */
   redactor?: Redactor | undefined;
+  /** Where the run's trace records also go (the command's OpenTelemetry export, `withTelemetry`). */
+  tap?: TraceTap | undefined;
   /** End runs on SIGINT/SIGTERM/SIGHUP (default true); a server handles the signals itself. */
   handleSigint?: boolean;
   /** Answers permission asks (the terminal, `--auto`, a server's approvals); without one an ask is refused. */
@@ -239,6 +242,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
       },
       config: recordableConfig(s.config) as Record<string, unknown>,
       ...(s.signingKey ? { signingKey: s.signingKey } : {}),
+      ...(s.tap ? { tap: s.tap } : {}),
     },
   });
 }

@@ -1,5 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
-import type { State } from '../core/index.js';
+import type { State, TraceTap } from '../core/index.js';
 import { AgentModule } from '../engine/agent-module.js';
 import type { Engine } from '../engine/engine.js';
 import type { ApprovalQueue } from '../engine/approval-queue.js';
@@ -35,6 +35,7 @@ export async function servedAgents(
   extraModels: string[],
   mcp: McpManager | undefined,
   approvals?: ApprovalQueue,
+  tap?: TraceTap,
 ): Promise<ServedAgent[]> {
   // The server's runs are this machine's: signed, so `qitos replay` of them needs no flag.
   const signingKey = await loadTraceKey(io.env, { create: true });
@@ -49,6 +50,7 @@ export async function servedAgents(
         mcp,
         signingKey,
         approvals,
+        tap,
       ),
     },
   ];
@@ -65,6 +67,7 @@ export async function servedAgents(
         mcp,
         signingKey,
         approvals,
+        tap,
       ),
     });
   }
@@ -85,6 +88,7 @@ async function engineFor(
   mcp: McpManager | undefined,
   signingKey: Uint8Array | undefined,
   approvals: ApprovalQueue | undefined,
+  tap?: TraceTap,
 ): Promise<Engine<State>> {
   const agent = buildAgent(loaded, config, model);
   // An agent whose decide() returns its Decisions in code needs no model (qitos run runs it too); one that leaves
@@ -103,6 +107,7 @@ async function engineFor(
     handleSigint: false,
     signingKey,
     redactor: io.redactor,
+    tap,
     ...(mcp ? { mcp } : {}),
     ...(approvals ? { onApproval: approvals.approver } : {}),
   });

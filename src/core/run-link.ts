@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { Budget } from './task.js';
-import type { Tokens } from './usage.js';
 
 /**
  * How a run descends from another, as recorded in its manifest: a sub-run of the `task` tool (`subtask`), a
@@ -17,14 +16,3 @@ export const RunParent = z.object({
   budget: Budget.optional(),
 });
 export type RunParent = z.infer<typeof RunParent>;
-
-/**
- * The typed link from a run to its parent (`EngineOptions.parent`): what the manifest records, plus `spend`,
- * through which every model call of the run also counts in the parent's usage (tokens, cost, model calls) and
- * budgets, and `traced`, through which the run's trace writer hands the sha-256 of each manifest it writes to the
- * parent's (whose manifest lists it: the parent need not read 50 branch manifests back to sign its folder).
- */
-export interface ParentLink extends RunParent {
-  spend?(tokens: Tokens, cost: number | null, modelCalls: number): void;
-  traced?(traceDir: string, manifestSha256: string): void;
-}

@@ -4,7 +4,7 @@ import type { Attachment } from './tool-state.js';
 import type { ResultPart } from './action.js';
 import type { ToolSpec } from './model.js';
 import type { CallModel } from './model-call.js';
-import type { ParentLink } from './run-link.js';
+import type { ParentLink } from './parent-link.js';
 import type { PermissionSubject } from './permission.js';
 import { formatZodIssues } from './format-zod-issue.js';
 

@@ -13,6 +13,7 @@ import type {
   State,
   Task,
   Tokens,
+  TraceTap,
 } from '../core/index.js';
 import {
   ModelChain,
@@ -108,7 +109,7 @@ export function openRun<S extends State>(
     memoryInput: options.memoryInput,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     ...gates(options, rules, run, env, events, controller.signal),
-    childLink: () => childLink(run, services),
+    childLink: () => childLink(run, services, traceOpts?.tap ?? options.parent?.tap),
     onToolState: (action, state) =>
       events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
@@ -139,6 +140,7 @@ function newRecorder<S extends State>(
     { ...manifest, ...(rules ? { permission: rules.rules } : {}) },
     {
       ...traceOpts,
+      tap: traceOpts.tap ?? options.parent?.tap,
       redactor: options.redactor,
       onManifest: options.parent?.traced?.bind(options.parent),
     },
@@ -271,11 +273,12 @@ function describeRun<S extends State>(
 /**
  * The link a sub-run of `run` gets: `run` as its parent, one level deeper, what is left of the run's token, cost
  * and time budget as its share, and its usage (tokens, cost, model calls) added to the run's (and on up the chain
- * of parents).
+ * of parents). `tap`: the run's trace tap, which a traced sub-run's records go to as well.
  */
 export function childLink<S extends State>(
   run: RunStart<S>,
   services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent' | 'recorder'>,
+  tap?: TraceTap,
 ): ParentLink {
   const b = services.budget;
   const share: Budget = {};
@@ -289,6 +292,7 @@ export function childLink<S extends State>(
     kind: 'subtask',
     depth: services.depth + 1,
     ...(Object.keys(share).length ? { budget: share } : {}),
+    ...(tap ? { tap } : {}),
     spend: (tokens: Tokens, cost: number | null, modelCalls: number) => {
       run.usage = {
         tokens: addTokens(run.usage.tokens, tokens),

@@ -37,3 +37,13 @@ export {
 } from './trace-diff.js';
 export { unifiedTextDiff, jsonDiffText, type TextDiffOptions } from './text-diff.js';
 export { traceTexts, type TraceTexts } from './trace-texts.js';
+export { otlpTap, type OtlpTap, type OtlpTapOptions } from './otel/otlp-tap.js';
+export { exportTraces } from './otel/export-traces.js';
+export {
+  resolveOtlpEndpoint,
+  DEFAULT_OTLP_TIMEOUT_MS,
+  type OtlpEndpoint,
+  type OtlpEndpointOptions,
+} from './otel/otlp-endpoint.js';
+export { GEN_AI_SEMCONV_VERSION } from './otel/gen-ai-attributes.js';
+export type { RunSpanOptions } from './otel/run-spans.js';

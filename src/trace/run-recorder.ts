@@ -12,6 +12,7 @@ import type {
   StopVerdict,
   Task,
   ToolSpec,
+  TraceTap,
 } from '../core/index.js';
 import { ARTIFACT_NAME, TRACE_SCHEMA, TRACE_VERSION, canonicalJson } from '../core/index.js';
 import { shortHash } from './short-hash.js';
@@ -36,6 +37,11 @@ export interface TraceOptions {
    * machine wrote from traces that come from elsewhere (the CLI passes its local trace key).
    */
   signingKey?: Uint8Array;
+  /**
+   * Receives every run's records as they are written, redacted (live telemetry: `otlpTap` in `qitos-ts/trace`). A
+   * traced sub-run of the run hands its records to the same tap.
+   */
+  tap?: TraceTap;
 }
 
 /** What the manifest says about how a run was set up. The engine describes each run with one. */
@@ -93,13 +99,13 @@ export class RunRecorder {
   constructor(
     readonly dir: string,
     private readonly description: RunDescription,
-    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey'> & {
+    private readonly options: Pick<TraceOptions, 'streamDeltas' | 'signingKey' | 'tap'> & {
       redactor?: Redactor;
       /** Called with this folder and the sha-256 of each manifest written (a parent run's recorder takes it). */
       onManifest?: (dir: string, sha256: string) => void;
     } = {},
   ) {
-    this.writer = new TraceWriter(dir, options.signingKey, options.redactor, options.onManifest);
+    this.writer = new TraceWriter(dir, options);
   }
 
   /** The digest of a child run's manifest, as its writer wrote it (the child's trace is in a sub-folder of this one). */
@@ -244,6 +250,8 @@ export class RunRecorder {
         });
       }
     }
+    if (this.writer.tapFailure)
+      summary.failures.push({ step: summary.steps, kind: 'trace', message: this.writer.tapFailure, fatal: false });
     const failed =
       verdict.reason === 'unrecoverable_error' ||
       verdict.reason === 'task_invalid' ||

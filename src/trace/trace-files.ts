@@ -110,3 +110,8 @@ export function isDigest(v: unknown): v is Record<string, string> {
     typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((d) => typeof d === 'string')
   );
 }
+
+/** The child traces of a trace folder (a workflow's `threads/<id>`, a sub-agent's `subtasks/<id>`), as absolute paths. */
+export function childTraceDirs(dir: string): string[] {
+  return listFolder(dir).children.map((c) => join(dir, c));
+}

@@ -1,9 +1,22 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { EventRecord, Manifest, Redactor, StepRecord } from '../core/index.js';
+import type { EventRecord, Manifest, Redactor, RunTap, StepRecord, TraceTap } from '../core/index.js';
+import { errorMessage } from '../core/index.js';
 import { manifestSignature } from './manifest-signature.js';
 import { fileSha256, folderDigests } from './trace-files.js';
+
+/** How a TraceWriter writes, besides where. */
+export interface TraceWriterOptions {
+  /** Signs the manifest (over the digests of every file of the folder). */
+  signingKey?: Uint8Array;
+  /** No secret it holds reaches a file. */
+  redactor?: Redactor;
+  /** Called with this folder and the sha-256 of each manifest written (a parent run's recorder takes it). */
+  onManifest?: (dir: string, sha256: string) => void;
+  /** Gets each record as written (redacted): what live telemetry exports. */
+  tap?: TraceTap;
+}
 
 /**
  * Writes one run's trace folder: `manifest.json`, `events.jsonl`, `steps.jsonl`, and `artifacts/` when an env leaves files.
@@ -12,7 +25,8 @@ import { fileSha256, folderDigests } from './trace-files.js';
  * of every other file of the folder (`files`: the JSONL files hashed as they are appended, artifacts as they are
  * written, child traces by their manifest), so with a signing key its `signature` covers the whole trace
  * (docs/security.md: which traces the CLI trusts). With a redactor, no secret it holds reaches a file: each line,
- * the manifest and text artifacts pass through it as they are written (and are hashed as written).
+ * the manifest and text artifacts pass through it as they are written (and are hashed as written). With a tap, each
+ * record also goes to it as written (redacted): what live telemetry exports.
  */
 export class TraceWriter {
   private eventsFd: number | undefined;
@@ -27,13 +41,22 @@ export class TraceWriter {
   /** Digests of child traces' manifests (`threads/<id>/manifest.json`), as their writers reported them. */
   private readonly childHashes: Record<string, string> = {};
   stepCount = 0;
+  /** The run's tap, once `start` opened it; dropped when it throws. */
+  private runTap: RunTap | undefined;
+  /** Why the tap was dropped (it threw), for the run's failures; undefined while it works. */
+  tapFailure: string | undefined;
+
+  private readonly signingKey: Uint8Array | undefined;
+  private readonly redactor: Redactor | undefined;
+  private readonly onManifest: ((dir: string, sha256: string) => void) | undefined;
+  private readonly tap: TraceTap | undefined;
 
   constructor(
     readonly dir: string,
-    private readonly signingKey?: Uint8Array,
-    private readonly redactor?: Redactor,
-    private readonly onManifest?: (dir: string, sha256: string) => void,
-  ) {}
+    options: TraceWriterOptions = {},
+  ) {
+    ({ signingKey: this.signingKey, redactor: this.redactor, onManifest: this.onManifest, tap: this.tap } = options);
+  }
 
   /**
    * Records the sha-256 of a child trace's manifest as the child's writer wrote it, so this folder's digest need not
@@ -48,20 +71,35 @@ export class TraceWriter {
   /** Creates the folder, writes the first manifest and opens the JSONL files. */
   start(manifest: Manifest): void {
     mkdirSync(this.dir, { recursive: true });
-    this.writeManifest(manifest);
+    const written = this.writeManifest(manifest);
+    if (this.tap) this.tapped(() => (this.runTap = this.tap!.open(written)));
     this.eventsFd = openSync(join(this.dir, 'events.jsonl'), 'a');
     this.stepsFd = openSync(join(this.dir, 'steps.jsonl'), 'a');
   }
 
   /** Buffers one event line (seq is assigned here). */
   event(rec: Omit<EventRecord, 'seq'>): void {
-    this.eventBuf += this.line({ seq: this.seq++, ...rec });
+    const { text, written } = this.line({ seq: this.seq++, ...rec });
+    this.eventBuf += text;
+    if (this.runTap) this.tapped(() => this.runTap?.event(written));
   }
 
   /** Buffers one step line. */
   step(rec: StepRecord): void {
-    this.stepBuf += this.line(rec);
+    const { text, written } = this.line(rec);
+    this.stepBuf += text;
     this.stepCount++;
+    if (this.runTap) this.tapped(() => this.runTap?.step(written));
+  }
+
+  /** Calls the tap; one that throws is dropped for the rest of the run (and named in its failures by the recorder). */
+  private tapped(call: () => void): void {
+    try {
+      call();
+    } catch (err) {
+      this.runTap = undefined;
+      this.tapFailure = `the trace tap failed and was dropped: ${errorMessage(err)}`;
+    }
   }
 
   /** Appends buffered lines to disk. */
@@ -98,16 +136,21 @@ export class TraceWriter {
     this.flush();
     for (const fd of [this.eventsFd, this.stepsFd]) if (fd !== undefined) closeSync(fd);
     this.eventsFd = this.stepsFd = undefined;
-    this.writeManifest(manifest);
+    const written = this.writeManifest(manifest);
+    if (this.runTap) this.tapped(() => this.runTap?.finish(written));
+    this.runTap = undefined;
   }
 
-  /** One JSONL line; re-encoded from a redacted copy only when the line holds a secret (rare, so cheap). */
-  private line(rec: object): string {
+  /** One JSONL line and the record as written; re-encoded from a redacted copy only when the line holds a secret (rare, so cheap). */
+  private line<T extends object>(rec: T): { text: string; written: T } {
     const text = JSON.stringify(rec);
-    return (this.redactor?.finds(text) ? JSON.stringify(this.redactor.redactValue(rec)) : text) + '\n';
+    if (!this.redactor?.finds(text)) return { text: text + '\n', written: rec };
+    const written = this.redactor.redactValue(rec);
+    return { text: JSON.stringify(written) + '\n', written };
   }
 
-  private writeManifest(original: Manifest): void {
+  /** Writes the manifest (redacted, with its file digests and signature) and returns it as written. */
+  private writeManifest(original: Manifest): Manifest {
     const manifest = this.redactor ? this.redactor.redactValue(original) : original;
     const tmp = join(this.dir, `.manifest.${process.pid}.tmp`);
     const own = {
@@ -123,5 +166,6 @@ export class TraceWriter {
     writeFileSync(tmp, bytes);
     renameSync(tmp, join(this.dir, 'manifest.json'));
     this.onManifest?.(this.dir, fileSha256(bytes));
+    return body;
   }
 }

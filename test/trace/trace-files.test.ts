@@ -178,7 +178,7 @@ describe('a trace is signed whole', () => {
 
   it('a run that never finished (its manifest written at start) does not check: its files grew since', async () => {
     const dir = join(await tempDir(), 'run');
-    const w = new TraceWriter(dir, key);
+    const w = new TraceWriter(dir, { signingKey: key });
     const { dir: done } = await signedRun();
     const m = JSON.parse(readFileSync(join(done, 'manifest.json'), 'utf8'));
     w.start({ ...m, status: 'running', summary: null });

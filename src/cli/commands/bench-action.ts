@@ -30,6 +30,7 @@ import { importAgentModule, loadAgent } from '../agent-loader.js';
 import { importUserModule } from '../user-module.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
+import { commandTelemetry } from '../telemetry-setup.js';
 import { EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import { resolveModel } from '../model-resolver.js';
@@ -79,12 +80,22 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
     );
     controller.abort();
   });
+  // Where the trials' spans go: the config file's telemetry: section, --otel, --set and the OTEL_* variables.
+  const telemetry = await commandTelemetry(
+    io,
+    await effectiveConfig(
+      {},
+      { config: flags.config, set: flags.set, otel: flags.otel, otelContent: flags.otelContent },
+      io.cwd,
+    ),
+  );
   const progress = progressReporter(io, flags, suite.name);
   let summary: Summary;
   try {
     const result = await userErrorsAsync(() =>
       runSuite({
         ...prepared,
+        ...(telemetry ? { tap: telemetry } : {}),
         concurrency: flags.concurrency,
         epochs: flags.epochs ?? flags.trials,
         shard,
@@ -100,6 +111,7 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   } finally {
     unwatch();
     progress.stop();
+    await telemetry?.shutdown();
   }
   io.out(flags.json ? JSON.stringify(summary, null, 2) + '\n' : summaryText(summary, relative(io.cwd, out) || '.'));
   const errors = summary.errors.run + summary.errors.setup + summary.errors.scorer;

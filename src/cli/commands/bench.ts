@@ -33,6 +33,14 @@ export function registerBenchCommand(program: Command): void {
     .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
     .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
     .option('--set <key=value>', SET_HELP, repeatable, [])
+    .option(
+      '--otel <endpoint>',
+      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
+    )
+    .option(
+      '--otel-content',
+      'put message content (prompts, replies, tool arguments and results) on the exported spans',
+    )
     .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
     .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
     .option(

@@ -66,6 +66,9 @@ export interface BenchSettingsFlags {
   set?: string[];
   /** Approve every permission ask; without it a bench run refuses them (no one is there to answer). */
   auto?: boolean;
+  /** `--otel <endpoint>` and `--otel-content` (see ConfigFlags). */
+  otel?: string;
+  otelContent?: boolean;
 }
 
 /** The flags of `qitos bench run`. */
@@ -205,4 +208,13 @@ export interface DebugFlags extends ConfigFlags, RecordedRunFlags {
   /** Breakpoints to start with (as `break` takes them at the prompt). */
   break: string[];
   quiet?: boolean;
+}
+
+/** The flags of `qitos trace export`. */
+export interface TraceExportFlags {
+  otlp?: string;
+  protocol?: string;
+  content?: boolean;
+  serviceName?: string;
+  json?: boolean;
 }

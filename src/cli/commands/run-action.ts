@@ -8,6 +8,7 @@ import { LiveView } from '../live-view.js';
 import { withMcp } from '../mcp-setup.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
+import { withTelemetry } from '../telemetry-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import type { RunFlags } from './command-flags.js';
 import { autoApprove } from '../../engine/permission-gate.js';
@@ -35,24 +36,27 @@ export async function runAction(io: CliIO, modulePath: string, flags: RunFlags):
             io.out(`run ${e.runId}  agent ${agent.name}  model ${(model ?? agent.model)?.id ?? '-'}\n`);
         },
       ];
-  const result = await withMcp(config, io, async (mcp) => {
-    const task = flags.mcpPrompt !== undefined ? await promptTask(mcp, flags.mcpPrompt, flags.arg) : flags.task!;
-    const signingKey = await loadTraceKey(io.env, { create: true });
-    const onApproval = flags.auto ? autoApprove : io.tty ? ttyApprover(io.tty, (t) => io.err(t)) : undefined;
-    const engine = await buildEngine({
-      agent,
-      loaded,
-      config,
-      cwd: io.cwd,
-      hooks,
-      warn: (l) => io.err(l),
-      ...(mcp ? { mcp } : {}),
-      signingKey,
-      redactor: io.redactor,
-      ...(onApproval ? { onApproval } : {}),
-    });
-    return engine.run(task);
-  });
+  const result = await withTelemetry(io, config, (tap) =>
+    withMcp(config, io, async (mcp) => {
+      const task = flags.mcpPrompt !== undefined ? await promptTask(mcp, flags.mcpPrompt, flags.arg) : flags.task!;
+      const signingKey = await loadTraceKey(io.env, { create: true });
+      const onApproval = flags.auto ? autoApprove : io.tty ? ttyApprover(io.tty, (t) => io.err(t)) : undefined;
+      const engine = await buildEngine({
+        agent,
+        loaded,
+        config,
+        cwd: io.cwd,
+        hooks,
+        warn: (l) => io.err(l),
+        ...(mcp ? { mcp } : {}),
+        signingKey,
+        redactor: io.redactor,
+        tap,
+        ...(onApproval ? { onApproval } : {}),
+      });
+      return engine.run(task);
+    }),
+  );
   if (flags.json) io.out(JSON.stringify(runSummary(result), null, 2) + '\n');
   else printRunEnd(io, result);
   io.exitCode = runExitCode(result);

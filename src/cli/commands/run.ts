@@ -17,6 +17,14 @@ export function registerRunCommand(program: Command): void {
     .option('--mcp <file.yaml>', "MCP servers for this run: the mcp: section of this file joins the config's")
     .option('--set <key=value>', SET_HELP, repeatable, [])
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option(
+      '--otel <endpoint>',
+      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
+    )
+    .option(
+      '--otel-content',
+      'put message content (prompts, replies, tool arguments and results) on the exported spans',
+    )
     .option('--max-steps <n>', 'step budget', positiveInt)
     .option('-w, --workspace <dir>', "workspace folder the agent's file and shell tools work in (a jailed host env)")
     .option(

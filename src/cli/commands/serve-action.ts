@@ -3,6 +3,7 @@ import { SkillManager } from '../../kit/skills/index.js';
 import { ApprovalQueue } from '../../engine/approval-queue.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
+import { withTelemetry } from '../telemetry-setup.js';
 import type { CliIO } from '../io.js';
 import { withMcp } from '../mcp-setup.js';
 import { servedAgentClass, servedAgents, traceRoot } from '../served-agents.js';
@@ -38,31 +39,33 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
       })
     : undefined;
   const token = io.env[TOKEN_ENV] || undefined;
-  await withMcp(config, io, async (mcp) => {
-    // The served runs' permission asks wait here, answered through /v1/runs/:id/approvals.
-    const approvals = new ApprovalQueue('server');
-    const agents = await servedAgents(io, loaded, name, config, flags.serveModel, mcp, approvals);
-    const server = await startServer({
-      agents,
-      ...(token ? { token } : {}),
-      host: flags.host,
-      port: flags.port,
-      traceDir: traceRoot(io, config),
-      ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
-      ...(skills ? { skills } : {}),
-      approvals,
-      ...connectionFlags(flags),
-      ...(io.redactor ? { redactor: io.redactor.add(token) } : {}),
-    }).catch((err: Error) => {
-      throw new CliError(err.message);
-    });
-    // one write: a reader that waits for the "listening" line gets the token line with it
-    io.out(
-      `qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\nqitos serve: ${server.authNote}\n`,
-    );
-    const signal = await stopSignal();
-    io.out(`qitos serve: ${signal}: finishing ${server.runs.active} run(s) (10 s), then interrupting them\n`);
-    await server.close();
-    io.out('qitos serve: stopped; traces flushed\n');
-  });
+  await withTelemetry(io, config, (tap) =>
+    withMcp(config, io, async (mcp) => {
+      // The served runs' permission asks wait here, answered through /v1/runs/:id/approvals.
+      const approvals = new ApprovalQueue('server');
+      const agents = await servedAgents(io, loaded, name, config, flags.serveModel, mcp, approvals, tap);
+      const server = await startServer({
+        agents,
+        ...(token ? { token } : {}),
+        host: flags.host,
+        port: flags.port,
+        traceDir: traceRoot(io, config),
+        ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
+        ...(skills ? { skills } : {}),
+        approvals,
+        ...connectionFlags(flags),
+        ...(io.redactor ? { redactor: io.redactor.add(token) } : {}),
+      }).catch((err: Error) => {
+        throw new CliError(err.message);
+      });
+      // one write: a reader that waits for the "listening" line gets the token line with it
+      io.out(
+        `qitos serve: listening on ${server.url}  agents: ${agents.map((a) => a.id).join(', ')}\nqitos serve: ${server.authNote}\n`,
+      );
+      const signal = await stopSignal();
+      io.out(`qitos serve: ${signal}: finishing ${server.runs.active} run(s) (10 s), then interrupting them\n`);
+      await server.close();
+      io.out('qitos serve: stopped; traces flushed\n');
+    }),
+  );
 }

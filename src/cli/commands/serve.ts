@@ -47,6 +47,14 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--skills-root <dir>', "skills root managed by /v1/skills (its skills are also the agent's)")
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option(
+      '--otel <endpoint>',
+      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
+    )
+    .option(
+      '--otel-content',
+      'put message content (prompts, replies, tool arguments and results) on the exported spans',
+    )
     .option('--max-steps <n>', 'step budget of each run', positiveInt)
     .addHelpText(
       'after',

@@ -13,6 +13,7 @@ import {
 } from '../../kit/workflow/index.js';
 import { ttyApprover } from '../tty-approver.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
+import { commandTelemetry } from '../telemetry-setup.js';
 import { CliError } from '../cli-error.js';
 import { effectiveConfig } from '../effective-config.js';
 import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
@@ -93,6 +94,7 @@ export async function workflowRunAction(
   const traceDir = resolve(io.cwd, config.trace?.dir ?? DEFAULT_TRACE_DIR);
   const signingKey = await loadTraceKey(io.env, { create: true });
   const budget = workflowBudget(config);
+  const telemetry = await commandTelemetry(io, config);
   let result;
   try {
     const options = {
@@ -109,6 +111,7 @@ export async function workflowRunAction(
         dir: traceDir,
         config: recordableConfig(config) as Record<string, unknown>,
         ...(signingKey ? { signingKey } : {}),
+        ...(telemetry ? { tap: telemetry } : {}),
       },
       config: { file: resolve(io.cwd, file) },
       ...(config.permission !== undefined ? { permission: config.permission } : {}),
@@ -128,6 +131,8 @@ export async function workflowRunAction(
     if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError'))
       throw new CliError(err.message);
     throw err;
+  } finally {
+    await telemetry?.shutdown();
   }
   const r = result;
   if (flags.json) {

@@ -20,6 +20,14 @@ export function registerWorkflowCommand(program: Command): void {
     .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
     .option('-c, --config <file.yaml>', 'config file (flags override it)')
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
+    .option(
+      '--otel <endpoint>',
+      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
+    )
+    .option(
+      '--otel-content',
+      'put message content (prompts, replies, tool arguments and results) on the exported spans',
+    )
     .option('--max-steps <n>', 'step budget (every node step and every LLM turn is a step)', positiveInt)
     .option('-w, --workspace <dir>', 'workspace folder for the file and shell tools (a jailed host env)')
     .option('--json', 'print the result as JSON')

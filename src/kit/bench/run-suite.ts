@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { Budget, Model, State, StopReason, TaskInput } from '../../core/index.js';
+import type { Budget, Model, State, StopReason, TaskInput, TraceTap } from '../../core/index.js';
 import {
   bugStack,
   emptyTokens,
@@ -100,6 +100,8 @@ export interface RunSuiteOptions {
   streamDeltas?: boolean;
   /** Signs every trace's manifest with this key (the CLI's trace key, so `qitos replay` and `fork` trust its trials). */
   signingKey?: Uint8Array | undefined;
+  /** Where every trial's trace records also go (live OpenTelemetry export: `otlpTap`). */
+  tap?: TraceTap | undefined;
   /** Engine settings applied to every trial (recovery limit, tool execution). */
   engine?: Pick<
     EngineOptions<State>,
@@ -582,6 +584,7 @@ function runTrialEngine(
         : {}),
       ...(options.traceConfig ? { config: options.traceConfig } : {}),
       ...(options.signingKey ? { signingKey: options.signingKey } : {}),
+      ...(options.tap ? { tap: options.tap } : {}),
     },
   });
   return engine.run(c.task as TaskInput, { signal: c.signal });

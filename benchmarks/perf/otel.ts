@@ -1,0 +1,125 @@
+/**
+ * OpenTelemetry export overhead: cost per step of a traced model-path run (a tool call and a model call each
+ * step, the JSONL trace on) with live OTLP export (`otlpTap`, http/protobuf, to a collector in another process on
+ * 127.0.0.1) against the same run without export.   target: export adds <= 5% to a traced step
+ * Measured as this process's CPU time per step (user + system: what export takes from the machine, the spans'
+ * serialization and sending included, as the exported runs end with a flush), and as wall time; medians of
+ * alternating rounds. CPU time is the figure that holds on a shared machine; wall time moves with its load.
+ * Run: npm run bench:otel [-- --steps 2000 --rounds 9]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { AgentModule, Engine, baseState, defineTool, type State, type Task } from '../../src/index.js';
+import { ScriptedModel } from '../../src/models/index.js';
+import { jsonParser } from '../../src/kit/parsers/index.js';
+import { otlpTap, type OtlpTap } from '../../src/trace/index.js';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const STEPS = arg('steps', 2000);
+const ROUNDS = arg('rounds', 9);
+
+const lookup = defineTool({
+  id: 'lookup',
+  description: 'Look a key up',
+  parameters: z.object({ key: z.string() }),
+  execute: ({ key }) => `value of ${key}`,
+});
+
+/** A model-path agent that keeps no conversation (each step's prompt is built fresh), as in bench:kernel. */
+class ModelAgent extends AgentModule<State> {
+  initState(task: Task) {
+    return baseState(task, STEPS);
+  }
+  override reduce(state: State): State {
+    return { ...state, messages: [] };
+  }
+}
+
+/** A collector in its own process: answers every request 200 and counts the bytes (its CPU is not the run's). */
+async function startCollector(): Promise<{ url: string; stop: () => void; requests: () => Promise<number> }> {
+  const code = `
+    let n = 0;
+    const s = require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { n++; res.writeHead(200, {'content-type': 'application/x-protobuf'}); res.end(); }); });
+    s.listen(0, '127.0.0.1', () => console.log(s.address().port));
+    process.stdin.on('data', () => console.log('requests ' + n));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    lines.push(...d.trim().split('\n'));
+    wake?.();
+  });
+  const next = () =>
+    new Promise<string>((resolve) => {
+      const take = () => (lines.length ? resolve(lines.shift()!) : (wake = take));
+      take();
+    });
+  const port = await next();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => child.kill(),
+    requests: async () => {
+      child.stdin.write('?\n');
+      return Number((await next()).split(' ')[1]);
+    },
+  };
+}
+
+/** One run of STEPS steps: µs per step, CPU and wall (an exported run ends when its spans are sent). */
+async function runOnce(dir: string, tap: OtlpTap | undefined): Promise<{ cpu: number; wall: number }> {
+  const model = new ScriptedModel([JSON.stringify({ action: { name: 'lookup', args: { key: 'k' } } })], {
+    loop: true,
+    recordRequests: false,
+  });
+  const engine = new Engine({
+    agent: new ModelAgent({ model, parser: jsonParser(), tools: [lookup] }),
+    trace: { dir, ...(tap ? { tap } : {}) },
+  });
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await engine.run('look keys up');
+  await tap?.flush();
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  if (result.steps !== STEPS) throw new Error(`expected ${STEPS} steps, ran ${result.steps} (${result.stopReason})`);
+  return { cpu: (c.user + c.system) / STEPS, wall: (wall * 1000) / STEPS };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const collector = await startCollector();
+const dir = mkdtempSync(join(tmpdir(), 'qitos-bench-otel-'));
+const failures: string[] = [];
+const tap = await otlpTap({ endpoint: collector.url, report: (l) => failures.push(l) });
+try {
+  // warm-up: JIT, module loading, the exporter's first connection
+  await runOnce(dir, undefined);
+  await runOnce(dir, tap);
+  const plain: Array<{ cpu: number; wall: number }> = [];
+  const exported: Array<{ cpu: number; wall: number }> = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    plain.push(await runOnce(dir, undefined));
+    exported.push(await runOnce(dir, tap));
+  }
+  console.log(`steps per run: ${STEPS}, rounds: ${ROUNDS} (medians; each step: a model call and a tool call)`);
+  for (const k of ['cpu', 'wall'] as const) {
+    const a = median(plain.map((x) => x[k]));
+    const b = median(exported.map((x) => x[k]));
+    const overhead = ((b - a) / a) * 100;
+    console.log(
+      `${k.padEnd(4)}: traced step ${a.toFixed(1)} µs, with OTLP export ${b.toFixed(1)} µs: ${overhead >= 0 ? '+' : ''}${overhead.toFixed(1)}%` +
+        (k === 'cpu' ? `  (target <= 5%: ${overhead <= 5 ? 'OK' : 'OVER'})` : ''),
+    );
+  }
+  console.log(`export requests received:    ${await collector.requests()}; failures reported: ${failures.length}`);
+} finally {
+  await tap.shutdown();
+  collector.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,50 @@
+import { resolve } from 'node:path';
+import { exportTraces, otlpTap, TraceError, type OtlpTap } from '../../trace/index.js';
+import { CliError } from '../cli-error.js';
+import { EXIT_FAILED } from '../exit-codes.js';
+import type { CliIO } from '../io.js';
+import type { TraceExportFlags } from './command-flags.js';
+
+/**
+ * What `qitos trace export` does: reads each trace folder (and its child traces) and sends its runs through an OTLP
+ * tap, as live export would have, with the recorded times. The records pass through the command's redactor too
+ * (a trace from elsewhere was redacted by another machine's secrets, if any). A collector that fails is reported
+ * once and the command exits 1.
+ */
+export async function traceExportAction(io: CliIO, traces: string[], flags: TraceExportFlags): Promise<void> {
+  let failure: string | undefined;
+  let tap: OtlpTap;
+  try {
+    tap = await otlpTap({
+      ...(flags.otlp ? { endpoint: flags.otlp } : {}),
+      ...(flags.protocol ? { protocol: flags.protocol } : {}),
+      ...(flags.serviceName ? { serviceName: flags.serviceName } : {}),
+      content: flags.content ?? false,
+      env: io.env,
+      ...(io.redactor ? { redactor: io.redactor } : {}),
+      report: (line) => {
+        failure = line;
+        io.err(line + '\n');
+      },
+    });
+  } catch (err) {
+    throw new CliError(`trace export: ${(err as Error).message}`);
+  }
+  io.redactor?.add(...Object.values(tap.endpoint.headers));
+  let runs = 0;
+  try {
+    runs = await exportTraces(
+      traces.map((t) => resolve(io.cwd, t)),
+      tap,
+    );
+  } catch (err) {
+    if (err instanceof TraceError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await tap.shutdown();
+  }
+  const url = tap.endpoint.url;
+  if (flags.json) io.out(JSON.stringify({ runs, endpoint: url, ok: failure === undefined }, null, 2) + '\n');
+  else if (!failure) io.out(`exported ${runs} run${runs === 1 ? '' : 's'} to ${url}\n`);
+  if (failure) io.exitCode = EXIT_FAILED;
+}

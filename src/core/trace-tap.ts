@@ -1,0 +1,24 @@
+import type { EventRecord, Manifest, StepRecord } from './trace.js';
+
+/**
+ * Receives one run's trace records as the trace writer writes them, already redacted (what a live exporter such as
+ * the OpenTelemetry one turns into spans). Its methods must not throw and must return quickly: the writer calls
+ * them on the run's path (one that throws anyway is dropped for the rest of the run and named in its failures).
+ */
+export interface RunTap {
+  /** One `events.jsonl` line, with its `seq`. */
+  event(record: EventRecord): void;
+  /** One `steps.jsonl` line (with its state diff). */
+  step(record: StepRecord): void;
+  /** The final manifest (status, summary); the run's last record. */
+  finish(manifest: Manifest): void;
+}
+
+/**
+ * Watches the traces of runs: `open` is called with each run's first manifest (status `running`) and returns what
+ * receives that run's records, or undefined to skip it. One tap serves many runs, also concurrent ones, and the
+ * sub-runs of a traced run (`ParentLink.tap`).
+ */
+export interface TraceTap {
+  open(manifest: Manifest): RunTap | undefined;
+}
