@@ -14,6 +14,7 @@ export const SkillIndexFile = z.object({
     z.object({
       name: z.string(),
       description: z.string(),
+      /** The SKILL.md content's sha-256, base64url. */
       hash: z.string(),
       /** The SKILL.md path, relative to the skills root. */
       path: z.string(),

@@ -187,7 +187,7 @@ export class ToolRetrievalService {
     const known = new Map(items.map((i) => [i.name, i]));
     const stale = catalog.skills.filter((s) => {
       const m = known.get(s.name);
-      return !m || m.hash !== s.hash || join(this.root, m.path) !== s.path;
+      return !m || m.hash !== storedHash(s.hash) || join(this.root, m.path) !== s.path;
     });
     const present = new Set(catalog.skills.map((s) => s.name));
     const gone = [...known.keys()].filter((n) => !present.has(n));
@@ -211,7 +211,7 @@ export class ToolRetrievalService {
       items.push({
         name: s.name,
         description: s.description,
-        hash: s.hash,
+        hash: storedHash(s.hash),
         // relative to the root: shorter, and the index stays valid when the root folder moves
         path: relative(this.root, s.path),
         v: encodeVector(vectors[i]),
@@ -277,6 +277,11 @@ function indexFolderName(id: string): string {
 async function fileStamp(path: string): Promise<string> {
   const st = await stat(path, { bigint: true }).catch(() => undefined);
   return st ? `${st.size}:${st.mtimeNs}:${st.ino}` : 'none';
+}
+
+/** A SKILL.md's sha-256 as the index stores it: base64url (43 characters instead of 64 hex ones). */
+function storedHash(hex: string): string {
+  return /^[0-9a-f]{64}$/.test(hex) ? Buffer.from(hex, 'hex').toString('base64url') : hex;
 }
 
 function emptyIndex(): SkillIndexFile {

@@ -64,7 +64,7 @@ describe('ToolRetrievalService', () => {
     expect(index).toMatchObject({ format: 'qitos-skills-index', version: 2, dims: 512 });
     expect(index.items).toHaveLength(3);
     const item = index.items[0];
-    expect(item).toMatchObject({ name: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(item).toMatchObject({ name: expect.any(String), hash: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     // the stored vector is the embedder's, within the 8-bit rounding
     const [exact] = await hashingEmbedder().embed([`${item.name.replace(/-/g, ' ')}: ${item.description}`]);
     const stored = new Float32Array(512);
