@@ -134,7 +134,7 @@ try {
     const bytes = Buffer.byteLength(html);
     rows.push(
       [
-        `${name}: page size (data as one JSON blob before)`,
+        `${name}: page size (the same data as one uncompressed JSON blob)`,
         `${mb(bytes)} (${mb(blob)}; ${(blob / bytes).toFixed(1)}x smaller)`,
       ],
       [`${name}: build the page (viewData + viewHtml)`, `${(buildMs / 1000).toFixed(2)} s`],
