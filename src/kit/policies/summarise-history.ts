@@ -45,7 +45,16 @@ export interface SummaryPlan {
  */
 export function planSummary(
   messages: readonly Message[],
-  options: { keepRecentTokens: number; keepFirstUser: boolean; tokens: (m: Message) => number },
+  options: {
+    keepRecentTokens: number;
+    keepFirstUser: boolean;
+    tokens: (m: Message) => number;
+    /**
+     * Earlier summaries stay verbatim (the new one is appended after them) while together they are at most this
+     * many tokens; above it they are replaced with the rest, so the new summary merges them (default 0: always).
+     */
+    keepSummaryTokens?: number;
+  },
 ): SummaryPlan | undefined {
   let tailStart = messages.length;
   let tail = 0;
@@ -68,9 +77,27 @@ export function planSummary(
         first = i;
         break;
       }
-  const replace: number[] = [];
-  const keep: number[] = [];
-  for (let i = 0; i < tailStart; i++) (i === last || i === first ? keep : replace).push(i);
+  // Earlier summaries kept in place keep the head of the conversation byte-identical (a provider's cached prefix).
+  const summaries = new Set<number>();
+  let summaryTokens = 0;
+  for (let i = 0; i < tailStart; i++)
+    if (messages[i].role === 'user' && messages[i].info.summary) {
+      summaries.add(i);
+      summaryTokens += options.tokens(messages[i]);
+    }
+  if (summaryTokens > (options.keepSummaryTokens ?? 0)) summaries.clear();
+  const split = () => {
+    const replace: number[] = [];
+    const keep: number[] = [];
+    for (let i = 0; i < tailStart; i++) (i === last || i === first || summaries.has(i) ? keep : replace).push(i);
+    return { replace, keep };
+  };
+  let { replace, keep } = split();
+  // The new summary goes after the kept messages: earlier summaries stay only when all it replaces came after them.
+  if (summaries.size && replace.some((i) => i < Math.max(...summaries))) {
+    summaries.clear();
+    ({ replace, keep } = split());
+  }
   return replace.length ? { replace, keep, tailStart } : undefined;
 }
 
