@@ -49,5 +49,5 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // The viewer's page script runs in the browser.
-  { files: ['src/cli/view/*.js'], languageOptions: { globals: globals.browser } },
+  { files: ['src/cli/view/*.js', 'src/cli/board/*.js'], languageOptions: { globals: globals.browser } },
 );
