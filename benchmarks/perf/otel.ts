@@ -113,7 +113,8 @@ try {
     const b = median(exported.map((x) => x[k]));
     const overhead = ((b - a) / a) * 100;
     console.log(
-      `${k.padEnd(4)}: traced step ${a.toFixed(1)} µs, with OTLP export ${b.toFixed(1)} µs: ${overhead >= 0 ? '+' : ''}${overhead.toFixed(1)}%` +
+      `${k.padEnd(4)}: traced step ${a.toFixed(1)} µs, with OTLP export ${b.toFixed(1)} ` +
+        `µs: ${overhead >= 0 ? '+' : ''}${overhead.toFixed(1)}%` +
         (k === 'cpu' ? `  (target <= 5%: ${overhead <= 5 ? 'OK' : 'OVER'})` : ''),
     );
   }

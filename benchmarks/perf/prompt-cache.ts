@@ -59,7 +59,9 @@ async function measure(options: CompactionOptions) {
   const agentModel = new ScriptedModel(
     [
       (request: ModelRequest, index: number) => ({
-        text: `Thought: file ${index} next, then compare it with what I have (${'so far '.repeat(5 + Math.floor(replies() * 20))}).\nAction: read(n=${index})`,
+        text:
+          `Thought: file ${index} next, then compare it with what I have ` +
+          `(${'so far '.repeat(5 + Math.floor(replies() * 20))}).\nAction: read(n=${index})`,
         usage: { input: Math.ceil(requestBytes(request).length / 4), output: 40 },
       }),
     ],

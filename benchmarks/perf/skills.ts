@@ -215,7 +215,8 @@ writePerformanceSection(
     '## Skills',
     '',
     '`npm run bench:skills` (`benchmarks/perf/skills.ts`): the retrieval index with the default hashing embedder (512',
-    `dimensions) over ${N.toLocaleString('en')} synthetic skills (seeded descriptions of 20-60 words), ${QUERIES} top-5 queries of 3-8 words,`,
+    `dimensions) over ${N.toLocaleString('en')} synthetic skills (seeded descriptions of ` +
+      `20-60 words), ${QUERIES} top-5 queries of 3-8 words,`,
     `and ${SCRIPT_RUNS} runs of an echo skill script (JSON in, JSON out) through SkillsSandboxExecutor, interleaved with the same script`,
     'spawned bare so both see the same machine load.',
     '',
@@ -224,7 +225,8 @@ writePerformanceSection(
     ...rows.map(([w, f]) => `| ${w.trim()} | ${f} |`),
     '',
     'Targets: index at >= 1,000 skills/s, top-5 query p99 < 10 ms, sandboxed Node script round trip p50 < 150 ms:',
-    `${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}. The machine is a shared 2-core box with other work running (1-minute load average`,
+    `${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}. The machine is a shared ` +
+      `2-core box with other work running (1-minute load average`,
     `${loadAtStart.toFixed(1)} when this run started; above 2 every process waits for a core); the bare-spawn row is`,
     "the floor the sandbox adds to (Node start-up dominates both). CPU figures are this process's own time (user + system),",
     'what the wall-clock figures would approach on an idle machine. A query embeds the text and scans every vector in',

@@ -194,7 +194,8 @@ class CompactionRun<S extends State> implements Policy<S> {
           this.fail(
             ctx,
             'after_tools',
-            `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`,
+            `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the ` +
+              `provider's count, over the usable ${describeLimits(limits)}; not compacting again`,
             { tokensAfter: input, usable: limits.usable, basis: 'provider' },
           );
         }
@@ -239,7 +240,8 @@ class CompactionRun<S extends State> implements Policy<S> {
       this.fail(
         ctx,
         trigger,
-        `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`,
+        `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of ` +
+          `step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`,
         data,
       );
       return false;
@@ -248,7 +250,9 @@ class CompactionRun<S extends State> implements Policy<S> {
       this.fail(
         ctx,
         trigger,
-        `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`,
+        `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ` +
+          `~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough ` +
+          `room`,
         { ...data, streak: this.streak + 1 },
       );
       return false;
@@ -325,14 +329,18 @@ class CompactionRun<S extends State> implements Policy<S> {
         this.fail(
           ctx,
           trigger,
-          `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`,
+          `context overflow: ~${tokens} tokens (${c.basis}), over the ` +
+            `usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, ` +
+            `nothing to summarise)`,
           { tokensBefore: c.tokens, usable, basis: c.basis },
         );
       } else if (tokens >= usable) {
         this.fail(
           ctx,
           trigger,
-          `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`,
+          `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ` +
+            `~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting ` +
+            `again`,
           { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis },
         );
       }
@@ -367,7 +375,8 @@ class CompactionRun<S extends State> implements Policy<S> {
       this.fail(
         ctx,
         trigger,
-        'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)',
+        'context overflow: compaction needs a summary but there is no model to write it (pass ' +
+          'compaction({ model }) or run on the model path)',
         { tokensBefore: tokens, usable },
       );
       return undefined;

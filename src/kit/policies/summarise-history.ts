@@ -10,7 +10,8 @@ export const SUMMARY_PROMPT = [
   'The agent will continue the run from your summary alone: the messages you summarise are removed.',
   'Write a summary with these sections:',
   '1. Goal: the task and every constraint or preference the user stated.',
-  '2. Done so far: the key actions and tool calls and their important results. Quote exact values: file paths, names, numbers, commands, error messages.',
+  '2. Done so far: the key actions and tool calls and their important results. Quote exact ' +
+    'values: file paths, names, numbers, commands, error messages.',
   '3. Learned: facts established, hypotheses ruled out, approaches that failed and why.',
   '4. Current state and next steps: what was in progress when the history was cut, and what remains to do.',
   'Be concise and factual. Do not invent anything that is not in the transcript. Write in the language of the transcript.',
@@ -175,7 +176,10 @@ function cut(text: string, max: number): string {
 
 /** The messages of the summary call: the summary prompt, then the transcript and the objective. */
 export function summaryRequest(transcript: Transcript, objective: string, prompt: string): ModelMessage[] {
-  const text = `The task of the run (it stays in the history verbatim): ${cut(objective, TEXT_CAP)}\n\nSummarise this part of the run:\n<transcript>\n${transcript.text}\n</transcript>`;
+  const text =
+    `The task of the run (it stays in the history ` +
+    `verbatim): ${cut(objective, TEXT_CAP)}\n\nSummarise this part of the ` +
+    `run:\n<transcript>\n${transcript.text}\n</transcript>`;
   return [
     { role: 'system', content: prompt },
     { role: 'user', content: [{ type: 'text', text }] },

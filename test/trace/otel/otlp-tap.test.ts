@@ -66,80 +66,84 @@ const byName = (spans: ReceivedSpan[], name: string) => spans.filter((s) => s.na
 const ms = (ns: string) => Number(BigInt(ns) / 1_000_000n);
 
 describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
-  it('a run is an invoke_agent span, its model calls chat spans and its tool calls execute_tool spans under it, with typed GenAI attributes and recorded times', async () => {
-    const dir = await tempDir();
-    const r = await receiver();
-    const result = await tracedRun(dir, { endpoint: r.url });
-    expect(result.stopReason).toBe('final');
-    expect(r.requests[0]!.contentType).toBe('application/x-protobuf');
-    const spans = r.spans;
-    expect(spans.map((s) => s.name).sort()).toEqual([
-      'chat gpt-test',
-      'chat gpt-test',
-      'chat gpt-test',
-      'execute_tool add',
-      'execute_tool lookup',
-      'invoke_agent ModelPathAgent',
-    ]);
-    const [run] = byName(spans, 'invoke_agent ModelPathAgent');
-    expect(run!.parentSpanId).toBe('');
-    expect(run!.kind).toBe(1); // INTERNAL
-    expect(str(run!.resource['service.name'])).toBe('qitos');
-    expect(run!.attributes).toMatchObject({
-      [GEN_AI.operationName]: { stringValue: 'invoke_agent' },
-      [GEN_AI.providerName]: { stringValue: 'openai' },
-      [GEN_AI.agentName]: { stringValue: 'ModelPathAgent' },
-      [GEN_AI.requestModel]: { stringValue: 'gpt-test' },
-      [GEN_AI.conversationId]: { stringValue: result.runId },
-      'qitos.stop_reason': { stringValue: 'final' },
-      'qitos.steps': { intValue: '3' },
-      'qitos.task.id': { stringValue: 'task-1' },
-    });
-    expect(run!.status.code ?? 0).toBe(0);
-    for (const s of spans.filter((x) => x !== run)) {
-      expect(s.traceId).toBe(run!.traceId);
-      expect(s.parentSpanId).toBe(run!.spanId);
-      expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(run!.startTimeUnixNano));
-      expect(BigInt(s.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(run!.endTimeUnixNano));
-      expect(BigInt(s.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(s.startTimeUnixNano));
-    }
-    const chat = byName(spans, 'chat gpt-test')[0]!;
-    expect(chat.kind).toBe(3); // CLIENT
-    expect(chat.attributes[GEN_AI.operationName]).toEqual({ stringValue: 'chat' });
-    expect(chat.attributes[GEN_AI.requestTemperature]).toEqual({ doubleValue: 0.5 });
-    expect(int(chat.attributes[GEN_AI.usageOutputTokens])).toBeGreaterThan(0);
-    expect(chat.attributes[GEN_AI.usageInputTokens]).toHaveProperty('intValue');
-    expect(chat.attributes[GEN_AI.responseFinishReasons]).toEqual({
-      arrayValue: { values: [{ stringValue: 'stop' }] },
-    });
-    const [add] = byName(spans, 'execute_tool add');
-    expect(add!.attributes).toMatchObject({
-      [GEN_AI.operationName]: { stringValue: 'execute_tool' },
-      [GEN_AI.toolName]: { stringValue: 'add' },
-      [GEN_AI.toolType]: { stringValue: 'function' },
-      [GEN_AI.toolDescription]: { stringValue: 'Add two numbers' },
-      'qitos.step': { intValue: '1' },
-    });
-    // the tool span's times are the tool state's recorded times
-    const { readTrace } = await import('../../../src/trace/index.js');
-    const trace = await readTrace(result.traceDir!);
-    const recorded = trace.steps[0]!.results[0]!;
-    expect(str(add!.attributes[GEN_AI.toolCallId])).toBe(recorded.actionId);
-    const time = recorded.state.time as { start: number; end: number };
-    expect(ms(add!.startTimeUnixNano)).toBe(time.start);
-    expect(ms(add!.endTimeUnixNano)).toBe(time.end);
-    expect(ms(run!.startTimeUnixNano)).toBe(Date.parse(trace.manifest.createdAt));
-    // content is opt-in: off by default, no prompt, reply, arguments or results on any span
-    for (const s of spans)
-      for (const key of [
-        GEN_AI.inputMessages,
-        GEN_AI.outputMessages,
-        GEN_AI.systemInstructions,
-        GEN_AI.toolCallArguments,
-        GEN_AI.toolCallResult,
-      ])
-        expect(s.attributes[key], `${s.name} ${key}`).toBeUndefined();
-  });
+  it(
+    'a run is an invoke_agent span, its model calls chat spans and its tool calls ' +
+      'execute_tool spans under it, with typed GenAI attributes and recorded times',
+    async () => {
+      const dir = await tempDir();
+      const r = await receiver();
+      const result = await tracedRun(dir, { endpoint: r.url });
+      expect(result.stopReason).toBe('final');
+      expect(r.requests[0]!.contentType).toBe('application/x-protobuf');
+      const spans = r.spans;
+      expect(spans.map((s) => s.name).sort()).toEqual([
+        'chat gpt-test',
+        'chat gpt-test',
+        'chat gpt-test',
+        'execute_tool add',
+        'execute_tool lookup',
+        'invoke_agent ModelPathAgent',
+      ]);
+      const [run] = byName(spans, 'invoke_agent ModelPathAgent');
+      expect(run!.parentSpanId).toBe('');
+      expect(run!.kind).toBe(1); // INTERNAL
+      expect(str(run!.resource['service.name'])).toBe('qitos');
+      expect(run!.attributes).toMatchObject({
+        [GEN_AI.operationName]: { stringValue: 'invoke_agent' },
+        [GEN_AI.providerName]: { stringValue: 'openai' },
+        [GEN_AI.agentName]: { stringValue: 'ModelPathAgent' },
+        [GEN_AI.requestModel]: { stringValue: 'gpt-test' },
+        [GEN_AI.conversationId]: { stringValue: result.runId },
+        'qitos.stop_reason': { stringValue: 'final' },
+        'qitos.steps': { intValue: '3' },
+        'qitos.task.id': { stringValue: 'task-1' },
+      });
+      expect(run!.status.code ?? 0).toBe(0);
+      for (const s of spans.filter((x) => x !== run)) {
+        expect(s.traceId).toBe(run!.traceId);
+        expect(s.parentSpanId).toBe(run!.spanId);
+        expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(run!.startTimeUnixNano));
+        expect(BigInt(s.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(run!.endTimeUnixNano));
+        expect(BigInt(s.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(s.startTimeUnixNano));
+      }
+      const chat = byName(spans, 'chat gpt-test')[0]!;
+      expect(chat.kind).toBe(3); // CLIENT
+      expect(chat.attributes[GEN_AI.operationName]).toEqual({ stringValue: 'chat' });
+      expect(chat.attributes[GEN_AI.requestTemperature]).toEqual({ doubleValue: 0.5 });
+      expect(int(chat.attributes[GEN_AI.usageOutputTokens])).toBeGreaterThan(0);
+      expect(chat.attributes[GEN_AI.usageInputTokens]).toHaveProperty('intValue');
+      expect(chat.attributes[GEN_AI.responseFinishReasons]).toEqual({
+        arrayValue: { values: [{ stringValue: 'stop' }] },
+      });
+      const [add] = byName(spans, 'execute_tool add');
+      expect(add!.attributes).toMatchObject({
+        [GEN_AI.operationName]: { stringValue: 'execute_tool' },
+        [GEN_AI.toolName]: { stringValue: 'add' },
+        [GEN_AI.toolType]: { stringValue: 'function' },
+        [GEN_AI.toolDescription]: { stringValue: 'Add two numbers' },
+        'qitos.step': { intValue: '1' },
+      });
+      // the tool span's times are the tool state's recorded times
+      const { readTrace } = await import('../../../src/trace/index.js');
+      const trace = await readTrace(result.traceDir!);
+      const recorded = trace.steps[0]!.results[0]!;
+      expect(str(add!.attributes[GEN_AI.toolCallId])).toBe(recorded.actionId);
+      const time = recorded.state.time as { start: number; end: number };
+      expect(ms(add!.startTimeUnixNano)).toBe(time.start);
+      expect(ms(add!.endTimeUnixNano)).toBe(time.end);
+      expect(ms(run!.startTimeUnixNano)).toBe(Date.parse(trace.manifest.createdAt));
+      // content is opt-in: off by default, no prompt, reply, arguments or results on any span
+      for (const s of spans)
+        for (const key of [
+          GEN_AI.inputMessages,
+          GEN_AI.outputMessages,
+          GEN_AI.systemInstructions,
+          GEN_AI.toolCallArguments,
+          GEN_AI.toolCallResult,
+        ])
+          expect(s.attributes[key], `${s.name} ${key}`).toBeUndefined();
+    },
+  );
 
   it('with content on, prompts, replies, tool arguments and results are on the spans, and a secret in a tool argument is not', async () => {
     const dir = await tempDir();
