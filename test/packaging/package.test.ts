@@ -179,6 +179,25 @@ describe('the packed package, installed into a fresh project', () => {
     expect(fromPackage(runs.loaded, 'zod/')).toEqual([]);
   });
 
+  it('qitos debug runs a TypeScript agent under the step debugger from piped commands, from the installed package', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(
+      process.execPath,
+      [pkg.bin, 'debug', 'agent.ts', '--task', 'What is 17 * 23?', '-m', 'scripted:replies.json'],
+      {
+        cwd: pkg.app,
+        env: { PATH: process.env.PATH ?? '', HOME: pkg.root },
+        input: 'break tool calculate\ncontinue\nshow decision\ncontinue\n',
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/stopped at step 1, before act: breakpoint 1 \(tool calculate\)/);
+    expect(r.stdout).toContain('"expression": "17 * 23"');
+    expect(r.stdout).toMatch(/^final: +391$/m);
+  });
+
   it('qitos bench run loads a suite whose agent and custom scorer are TypeScript modules', async () => {
     const r = await qitos(['bench', 'run', 'suite', '-o', 'bench-out', '--no-progress', '--json'], { loads: true });
     expect(r.code, r.stderr).toBe(0);
