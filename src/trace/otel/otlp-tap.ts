@@ -7,6 +7,10 @@ import { resolveOtlpEndpoint, type OtlpEndpoint, type OtlpEndpointOptions } from
 import type { ExportOp, ExportWorkerData, ExportWorkerReply, ExportWorkerRequest } from './otlp-worker.js';
 import type { RunSpanOptions } from './run-spans.js';
 
+/** Records are posted to the export worker at most this long after a step, and at once when this many are queued. */
+const BATCH_MS = 20;
+const BATCH_RECORDS = 512;
+
 /** Options of `otlpTap`. */
 export interface OtlpTapOptions extends OtlpEndpointOptions, RunSpanOptions {
   /** `service.name` of the spans' resource (default `OTEL_SERVICE_NAME`, else `qitos`). */
@@ -48,7 +52,7 @@ export interface OtlpTap extends TraceTap {
  *
  * The spans are built and sent by a worker thread with the official SDK (a batch span processor with a bounded
  * queue), so the run's thread only hands each record over: the JSONL line the trace writer already made, gathered
- * and posted once per step. A slow or unreachable collector, a full queue or a dead worker never slows or fails a
+ * and posted in one message every few milliseconds (`BATCH_MS`), at once at a run's end. A slow or unreachable collector, a full queue or a dead worker never slows or fails a
  * run; the first failure is reported once (`report`). Call `shutdown()` when the runs are done; the worker never
  * keeps the process alive by itself.
  */
@@ -102,11 +106,19 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
       fail(`the export worker could not be given records: ${errorMessage(err)}`);
     }
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const send = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
     if (!pending.length) return;
     posted += pending.length;
     post(pending);
     pending = [];
+  };
+  /** Posts what is queued within BATCH_MS: one message for many steps, as a message costs the run's thread much more than a record. */
+  const sendSoon = () => {
+    if (pending.length >= BATCH_RECORDS) send();
+    else if (!timer) (timer = setTimeout(send, BATCH_MS)).unref();
   };
   /** Queues a run's event or step, or drops it when the worker is that far behind. */
   const queue = (op: ExportOp) => {
@@ -152,12 +164,14 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
       pending.push(`o${handle} ${JSON.stringify(clean(first))}`);
       return {
         event: (rec: EventRecord, line?: string) => {
-          if (!dead) queue(`e${handle} ${json(rec, line)}`);
+          if (dead) return;
+          queue(`e${handle} ${json(rec, line)}`);
+          sendSoon();
         },
         step: (rec: StepRecord, line?: string) => {
           if (dead) return;
           queue(`s${handle} ${json(rec, line)}`);
-          send();
+          sendSoon();
         },
         finish: (last: Manifest) => {
           if (dead) return;

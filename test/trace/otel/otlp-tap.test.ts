@@ -280,6 +280,34 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     expect(lines[0]).toMatch(new RegExp(`OpenTelemetry export to http://127\\.0\\.0\\.1:${port}/v1/traces failed`));
   });
 
+  it('an export worker that dies (out of its memory limit) fails no run: runs complete, it is reported once', async () => {
+    const dir = await tempDir();
+    const r = await receiver();
+    const lines: string[] = [];
+    const tap = await otlpTap({
+      endpoint: r.url,
+      scheduledDelayMs: 10,
+      workerLimits: { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 },
+      report: (l) => lines.push(l),
+    });
+    for (let i = 0; i < 3; i++) {
+      const model = new ScriptedModel([call('add', { a: 1, b: i }), final('ok')]);
+      const result = await new Engine({
+        agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool] }),
+        trace: { dir, tap },
+      }).run('go');
+      expect(result.stopReason).toBe('final');
+      expect(result.failures).toEqual([]);
+      await tap.flush();
+    }
+    await tap.shutdown();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /OpenTelemetry export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces stopped \(the export worker/,
+    );
+    expect(r.spans).toEqual([]);
+  });
+
   it('qitos trace export: a recorded trace becomes the same spans, with its recorded times (OTLP/JSON here)', async () => {
     const dir = await tempDir();
     const live = await receiver();
