@@ -7,7 +7,7 @@ import { resolveOtlpEndpoint, type OtlpEndpoint, type OtlpEndpointOptions } from
 import type { ExportOp, ExportWorkerData, ExportWorkerReply, ExportWorkerRequest } from './otlp-worker.js';
 import type { RunSpanOptions } from './run-spans.js';
 
-/** Records are posted to the export worker at most this long after a step, and at once when this many are queued. */
+/** Records are posted to the export worker at most this long after they are made, at once when this many wait. */
 const BATCH_MS = 20;
 const BATCH_RECORDS = 512;
 
@@ -51,10 +51,10 @@ export interface OtlpTap extends TraceTap {
  * `execute_tool` span per tool call, a traced sub-run's run span under its parent's.
  *
  * The spans are built and sent by a worker thread with the official SDK (a batch span processor with a bounded
- * queue), so the run's thread only hands each record over: the JSONL line the trace writer already made, gathered
- * and posted in one message every few milliseconds (`BATCH_MS`), at once at a run's end. A slow or unreachable collector, a full queue or a dead worker never slows or fails a
- * run; the first failure is reported once (`report`). Call `shutdown()` when the runs are done; the worker never
- * keeps the process alive by itself.
+ * queue), so the run's thread only hands each record over: the JSONL line the trace writer already made, joined
+ * into one string posted every few milliseconds (`BATCH_MS`) and at a run's end. A slow or unreachable collector, a
+ * full queue or a dead worker never slows or fails a run; the first failure is reported once (`report`). Call
+ * `shutdown()` when the runs are done; the worker never keeps the process alive by itself.
  */
 export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   const env = options.env ?? process.env;
@@ -77,7 +77,9 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   worker.unref();
 
   let posted = 0;
-  let pending: ExportOp[] = [];
+  /** Records waiting to be posted, one per line, and how many. */
+  let pending = '';
+  let pendingCount = 0;
   let stopped = false;
   let dead = false;
   let nextRun = 0;
@@ -86,7 +88,8 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   const fail = (why: string) => {
     if (dead) return;
     dead = true;
-    pending = [];
+    pending = '';
+    pendingCount = 0;
     report(`qitos: OpenTelemetry export to ${endpoint.url} stopped (${why}); runs go on, their spans are not sent`);
     for (const done of waits.values()) done();
     waits.clear();
@@ -110,23 +113,28 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   const send = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (!pending.length) return;
-    posted += pending.length;
+    if (!pendingCount) return;
+    posted += pendingCount;
     post(pending);
-    pending = [];
+    pending = '';
+    pendingCount = 0;
   };
-  /** Posts what is queued within BATCH_MS: one message for many steps, as a message costs the run's thread much more than a record. */
+  /** Posts what is queued within BATCH_MS: one message for many steps (a message costs far more than a record). */
   const sendSoon = () => {
-    if (pending.length >= BATCH_RECORDS) send();
+    if (pendingCount >= BATCH_RECORDS) send();
     else if (!timer) (timer = setTimeout(send, BATCH_MS)).unref();
+  };
+  const push = (op: ExportOp) => {
+    pending += op + '\n';
+    pendingCount++;
   };
   /** Queues a run's event or step, or drops it when the worker is that far behind. */
   const queue = (op: ExportOp) => {
-    if (posted + pending.length - Atomics.load(applied, 0) >= maxQueueSize) {
+    if (posted + pendingCount - Atomics.load(applied, 0) >= maxQueueSize) {
       report(`qitos: OpenTelemetry export queue is full (${maxQueueSize} records); new records are dropped`);
       return;
     }
-    pending.push(op);
+    push(op);
   };
   const clean = <T>(value: T): T => (options.redactor ? options.redactor.redactValue(value) : value);
   const json = (rec: object, line: string | undefined) =>
@@ -161,7 +169,7 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
     open(first: Manifest): RunTap | undefined {
       if (stopped || dead) return undefined;
       const handle = String(nextRun++);
-      pending.push(`o${handle} ${JSON.stringify(clean(first))}`);
+      push(`o${handle} ${JSON.stringify(clean(first))}`);
       return {
         event: (rec: EventRecord, line?: string) => {
           if (dead) return;
@@ -175,7 +183,7 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
         },
         finish: (last: Manifest) => {
           if (dead) return;
-          pending.push(`f${handle} ${JSON.stringify(clean(last))}`);
+          push(`f${handle} ${JSON.stringify(clean(last))}`);
           send();
         },
       };

@@ -1,7 +1,7 @@
 /**
  * The OpenTelemetry export worker (a `worker_threads` Worker that `otlpTap` starts): it turns the trace records the
  * run's thread hands over into spans with the official SDK and exports them, so span building, serialization and
- * sending cost the run's thread nothing. Messages in: a batch of records (one per step), `{ flush }`, `{ shutdown }`;
+ * sending cost the run's thread nothing. Messages in: a batch of records, `{ flush }`, `{ shutdown }`;
  * out: `{ report }` (an export failure), `{ done }` (a flush or shutdown finished). Every batch it has applied is
  * added to the shared `processed` counter, which bounds the queue on the run's side.
  */
@@ -19,12 +19,15 @@ export interface ExportWorkerData {
 
 /**
  * One record handed over: its kind (`o` a run's first manifest, `e` an event, `s` a step, `f` the final manifest),
- * the run's handle, a space and the record's JSON. One string, so handing it over is a copy, not a structured clone.
+ * the run's handle, a space and the record's JSON (one line: JSON text holds no raw newline).
  */
 export type ExportOp = string;
 
-/** A message to the worker. */
-export type ExportWorkerRequest = ExportOp[] | { flush: number } | { shutdown: number };
+/**
+ * A message to the worker: records, one `ExportOp` a line (one string, so handing them over is one copy, not a
+ * structured clone of many), or a flush or shutdown request.
+ */
+export type ExportWorkerRequest = string | { flush: number } | { shutdown: number };
 
 /** A message from the worker. */
 export type ExportWorkerReply = { report: string } | { done: number };
@@ -62,9 +65,11 @@ function apply(op: ExportOp): void {
 }
 
 port.on('message', (msg: ExportWorkerRequest) => {
-  if (Array.isArray(msg)) {
-    for (const op of msg) apply(op);
-    Atomics.add(counter, 0, msg.length);
+  if (typeof msg === 'string') {
+    const ops = msg.split('\n');
+    ops.pop(); // after the last newline
+    for (const op of ops) apply(op);
+    Atomics.add(counter, 0, ops.length);
   } else if ('flush' in msg) void tap.flush().then(() => port.postMessage({ done: msg.flush }));
   else void tap.shutdown().then(() => port.postMessage({ done: msg.shutdown }));
 });
