@@ -74,7 +74,6 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
     processed,
   };
   const worker = await startWorker(data, options.workerLimits);
-  worker.unref();
 
   let posted = 0;
   /** Records waiting to be posted, one per line, and how many. */
@@ -100,6 +99,7 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   });
   worker.on('error', (err) => fail(`the export worker failed: ${errorMessage(err)}`));
   worker.on('exit', (code) => fail(`the export worker exited with code ${code}`));
+  worker.unref(); // after the listeners: adding one refs the worker again
 
   const post = (msg: ExportWorkerRequest) => {
     if (dead) return;

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { z } from 'zod';
@@ -306,6 +309,39 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
       /OpenTelemetry export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces stopped \(the export worker/,
     );
     expect(r.spans).toEqual([]);
+  });
+
+  it('the export worker does not keep a process alive: a process that never flushes or shuts its tap down exits when its run is done', async () => {
+    const dir = await tempDir();
+    const r = await receiver();
+    const script = join(dir, 'no-shutdown.mts');
+    const src = new URL('../../../src/', import.meta.url).href;
+    await writeFile(
+      script,
+      [
+        `import { AgentModule, Engine, baseState } from ${JSON.stringify(src + 'index.ts')};`,
+        `import { ScriptedModel } from ${JSON.stringify(src + 'models/index.ts')};`,
+        `import { jsonParser } from ${JSON.stringify(src + 'kit/parsers/index.ts')};`,
+        `import { otlpTap } from ${JSON.stringify(src + 'trace/index.ts')};`,
+        `class Agent extends AgentModule { initState(task) { return baseState(task, 3); } }`,
+        `const tap = await otlpTap({ endpoint: ${JSON.stringify(r.url)}, scheduledDelayMs: 10 });`,
+        `const model = new ScriptedModel([${JSON.stringify(final('done'))}]);`,
+        `const agent = new Agent({ model, parser: jsonParser() });`,
+        `const result = await new Engine({ agent, trace: { dir: ${JSON.stringify(dir)}, tap } }).run('go');`,
+        `console.log(result.stopReason, typeof tap.shutdown);`,
+      ].join('\n'),
+    );
+    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', import.meta.resolve('tsx'), script],
+        { timeout: 30_000, cwd: dir },
+        (err, stdout, stderr) => resolve({ code: err ? (child.exitCode ?? -1) : 0, stdout, stderr }),
+      );
+    });
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0); // not killed by the 30 s timeout: nothing held the process after its run
+    expect(out.stdout.trim()).toBe('final function');
   });
 
   it('qitos trace export: a recorded trace becomes the same spans, with its recorded times (OTLP/JSON here)', async () => {
