@@ -10,6 +10,8 @@ import type { RunSpanOptions } from './run-spans.js';
 /** Records are posted to the export worker at most this long after they are made, at once when this many wait. */
 const BATCH_MS = 20;
 const BATCH_RECORDS = 512;
+/** The smallest old-generation heap (MB) of the export worker `workerLimits` may set. */
+const MIN_WORKER_HEAP_MB = 4;
 
 /** Options of `otlpTap`. */
 export interface OtlpTapOptions extends OtlpEndpointOptions, RunSpanOptions {
@@ -31,7 +33,10 @@ export interface OtlpTapOptions extends OtlpEndpointOptions, RunSpanOptions {
   scheduledDelayMs?: number;
   /** Applied to every record before it becomes spans (traces that were not redacted by this machine's run). */
   redactor?: Redactor;
-  /** Memory limits of the export worker (Node's `ResourceLimits`); past them it dies, and the runs go on. */
+  /**
+   * Memory limits of the export worker (Node's `ResourceLimits`); past them it dies, and the runs go on. A heap under
+   * `MIN_WORKER_HEAP_MB` is refused: V8 can abort the whole process when a worker's heap cannot even hold its start.
+   */
   workerLimits?: ResourceLimits;
 }
 
@@ -59,6 +64,9 @@ export interface OtlpTap extends TraceTap {
 export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   const env = options.env ?? process.env;
   const endpoint = resolveOtlpEndpoint(options, env);
+  const heap = options.workerLimits?.maxOldGenerationSizeMb;
+  if (heap !== undefined && !(heap >= MIN_WORKER_HEAP_MB))
+    throw new Error(`workerLimits.maxOldGenerationSizeMb must be at least ${MIN_WORKER_HEAP_MB} (got ${heap})`);
   const report = once(options.report ?? ((line: string) => process.stderr.write(line + '\n')));
   const maxQueueSize = options.maxQueueSize ?? 2048;
   const processed = new SharedArrayBuffer(4);

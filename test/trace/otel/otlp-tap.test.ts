@@ -290,7 +290,7 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     const tap = await otlpTap({
       endpoint: r.url,
       scheduledDelayMs: 10,
-      workerLimits: { maxOldGenerationSizeMb: 1, maxYoungGenerationSizeMb: 1 },
+      workerLimits: { maxOldGenerationSizeMb: 4 }, // too little for the SDK: it dies as it loads it
       report: (l) => lines.push(l),
     });
     for (let i = 0; i < 3; i++) {
@@ -309,6 +309,9 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
       /OpenTelemetry export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces stopped \(the export worker/,
     );
     expect(r.spans).toEqual([]);
+    await expect(otlpTap({ endpoint: r.url, workerLimits: { maxOldGenerationSizeMb: 1 } })).rejects.toThrow(
+      'workerLimits.maxOldGenerationSizeMb must be at least 4 (got 1)',
+    );
   });
 
   it('the export worker does not keep a process alive: a process that never flushes or shuts its tap down exits when its run is done', async () => {
