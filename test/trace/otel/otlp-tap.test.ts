@@ -347,6 +347,30 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     expect(out.stdout.trim()).toBe('final function');
   });
 
+  it('the hand-over to the export worker is a bounded queue: past it records are dropped and that is told once; a queue that holds the run sends every span', async () => {
+    const dir = await tempDir();
+    const model = new ScriptedModel([call('add', { a: 1, b: 2 })], { loop: true });
+    const result = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 200 } }),
+      trace: { dir },
+    }).run('add forever');
+    expect(result.steps).toBe(200);
+    const small = await receiver();
+    const lines: string[] = [];
+    const bounded = await otlpTap({ endpoint: small.url, maxQueueSize: 20, report: (l) => lines.push(l) });
+    await exportTraces([result.traceDir!], bounded); // fed in one go, far faster than the worker makes spans
+    await bounded.shutdown();
+    expect(lines).toEqual(['qitos: OpenTelemetry export queue is full (20 records); new records are dropped']);
+    expect(small.spans.length).toBeLessThan(401);
+    expect(byName(small.spans, 'invoke_agent ModelPathAgent')).toHaveLength(1); // its first and last record are kept
+    const big = await receiver();
+    const whole = await otlpTap({ endpoint: big.url, maxQueueSize: 10_000, report: (l) => lines.push(l) });
+    await exportTraces([result.traceDir!], whole);
+    await whole.shutdown();
+    expect(lines).toHaveLength(1);
+    expect(big.spans).toHaveLength(401); // the run, and a chat and an execute_tool span per step
+  });
+
   it('qitos trace export: a recorded trace becomes the same spans, with its recorded times (OTLP/JSON here)', async () => {
     const dir = await tempDir();
     const live = await receiver();
