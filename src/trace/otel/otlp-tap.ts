@@ -1,3 +1,5 @@
+// Its options name a Node type (ResourceLimits): its .d.ts must pull in @types/node for consumers without types: ["node"].
+/// <reference types="node" preserve="true" />
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ResourceLimits, Worker } from 'node:worker_threads';
