@@ -48,6 +48,6 @@ export default tseslint.config(
     languageOptions: { globals: globals.commonjs },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  // The viewer's page script runs in the browser.
-  { files: ['src/cli/view/*.js'], languageOptions: { globals: globals.browser } },
+  // The viewer's and the board's page scripts run in the browser.
+  { files: ['src/cli/view/*.js', 'src/cli/board/*.js'], languageOptions: { globals: globals.browser } },
 );

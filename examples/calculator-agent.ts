@@ -20,7 +20,8 @@ export class CalculatorAgent extends ReActAgent {
     super({
       maxSteps: 10,
       systemPrompt:
-        'Do every arithmetic step with the calculate tool; never compute in your head. Give the final answer as a number with its unit, if any.',
+        'Do every arithmetic step with the calculate tool; never compute in your head. Give the ' +
+        'final answer as a number with its unit, if any.',
       ...options,
       tools: [calculateTool()],
     });
@@ -74,7 +75,8 @@ async function main(): Promise<void> {
       (e) => {
         if (e.type === 'tool_state' && (e.state.status === 'completed' || e.state.status === 'error')) {
           console.log(
-            `  step ${e.step}: ${e.tool}(${JSON.stringify(e.state.input)}) -> ${e.state.status === 'completed' ? e.state.output : `error: ${e.state.error}`}`,
+            `  step ${e.step}: ${e.tool}(${JSON.stringify(e.state.input)}) ` +
+              `-> ${e.state.status === 'completed' ? e.state.output : `error: ${e.state.error}`}`,
           );
         }
       },

@@ -70,13 +70,18 @@ export function scriptedFileEditorModel(): ScriptedModel {
         if (at < 0 || !lines[at + 1]) throw new Error('the scripted editor found no else: branch in pricing.py');
         const oldBlock = `${lines[at]}\n${lines[at + 1]}`;
         const indent = /^\s*/.exec(lines[at + 1])![0];
-        return `Thought: The else branch adds 10%; non-members should pay the amount itself.\nAction: edit(path="pricing.py", oldString="""${oldBlock}""", newString="""${lines[at]}\n${indent}return amount""")`;
+        return (
+          `Thought: The else branch adds 10%; non-members should pay the amount itself.\nAction: ` +
+          `edit(path="pricing.py", oldString="""${oldBlock}""", ` +
+          `newString="""${lines[at]}\n${indent}return amount""")`
+        );
       },
       'Thought: Check the result.\nAction: read(path="pricing.py")',
       (req) => {
         const text = lastObservation(req, 'read');
         return /else:\n\s+return amount$/m.test(text)
-          ? 'Thought: The else branch now returns the amount.\nFinal Answer: pricing.py: non-members now pay the full price (the else branch returns amount instead of amount * 1.1).'
+          ? 'Thought: The else branch now returns the amount.\nFinal Answer: pricing.py: non-members ' +
+              'now pay the full price (the else branch returns amount instead of amount * 1.1).'
           : 'Thought: The edit did not land as expected.\nFinal Answer: I could not fix pricing.py.';
       },
     ],

@@ -56,10 +56,9 @@ export {
 
 // The step debugger: the Engine's `breakpoints`, `onBreak` and `breakCondition` (docs/debugging.md).
 export {
-  Breakpoint,
-  BreakPhase,
-  BreakCommand,
-  describeBreakpoint,
+  type Breakpoint,
+  type BreakPhase,
+  type BreakCommand,
   type BreakContext,
   type OnBreak,
   type BreakCondition,

@@ -81,7 +81,8 @@ function kitViolations(files: string[], allowed: Record<string, string[]>, root 
       const via = relative(root, target);
       if (!allowed[from].includes(to))
         bad.push(
-          `${relative(root, file)} imports ${via}: kit/${from} may not use kit/${to} (its row in KIT_ALLOWED: [${allowed[from].join(', ')}])`,
+          `${relative(root, file)} imports ${via}: kit/${from} may not use kit/${to} (its row in ` +
+            `KIT_ALLOWED: [${allowed[from].join(', ')}])`,
         );
       else if (via !== `kit/${to}/index.ts`)
         bad.push(`${relative(root, file)} imports ${via}: use kit/${to} through kit/${to}/index.ts`);
@@ -91,7 +92,8 @@ function kitViolations(files: string[], allowed: Record<string, string[]>, root 
   for (const folder of folders) {
     const uses = [...(unknown.get(folder) ?? [])].sort();
     bad.push(
-      `kit/${folder} has no row in KIT_ALLOWED (test/architecture.test.ts): add  '${folder}': [${uses.map((u) => `'${u}'`).join(', ')}],  (the kit folders it uses now)`,
+      `kit/${folder} has no row in KIT_ALLOWED (test/architecture.test.ts): add  '${folder}': ` +
+        `[${uses.map((u) => `'${u}'`).join(', ')}],  (the kit folders it uses now)`,
     );
   }
   return bad;
@@ -223,18 +225,24 @@ describe('architecture', () => {
     expect(cycles(g)).toEqual([['a', 'b', 'c'], ['d']]);
   });
 
-  it(`every function in src/engine is at most ${MAX_ENGINE_FUNCTION_LINES} lines (a phase's detail goes into a function of its own)`, () => {
-    const long = all
-      .filter((f) => layerOf(f) === 'engine')
-      .flatMap((f) =>
-        longFunctions(f, readFileSync(f, 'utf8'), MAX_ENGINE_FUNCTION_LINES).map((l) => `${relative(SRC, f)}: ${l}`),
-      );
-    expect(long).toEqual([]);
-  });
+  it(
+    `every function in src/engine is at most ${MAX_ENGINE_FUNCTION_LINES} lines (a phase's ` +
+      `detail goes into a function of its own)`,
+    () => {
+      const long = all
+        .filter((f) => layerOf(f) === 'engine')
+        .flatMap((f) =>
+          longFunctions(f, readFileSync(f, 'utf8'), MAX_ENGINE_FUNCTION_LINES).map((l) => `${relative(SRC, f)}: ${l}`),
+        );
+      expect(long).toEqual([]);
+    },
+  );
 
   it('the function-length count sees methods, arrows and nested functions (so the test above can fail)', () => {
     const body = (n: number) => Array.from({ length: n }, (_, i) => `  x(${i});`).join('\n');
-    const text = `class A {\n  m() {\n${body(4)}\n  }\n}\nconst f = () => {\n${body(2)}\n};\nfunction g() {\n  function h() {\n${body(5)}\n  }\n}\n`;
+    const text =
+      `class A {\n  m() {\n${body(4)}\n  }\n}\nconst f = () => {\n${body(2)}\n};\nfunction g() ` +
+      `{\n  function h() {\n${body(5)}\n  }\n}\n`;
     expect(longFunctions('a.ts', text, 5)).toEqual([
       'm (6 lines, line 2)',
       'g (9 lines, line 13)',

@@ -35,7 +35,10 @@ export default class ArithmeticAgent extends AgentModule<ArithmeticState> {
   }
 
   override buildSystemPrompt(): string {
-    return `You solve arithmetic tasks. Always use the calculate tool, then give the number it returned as the final answer.\n${this.parser!.instructions(this.tools.specs())}`;
+    return (
+      `You solve arithmetic tasks. Always use the calculate tool, then give the number it ` +
+      `returned as the final answer.\n${this.parser!.instructions(this.tools.specs())}`
+    );
   }
 
   override decide(state: ArithmeticState): Decision | undefined {

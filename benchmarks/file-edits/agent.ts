@@ -41,7 +41,11 @@ export class FileEditAgent extends AgentModule<EditState> {
   }
 
   override buildSystemPrompt(): string {
-    return `You edit files in a workspace. Read a file before editing it, change only what the task asks, then give a one-line final answer.\n${this.parser!.instructions(this.tools.specs())}`;
+    return (
+      `You edit files in a workspace. Read a file before editing it, change only what the task ` +
+      `asks, then give a one-line final ` +
+      `answer.\n${this.parser!.instructions(this.tools.specs())}`
+    );
   }
 
   override decide(state: EditState): Decision | undefined {

@@ -10,7 +10,8 @@ import type { AgentFactoryContext } from '../../src/kit/bench/index.js';
 
 const GAIA_RULES =
   'Your final answer should be a number OR as few words as possible OR a comma separated list of numbers and/or strings. ' +
-  'A number: no commas, no units such as $ or percent signs unless asked. A string: no articles, no abbreviations, digits in plain text unless asked. ' +
+  'A number: no commas, no units such as $ or percent signs unless asked. A string: no ' +
+  'articles, no abbreviations, digits in plain text unless asked. ' +
   'A list: apply the rules above to each element.';
 
 export class GaiaAgent extends AgentModule<State> {

@@ -139,7 +139,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       runs.push(await once(suite));
       console.log(
-        `  run ${i + 1}: ${runs[i].wall.toFixed(2)} s, heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, load ${loadavg()[0].toFixed(1)}`,
+        `  run ${i + 1}: ${runs[i].wall.toFixed(2)} s, ` +
+          `heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, ` +
+          `load ${loadavg()[0].toFixed(1)}`,
       );
     }
     const baselines: number[] = [];
@@ -155,13 +157,15 @@ async function main(): Promise<void> {
       `bench runner: ${TASKS} tasks x ${STEPS} steps, ${DELAY} ms per model call, concurrency ${CONCURRENCY}, best of ${RUNS}`,
     );
     console.log(
-      `  wall best ${best.toFixed(3)} s (median ${median.toFixed(3)} s; runs ${walls.map((w) => w.toFixed(2)).join(', ')}), ideal ${ideal.toFixed(3)} s`,
+      `  wall best ${best.toFixed(3)} s (median ${median.toFixed(3)} s; ` +
+        `runs ${walls.map((w) => w.toFixed(2)).join(', ')}), ideal ${ideal.toFixed(3)} s`,
     );
     console.log(
       `  ratio ${ratio.toFixed(3)}x best, ${(median / ideal).toFixed(3)}x median (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'MISSED'})`,
     );
     console.log(
-      `  baseline: the same ${TASKS * STEPS} model calls without the runner, best ${baseline.toFixed(3)} s (${(baseline / ideal).toFixed(3)}x ideal)`,
+      `  baseline: the same ${TASKS * STEPS} model calls without the runner, ` +
+        `best ${baseline.toFixed(3)} s (${(baseline / ideal).toFixed(3)}x ideal)`,
     );
     console.log(
       `  runner CPU ${cpu.toFixed(2)} ms per step (SDK + engine + traces); load average ${load.toFixed(1)} on ${cpus().length} cores`,
@@ -194,11 +198,15 @@ function writeDocs(m: {
       `request after ${DELAY} ms, through the real OpenAI SDK (streamed), at concurrency ${CONCURRENCY}, one JSONL trace per task ` +
       'and results.jsonl appended as tasks end.',
     '',
-    `| wall time, best of ${RUNS} | median | ideal (tasks x steps x delay / concurrency) | ratio (best) | target | same model calls without the runner |`,
+    `| wall time, best of ${RUNS} | median | ideal (tasks x steps x delay / concurrency) | ` +
+      `ratio (best) | target | same model calls without the runner |`,
     '|---|---|---|---|---|---|',
-    `| ${m.best.toFixed(3)} s | ${m.median.toFixed(3)} s | ${m.ideal.toFixed(3)} s | ${m.ratio.toFixed(3)}x | <= 1.3x | ${m.baseline.toFixed(3)} s (${(m.baseline / m.ideal).toFixed(3)}x) |`,
+    `| ${m.best.toFixed(3)} s | ${m.median.toFixed(3)} s | ${m.ideal.toFixed(3)} s ` +
+      `| ${m.ratio.toFixed(3)}x | <= 1.3x | ${m.baseline.toFixed(3)} s ` +
+      `(${(m.baseline / m.ideal).toFixed(3)}x) |`,
     '',
-    `All runs: ${m.walls.map((w) => `${w.toFixed(2)} s`).join(', ')} (after a 48-task warm-up). Runner CPU: ${m.cpu.toFixed(2)} ms per step ` +
+    `All runs: ${m.walls.map((w) => `${w.toFixed(2)} s`).join(', ')} (after a 48-task ` +
+      `warm-up). Runner CPU: ${m.cpu.toFixed(2)} ms per step ` +
       `(OpenAI SDK request and stream parsing, the engine loop, trace and results writes). Load average ${m.load.toFixed(1)} on the ` +
       'shared 2-core machine while measuring, so part of the spread is the machine, not the runner. With ' +
       'the fake server in the same process as the runner the ratio roughly doubles: the server then competes for the same event loop.',

@@ -101,7 +101,8 @@ try {
             '--expose-gc',
             '--input-type=module',
             '-e',
-            `gc(); const a = process.memoryUsage().heapUsed; await import('${specifier}'); gc(); console.log((process.memoryUsage().heapUsed - a) / 1048576);`,
+            `gc(); const a = process.memoryUsage().heapUsed; await import('${specifier}'); gc(); ` +
+              `console.log((process.memoryUsage().heapUsed - a) / 1048576);`,
           ]),
         ),
       ),
@@ -126,7 +127,8 @@ try {
     '`npm run bench:cli-start` (`benchmarks/perf/cli-start.ts`): the sources packed with `npm pack` and the tarball installed',
     `with zod into a fresh project, ${TRACES} traces written there; then ${ROUNDS} interleaved rounds of fresh processes (after one`,
     'warm-up round), each timed from spawn to exit. The ratio is the median of the per-round ratios to `node -e 0`',
-    `of the same round. Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, load average ${load} on the shared 2-core machine.`,
+    `of the same round. Measured ${new Date().toISOString().slice(0, 10)}, ` +
+      `Node ${process.version}, load average ${load} on the shared 2-core machine.`,
     '',
     '| command | median | best | ratio to `node -e 0` | target |',
     '|---|---|---|---|---|',
@@ -138,7 +140,9 @@ try {
         ]
       : []),
     '',
-    `Heap added by an import (after GC, median of 5 processes): \`import 'qitos-ts'\` ${rootHeap.toFixed(1)} MB (target <= ${TARGET_HEAP_MB} MB: ${verdict(rootHeap <= TARGET_HEAP_MB)}); ` +
+    `Heap added by an import (after GC, median of 5 processes): \`import ` +
+      `'qitos-ts'\` ${rootHeap.toFixed(1)} MB (target <= ${TARGET_HEAP_MB} ` +
+      `MB: ${verdict(rootHeap <= TARGET_HEAP_MB)}); ` +
       heaps
         .slice(1)
         .map((h) => `\`${h.specifier.replace('qitos-ts', '')}\` ${h.mb.toFixed(1)}`)
@@ -149,7 +153,8 @@ try {
     "the commands' declarations only, and a command's implementation is imported when it runs. `--help` loads no",
     'command, no zod and no TypeScript compiler. `qitos runs` reads the manifests synchronously and checks the fields',
     'it lists by hand (a manifest it cannot take goes to the zod-validated trace reader), so it does not load zod either:',
-    `importing zod 4 alone takes ${ratio('node -e "import(\'zod\')"').toFixed(2)}x a bare node start (the row above): most of the 2.5x budget by itself.`,
+    `importing zod 4 alone takes ${ratio('node -e "import(\'zod\')"').toFixed(2)}x a bare ` +
+      `node start (the row above): most of the 2.5x budget by itself.`,
     'tsx is registered only when a `.ts` module is loaded. The packaging test (`test/packaging/package.test.ts`) checks',
     'those module-loading facts on every run.',
     '',

@@ -17,7 +17,9 @@ const state = {
 };
 const scope = { state, answer: state.finalResult, steps: 12, stopReason: 'final' };
 const source =
-  'stopReason == "final" && state.metadata.attempts <= 3 && contains(answer, "1,234") && len(state.messages) > 10 && state.messages[-1].role == "assistant" && "src/f49.ts" in state.metadata.files';
+  'stopReason == "final" && state.metadata.attempts <= 3 && contains(answer, "1,234") && ' +
+  'len(state.messages) > 10 && state.messages[-1].role == "assistant" && "src/f49.ts" in ' +
+  'state.metadata.files';
 const parsed = parseExpr(source);
 const native = (s: typeof scope) =>
   s.stopReason === 'final' &&
@@ -64,7 +66,8 @@ writePerformanceSection(
     '|---|---|',
     ...rows.map(([w, us]) => `| ${w} | ${us.toFixed(2)} µs |`),
     '',
-    `Targets: parse under 50 µs, evaluate a parsed condition under 10 µs, calculate under 50 µs: ${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}.`,
+    `Targets: parse under 50 µs, evaluate a parsed condition under 10 µs, calculate under 50 ` +
+      `µs: ${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}.`,
     'Parse once (`parseExpr`) and evaluate the tree each time; the evaluator walks the tree and reads only the fields the',
     'expression names, so its cost does not grow with the size of the state.',
     '',

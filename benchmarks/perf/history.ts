@@ -58,12 +58,17 @@ for (let i = 0; i < RUNS; i++) results.push(await run());
 const fmt = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
 for (const [i, r] of results.entries()) {
   console.log(
-    `run ${i + 1}: mean step ${fmt(r.means[0])} at ${AT[0]}, ${fmt(r.means[1])} at ${AT[1]} (ratio ${(r.means[1] / r.means[0]).toFixed(2)}); ` +
-      `median ${fmt(r.medians[0])} / ${fmt(r.medians[1])} (ratio ${(r.medians[1] / r.medians[0]).toFixed(2)}); ${Math.round(r.steps / (r.total / 1000))} steps/s overall`,
+    `run ${i + 1}: mean step ${fmt(r.means[0])} at ${AT[0]}, ${fmt(r.means[1])} at ${AT[1]} ` +
+      `(ratio ${(r.means[1] / r.means[0]).toFixed(2)}); ` +
+      `median ${fmt(r.medians[0])} / ${fmt(r.medians[1])} ` +
+      `(ratio ${(r.medians[1] / r.medians[0]).toFixed(2)}); ${Math.round(r.steps / (r.total / 1000))} ` +
+      `steps/s overall`,
   );
 }
 const ratios = results.map((r) => r.means[1] / r.means[0]).sort((a, b) => a - b);
 const medianRatios = results.map((r) => r.medians[1] / r.medians[0]).sort((a, b) => a - b);
 console.log(
-  `mean-step ratio ${AT[1]}/${AT[0]}: median of runs ${ratios[ratios.length >> 1].toFixed(2)} (target <= 1.25); median-step ratio ${medianRatios[medianRatios.length >> 1].toFixed(2)}`,
+  `mean-step ratio ${AT[1]}/${AT[0]}: median of ` +
+    `runs ${ratios[ratios.length >> 1].toFixed(2)} (target <= 1.25); median-step ` +
+    `ratio ${medianRatios[medianRatios.length >> 1].toFixed(2)}`,
 );

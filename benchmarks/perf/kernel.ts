@@ -156,11 +156,14 @@ try {
   console.log(`(b) model path, ScriptedModel+JSON  ${fmt(b).padStart(8)} steps/s   target >= 25,000`);
   console.log(`(c) (b) + JSONL trace               ${fmt(c).padStart(8)} steps/s   target >= 10,000`);
   console.log(
-    `(d) (a) + debugger, no break matches ${fmt(d).padStart(8)} steps/s   (a) in the same 7 alternating rounds: ${fmt(aMedian)} steps/s (medians): ${(1e6 / d - 1e6 / aMedian).toFixed(2)} µs/step`,
+    `(d) (a) + debugger, no break matches ${fmt(d).padStart(8)} steps/s   (a) in the same 7 ` +
+      `alternating rounds: ${fmt(aMedian)} steps/s ` +
+      `(medians): ${(1e6 / d - 1e6 / aMedian).toFixed(2)} µs/step`,
   );
   console.log(`    trace bytes per step            ${fmt(bytes / STEPS).padStart(8)} B         target <= 1,500`);
   console.log(
-    `    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B         (the assistant message is part of the state diff)`,
+    `    ... agent keeping the conversation ${fmt(bytesHistory / STEPS).padStart(5)} B        ` +
+      ` (the assistant message is part of the state diff)`,
   );
   const quarter = (q: number) => {
     const part = samples.filter(([s]) => s > (q * RSS_STEPS) / 4 && s <= ((q + 1) * RSS_STEPS) / 4).map(([, m]) => m);
@@ -169,7 +172,8 @@ try {
   const drift = quarter(3) / quarter(0) - 1;
   console.log(`RSS ${fmt(RSS_STEPS)} traced steps: peak ${fmt(peak)} MB (target <= 150), ${fmt(longRate)} steps/s`);
   console.log(
-    `    mean RSS by quarter: ${[0, 1, 2, 3].map((q) => `${fmt(quarter(q))} MB`).join(', ')}; last vs first ${drift >= 0 ? '+' : ''}${(drift * 100).toFixed(1)}% (target within 10%)`,
+    `    mean RSS by quarter: ${[0, 1, 2, 3].map((q) => `${fmt(quarter(q))} MB`).join(', ')}; ` +
+      `last vs first ${drift >= 0 ? '+' : ''}${(drift * 100).toFixed(1)}% (target within 10%)`,
   );
   console.log(
     `    RSS every 10,000 steps: ${samples

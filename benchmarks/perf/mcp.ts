@@ -94,7 +94,8 @@ const large: number[] = [];
 for (let i = 0; i < 3; i++) large.push(await call('fx_big', { mb: 5 }));
 await manager.close();
 console.log(
-  `connect ${fmt(median(connects))} ms, small call ${fmt(median(small))} ms, 5 MB result ${fmt(median(large))} ms, SDK RSS +${Math.round(rssSdk / 1e6)} MB`,
+  `connect ${fmt(median(connects))} ms, small call ${fmt(median(small))} ms, 5 MB ` +
+    `result ${fmt(median(large))} ms, SDK RSS +${Math.round(rssSdk / 1e6)} MB`,
 );
 
 writePerformanceSection(`## MCP

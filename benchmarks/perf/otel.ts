@@ -168,7 +168,8 @@ try {
   const hand: number[] = [];
   for (let r = 0; r < 5; r++) hand.push(await handOver(tap, lastTraceDir!));
   console.log(
-    `hand-over alone (a recorded run's records fed to the tap, no engine): ${median(hand).toFixed(1)} µs per step of main-thread CPU`,
+    `hand-over alone (a recorded run's records fed to the tap, no engine): ` +
+      `${median(hand).toFixed(1)} µs per step of main-thread CPU`,
   );
   console.log(`export requests received:    ${await collector.requests()}; failures reported: ${failures.length}`);
   for (const f of failures) console.log(`  ${f}`);

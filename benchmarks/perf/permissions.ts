@@ -151,21 +151,30 @@ async function main(): Promise<void> {
   const callPlain = median(plain);
   const callRuled = median(ruled);
   console.log(
-    `tool call through the executor, no rules: ${(callPlain / 1000).toFixed(2)} µs; with the repository rules: ${(callRuled / 1000).toFixed(2)} µs`,
+    `tool call through the executor, no rules: ${(callPlain / 1000).toFixed(2)} µs; with the ` +
+      `repository rules: ${(callRuled / 1000).toFixed(2)} µs`,
   );
 
   const us = (ns: number) => (ns / 1000).toFixed(2);
   const section = [
     '## Permissions',
     '',
-    `\`npm run bench:permissions\` (${CALLS.toLocaleString('en-US')} calls each, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}). Seed 002 NFR-03 asks for under 5 ms per evaluation.`,
+    `\`npm run bench:permissions\` (${CALLS.toLocaleString('en-US')} calls each, ` +
+      `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}). Seed 002 NFR-03 asks ` +
+      `for under 5 ms per evaluation.`,
     '',
     '| rule set | rules | evaluate (µs) | judge a bash call (µs) | judge a read call (µs) |',
     '|---|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.set} | ${r.rules} | ${us(r.evaluate)} | ${us(r.judgeBash)} | ${us(r.judgePath)} |`),
     '',
-    `A tool call through the ActionExecutor (a no-op tool, allowed by rule) takes ${us(callRuled)} µs with the repository rules and ${us(callPlain)} µs without rules (median of 3 interleaved rounds): the gate adds ${us(Math.max(0, callRuled - callPlain))} µs per call.`,
-    '"judge" is everything the gate does before a tool runs when no one is asked: the tool\'s main input, a command split into its segments or a path placed against the workspace, the external-directory check and the rules (last match wins, compiled to regular expressions once per run, the rules of a key cached).',
+    `A tool call through the ActionExecutor (a no-op tool, allowed by rule) ` +
+      `takes ${us(callRuled)} µs with the repository rules and ${us(callPlain)} µs without rules ` +
+      `(median of 3 interleaved rounds): the gate adds ${us(Math.max(0, callRuled - callPlain))} ` +
+      `µs per call.`,
+    '"judge" is everything the gate does before a tool runs when no one is asked: the tool\'s ' +
+      'main input, a command split into its segments or a path placed against the workspace, the ' +
+      'external-directory check and the rules (last match wins, compiled to regular expressions ' +
+      'once per run, the rules of a key cached).',
     '',
   ].join('\n');
   writePerformanceSection(section);

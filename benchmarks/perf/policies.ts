@@ -178,7 +178,9 @@ for (const n of SIZES) {
   const f = await measure(n);
   results.push(f);
   console.log(
-    `${String(n).padStart(6)} messages: ${fmt(f.perStepUs, 2)} us/step (doom-loop + compaction checks)  first check ${fmt(f.firstCheckUs)} us  array replaced each step ${fmt(f.replacedArrayUs)} us  one prune ${fmt(f.pruneMs, 2)} ms`,
+    `${String(n).padStart(6)} messages: ${fmt(f.perStepUs, 2)} us/step (doom-loop + ` +
+      `compaction checks)  first check ${fmt(f.firstCheckUs)} us  array replaced each ` +
+      `step ${fmt(f.replacedArrayUs)} us  one prune ${fmt(f.pruneMs, 2)} ms`,
   );
 }
 const big = results.find((r) => r.size === 10_000)!;
@@ -191,14 +193,16 @@ const section = [
   `\`npm run bench:policies\` (\`benchmarks/perf/policies.ts\`): the per-step cost of the doom-loop and compaction checks`,
   'as the history grows. One step = `compaction.beforeModel`, then one assistant message (a tool call and its',
   'output) appended in place as the engine does, then `compaction.reduce` and `doomLoop.checkStop`. The window is',
-  `large enough that nothing is compacted: this is the cost every step pays. Best of 3 runs of ${STEPS.toLocaleString('en-US')} steps after a warm-up,`,
+  `large enough that nothing is compacted: this is the cost every step pays. Best of 3 runs ` +
+    `of ${STEPS.toLocaleString('en-US')} steps after a warm-up,`,
   'each run starting from the given history size.',
   '',
   '| history | per step (both checks) | first check of a run | agent replaces `messages` every step | one prune |',
   '|---|---|---|---|---|',
   ...results.map(
     (r) =>
-      `| ${r.size.toLocaleString('en-US')} messages | ${fmt(r.perStepUs, 2)} µs | ${fmt(r.firstCheckUs)} µs | ${fmt(r.replacedArrayUs)} µs | ${fmt(r.pruneMs, 2)} ms |`,
+      `| ${r.size.toLocaleString('en-US')} messages | ${fmt(r.perStepUs, 2)} µs ` +
+      `| ${fmt(r.firstCheckUs)} µs | ${fmt(r.replacedArrayUs)} µs | ${fmt(r.pruneMs, 2)} ms |`,
   ),
   '',
   `Target: the 10,000-message case under 1 ms per step: ${ok ? 'met' : 'missed'} (${fmt(big.perStepUs, 2)} µs).`,

@@ -174,8 +174,11 @@ writePerformanceSection(
     ...searchRows.map(([w, us]) => `| ${w} | ${us.toFixed(1)} µs |`),
     `| plain step + pass-through critic (the CRITIQUE phase) | ${critic.toFixed(1)} µs |`,
     '',
-    `Load average when this run started: ${loadAtStart} (2 cores: above 2, every process waits for a core; CPU figures are what the wall figures approach on an idle machine).`,
-    `Targets: retrieve at 10k records under 5 ms of CPU, a greedy step under 2x the first-candidate step, a frontier search step under 250 µs, the CRITIQUE phase under 20 µs: ${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}.`,
+    `Load average when this run started: ${loadAtStart} (2 cores: above 2, every process ` +
+      `waits for a core; CPU figures are what the wall figures approach on an idle machine).`,
+    `Targets: retrieve at 10k records under 5 ms of CPU, a greedy step under 2x the ` +
+      `first-candidate step, a frontier search step under 250 µs, the CRITIQUE phase under 20 ` +
+      `µs: ${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}.`,
     'A vector retrieval scans every record (the packed matrix of skills retrieval; a query of a few words touches only',
     'its non-zero columns); a persisted vector memory pays one file append per record. A frontier search copies the',
     "state (structuredClone) when it keeps an alternative of the step, so its step cost grows with the state's size.",

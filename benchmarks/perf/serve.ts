@@ -197,17 +197,22 @@ const p50 = (w: Way) => pct(lat[w], 50);
 const ratio = (w: Way) => pct(paired[w], 50);
 const spread = (w: Way) => `${Math.min(...paired[w]).toFixed(2)}-${Math.max(...paired[w]).toFixed(2)}`;
 const row = (label: string, w: Way) =>
-  `| ${label} | ${f(p50(w))} ms | ${f(pct(lat[w], 99))} ms | ${w === 'direct' ? '' : `**${ratio(w).toFixed(2)}x** (${spread(w)})`} | ${busy[w].toFixed(2)} ms |`;
+  `| ${label} | ${f(p50(w))} ms | ${f(pct(lat[w], 99))} ms ` +
+  `| ${w === 'direct' ? '' : `**${ratio(w).toFixed(2)}x** (${spread(w)})`} ` +
+  `| ${busy[w].toFixed(2)} ms |`;
 for (const w of Object.keys(ways) as Way[])
   console.log(
-    `${w.padEnd(6)} p50 ${f(p50(w))} ms  p99 ${f(pct(lat[w], 99))} ms  ratio p50 ${ratio(w).toFixed(2)}x (rounds ${spread(w)})  busy/request ${busy[w].toFixed(2)} ms`,
+    `${w.padEnd(6)} p50 ${f(p50(w))} ms  p99 ${f(pct(lat[w], 99))} ms  ratio ` +
+      `p50 ${ratio(w).toFixed(2)}x (rounds ${spread(w)})  busy/request ${busy[w].toFixed(2)} ms`,
   );
 console.log(
   `one at a time: direct p50 ${f(pct(d1, 50))} ms, served p50 ${f(pct(s1, 50))} ms, ratio ${(pct(s1, 50) / pct(d1, 50)).toFixed(2)}x`,
 );
 console.log(`lost ${lost}, wrong or mixed up ${wrong}, of ${REQUESTS * (ROUNDS + WARMUP)} per way`);
 console.log(
-  `heap ${mb(start.heapUsed)} -> ${mb(after.heapUsed)} -> ${mb(settled.heapUsed)} MB after GC; rss ${mb(start.rss)} -> ${mb(after.rss)} -> ${mb(settled.rss)} MB; live runs left ${server.runs.active}`,
+  `heap ${mb(start.heapUsed)} -> ${mb(after.heapUsed)} -> ${mb(settled.heapUsed)} MB after ` +
+    `GC; rss ${mb(start.rss)} -> ${mb(after.rss)} -> ${mb(settled.rss)} MB; live runs ` +
+    `left ${server.runs.active}`,
 );
 
 writePerformanceSection(`## Server
@@ -215,7 +220,12 @@ writePerformanceSection(`## Server
 \`npm run bench:serve\` (\`benchmarks/perf/serve.ts\`). Measured ${new Date().toISOString().slice(0, 10)} on the shared 2-core machine (noisy). ${REQUESTS}
 requests at concurrency ${CONCURRENCY}, ${ROUNDS} rounds per way after ${WARMUP} warm-up rounds (a server runs warm), the ways
 interleaved round by round: a ReActAgent on a scripted model that takes ${MODEL_MS} ms per call (one call per run, traces
-written ${ram ? 'to `/dev/shm`: on this shared VM the same writes on disk took 0.2 to 4 ms per run from one minute to the next, stalls that hit both ways and decide nothing about the server' : 'to the OS temp folder (`--disk`)'}); the served requests are streamed chat completions with usage on loopback, from a client in a worker
+written ${
+  ram
+    ? 'to `/dev/shm`: on this shared VM the same writes on disk took 0.2 to 4 ms per run from ' +
+      'one minute to the next, stalls that hit both ways and decide nothing about the server'
+    : 'to the OS temp folder (`--disk`)'
+}); the served requests are streamed chat completions with usage on loopback, from a client in a worker
 thread. A ratio is a round's p50 over the p50 of \`Engine.run\` called directly in the same process at the same
 concurrency in the same round; the table gives the median over the rounds and, in brackets, the lowest and highest.
 

@@ -136,11 +136,15 @@ writePerformanceSection(
     '',
     '| measure | value |',
     '|---|---|',
-    `| load both domains (read, gunzip, sha256 check, Python-exact parse, per-record reprs and hash checkpoints) | ${loadMs.toFixed(0)} ms |`,
-    `| ${episodes} gt episodes, ${calls} tool calls: wall / CPU / peak RSS | ${episodesMs.toFixed(0)} ms / ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms / ${(peakRss / 2 ** 20).toFixed(0)} MB |`,
+    `| load both domains (read, gunzip, sha256 check, Python-exact parse, per-record reprs ` +
+      `and hash checkpoints) | ${loadMs.toFixed(0)} ms |`,
+    `| ${episodes} gt episodes, ${calls} tool calls: wall / CPU / peak RSS ` +
+      `| ${episodesMs.toFixed(0)} ms / ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms ` +
+      `/ ${(peakRss / 2 ** 20).toFixed(0)} MB |`,
     ...callRows.map(([w, us]) => `| ${w} | ${us.toFixed(1)} µs |`),
     ...hashRows.map(([w, us]) => `| ${w} | ${(us / 1000).toFixed(2)} ms |`),
-    `| memory per live session (100 sessions, each cancelled an order) | ${gc ? `${perSessionKb.toFixed(1)} KB` : 'n/a (no --expose-gc)'} |`,
+    `| memory per live session (100 sessions, each cancelled an order) ` +
+      `| ${gc ? `${perSessionKb.toFixed(1)} KB` : 'n/a (no --expose-gc)'} |`,
     '',
     "A session copies only the records it changes; the untouched hash is cached, and a changed session's hash feeds sha256",
     'the precomputed bytes of unchanged records, resuming from a saved sha256 state just before the first changed record.',

@@ -124,7 +124,8 @@ const section = [
   '',
   'Targets: a jailed path resolve under 100 µs; read under 5 ms; glob of the 2,000-file tree under 250 ms; grep of it',
   'within 3x of plain `fs.readFile` of the same files on the host (the baseline row; reads are I/O-bound and the',
-  `figures move with machine load) and under 250 ms in memory; a bash call under 50 ms over the bare process op: ${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}.`,
+  `figures move with machine load) and under 250 ms in memory; a bash call under 50 ms over ` +
+    `the bare process op: ${missed.length ? `missed: ${missed.join('; ')}` : 'all met'}.`,
   'A jailed resolve is one `realpath` when the path exists and stays inside; only missing paths and symlinks that leave',
   'the root take the component-by-component walk. grep stats and reads each candidate through the jail (32 files at a',
   'time, matched in path order), so its cost is per file, not per match.',

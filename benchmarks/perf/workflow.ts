@@ -150,7 +150,9 @@ await rm(dir, { recursive: true, force: true });
 const f = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
 console.log(
-  `per node: plain Engine step ${us(perNode.plainOff)} (traced ${us(perNode.plainOn)}); workflow node ${us(perNode.flowOff)} (traced ${us(perNode.flowOn)}); LangGraph node ${us(perNode.lgOff)} (checkpointed ${us(perNode.lgOn)})`,
+  `per node: plain Engine step ${us(perNode.plainOff)} (traced ${us(perNode.plainOn)}); ` +
+    `workflow node ${us(perNode.flowOff)} (traced ${us(perNode.flowOn)}); LangGraph ` +
+    `node ${us(perNode.lgOff)} (checkpointed ${us(perNode.lgOn)})`,
 );
 for (const r of rows)
   console.log(

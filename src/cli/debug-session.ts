@@ -186,7 +186,9 @@ export class DebugSession {
       return { on: 'expr', expr };
     }
     throw new Error(
-      `break: "${spec}" is not a breakpoint: give a phase (${BreakPhaseSchema.options.join(', ')}), step <n> [phase], tool <name> or expr <expression>`,
+      `break: "${spec}" is not a breakpoint: give a phase ` +
+        `(${BreakPhaseSchema.options.join(', ')}), step <n> [phase], tool <name> or expr ` +
+        `<expression>`,
     );
   }
 

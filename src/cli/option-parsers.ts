@@ -34,7 +34,8 @@ export function repeatable(value: string, previous: string[] = []): string[] {
 
 /** The help text of `--set`, shared by the commands that take it. */
 export const SET_HELP =
-  'set a config field by its dotted path, over the file and the other flags (repeatable), e.g. --set engine.maxSteps=10 --set agent.temperature=0.7 --set model=openai:gpt-4o-mini';
+  'set a config field by its dotted path, over the file and the other flags (repeatable), ' +
+  'e.g. --set engine.maxSteps=10 --set agent.temperature=0.7 --set model=openai:gpt-4o-mini';
 
 /** commander collector of `--var key=value` (a string) and `--var key:=<json>` (any JSON value) into an object. */
 export function varArg(value: string, previous: Record<string, unknown>): Record<string, unknown> {

@@ -18,5 +18,8 @@ export function zodProblem(from: string = import.meta.url): string | undefined {
   }
   const version = String((JSON.parse(readFileSync(pkgFile, 'utf8')) as { version?: unknown }).version ?? 'unknown');
   if (/^4\./.test(version)) return undefined;
-  return `qitos-ts needs zod ${ZOD_PEER_RANGE} (a peer dependency), but zod ${version} is installed (${pkgFile}): npm install zod@${ZOD_PEER_RANGE}`;
+  return (
+    `qitos-ts needs zod ${ZOD_PEER_RANGE} (a peer dependency), but zod ${version} is ` +
+    `installed (${pkgFile}): npm install zod@${ZOD_PEER_RANGE}`
+  );
 }

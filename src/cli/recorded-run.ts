@@ -93,7 +93,8 @@ async function loadRecordedAgent(
   if (!(await stat(absPath).catch(() => undefined))?.isFile()) {
     if (isAbsolute(module)) throw new CliError(`agent module not found: ${module}`);
     throw new CliError(
-      `agent module not found: ${module} (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)`,
+      `agent module not found: ${module} (the trace records it relative to the folder its run ` +
+        `was started in; run this command from there, or pass --agent)`,
     );
   }
   const expected = m.agent.sha256;
@@ -101,7 +102,8 @@ async function loadRecordedAgent(
   if (expected !== actual) {
     const what =
       expected === undefined
-        ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be told apart from another file at that path (its sha-256 is ${actual})`
+        ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be ` +
+          `told apart from another file at that path (its sha-256 is ${actual})`
         : `agent module ${module} changed since trace ${dir} was recorded: sha-256 ${actual}, the run imported ${expected}`;
     if (!flags.trustTrace && !flags.allowChangedAgent)
       throw new CliError(`${what}; pass --allow-changed-agent to run it as it is now, or --agent to name a module`);

@@ -56,7 +56,8 @@ export function thrownAt(failures: readonly Failure[], debug: boolean): string[]
   const f = failures.find((x) => x.fatal && (x.at !== undefined || x.stack !== undefined));
   if (!f) return [];
   const lines = [
-    `at:     ${f.at ?? '(no frame outside qitos-ts: a bug in qitos-ts itself?)'}${debug || !f.stack ? '' : '  (QITOS_DEBUG=1 prints the stack)'}`,
+    `at:    ` +
+      ` ${f.at ?? '(no frame outside qitos-ts: a bug in qitos-ts itself?)'}${debug || !f.stack ? '' : '  (QITOS_DEBUG=1 prints the stack)'}`,
   ];
   if (debug && f.stack) lines.push(f.stack.replace(/^/gm, '        '));
   return lines;

@@ -207,7 +207,8 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
   await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(
-      `trace folder ${traceDir} cannot be created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`,
+      `trace folder ${traceDir} cannot be ` +
+        `created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`,
     );
   });
   const memory = s.memory ?? buildMemory(s.config, s.cwd);

@@ -95,7 +95,8 @@ async function engineFor(
   // DECIDE to the model path would fail at its first request, so that is said at start.
   if (!agent.model && agent.decide === AgentModule.prototype.decide) {
     throw new CliError(
-      `the agent takes the model path (it does not override decide) but has no model: give --model <provider:model> (or model.id in the config)`,
+      `the agent takes the model path (it does not override decide) but has no model: give ` +
+        `--model <provider:model> (or model.id in the config)`,
     );
   }
   return buildEngine({

@@ -75,18 +75,23 @@ function scriptsMode(mode: 'sandbox' | 'off' | undefined, env: Env | undefined, 
   if (mode === 'sandbox') {
     if (!workspace)
       throw new CliError(
-        "skills.scripts: sandbox runs scripts in the run's workspace: give one (--workspace <dir>, or env: { type: host, root } in the config)",
+        "skills.scripts: sandbox runs scripts in the run's workspace: give one (--workspace " +
+          '<dir>, or env: { type: host, root } in the config)',
       );
     if (!bwrap)
       warn(
-        "warning: skills.scripts: sandbox without bubblewrap: Node scripts run under Node's permission model alone (no network isolation), Python and shell scripts are refused; install bubblewrap for the full sandbox\n",
+        "warning: skills.scripts: sandbox without bubblewrap: Node scripts run under Node's " +
+          'permission model alone (no network isolation), Python and shell scripts are refused; ' +
+          'install bubblewrap for the full sandbox\n',
       );
     return true;
   }
   if (!workspace) return false;
   if (!bwrap)
     warn(
-      'skills: scripts are off: bubblewrap is not installed here (apt-get install bubblewrap), so they cannot run in the full sandbox; skills.scripts: sandbox runs Node scripts without it\n',
+      'skills: scripts are off: bubblewrap is not installed here (apt-get install bubblewrap), ' +
+        'so they cannot run in the full sandbox; skills.scripts: sandbox runs Node scripts without ' +
+        'it\n',
     );
   return bwrap;
 }

@@ -50,7 +50,10 @@ export function untrustedReason(
     return `its files do not match what its signature covers: ${trace.signatureProblem ?? 'a file changed'}${unfinished}`;
   }
   if (trace.signature === 'manifest-only')
-    return 'its signature covers only its manifest (it was written before qitos signed traces whole), so nothing vouches for its steps and events';
+    return (
+      'its signature covers only its manifest (it was written before qitos signed traces ' +
+      'whole), so nothing vouches for its steps and events'
+    );
   return trace.signature === 'unsigned'
     ? 'its manifest is not signed'
     : `this machine has no trace key yet (${keyPath})`;
@@ -174,7 +177,8 @@ export function checkTraceTrust(
     );
   }
   io.err(
-    `--trust-trace: trace ${dir} is used as it is (${why}); it names:\n${uses.map((u) => `  ${printable(u.field)}: ${printable(u.value)} (${u.does})\n`).join('')}`,
+    `--trust-trace: trace ${dir} is used as it is (${why}); it ` +
+      `names:\n${uses.map((u) => `  ${printable(u.field)}: ${printable(u.value)} (${u.does})\n`).join('')}`,
   );
 }
 

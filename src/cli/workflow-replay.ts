@@ -27,7 +27,8 @@ export function recordedWorkflow(m: Manifest, dir: string): WorkflowDefinition |
     return WorkflowDefinition.create(recorded as Parameters<typeof WorkflowDefinition.create>[0]);
   } catch (err) {
     throw new CliError(
-      `corrupt trace: manifest.json in ${dir}: agent.config.workflow: ${err instanceof WorkflowError ? err.message.split('\n').join(' ') : errorMessage(err)}`,
+      `corrupt trace: manifest.json in ${dir}: ` +
+        `agent.config.workflow: ${err instanceof WorkflowError ? err.message.split('\n').join(' ') : errorMessage(err)}`,
     );
   }
 }
@@ -110,7 +111,8 @@ export async function replayWorkflow(
   } catch (err) {
     if (err instanceof WorkflowError)
       throw new CliError(
-        `cannot rebuild the workflow of trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`,
+        `cannot rebuild the workflow of ` +
+          `trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`,
       );
     throw err;
   }

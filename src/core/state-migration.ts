@@ -28,7 +28,8 @@ export function migrateState(
   if (from > to)
     throw new QitosError(
       'internal',
-      `the recorded state is version ${from} of ${agent}'s state schema, newer than this agent's version ${to}: use the agent that wrote it`,
+      `the recorded state is version ${from} of ${agent}'s state schema, newer than this ` +
+        `agent's version ${to}: use the agent that wrote it`,
     );
   let out = state;
   let at = from;
@@ -38,7 +39,8 @@ export function migrateState(
       const known = migrations.map((m) => `${m.from}->${m.to}`).join(', ') || 'none';
       throw new QitosError(
         'internal',
-        `the recorded state is version ${from} of ${agent}'s state schema and this agent reads version ${to}, but no migration starts at version ${at} (registered: ${known})`,
+        `the recorded state is version ${from} of ${agent}'s state schema and this agent reads ` +
+          `version ${to}, but no migration starts at version ${at} (registered: ${known})`,
       );
     }
     out = step.migrate(out);

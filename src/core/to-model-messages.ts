@@ -92,7 +92,8 @@ export function messageToModel(
         if (r.type !== 'text')
           throw new QitosError(
             'internal',
-            `custom part "${p.kind}" (${p.id}) renders a file in an assistant message; providers take files from user messages only: render text there`,
+            `custom part "${p.kind}" (${p.id}) renders a file in an assistant message; providers take ` +
+              `files from user messages only: render text there`,
           );
         content.push(r);
       }

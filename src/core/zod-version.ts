@@ -8,6 +8,7 @@ import { z } from 'zod';
  */
 if (typeof (z as { toJSONSchema?: unknown }).toJSONSchema !== 'function') {
   throw new Error(
-    'qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4',
+    'qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has ' +
+      'no z.toJSONSchema, as zod 3): npm install zod@^4',
   );
 }

@@ -171,7 +171,9 @@ export class ActionExecutor implements ActionRunner {
     const parsed = tool.parameters.safeParse(action.args);
     if (!parsed.success) {
       return {
-        refused: `Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the call with arguments that match the tool's schema.`,
+        refused:
+          `Invalid arguments for tool "${tool.id}":\n${describeIssues(parsed.error)}\nRewrite the ` +
+          `call with arguments that match the tool's schema.`,
       };
     }
     if (!ctx.permit) return { tool, args: parsed.data };

@@ -178,7 +178,10 @@ export class PermissionGate {
   static refusal(r: PermissionRecord): string {
     const rule = r.rule ? `rule ${r.rule.key} ${JSON.stringify(r.rule.pattern)}: ${r.rule.action}` : 'no rule';
     if (r.decidedBy === 'rule')
-      return `Permission denied: this call was refused by the permission rules (${rule}). Do not retry it; use another way or ask the user.`;
+      return (
+        `Permission denied: this call was refused by the permission rules (${rule}). Do not retry ` +
+        `it; use another way or ask the user.`
+      );
     const why =
       r.decidedBy === 'timeout'
         ? 'no answer came in time'

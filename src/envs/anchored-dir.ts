@@ -113,7 +113,8 @@ export class DirAnchors {
   private async checked(fd: number, abs: string): Promise<AnchoredDir> {
     const refuse = () =>
       new EnvError(
-        `path "${this.jail.show(abs)}" changed while it was being opened (a folder on it was replaced, e.g. by a symlink that leads outside the workspace); it was not used`,
+        `path "${this.jail.show(abs)}" changed while it was being opened (a folder on it was ` +
+          `replaced, e.g. by a symlink that leads outside the workspace); it was not used`,
       );
     if (this.viaProc) {
       const self = `/proc/self/fd/${fd}`;

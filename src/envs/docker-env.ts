@@ -135,7 +135,8 @@ export class DockerEnv implements Env {
   async reset(): Promise<void> {
     if (this.options.container)
       throw new EnvError(
-        `DockerEnv: container ${this.options.container} belongs to the user and cannot be reset; use image to get a fresh container per run`,
+        `DockerEnv: container ${this.options.container} belongs to the user and cannot be reset; ` +
+          `use image to get a fresh container per run`,
       );
     await this.remove();
     await this.start();

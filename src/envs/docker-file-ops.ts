@@ -24,17 +24,20 @@ export interface DockerTarget {
 // the errors the host file ops name (ENOENT, EISDIR, ENOTDIR).
 // `gone` exits 22 (ENOTDIR) when a parent of the missing path is a file, else 20 (ENOENT), as the host's errors say.
 const GONE =
-  'gone() { d=$(dirname "$1"); while [ "$d" != . ]; do if [ -e "$d" ]; then [ -d "$d" ] && exit 20; exit 22; fi; d=$(dirname "$d"); done; exit 20; }; ';
+  'gone() { d=$(dirname "$1"); while [ "$d" != . ]; do if [ -e "$d" ]; then [ -d "$d" ] && ' +
+  'exit 20; exit 22; fi; d=$(dirname "$d"); done; exit 20; }; ';
 const READ = GONE + '[ -d "$1" ] && exit 21; [ -e "$1" ] || gone "$1"; exec cat "$1"';
 const WRITE = '[ -d "$1" ] && exit 21; mkdir -p "$(dirname "$1")" 2>/dev/null || exit 22; exec cat > "$1"';
 const STAT = GONE + '[ -e "$1" ] || [ -L "$1" ] || gone "$1"; stat -c "%F|%s|%Y" "$1"';
 const LIST =
   GONE +
   '[ -e "$1" ] || gone "$1"; [ -d "$1" ] || exit 22; cd "$1" || exit 20; ' +
-  'for f in * .*; do case "$f" in .|..) continue;; esac; [ -e "$f" ] || [ -L "$f" ] || continue; stat -c "%F|%s|%Y|%n" "./$f"; printf "\\0"; done';
+  'for f in * .*; do case "$f" in .|..) continue;; esac; [ -e "$f" ] || [ -L "$f" ] || ' +
+  'continue; stat -c "%F|%s|%Y|%n" "./$f"; printf "\\0"; done';
 const REMOVE =
   GONE +
-  '[ -e "$1" ] || [ -L "$1" ] || gone "$1"; if [ -d "$1" ] && [ ! -L "$1" ]; then [ "$2" = r ] || exit 21; exec rm -rf "$1"; fi; exec rm -f "$1"';
+  '[ -e "$1" ] || [ -L "$1" ] || gone "$1"; if [ -d "$1" ] && [ ! -L "$1" ]; then [ "$2" = ' +
+  'r ] || exit 21; exec rm -rf "$1"; fi; exec rm -f "$1"';
 // The whole tree below a folder, in three NUL-separated sections (folders, symlinks, other entries) ended by "#" records
 // (a path always starts with "./", so "#" is never one). Folders named in the remaining arguments are pruned.
 const TREE =
@@ -107,7 +110,8 @@ export class DockerFileOps implements FileOps {
     const r = await this.run(TREE, [cwd, ...prune, ''], TREE_CAP);
     if (r.truncated)
       throw new EnvError(
-        `cannot search "${show(cwd)}": it holds too many files to list (over ${TREE_CAP / 1024 / 1024} MiB of names); search a smaller folder`,
+        `cannot search "${show(cwd)}": it holds too many files to list ` +
+          `(over ${TREE_CAP / 1024 / 1024} MiB of names); search a smaller folder`,
       );
     if (r.exitCode !== 0) throw this.failure(r, 'search', cwd);
     const tree = treeOf(r.stdout.toString('utf8'));

@@ -14,7 +14,8 @@ const RUN =
   'sh -c "$3"; s=$?; rm -f "$p"; exit $s';
 // Kills what RUN started: its process group, else the process. $1 = exec id.
 const KILL =
-  'p="${TMPDIR:-/tmp}/.qitos-exec-$1.pid"; [ -f "$p" ] || exit 0; k=$(cat "$p"); rm -f "$p"; kill -s KILL -- "-$k" 2>/dev/null || kill -s KILL "$k" 2>/dev/null; exit 0';
+  'p="${TMPDIR:-/tmp}/.qitos-exec-$1.pid"; [ -f "$p" ] || exit 0; k=$(cat "$p"); rm -f ' +
+  '"$p"; kill -s KILL -- "-$k" 2>/dev/null || kill -s KILL "$k" 2>/dev/null; exit 0';
 
 /** Settings of docker process ops (see DockerEnvOptions). */
 export interface DockerProcessSettings {

@@ -111,7 +111,8 @@ export class PathJail {
         const t = path.normalize(target);
         if (!isInside(this.root, t))
           throw new EnvError(
-            `path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`,
+            `path "${input}" goes through symlink "${this.show(candidate)}" that points outside the ` +
+              `workspace (to ${target}); it is not followed`,
           );
         current = this.root;
         queue.unshift(...path.relative(this.root, t).split(path.sep).filter(Boolean));
@@ -120,7 +121,8 @@ export class PathJail {
         // A relative target is walked from the link's folder, `..` physically, so an escape is caught above.
         if (!isInside(this.root, path.resolve(current, target))) {
           throw new EnvError(
-            `path "${input}" goes through symlink "${this.show(candidate)}" that points outside the workspace (to ${target}); it is not followed`,
+            `path "${input}" goes through symlink "${this.show(candidate)}" that points outside the ` +
+              `workspace (to ${target}); it is not followed`,
           );
         }
       }

@@ -255,7 +255,8 @@ export class RepoEnv implements Env {
       );
       if (clone.exitCode !== 0)
         throw new EnvError(
-          `RepoEnv cannot read the repository ${this.repo}: ${clone.stderr.toString('utf8').trim() || `git clone exited ${clone.exitCode}`}`,
+          `RepoEnv cannot read the ` +
+            `repository ${this.repo}: ${clone.stderr.toString('utf8').trim() || `git clone exited ${clone.exitCode}`}`,
         );
       mkdirSync(path.join(tmp, 'work'));
       this.host = new HostEnv({ ...this.options.host, root: path.join(tmp, 'work'), name: this.name });

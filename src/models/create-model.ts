@@ -84,7 +84,8 @@ export function createModel(spec: string, options: CreateModelOptions = {}): Mod
   // request goes out with a placeholder and fails later with a 401 that no longer says which variable was empty.
   if (!options.apiKey && options.apiKeyEnv && !env[options.apiKeyEnv]) {
     throw new ModelConfigError(
-      `provider "${provider}": apiKeyEnv names the environment variable ${options.apiKeyEnv}, which is not set (or empty): set it, or remove apiKeyEnv`,
+      `provider "${provider}": apiKeyEnv names the environment variable ${options.apiKeyEnv}, ` +
+        `which is not set (or empty): set it, or remove apiKeyEnv`,
     );
   }
 

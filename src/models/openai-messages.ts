@@ -74,14 +74,18 @@ function userPart(p: Extract<ModelMessage, { role: 'user' }>['content'][number])
   if (p.bestEffort) return { type: 'text', text: unsentFileNote(p) };
   throw new ModelError(
     'bad_request',
-    `a user file of type ${p.mime} cannot be sent to an OpenAI-compatible model: send images (image/*), PDFs as data: URLs, or text files as data: URLs`,
+    `a user file of type ${p.mime} cannot be sent to an OpenAI-compatible model: send images ` +
+      `(image/*), PDFs as data: URLs, or text files as data: URLs`,
   );
 }
 
 /** What a model sees instead of a best-effort file its provider cannot take (e.g. audio from a tool). */
 export function unsentFileNote(p: { mime: string; url: string; filename?: string }): string {
   const bytes = /^data:[^,]*;base64,/.test(p.url) ? base64Size(p.url.slice(p.url.indexOf(',') + 1)) : undefined;
-  return `[file ${p.filename ?? ''}${p.filename ? ' ' : ''}(${p.mime}${bytes !== undefined ? `, ${bytes} bytes` : ''}) not shown: this model does not take ${p.mime} files]`;
+  return (
+    `[file ${p.filename ?? ''}${p.filename ? ' ' : ''}(${p.mime}${bytes !== undefined ? `, ${bytes} bytes` : ''}) ` +
+    `not shown: this model does not take ${p.mime} files]`
+  );
 }
 
 /** The text of a `text/*` or JSON data: URL, or undefined for anything else. Malformed percent-encoding is a bad_request ModelError. */
@@ -98,7 +102,9 @@ export function decodeTextDataUrl(url: string, mime: string): string | undefined
     // decodeURIComponent's own "URI malformed" names neither the file nor the fix
     throw new ModelError(
       'bad_request',
-      `a ${mime} data: URL has malformed percent-encoding (${JSON.stringify(data.slice(0, 40))}): encode the text with encodeURIComponent, or send it base64 (data:${mime};base64,...)`,
+      `a ${mime} data: URL has malformed percent-encoding ` +
+        `(${JSON.stringify(data.slice(0, 40))}): encode the text with encodeURIComponent, or send ` +
+        `it base64 (data:${mime};base64,...)`,
     );
   }
 }

@@ -127,11 +127,17 @@ export function baseURLProblem(url: string): string | undefined {
   }
   // Credentials in the URL are never echoed: fetch refuses to send them, and the URL ends up in traces.
   if (parsed.username || parsed.password)
-    return `holds a user name or password (${parsed.protocol}//…@${parsed.host}), which requests cannot carry: pass the key as apiKey or through its environment variable`;
+    return (
+      `holds a user name or password (${parsed.protocol}//…@${parsed.host}), which requests ` +
+      `cannot carry: pass the key as apiKey or through its environment variable`
+    );
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     return `${JSON.stringify(url)} is not an http(s) URL: write it with http:// or https://, e.g. http://localhost:11434/v1`;
   // The client appends its paths (/chat/completions) to the base URL: after a query they would land inside it.
   if (parsed.search)
-    return `${parsed.origin}${parsed.pathname} has a query (?…), which the request paths would be appended to: remove it (headers or provider options carry extra parameters)`;
+    return (
+      `${parsed.origin}${parsed.pathname} has a query (?…), which the request paths would be ` +
+      `appended to: remove it (headers or provider options carry extra parameters)`
+    );
   return undefined;
 }

@@ -76,7 +76,10 @@ export class ReplayApprovals {
         ? { decision: 'reject', by: 'replay', message: hit.reply.message ?? `recorded: ${hit.reply.by ?? 'rejected'}` }
         : { decision: hit.reply.decision, by: 'replay', ...(hit.reply.message ? { message: hit.reply.message } : {}) };
     }
-    const message = `replay drift at step ${request.step}: the replay asks permission for ${request.key} ${request.subjects.join(' ; ') || '(no input)'}, which the recorded run was not asked`;
+    const message =
+      `replay drift at step ${request.step}: the replay asks permission ` +
+      `for ${request.key} ${request.subjects.join(' ; ') || '(no input)'}, which the recorded ` +
+      `run was not asked`;
     this.drifts.push({ step: request.step, parts: ['permission'], message });
     return { decision: 'reject', by: 'replay', message: 'no recorded answer for this ask' };
   };

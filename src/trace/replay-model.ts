@@ -118,7 +118,9 @@ export class ReplayModel implements Model {
       const drift: ReplayDrift = {
         step: last + 1,
         parts: ['model-calls'],
-        message: `replay drift after step ${last}: the recorded run made ${this.calls.length} model calls and the replay asked for one more`,
+        message:
+          `replay drift after step ${last}: the recorded run made ${this.calls.length} model calls ` +
+          `and the replay asked for one more`,
       };
       this.drifts.push(drift);
       throw new ReplayDriftError(drift);
@@ -163,7 +165,9 @@ export class ReplayModel implements Model {
       else if (was === '' && now !== '') {
         // A trace written before the parser's instructions became the default system prompt (an agent without buildSystemPrompt sent none).
         const note =
-          "the recorded run sent no system prompt; an agent that does not override buildSystemPrompt now sends its parser's instructions: override buildSystemPrompt() to return undefined to replay it as recorded";
+          'the recorded run sent no system prompt; an agent that does not override ' +
+          "buildSystemPrompt now sends its parser's instructions: override buildSystemPrompt() to " +
+          'return undefined to replay it as recorded';
         out.push({ part: 'system', diff: unifiedTextDiff(was, now, labels), note });
       } else out.push({ part: 'system', diff: unifiedTextDiff(was, now, labels) });
     }
@@ -203,7 +207,9 @@ export class ReplayModel implements Model {
         const drift: ReplayDrift = {
           step: call.step,
           parts,
-          message: `replay drift at step ${call.step}: the "${purpose}" model request differs in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}`,
+          message:
+            `replay drift at step ${call.step}: the "${purpose}" model request differs ` +
+            `in ${parts.map((p) => DRIFT_PART_NAMES[p]).join(', ')}`,
         };
         const texts = this.driftTexts(parts, call.hashes, request);
         if (texts.length) drift.texts = texts;

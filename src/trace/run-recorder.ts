@@ -233,7 +233,9 @@ export class RunRecorder {
         summary.failures.push({
           step: summary.steps,
           kind: 'env',
-          message: `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique plain file name (letters, digits, ".", "_", "-")`,
+          message:
+            `env artifact ${JSON.stringify(a?.name)} was not written: an artifact name is a unique ` +
+            `plain file name (letters, digits, ".", "_", "-")`,
           fatal: false,
         });
         continue;

@@ -291,7 +291,10 @@ function detailOf(d: StepDiff, a: StepRecord | undefined, b: StepRecord | undefi
   if (phase === 'model_input') return `model input differs in ${d.modelInput!.join(', ')}`;
   if (phase === 'decision' || phase === 'action_args') return `A: ${d.a}  |  B: ${d.b}`;
   if (phase === 'result')
-    return `A: ${a!.results.map((r) => `${r.name} ${r.status}`).join(', ')}  |  B: ${b!.results.map((r) => `${r.name} ${r.status}`).join(', ')}`;
+    return (
+      `A: ${a!.results.map((r) => `${r.name} ${r.status}`).join(', ')}  |  ` +
+      `B: ${b!.results.map((r) => `${r.name} ${r.status}`).join(', ')}`
+    );
   if (phase === 'state') {
     const keys = (s: StepRecord) => [
       ...Object.keys(s.stateDiff.set ?? {}),
@@ -304,7 +307,10 @@ function detailOf(d: StepDiff, a: StepRecord | undefined, b: StepRecord | undefi
     return `state differs in ${all.join(', ') || '(diff shape)'}`;
   }
   if (phase === 'error')
-    return `A: ${a!.error ? `${a!.error.kind}: ${a!.error.message}` : 'no error'}  |  B: ${b!.error ? `${b!.error.kind}: ${b!.error.message}` : 'no error'}`;
+    return (
+      `A: ${a!.error ? `${a!.error.kind}: ${a!.error.message}` : 'no error'}  |  ` +
+      `B: ${b!.error ? `${b!.error.kind}: ${b!.error.message}` : 'no error'}`
+    );
   return `${phase} differs`;
 }
 

@@ -51,7 +51,8 @@ async function readKey(path: string): Promise<Uint8Array | undefined> {
   const text = (await readFile(path, 'utf8')).trim();
   if (!/^[0-9a-f]{64}$/.test(text))
     throw new TraceError(
-      `the trace key ${path} is not 64 hex digits: delete it and qitos makes a new one (traces signed with the old key then count as from elsewhere)`,
+      `the trace key ${path} is not 64 hex digits: delete it and qitos makes a new one (traces ` +
+        `signed with the old key then count as from elsewhere)`,
     );
   return Buffer.from(text, 'hex');
 }

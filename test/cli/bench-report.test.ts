@@ -115,56 +115,60 @@ describe.runIf(requires('chromium'))('qitos bench report in headless Chromium', 
   });
   afterAll(() => browser?.close());
 
-  it('the charts render (SVGs of non-zero size, a bar and a point per run), the page is not blank, the hostile task id stays text', async () => {
-    expect((await qitos(['bench', 'report', 'runs/a', 'runs/b', '-o', 'shown.html'], dir)).code).toBe(0);
-    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    const errors: string[] = [];
-    const requests: string[] = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('request', (q) => !q.url().startsWith('file:') && requests.push(q.url()));
-    await page.goto(pathToFileURL(join(dir, 'shown.html')).href);
-    const charts = page.locator('svg.chart');
-    expect(await charts.count()).toBe(4);
-    for (let i = 0; i < 4; i++) {
-      const box = await charts.nth(i).boundingBox();
-      expect(box!.width).toBeGreaterThan(300);
-      expect(box!.height).toBeGreaterThan(50);
-    }
-    const bars = page.locator('svg.chart g.run-score rect');
-    expect(await bars.count()).toBe(2);
-    const [a, b] = [(await bars.nth(0).boundingBox())!, (await bars.nth(1).boundingBox())!];
-    expect(a.width / b.width).toBeCloseTo(5 / 3, 1); // 62.5% against 37.5%
-    expect(await page.locator('svg.chart g.run-point circle').count()).toBe(2);
-    expect(await page.locator('svg.chart g.run-box rect').count()).toBe(4);
-    expect(await page.locator('#flips tr.flip').count()).toBe(8);
-    expect(await page.locator('#flips').innerText()).toContain(EVIL_ID);
-    expect(await page.locator('body').innerText()).toContain(
-      'B against A: 5 tasks pass only in A, 3 only in B (of 8 tasks both ran)',
-    );
-    expect(await page.title()).toBe('qitos bench report: runs/a vs runs/b');
-    expect(await page.locator('script, img').count()).toBe(0);
+  it(
+    'the charts render (SVGs of non-zero size, a bar and a point per run), the page is not ' +
+      'blank, the hostile task id stays text',
+    async () => {
+      expect((await qitos(['bench', 'report', 'runs/a', 'runs/b', '-o', 'shown.html'], dir)).code).toBe(0);
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const errors: string[] = [];
+      const requests: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('request', (q) => !q.url().startsWith('file:') && requests.push(q.url()));
+      await page.goto(pathToFileURL(join(dir, 'shown.html')).href);
+      const charts = page.locator('svg.chart');
+      expect(await charts.count()).toBe(4);
+      for (let i = 0; i < 4; i++) {
+        const box = await charts.nth(i).boundingBox();
+        expect(box!.width).toBeGreaterThan(300);
+        expect(box!.height).toBeGreaterThan(50);
+      }
+      const bars = page.locator('svg.chart g.run-score rect');
+      expect(await bars.count()).toBe(2);
+      const [a, b] = [(await bars.nth(0).boundingBox())!, (await bars.nth(1).boundingBox())!];
+      expect(a.width / b.width).toBeCloseTo(5 / 3, 1); // 62.5% against 37.5%
+      expect(await page.locator('svg.chart g.run-point circle').count()).toBe(2);
+      expect(await page.locator('svg.chart g.run-box rect').count()).toBe(4);
+      expect(await page.locator('#flips tr.flip').count()).toBe(8);
+      expect(await page.locator('#flips').innerText()).toContain(EVIL_ID);
+      expect(await page.locator('body').innerText()).toContain(
+        'B against A: 5 tasks pass only in A, 3 only in B (of 8 tasks both ran)',
+      );
+      expect(await page.title()).toBe('qitos bench report: runs/a vs runs/b');
+      expect(await page.locator('script, img').count()).toBe(0);
 
-    // Not blank: count the distinct colours of a screenshot (decoded by the browser on a blank page).
-    const png = (await page.screenshot({ fullPage: true })).toString('base64');
-    const probe = await browser.newPage();
-    const colours = await probe.evaluate(async (src) => {
-      const img = new Image();
-      img.src = src;
-      await img.decode();
-      const c = document.createElement('canvas');
-      [c.width, c.height] = [img.width, img.height];
-      const g = c.getContext('2d')!;
-      g.drawImage(img, 0, 0);
-      const px = g.getImageData(0, 0, c.width, c.height).data;
-      const seen = new Set<number>();
-      for (let i = 0; i < px.length; i += 4) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
-      return seen.size;
-    }, `data:image/png;base64,${png}`);
-    expect(colours).toBeGreaterThan(100);
-    expect(errors).toEqual([]);
-    expect(requests).toEqual([]);
-    await probe.close();
-    await page.close();
-  });
+      // Not blank: count the distinct colours of a screenshot (decoded by the browser on a blank page).
+      const png = (await page.screenshot({ fullPage: true })).toString('base64');
+      const probe = await browser.newPage();
+      const colours = await probe.evaluate(async (src) => {
+        const img = new Image();
+        img.src = src;
+        await img.decode();
+        const c = document.createElement('canvas');
+        [c.width, c.height] = [img.width, img.height];
+        const g = c.getContext('2d')!;
+        g.drawImage(img, 0, 0);
+        const px = g.getImageData(0, 0, c.width, c.height).data;
+        const seen = new Set<number>();
+        for (let i = 0; i < px.length; i += 4) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+        return seen.size;
+      }, `data:image/png;base64,${png}`);
+      expect(colours).toBeGreaterThan(100);
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([]);
+      await probe.close();
+      await page.close();
+    },
+  );
 });

@@ -67,51 +67,55 @@ describe('bench run --resume checks the recorded settings', () => {
     );
   });
 
-  it('refuses a resume with another config, naming the fields; the same settings resume; --force-resume proceeds and is recorded', async () => {
-    writeFileSync(join(dir, 'a.yaml'), 'engine:\n  maxRecoveries: 2\n');
-    writeFileSync(join(dir, 'b.yaml'), 'engine:\n  maxRecoveries: 3\nagent:\n  temperature: 0.5\n');
-    expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'a.yaml', '--no-progress'], dir)).code).toBe(0);
-    cut('r', 5);
+  it(
+    'refuses a resume with another config, naming the fields; the same settings resume; ' +
+      '--force-resume proceeds and is recorded',
+    async () => {
+      writeFileSync(join(dir, 'a.yaml'), 'engine:\n  maxRecoveries: 2\n');
+      writeFileSync(join(dir, 'b.yaml'), 'engine:\n  maxRecoveries: 3\nagent:\n  temperature: 0.5\n');
+      expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'a.yaml', '--no-progress'], dir)).code).toBe(0);
+      cut('r', 5);
 
-    const refused = await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--no-progress'], dir);
-    expect(refused.code).not.toBe(0);
-    expect(refused.err).toContain('cannot resume: the output folder holds a run with other settings');
-    expect(refused.err).toContain('engine.maxRecoveries: 2 -> 3');
-    expect(refused.err).toContain('agent.temperature: (unset) -> 0.5');
-    expect(refused.err).toContain('--force-resume');
-    expect(readFileSync(join(dir, 'r/results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
+      const refused = await qitos(['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--no-progress'], dir);
+      expect(refused.code).not.toBe(0);
+      expect(refused.err).toContain('cannot resume: the output folder holds a run with other settings');
+      expect(refused.err).toContain('engine.maxRecoveries: 2 -> 3');
+      expect(refused.err).toContain('agent.temperature: (unset) -> 0.5');
+      expect(refused.err).toContain('--force-resume');
+      expect(readFileSync(join(dir, 'r/results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
 
-    // The same settings given another way (--set instead of the file) are the same run.
-    const same = await qitos(
-      ['bench', 'run', ARITH, '-o', 'r', '--set', 'engine.maxRecoveries=2', '--resume', '--no-progress'],
-      dir,
-    );
-    expect(same.code, same.err).toBe(0);
-    expect(same.out).toContain('suite arithmetic: 25/25 trials');
-    expect(read('r/run.json').forcedResumes).toBeUndefined();
+      // The same settings given another way (--set instead of the file) are the same run.
+      const same = await qitos(
+        ['bench', 'run', ARITH, '-o', 'r', '--set', 'engine.maxRecoveries=2', '--resume', '--no-progress'],
+        dir,
+      );
+      expect(same.code, same.err).toBe(0);
+      expect(same.out).toContain('suite arithmetic: 25/25 trials');
+      expect(read('r/run.json').forcedResumes).toBeUndefined();
 
-    cut('r', 5);
-    const forced = await qitos(
-      ['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--force-resume', '--no-progress'],
-      dir,
-    );
-    expect(forced.code, forced.err).toBe(0);
-    expect(forced.out).toContain('suite arithmetic: 25/25 trials');
-    const run = read('r/run.json');
-    expect(run.config.engine).toEqual({ maxRecoveries: 2 });
-    expect(run.forcedResumes).toEqual([
-      {
-        at: expect.any(String),
-        differences: [
-          { path: 'agent.temperature', to: 0.5 },
-          { path: 'engine.maxRecoveries', from: 2, to: 3 },
-        ],
-      },
-    ]);
-    expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '--force-resume'], dir)).err).toContain(
-      '--force-resume goes with --resume',
-    );
-  });
+      cut('r', 5);
+      const forced = await qitos(
+        ['bench', 'run', ARITH, '-o', 'r', '-c', 'b.yaml', '--resume', '--force-resume', '--no-progress'],
+        dir,
+      );
+      expect(forced.code, forced.err).toBe(0);
+      expect(forced.out).toContain('suite arithmetic: 25/25 trials');
+      const run = read('r/run.json');
+      expect(run.config.engine).toEqual({ maxRecoveries: 2 });
+      expect(run.forcedResumes).toEqual([
+        {
+          at: expect.any(String),
+          differences: [
+            { path: 'agent.temperature', to: 0.5 },
+            { path: 'engine.maxRecoveries', from: 2, to: 3 },
+          ],
+        },
+      ]);
+      expect((await qitos(['bench', 'run', ARITH, '-o', 'r', '--force-resume'], dir)).err).toContain(
+        '--force-resume goes with --resume',
+      );
+    },
+  );
 
   it('an edited agent module is another variant: resume names module.sha256', async () => {
     const suite = join(dir, 'suite');

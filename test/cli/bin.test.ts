@@ -27,11 +27,16 @@ describe('bin/qitos.js (subprocess)', () => {
     const src = resolve(__dirname, '../../src/index.ts');
     await writeFile(
       join(dir, 'shout.ts'),
-      `import { AgentModule, baseState, type State, type Task } from '${src}';\nexport default class Shout extends AgentModule<State> {\n  initState(t: Task): State { return baseState(t, 2); }\n  override decide(s: State) { return { mode: 'final' as const, answer: s.task.toUpperCase() }; }\n}\n`,
+      `import { AgentModule, baseState, type State, type Task } from '${src}';\nexport default ` +
+        `class Shout extends AgentModule<State> {\n  initState(t: Task): State { return ` +
+        `baseState(t, 2); }\n  override decide(s: State) { return { mode: 'final' as const, ` +
+        `answer: s.task.toUpperCase() }; }\n}\n`,
     );
     await writeFile(
       join(dir, 'echo.js'),
-      `import { AgentModule, baseState } from '${src}';\nexport class Echo extends AgentModule {\n  initState(t) { return baseState(t, 2); }\n  decide(s) { return { mode: 'final', answer: 'echo ' + s.task }; }\n}\n`,
+      `import { AgentModule, baseState } from '${src}';\nexport class Echo extends AgentModule ` +
+        `{\n  initState(t) { return baseState(t, 2); }\n  decide(s) { return { mode: 'final', ` +
+        `answer: 'echo ' + s.task }; }\n}\n`,
     );
     const ts = await qitosProcess(['run', 'shout.ts', '-t', 'hi', '--json'], dir);
     expect(ts.stderr).toBe('');

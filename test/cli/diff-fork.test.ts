@@ -120,7 +120,8 @@ describe('qitos fork', () => {
     const r = await qitos(['fork', traceDir, '--at', '1', '--json'], dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(
-      `qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model\n`,
+      `qitos: trace ${traceDir} ran on model ${m.model.id}, which its recorded config does not ` +
+        `name (it was not started with \`qitos run\`); pass --model\n`,
     );
     expect(JSON.parse(r.out).error).toMatch(/pass --model$/);
     const script = await other('f.json', ['{"final_answer": "391"}']);
@@ -155,34 +156,38 @@ describe('qitos fork', () => {
 });
 
 describe('qitos fork: the model endpoint', () => {
-  it('the manifest records the endpoint (from OPENAI_COMPATIBLE_BASE_URL too), and a fork whose requests go elsewhere says so', async () => {
-    const reply = { text: '{"final_answer": "391"}' };
-    const a = await startFakeOpenAI([reply, reply]);
-    const b = await startFakeOpenAI([reply]);
-    try {
-      const run = await qitos(
-        ['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', 'openai-compatible:m', '--json'],
-        dir,
-        { OPENAI_COMPATIBLE_BASE_URL: a.url },
-      );
-      expect(run.code, run.err).toBe(0);
-      const traceDir = JSON.parse(run.out).traceDir as string;
-      expect((await readTrace(traceDir)).manifest.model?.endpoint).toBe(a.url.replace(/\/$/, ''));
-      const same = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, {
-        OPENAI_COMPATIBLE_BASE_URL: a.url,
-      });
-      expect(same.code, same.err).toBe(0);
-      expect(same.err).not.toMatch(/warning: the fork's model requests go to/);
-      const moved = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, {
-        OPENAI_COMPATIBLE_BASE_URL: b.url,
-      });
-      expect(moved.code, moved.err).toBe(0);
-      expect(moved.err).toContain(
-        `warning: the fork's model requests go to ${b.url.replace(/\/$/, '')}, the parent's went to ${a.url.replace(/\/$/, '')}`,
-      );
-      expect(b.requests).toHaveLength(1);
-    } finally {
-      await Promise.all([a.close(), b.close()]);
-    }
-  });
+  it(
+    'the manifest records the endpoint (from OPENAI_COMPATIBLE_BASE_URL too), and a fork ' +
+      'whose requests go elsewhere says so',
+    async () => {
+      const reply = { text: '{"final_answer": "391"}' };
+      const a = await startFakeOpenAI([reply, reply]);
+      const b = await startFakeOpenAI([reply]);
+      try {
+        const run = await qitos(
+          ['run', CALC_AGENT, '--task', 'What is 17 * 23?', '--model', 'openai-compatible:m', '--json'],
+          dir,
+          { OPENAI_COMPATIBLE_BASE_URL: a.url },
+        );
+        expect(run.code, run.err).toBe(0);
+        const traceDir = JSON.parse(run.out).traceDir as string;
+        expect((await readTrace(traceDir)).manifest.model?.endpoint).toBe(a.url.replace(/\/$/, ''));
+        const same = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, {
+          OPENAI_COMPATIBLE_BASE_URL: a.url,
+        });
+        expect(same.code, same.err).toBe(0);
+        expect(same.err).not.toMatch(/warning: the fork's model requests go to/);
+        const moved = await qitos(['fork', traceDir, '--at', '0', '--model', 'openai-compatible:m', '--json'], dir, {
+          OPENAI_COMPATIBLE_BASE_URL: b.url,
+        });
+        expect(moved.code, moved.err).toBe(0);
+        expect(moved.err).toContain(
+          `warning: the fork's model requests go to ${b.url.replace(/\/$/, '')}, the parent's went to ${a.url.replace(/\/$/, '')}`,
+        );
+        expect(b.requests).toHaveLength(1);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    },
+  );
 });

@@ -31,36 +31,40 @@ async function tree(root: string): Promise<string[]> {
 }
 
 describe('qitos init', () => {
-  it('writes the project (agent, offline model, qitos.yaml, suite with a scorer, test, package.json, README) and names each file', async () => {
-    const r = await qitos(['init', 'my exp'], dir);
-    expect(r.err).toBe('');
-    expect(r.code).toBe(0);
-    const root = join(dir, 'my exp');
-    expect(await tree(root)).toEqual([...WRITTEN].sort());
-    expect(r.out.split('\n').slice(1, 1 + WRITTEN.length)).toEqual(WRITTEN.map((f) => `  ${f}`));
-    expect(r.out).toMatch(/^next: cd my exp && npm install && npm test/m);
-    // Every template is written somewhere, and each file is its template as it is.
-    expect((await tree(TEMPLATES)).sort()).toEqual(SCAFFOLD.map((f) => f.template).sort());
-    for (const f of SCAFFOLD)
-      expect(await readFile(join(root, f.path), 'utf8'), f.path).toBe(
-        await readFile(join(TEMPLATES, f.template), 'utf8'),
-      );
+  it(
+    'writes the project (agent, offline model, qitos.yaml, suite with a scorer, test, ' +
+      'package.json, README) and names each file',
+    async () => {
+      const r = await qitos(['init', 'my exp'], dir);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const root = join(dir, 'my exp');
+      expect(await tree(root)).toEqual([...WRITTEN].sort());
+      expect(r.out.split('\n').slice(1, 1 + WRITTEN.length)).toEqual(WRITTEN.map((f) => `  ${f}`));
+      expect(r.out).toMatch(/^next: cd my exp && npm install && npm test/m);
+      // Every template is written somewhere, and each file is its template as it is.
+      expect((await tree(TEMPLATES)).sort()).toEqual(SCAFFOLD.map((f) => f.template).sort());
+      for (const f of SCAFFOLD)
+        expect(await readFile(join(root, f.path), 'utf8'), f.path).toBe(
+          await readFile(join(TEMPLATES, f.template), 'utf8'),
+        );
 
-    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
-    expect(pkg).toMatchObject({
-      name: 'my-exp',
-      private: true,
-      type: 'module',
-      dependencies: { 'qitos-ts': `^${repoPkg.version}`, zod: repoPkg.peerDependencies.zod },
-      devDependencies: { tsx: repoPkg.dependencies.tsx },
-    });
-    expect(Object.keys(pkg.scripts)).toEqual(['test', 'run', 'bench']);
-    // The model line a researcher uncomments to leave the offline stand-in.
-    expect(await readFile(join(root, 'qitos.yaml'), 'utf8')).toMatch(/^# model:\n# {3}id: openai:gpt-4o-mini$/m);
+      const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+      expect(pkg).toMatchObject({
+        name: 'my-exp',
+        private: true,
+        type: 'module',
+        dependencies: { 'qitos-ts': `^${repoPkg.version}`, zod: repoPkg.peerDependencies.zod },
+        devDependencies: { tsx: repoPkg.dependencies.tsx },
+      });
+      expect(Object.keys(pkg.scripts)).toEqual(['test', 'run', 'bench']);
+      // The model line a researcher uncomments to leave the offline stand-in.
+      expect(await readFile(join(root, 'qitos.yaml'), 'utf8')).toMatch(/^# model:\n# {3}id: openai:gpt-4o-mini$/m);
 
-    const json = await qitos(['init', 'second', '--json'], dir);
-    expect(JSON.parse(json.out)).toEqual({ dir: join(dir, 'second'), files: WRITTEN });
-  });
+      const json = await qitos(['init', 'second', '--json'], dir);
+      expect(JSON.parse(json.out)).toEqual({ dir: join(dir, 'second'), files: WRITTEN });
+    },
+  );
 
   it('refuses a folder that is not empty, writing nothing; --force writes over it, replacing files of the same names', async () => {
     await writeFile(join(dir, 'notes.txt'), 'mine');

@@ -226,69 +226,73 @@ describe('qitos mcp serve: cancellation and limits', () => {
     expect((await (await httpClient(server)).listTools()).tools.map((t) => t.name)).toContain('run_adder');
   }, 30_000);
 
-  it('refuses DNS rebinding as the MCP conformance scenario dns-rebinding-protection checks: a foreign Host/Origin 4xx, its own 2xx', async () => {
-    // What @modelcontextprotocol/conformance 0.1.16 sends: an initialize POST with Host and Origin set to the name.
-    const server = await httpServer(join(dir, 'traces'));
-    const initialize = (host: string) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const body = JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'conformance-dns-rebinding-test', version: '1.0.0' },
-          },
+  it(
+    'refuses DNS rebinding as the MCP conformance scenario dns-rebinding-protection checks: a ' +
+      'foreign Host/Origin 4xx, its own 2xx',
+    async () => {
+      // What @modelcontextprotocol/conformance 0.1.16 sends: an initialize POST with Host and Origin set to the name.
+      const server = await httpServer(join(dir, 'traces'));
+      const initialize = (host: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const body = JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-11-25',
+              capabilities: {},
+              clientInfo: { name: 'conformance-dns-rebinding-test', version: '1.0.0' },
+            },
+          });
+          const req = request(
+            `${server.url}/mcp`,
+            {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                host,
+                origin: `http://${host}`,
+                accept: 'application/json, text/event-stream',
+              },
+            },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8').on('data', (t: string) => (text += t));
+              res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
         });
+      const evil = await initialize('evil.example.com');
+      expect(evil.status).toBe(403);
+      expect(JSON.parse(evil.body).error).toMatchObject({
+        code: 'forbidden_host',
+        message: expect.stringMatching(/Host "evil\.example\.com"/),
+      });
+      const port = new URL(server.url).port;
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`])
+        expect((await initialize(host)).status, host).toBe(200);
+      const foreignOrigin = await new Promise<number>((resolve, reject) => {
         const req = request(
           `${server.url}/mcp`,
           {
             method: 'POST',
             headers: {
               'content-type': 'application/json',
-              host,
-              origin: `http://${host}`,
+              origin: 'https://attacker.example',
               accept: 'application/json, text/event-stream',
             },
           },
           (res) => {
-            let text = '';
-            res.setEncoding('utf8').on('data', (t: string) => (text += t));
-            res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+            res.resume();
+            resolve(res.statusCode!);
           },
         );
         req.on('error', reject);
-        req.end(body);
+        req.end('{}');
       });
-    const evil = await initialize('evil.example.com');
-    expect(evil.status).toBe(403);
-    expect(JSON.parse(evil.body).error).toMatchObject({
-      code: 'forbidden_host',
-      message: expect.stringMatching(/Host "evil\.example\.com"/),
-    });
-    const port = new URL(server.url).port;
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`])
-      expect((await initialize(host)).status, host).toBe(200);
-    const foreignOrigin = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        `${server.url}/mcp`,
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            origin: 'https://attacker.example',
-            accept: 'application/json, text/event-stream',
-          },
-        },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        },
-      );
-      req.on('error', reject);
-      req.end('{}');
-    });
-    expect(foreignOrigin).toBe(403);
-  });
+      expect(foreignOrigin).toBe(403);
+    },
+  );
 });

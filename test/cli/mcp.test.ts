@@ -45,34 +45,39 @@ const act = (name: string, args: Record<string, unknown>) => ({
 const final = (answer: string) => ({ text: JSON.stringify({ thought: 'done', final_answer: answer }) });
 
 describe('qitos mcp call', () => {
-  it('calls one tool of a configured server: its output, --json, exit 1 on a tool error, clear errors for a wrong name or --args', async () => {
-    const cfg = writeConfig({ fx: fixture() });
-    const sum = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": 17, "b": 25}', '-c', cfg], dir);
-    expect(sum.code, sum.err).toBe(0);
-    expect(sum.out).toBe('42\n');
-    const json = await qitos(['mcp', 'call', 'fx', 'dotted.name', '-c', cfg, '--json'], dir);
-    expect(JSON.parse(json.out)).toEqual({ status: 'success', output: 'dotted ok', attachments: [] });
-    const failed = await qitos(['mcp', 'call', 'fx', 'fail', '--args', '{"message": "no luck"}', '-c', cfg], dir);
-    expect(failed.code).toBe(1);
-    expect(failed.err).toMatch(/^error: .*no luck/m);
-    const badArgs = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": "x", "b": 1}', '-c', cfg], dir);
-    expect(badArgs.code).toBe(1);
-    expect(badArgs.err).toMatch(
-      /^error: Invalid arguments for tool "fx_add"[\s\S]*\ba: Invalid input: expected number/m,
-    );
-    expect((await qitos(['mcp', 'call', 'fx', 'nope', '-c', cfg], dir)).err).toMatch(
-      /MCP server "fx" has no tool "nope" \(its tools: fx_add, /,
-    );
-    expect((await qitos(['mcp', 'call', 'other', 'add', '-c', cfg], dir)).err).toMatch(
-      /has no MCP server "other" \(its servers: fx\)/,
-    );
-    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '[1]', '-c', cfg], dir)).err).toMatch(
-      /--args: expected a JSON object, got an array/,
-    );
-    expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '{a:1}', '-c', cfg], dir)).err).toMatch(
-      /--args: not JSON/,
-    );
-  }, 180_000);
+  it(
+    'calls one tool of a configured server: its output, --json, exit 1 on a tool error, clear ' +
+      'errors for a wrong name or --args',
+    async () => {
+      const cfg = writeConfig({ fx: fixture() });
+      const sum = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": 17, "b": 25}', '-c', cfg], dir);
+      expect(sum.code, sum.err).toBe(0);
+      expect(sum.out).toBe('42\n');
+      const json = await qitos(['mcp', 'call', 'fx', 'dotted.name', '-c', cfg, '--json'], dir);
+      expect(JSON.parse(json.out)).toEqual({ status: 'success', output: 'dotted ok', attachments: [] });
+      const failed = await qitos(['mcp', 'call', 'fx', 'fail', '--args', '{"message": "no luck"}', '-c', cfg], dir);
+      expect(failed.code).toBe(1);
+      expect(failed.err).toMatch(/^error: .*no luck/m);
+      const badArgs = await qitos(['mcp', 'call', 'fx', 'add', '--args', '{"a": "x", "b": 1}', '-c', cfg], dir);
+      expect(badArgs.code).toBe(1);
+      expect(badArgs.err).toMatch(
+        /^error: Invalid arguments for tool "fx_add"[\s\S]*\ba: Invalid input: expected number/m,
+      );
+      expect((await qitos(['mcp', 'call', 'fx', 'nope', '-c', cfg], dir)).err).toMatch(
+        /MCP server "fx" has no tool "nope" \(its tools: fx_add, /,
+      );
+      expect((await qitos(['mcp', 'call', 'other', 'add', '-c', cfg], dir)).err).toMatch(
+        /has no MCP server "other" \(its servers: fx\)/,
+      );
+      expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '[1]', '-c', cfg], dir)).err).toMatch(
+        /--args: expected a JSON object, got an array/,
+      );
+      expect((await qitos(['mcp', 'call', 'fx', 'add', '--args', '{a:1}', '-c', cfg], dir)).err).toMatch(
+        /--args: not JSON/,
+      );
+    },
+    180_000,
+  );
 
   it("qitos run --mcp <file> adds that file's servers to the run", async () => {
     const servers = writeConfig({ fx: fixture() }, 'servers.yaml');
@@ -127,85 +132,94 @@ describe('qitos mcp list', () => {
 });
 
 describe('qitos run / replay / fork with MCP servers', () => {
-  it("gives the agent the servers' tools, resolves mcp:// in the task, records the config without secrets; replay and fork start the servers again", async () => {
-    const cfg = writeConfig({
-      fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: 'sk-literal-secret' } }),
-    });
-    const model = writeScript([
-      act('fx_env_value', { name: 'API_TOKEN' }),
-      act('fx_add', { a: 17, b: 25 }),
-      final('42'),
-    ]);
-    const env = { QITOS_TEST_TOKEN: 'tok-from-env-123' };
-    const r = await qitos(
-      [
-        'run',
-        CALC_AGENT,
-        '-c',
-        cfg,
-        '--model',
-        model,
-        '--task',
-        'Add 17 and 25; notes: mcp://fx/fixture://notes.txt',
-        '--json',
-      ],
-      dir,
-      env,
-    );
-    expect(r.code, r.err).toBe(0);
-    const out = JSON.parse(r.out);
-    expect(out).toMatchObject({ stopReason: 'final', finalResult: '42' });
+  it(
+    "gives the agent the servers' tools, resolves mcp:// in the task, records the config " +
+      'without secrets; replay and fork start the servers again',
+    async () => {
+      const cfg = writeConfig({
+        fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: 'sk-literal-secret' } }),
+      });
+      const model = writeScript([
+        act('fx_env_value', { name: 'API_TOKEN' }),
+        act('fx_add', { a: 17, b: 25 }),
+        final('42'),
+      ]);
+      const env = { QITOS_TEST_TOKEN: 'tok-from-env-123' };
+      const r = await qitos(
+        [
+          'run',
+          CALC_AGENT,
+          '-c',
+          cfg,
+          '--model',
+          model,
+          '--task',
+          'Add 17 and 25; notes: mcp://fx/fixture://notes.txt',
+          '--json',
+        ],
+        dir,
+        env,
+      );
+      expect(r.code, r.err).toBe(0);
+      const out = JSON.parse(r.out);
+      expect(out).toMatchObject({ stopReason: 'final', finalResult: '42' });
 
-    const manifestText = readFileSync(join(out.traceDir, 'manifest.json'), 'utf8');
-    expect(manifestText).not.toContain('tok-from-env-123');
-    expect(manifestText).not.toContain('sk-literal-secret');
-    const trace = await readTrace(out.traceDir);
-    expect((trace.manifest.config as { mcp: { fx: { env: unknown } } }).mcp.fx.env).toEqual({
-      API_TOKEN: '${QITOS_TEST_TOKEN}',
-      LITERAL_KEY: '<redacted>',
-    });
-    expect(trace.manifest.tools).toEqual(expect.arrayContaining(['calc', 'fx_add', 'read_mcp_resource']));
-    expect(trace.manifest.policies).toEqual(['mcp']);
-    // The server got the expanded value (it echoes it back); the trace holds it redacted (docs/security.md).
-    expect(trace.steps[0].results[0]).toMatchObject({ name: 'fx_env_value', status: 'success', output: '[redacted]' });
-    expect(readFileSync(join(out.traceDir, 'steps.jsonl'), 'utf8')).not.toContain('tok-from-env-123');
-    const firstUser = firstUserParts(trace);
-    expect(firstUser.map((p) => p.type)).toEqual(['text', 'text', 'file']);
-    expect(firstUser[1].text).toBe('[resource mcp://fx/fixture://notes.txt (notes, text/plain)]');
-    expect(firstUser[2].source).toEqual({ type: 'mcp', server: 'fx', uri: 'fixture://notes.txt' });
+      const manifestText = readFileSync(join(out.traceDir, 'manifest.json'), 'utf8');
+      expect(manifestText).not.toContain('tok-from-env-123');
+      expect(manifestText).not.toContain('sk-literal-secret');
+      const trace = await readTrace(out.traceDir);
+      expect((trace.manifest.config as { mcp: { fx: { env: unknown } } }).mcp.fx.env).toEqual({
+        API_TOKEN: '${QITOS_TEST_TOKEN}',
+        LITERAL_KEY: '<redacted>',
+      });
+      expect(trace.manifest.tools).toEqual(expect.arrayContaining(['calc', 'fx_add', 'read_mcp_resource']));
+      expect(trace.manifest.policies).toEqual(['mcp']);
+      // The server got the expanded value (it echoes it back); the trace holds it redacted (docs/security.md).
+      expect(trace.steps[0].results[0]).toMatchObject({
+        name: 'fx_env_value',
+        status: 'success',
+        output: '[redacted]',
+      });
+      expect(readFileSync(join(out.traceDir, 'steps.jsonl'), 'utf8')).not.toContain('tok-from-env-123');
+      const firstUser = firstUserParts(trace);
+      expect(firstUser.map((p) => p.type)).toEqual(['text', 'text', 'file']);
+      expect(firstUser[1].text).toBe('[resource mcp://fx/fixture://notes.txt (notes, text/plain)]');
+      expect(firstUser[2].source).toEqual({ type: 'mcp', server: 'fx', uri: 'fixture://notes.txt' });
 
-    // replay: the literal was not recorded, so that server cannot start from the trace alone, and the replay says so
-    const broken = await qitos(['replay', out.traceDir, '--json'], dir, env);
-    expect(broken.err).toMatch(/mcp: server "fx" is not available: mcp\.fx\.env\.LITERAL_KEY was not recorded/);
-    expect(JSON.parse(broken.out).matched).toBe(false);
-    // fork takes the value from --config; a config that names the variable instead replays as recorded
-    const fix = writeConfig(
-      { fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: '${QITOS_TEST_TOKEN}' } }) },
-      'fix.yaml',
-    );
-    const forked = await qitos(
-      [
-        'fork',
-        out.traceDir,
-        '--at',
-        '1',
-        '-c',
-        fix,
-        '--model',
-        writeScript([act('fx_add', { a: 1, b: 2 }), final('3')], 'fork.json'),
-        '--json',
-      ],
-      dir,
-      env,
-    );
-    expect(forked.code, forked.err).toBe(0);
-    expect(JSON.parse(forked.out)).toMatchObject({ stopReason: 'final', finalResult: '3' });
-    const forkTrace = await readTrace(JSON.parse(forked.out).traceDir);
-    expect(forkTrace.steps.at(-2)!.results[0]).toMatchObject({ name: 'fx_add', output: '3' });
-    const replayed = await qitos(['replay', JSON.parse(forked.out).traceDir, '--json'], dir, env);
-    expect(replayed.code, replayed.err).toBe(0);
-    expect(JSON.parse(replayed.out).matched).toBe(true);
-  }, 180_000);
+      // replay: the literal was not recorded, so that server cannot start from the trace alone, and the replay says so
+      const broken = await qitos(['replay', out.traceDir, '--json'], dir, env);
+      expect(broken.err).toMatch(/mcp: server "fx" is not available: mcp\.fx\.env\.LITERAL_KEY was not recorded/);
+      expect(JSON.parse(broken.out).matched).toBe(false);
+      // fork takes the value from --config; a config that names the variable instead replays as recorded
+      const fix = writeConfig(
+        { fx: fixture({ env: { API_TOKEN: '${QITOS_TEST_TOKEN}', LITERAL_KEY: '${QITOS_TEST_TOKEN}' } }) },
+        'fix.yaml',
+      );
+      const forked = await qitos(
+        [
+          'fork',
+          out.traceDir,
+          '--at',
+          '1',
+          '-c',
+          fix,
+          '--model',
+          writeScript([act('fx_add', { a: 1, b: 2 }), final('3')], 'fork.json'),
+          '--json',
+        ],
+        dir,
+        env,
+      );
+      expect(forked.code, forked.err).toBe(0);
+      expect(JSON.parse(forked.out)).toMatchObject({ stopReason: 'final', finalResult: '3' });
+      const forkTrace = await readTrace(JSON.parse(forked.out).traceDir);
+      expect(forkTrace.steps.at(-2)!.results[0]).toMatchObject({ name: 'fx_add', output: '3' });
+      const replayed = await qitos(['replay', JSON.parse(forked.out).traceDir, '--json'], dir, env);
+      expect(replayed.code, replayed.err).toBe(0);
+      expect(JSON.parse(replayed.out).matched).toBe(true);
+    },
+    180_000,
+  );
 
   it('--mcp-prompt takes the task from a server prompt (its files go with the first message); --arg fills it in', async () => {
     const cfg = writeConfig({ fx: fixture() });

@@ -30,7 +30,8 @@ describe('zodProblem: the zod qitos-ts would import', () => {
 
   it('names zod 3, its version and where it is', async () => {
     expect(zodProblem(await project('3.23.8'))).toBe(
-      `qitos-ts needs zod ^4.0.0 (a peer dependency), but zod 3.23.8 is installed (${join(dir, 'node_modules/zod/package.json')}): npm install zod@^4.0.0`,
+      `qitos-ts needs zod ^4.0.0 (a peer dependency), but zod 3.23.8 is installed ` +
+        `(${join(dir, 'node_modules/zod/package.json')}): npm install zod@^4.0.0`,
     );
   });
 

@@ -126,7 +126,8 @@ describe('qitos replay', () => {
     const gone = await qitos(['replay', traceDir], dir);
     expect(gone.code).toBe(2);
     expect(gone.err).toBe(
-      'qitos: agent module not found: gone/agent.ts (the trace records it relative to the folder its run was started in; run this command from there, or pass --agent)\n',
+      'qitos: agent module not found: gone/agent.ts (the trace records it relative to the ' +
+        'folder its run was started in; run this command from there, or pass --agent)\n',
     );
     await editManifest(traceDir, (m) => delete m.agent.module);
     const none = await qitos(['replay', traceDir], dir);

@@ -19,37 +19,41 @@ async function everyFile(root: string): Promise<string> {
 }
 
 describe('secrets stay out of every record of a CLI run', () => {
-  it('an MCP server (a real stdio one) that prints an expanded ${VAR} to its stderr: not in events.jsonl, the trace or the log lines', async () => {
-    const secret = 'mcp-var-value-7f3a9c2e';
-    // A stdio "server" that echoes what its config handed it to stderr, the way a crashing server prints its settings.
-    await writeFile(
-      join(dir, 'leaky-server.mjs'),
-      `console.error('connecting with token ' + process.argv[2] + ' and ' + process.env.UPSTREAM); process.exit(1);\n`,
-    );
-    await writeFile(
-      join(dir, 'q.yaml'),
-      stringify({
-        mcp: {
-          leaky: {
-            type: 'stdio',
-            command: process.execPath,
-            args: [join(dir, 'leaky-server.mjs'), '${LEAKY_VALUE}'],
-            env: { UPSTREAM: 'x-${LEAKY_VALUE}' },
+  it(
+    'an MCP server (a real stdio one) that prints an expanded ${VAR} to its stderr: not in ' +
+      'events.jsonl, the trace or the log lines',
+    async () => {
+      const secret = 'mcp-var-value-7f3a9c2e';
+      // A stdio "server" that echoes what its config handed it to stderr, the way a crashing server prints its settings.
+      await writeFile(
+        join(dir, 'leaky-server.mjs'),
+        `console.error('connecting with token ' + process.argv[2] + ' and ' + process.env.UPSTREAM); process.exit(1);\n`,
+      );
+      await writeFile(
+        join(dir, 'q.yaml'),
+        stringify({
+          mcp: {
+            leaky: {
+              type: 'stdio',
+              command: process.execPath,
+              args: [join(dir, 'leaky-server.mjs'), '${LEAKY_VALUE}'],
+              env: { UPSTREAM: 'x-${LEAKY_VALUE}' },
+            },
           },
-        },
-      }),
-    );
-    await writeFile(join(dir, 'replies.json'), JSON.stringify([{ text: JSON.stringify({ final_answer: 'done' }) }]));
-    const r = await qitos(
-      ['run', CALC_AGENT, '-t', 'x', '-m', `scripted:${join(dir, 'replies.json')}`, '-c', 'q.yaml'],
-      dir,
-      { LEAKY_VALUE: secret },
-    );
-    expect(r.err).toContain('mcp: server "leaky" is not available');
-    const traces = await everyFile(join(dir, 'traces'));
-    expect(traces).toContain('connecting with token [redacted] and x-[redacted]');
-    expect(traces + r.out + r.err).not.toContain(secret);
-  });
+        }),
+      );
+      await writeFile(join(dir, 'replies.json'), JSON.stringify([{ text: JSON.stringify({ final_answer: 'done' }) }]));
+      const r = await qitos(
+        ['run', CALC_AGENT, '-t', 'x', '-m', `scripted:${join(dir, 'replies.json')}`, '-c', 'q.yaml'],
+        dir,
+        { LEAKY_VALUE: secret },
+      );
+      expect(r.err).toContain('mcp: server "leaky" is not available');
+      const traces = await everyFile(join(dir, 'traces'));
+      expect(traces).toContain('connecting with token [redacted] and x-[redacted]');
+      expect(traces + r.out + r.err).not.toContain(secret);
+    },
+  );
 
   it('a model that writes the API key back: not in the step lines, the end of the run, the --json summary or the trace', async () => {
     const key = 'sk-qitos-test-5d1c0b7a99';

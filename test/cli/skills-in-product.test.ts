@@ -113,7 +113,8 @@ describe('seed 004 chat flow through qitos serve', () => {
       const replies = [
         'Thought: a skill may compute this.\nAction: find_skills\nAction Input: {"query": "mean and median of a list of numbers"}',
         'Thought: load it.\nAction: skill(name="number-stats")',
-        'Thought: run its script.\nAction: run_skill_script\nAction Input: {"name": "number-stats", "script": "stats.mjs", "args": {"numbers": [2, 4, 9]}}',
+        'Thought: run its script.\nAction: run_skill_script\nAction Input: {"name": ' +
+          '"number-stats", "script": "stats.mjs", "args": {"numbers": [2, 4, 9]}}',
         'Thought: the script printed the figures.\nFinal Answer: The mean is 5 and the median is 4.',
       ];
       await writeFile(join(dir, 'replies.json'), JSON.stringify(replies.map((text) => ({ text }))));

@@ -22,7 +22,8 @@ describe('qitos skills list', () => {
         .map((l) => l.split(/\s+/)[0]),
     ).toEqual(['brand-guidelines', 'internal-comms', 'theme-factory']);
     expect(r.err).toBe(
-      `skipped ${join(dir, 'broken', 'SKILL.md')}: frontmatter field "name" must be kebab-case: lowercase letters and digits, words joined by single hyphens\n`,
+      `skipped ${join(dir, 'broken', 'SKILL.md')}: frontmatter field "name" must be kebab-case: ` +
+        `lowercase letters and digits, words joined by single hyphens\n`,
     );
     const json = JSON.parse((await qitos(['skills', 'list', join(FIXTURES, 'skills'), '--json'], dir)).out);
     expect(json.skills.map((s: { name: string }) => s.name)).toEqual([
@@ -47,7 +48,8 @@ describe('qitos skills list', () => {
       {
         path: join(dir, 'bomb', 'SKILL.md'),
         reason:
-          'frontmatter is not valid YAML: line 5, column 9: YAML aliases expand to too much data (more than 100 alias expansions; the first alias is here)',
+          'frontmatter is not valid YAML: line 5, column 9: YAML aliases expand to too much data ' +
+          '(more than 100 alias expansions; the first alias is here)',
       },
     ]);
   });

@@ -38,69 +38,74 @@ const lines = (file: string) =>
     .map((l) => JSON.parse(l));
 
 describe.skipIf(!data)('qitos bench run tau-bench/<domain>', () => {
-  it("runs tasks in a real process with scripted agent and customer models, records reward, db hash and the customer's usage; compare tells two agents apart", async () => {
-    // The customer (strategy llm) asks, confirms, then stops; each trial gets a fresh copy of each script.
-    writeFileSync(
-      join(dir, 'user.json'),
-      JSON.stringify(['I want to cancel an order.', 'Yes, go ahead.', '###STOP###']),
-    );
-    // Variant A acts: it cancels order #W5442520 (right for dev task 0, someone else's order for task 2).
-    writeFileSync(
-      join(dir, 'acts.json'),
-      JSON.stringify(['Shall I cancel order #W5442520?', cancel('#W5442520'), 'It is cancelled.']),
-    );
-    // Variant B only talks.
-    writeFileSync(
-      join(dir, 'talks.json'),
-      JSON.stringify(['I am sorry to hear that.', 'Please contact us again.', 'Goodbye.']),
-    );
-    const common = [
-      'bench',
-      'run',
-      'tau-bench/retail',
-      '--split',
-      'dev',
-      '--task-ids',
-      '0,2',
-      '--user-model',
-      'scripted:user.json',
-      '--no-progress',
-    ];
-    const a = await qitosProcess([...common, '--model', 'scripted:acts.json', '-o', 'runs/a']);
-    expect(a.code, a.err).toBe(0);
-    expect(a.out).toContain('suite tau-bench-retail-dev: 2/2 trials');
-    expect(a.out).toContain('pass rate 50.0% (1/2)');
-    expect(a.out).toMatch(/^user calls \(in the totals, not the agent's steps\): 6 calls, \d+ tokens/m);
-    const results = lines(join(dir, 'runs/a/results.jsonl')).sort((x, y) => x.taskId.localeCompare(y.taskId));
-    expect(results.map((r) => [r.taskId, r.details.reward, r.usageByPurpose.user.modelCalls])).toEqual([
-      ['0', 1, 3],
-      ['2', 0, 3],
-    ]);
-    expect(results[0].details.dbHash).toBe(results[0].details.gtDbHash);
-    expect(results[1].details.dbHash).not.toBe(results[1].details.gtDbHash);
-    const run = JSON.parse(readFileSync(join(dir, 'runs/a/run.json'), 'utf8'));
-    expect(run.config.tau).toMatchObject({
-      domain: 'retail',
-      split: 'dev',
-      agent: 'tool-calling',
-      userStrategy: 'llm',
-      userModel: 'scripted:user.json',
-    });
+  it(
+    'runs tasks in a real process with scripted agent and customer models, records reward, db ' +
+      "hash and the customer's usage; compare tells two agents apart",
+    async () => {
+      // The customer (strategy llm) asks, confirms, then stops; each trial gets a fresh copy of each script.
+      writeFileSync(
+        join(dir, 'user.json'),
+        JSON.stringify(['I want to cancel an order.', 'Yes, go ahead.', '###STOP###']),
+      );
+      // Variant A acts: it cancels order #W5442520 (right for dev task 0, someone else's order for task 2).
+      writeFileSync(
+        join(dir, 'acts.json'),
+        JSON.stringify(['Shall I cancel order #W5442520?', cancel('#W5442520'), 'It is cancelled.']),
+      );
+      // Variant B only talks.
+      writeFileSync(
+        join(dir, 'talks.json'),
+        JSON.stringify(['I am sorry to hear that.', 'Please contact us again.', 'Goodbye.']),
+      );
+      const common = [
+        'bench',
+        'run',
+        'tau-bench/retail',
+        '--split',
+        'dev',
+        '--task-ids',
+        '0,2',
+        '--user-model',
+        'scripted:user.json',
+        '--no-progress',
+      ];
+      const a = await qitosProcess([...common, '--model', 'scripted:acts.json', '-o', 'runs/a']);
+      expect(a.code, a.err).toBe(0);
+      expect(a.out).toContain('suite tau-bench-retail-dev: 2/2 trials');
+      expect(a.out).toContain('pass rate 50.0% (1/2)');
+      expect(a.out).toMatch(/^user calls \(in the totals, not the agent's steps\): 6 calls, \d+ tokens/m);
+      const results = lines(join(dir, 'runs/a/results.jsonl')).sort((x, y) => x.taskId.localeCompare(y.taskId));
+      expect(results.map((r) => [r.taskId, r.details.reward, r.usageByPurpose.user.modelCalls])).toEqual([
+        ['0', 1, 3],
+        ['2', 0, 3],
+      ]);
+      expect(results[0].details.dbHash).toBe(results[0].details.gtDbHash);
+      expect(results[1].details.dbHash).not.toBe(results[1].details.gtDbHash);
+      const run = JSON.parse(readFileSync(join(dir, 'runs/a/run.json'), 'utf8'));
+      expect(run.config.tau).toMatchObject({
+        domain: 'retail',
+        split: 'dev',
+        agent: 'tool-calling',
+        userStrategy: 'llm',
+        userModel: 'scripted:user.json',
+      });
 
-    const b = await qitosProcess([...common, '--model', 'scripted:talks.json', '-o', 'runs/b']);
-    expect(b.code, b.err).toBe(0);
-    expect(b.out).toContain('pass rate 0.0% (0/2)');
-    const c = await qitos(['bench', 'compare', 'runs/a', 'runs/b'], dir);
-    expect(c.code, c.err).toBe(0);
-    expect(c.out).toContain('Broken in B (passed in A, failed in B): 1');
-    // Resuming with another customer strategy is refused: the two would not be comparable.
-    const r = await qitos(
-      [...common, '--model', 'scripted:acts.json', '--user-strategy', 'react', '-o', 'runs/a', '--resume'],
-      dir,
-    );
-    expect(r.code).not.toBe(0);
-    expect(r.err).toMatch(/tau\.userStrategy/);
-  }, 120_000);
+      const b = await qitosProcess([...common, '--model', 'scripted:talks.json', '-o', 'runs/b']);
+      expect(b.code, b.err).toBe(0);
+      expect(b.out).toContain('pass rate 0.0% (0/2)');
+      const c = await qitos(['bench', 'compare', 'runs/a', 'runs/b'], dir);
+      expect(c.code, c.err).toBe(0);
+      expect(c.out).toContain('Broken in B (passed in A, failed in B): 1');
+      // Resuming with another customer strategy is refused: the two would not be comparable.
+      const r = await qitos(
+        [...common, '--model', 'scripted:acts.json', '--user-strategy', 'react', '-o', 'runs/a', '--resume'],
+        dir,
+      );
+      expect(r.code).not.toBe(0);
+      expect(r.err).toMatch(/tau\.userStrategy/);
+    },
+    120_000,
+  );
 
   it('the ground-truth agent needs no model and scores 1.0; --trials k reports pass^1..k', async () => {
     const r = await qitos(

@@ -50,7 +50,8 @@ describe('qitos tau-bench fetch', () => {
 
   const installed = tauDataInstalled(tauDataDir());
   it.skipIf(!installed)(
-    'downloads from the pinned raw GitHub URLs (a local fetch serving the files), checks and loads them (install: npx qitos tau-bench fetch)',
+    'downloads from the pinned raw GitHub URLs (a local fetch serving the files), checks and ' +
+      'loads them (install: npx qitos tau-bench fetch)',
     async () => {
       const dir = await temp();
       const asked: string[] = [];

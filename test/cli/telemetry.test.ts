@@ -31,27 +31,31 @@ describe('qitos telemetry (OpenTelemetry export from the CLI)', () => {
     });
   });
 
-  it("the config's telemetry: section and the OTEL_EXPORTER_OTLP_* variables turn it on; its headers reach the collector and stay out of the trace", async () => {
-    const { dir, r } = await setup();
-    await writeFile(
-      join(dir, 'qitos.yaml'),
-      `telemetry:\n  endpoint: ${r.url}\n  protocol: http/json\n  headers:\n    x-api-key: otel-secret-key-123456\n`,
-    );
-    const run = await qitos([...runArgs, '--config', 'qitos.yaml'], dir);
-    expect(run.code, run.err).toBe(0);
-    expect(names(r)).toEqual(EXPECTED);
-    expect(r.requests[0]!.contentType).toBe('application/json');
-    expect(r.requests[0]!.headers['x-api-key']).toBe('otel-secret-key-123456');
-    const traceDir = JSON.parse(run.out).traceDir as string;
-    const manifest = await readManifest(traceDir);
-    expect(JSON.stringify(manifest)).not.toContain('otel-secret-key-123456');
-    expect(manifest.config).not.toHaveProperty('telemetry');
+  it(
+    "the config's telemetry: section and the OTEL_EXPORTER_OTLP_* variables turn it on; its " +
+      'headers reach the collector and stay out of the trace',
+    async () => {
+      const { dir, r } = await setup();
+      await writeFile(
+        join(dir, 'qitos.yaml'),
+        `telemetry:\n  endpoint: ${r.url}\n  protocol: http/json\n  headers:\n    x-api-key: otel-secret-key-123456\n`,
+      );
+      const run = await qitos([...runArgs, '--config', 'qitos.yaml'], dir);
+      expect(run.code, run.err).toBe(0);
+      expect(names(r)).toEqual(EXPECTED);
+      expect(r.requests[0]!.contentType).toBe('application/json');
+      expect(r.requests[0]!.headers['x-api-key']).toBe('otel-secret-key-123456');
+      const traceDir = JSON.parse(run.out).traceDir as string;
+      const manifest = await readManifest(traceDir);
+      expect(JSON.stringify(manifest)).not.toContain('otel-secret-key-123456');
+      expect(manifest.config).not.toHaveProperty('telemetry');
 
-    const byEnv = await setup();
-    const run2 = await qitos(runArgs, byEnv.dir, { OTEL_EXPORTER_OTLP_ENDPOINT: byEnv.r.url });
-    expect(run2.code, run2.err).toBe(0);
-    expect(names(byEnv.r)).toEqual(EXPECTED);
-  });
+      const byEnv = await setup();
+      const run2 = await qitos(runArgs, byEnv.dir, { OTEL_EXPORTER_OTLP_ENDPOINT: byEnv.r.url });
+      expect(run2.code, run2.err).toBe(0);
+      expect(names(byEnv.r)).toEqual(EXPECTED);
+    },
+  );
 
   it('an unreachable collector does not fail the run: one stderr line says so', async () => {
     const { dir } = await setup();

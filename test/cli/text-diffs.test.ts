@@ -64,7 +64,9 @@ describe('text diffs of prompts, tool specs and configs', () => {
     const r = await qitos(['diff', a, b], dir);
     expect(r.out).toMatch(/^system prompt differs \(A [0-9a-f]{16}, B [0-9a-f]{16}\):$/m);
     expect(r.out).toContain(
-      '--- A system prompt\n+++ B system prompt\n@@ -1,4 +1,4 @@\n You are a careful assistant.\n Use the echo tool once.\n-Then answer in one word.\n+Then answer in two words.\n Never guess.\n',
+      '--- A system prompt\n+++ B system prompt\n@@ -1,4 +1,4 @@\n You are a careful ' +
+        'assistant.\n Use the echo tool once.\n-Then answer in one word.\n+Then answer in two ' +
+        'words.\n Never guess.\n',
     );
     expect(r.out).toMatch(/^config differs \(A [0-9a-f]{16}, B [0-9a-f]{16}\):$/m);
     expect(r.out).toContain(

@@ -48,7 +48,8 @@ async function markingAgent(): Promise<{ module: string; marker: string }> {
   const marker = join(dir, 'agent-was-imported');
   await writeFile(
     module,
-    `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport { default } from ${JSON.stringify(CALC_AGENT)};\n`,
+    `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, ` +
+      `'x');\nexport { default } from ${JSON.stringify(CALC_AGENT)};\n`,
   );
   return { module, marker };
 }
@@ -75,28 +76,35 @@ describe('signed manifests', () => {
     expect(again.code, again.err).toBe(0);
   });
 
-  it('a manifest signed on another machine, or edited since, is refused in one line naming the field; nothing it names is imported', async () => {
-    const foreign = await foreignTrace();
-    const m = JSON.parse(await readFile(join(foreign, 'manifest.json'), 'utf8'));
-    const r = await qitos(['replay', foreign], dir);
-    expect(r.code).toBe(2);
-    expect(r.err).toBe(
-      `qitos: refusing to use what trace ${foreign} names, because its manifest signature does not match this machine's trace key (written elsewhere, or edited): agent.module (${m.agent.module}: code to import and run; or pass --agent); pass --trust-trace to use them\n`,
-    );
-    expect((await qitos(['fork', foreign, '--at', '1'], dir)).err).toMatch(/^qitos: refusing .* agent\.module /);
+  it(
+    'a manifest signed on another machine, or edited since, is refused in one line naming the ' +
+      'field; nothing it names is imported',
+    async () => {
+      const foreign = await foreignTrace();
+      const m = JSON.parse(await readFile(join(foreign, 'manifest.json'), 'utf8'));
+      const r = await qitos(['replay', foreign], dir);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        `qitos: refusing to use what trace ${foreign} names, because its manifest signature does ` +
+          `not match this machine's trace key (written elsewhere, or edited): agent.module ` +
+          `(${m.agent.module}: code to import and run; or pass --agent); pass --trust-trace to use ` +
+          `them\n`,
+      );
+      expect((await qitos(['fork', foreign, '--at', '1'], dir)).err).toMatch(/^qitos: refusing .* agent\.module /);
 
-    const { traceDir: own } = await recordCalcRun(dir);
-    const { module, marker } = await markingAgent();
-    await tamper(own, (m) => (m.agent.module = module));
-    const edited = await qitos(['replay', own], dir);
-    expect(edited.code).toBe(2);
-    expect(edited.err).toContain(`agent.module (${module}: code to import and run; or pass --agent)`);
-    expect(await exists(marker)).toBe(false);
-    // Removing the signature does not help.
-    await tamper(own, (m) => delete m.signature);
-    expect((await qitos(['replay', own], dir)).err).toMatch(/because its manifest is not signed: agent\.module/);
-    expect(await exists(marker)).toBe(false);
-  });
+      const { traceDir: own } = await recordCalcRun(dir);
+      const { module, marker } = await markingAgent();
+      await tamper(own, (m) => (m.agent.module = module));
+      const edited = await qitos(['replay', own], dir);
+      expect(edited.code).toBe(2);
+      expect(edited.err).toContain(`agent.module (${module}: code to import and run; or pass --agent)`);
+      expect(await exists(marker)).toBe(false);
+      // Removing the signature does not help.
+      await tamper(own, (m) => delete m.signature);
+      expect((await qitos(['replay', own], dir)).err).toMatch(/because its manifest is not signed: agent\.module/);
+      expect(await exists(marker)).toBe(false);
+    },
+  );
 
   it('values from the trace cannot break the refusal line or hide in the terminal: control characters are escaped', async () => {
     const foreign = await foreignTrace();
@@ -117,7 +125,9 @@ describe('signed manifests', () => {
     const trusted = await qitos(['replay', foreign, '--trust-trace', '--json'], dir);
     expect(trusted.code, trusted.err).toBe(0);
     expect(trusted.err.split('\n').slice(0, 2).join('\n')).toBe(
-      `--trust-trace: trace ${foreign} is used as it is (its manifest signature does not match this machine's trace key (written elsewhere, or edited)); it names:\n  agent.module: ${module} (code to import and run)`,
+      `--trust-trace: trace ${foreign} is used as it is (its manifest signature does not match ` +
+        `this machine's trace key (written elsewhere, or edited)); it names:\n  ` +
+        `agent.module: ${module} (code to import and run)`,
     );
     // The module named is not the one the run imported: that is said too.
     expect(trusted.err).toMatch(
@@ -134,7 +144,10 @@ describe('signed manifests', () => {
     const r = await qitos(['replay', traceDir, '--live-tools'], dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(
-      `qitos: refusing to use what trace ${traceDir} names, because its files do not match what its signature covers: steps.jsonl changed after it was signed: agent.module (${CALC_AGENT}: code to import and run; or pass --agent), --live-tools (the recorded tool calls: run again on this machine); pass --trust-trace to use them\n`,
+      `qitos: refusing to use what trace ${traceDir} names, because its files do not match what ` +
+        `its signature covers: steps.jsonl changed after it was signed: agent.module ` +
+        `(${CALC_AGENT}: code to import and run; or pass --agent), --live-tools (the recorded tool ` +
+        `calls: run again on this machine); pass --trust-trace to use them\n`,
     );
     const { traceDir: other } = await recordCalcRun(dir);
     await writeFile(
@@ -161,48 +174,56 @@ describe('signed manifests', () => {
     expect(JSON.parse(served.out).replay.stopReason).toBe('final');
   });
 
-  it('a signed trace whose agent module file changed since the run is refused before the module is imported, naming both hashes', async () => {
-    const module = join(dir, 'my-agent.ts');
-    await writeFile(module, `export { default } from ${JSON.stringify(CALC_AGENT)};\n`);
-    const run = await qitos(
-      ['run', module, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`, '--json'],
-      dir,
-    );
-    expect(run.code, run.err).toBe(0);
-    const traceDir = JSON.parse(run.out).traceDir as string;
-    const recorded = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')).agent.sha256 as string;
-    // Another file at the recorded path (the trace's signature is intact: it is this machine's own run).
-    const marker = join(dir, 'agent-was-imported');
-    await writeFile(
-      module,
-      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'x');\nexport { default } from ${JSON.stringify(CALC_AGENT)};\n`,
-    );
-    const now = createHash('sha256')
-      .update(await readFile(module))
-      .digest('hex');
-    for (const args of [
-      ['replay', traceDir],
-      ['fork', traceDir, '--at', '1'],
-    ]) {
-      const r = await qitos(args, dir);
-      expect(r.code).toBe(2);
-      expect(r.err).toBe(
-        `qitos: agent module my-agent.ts changed since trace ${traceDir} was recorded: sha-256 ${now}, the run imported ${recorded}; pass --allow-changed-agent to run it as it is now, or --agent to name a module\n`,
+  it(
+    'a signed trace whose agent module file changed since the run is refused before the ' +
+      'module is imported, naming both hashes',
+    async () => {
+      const module = join(dir, 'my-agent.ts');
+      await writeFile(module, `export { default } from ${JSON.stringify(CALC_AGENT)};\n`);
+      const run = await qitos(
+        ['run', module, '--task', 'What is 17 * 23?', '--model', `scripted:${CALC_SCRIPT}`, '--json'],
+        dir,
+      );
+      expect(run.code, run.err).toBe(0);
+      const traceDir = JSON.parse(run.out).traceDir as string;
+      const recorded = JSON.parse(await readFile(join(traceDir, 'manifest.json'), 'utf8')).agent.sha256 as string;
+      // Another file at the recorded path (the trace's signature is intact: it is this machine's own run).
+      const marker = join(dir, 'agent-was-imported');
+      await writeFile(
+        module,
+        `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, ` +
+          `'x');\nexport { default } from ${JSON.stringify(CALC_AGENT)};\n`,
+      );
+      const now = createHash('sha256')
+        .update(await readFile(module))
+        .digest('hex');
+      for (const args of [
+        ['replay', traceDir],
+        ['fork', traceDir, '--at', '1'],
+      ]) {
+        const r = await qitos(args, dir);
+        expect(r.code).toBe(2);
+        expect(r.err).toBe(
+          `qitos: agent module my-agent.ts changed since trace ${traceDir} was recorded: ` +
+            `sha-256 ${now}, the run imported ${recorded}; pass --allow-changed-agent to run it as it ` +
+            `is now, or --agent to name a module\n`,
+        );
+        expect(await exists(marker)).toBe(false);
+      }
+      const allowed = await qitos(['replay', traceDir, '--allow-changed-agent', '--json'], dir);
+      expect(allowed.code, allowed.err).toBe(0);
+      expect(allowed.err).toBe(
+        `--allow-changed-agent: agent module my-agent.ts changed since trace ${traceDir} was ` +
+          `recorded: sha-256 ${now}, the run imported ${recorded}; running it as it is now\n`,
+      );
+      // A manifest without the hash (re-signed, as an old trace would be) cannot be checked: refused the same way.
+      await editManifest(traceDir, (m) => delete m.agent.sha256);
+      expect((await qitos(['replay', traceDir], dir)).err).toMatch(
+        /does not record the sha-256 of its agent module my-agent\.ts, so it cannot be told apart from another file at that path .*; pass --allow-changed-agent/,
       );
       expect(await exists(marker)).toBe(false);
-    }
-    const allowed = await qitos(['replay', traceDir, '--allow-changed-agent', '--json'], dir);
-    expect(allowed.code, allowed.err).toBe(0);
-    expect(allowed.err).toBe(
-      `--allow-changed-agent: agent module my-agent.ts changed since trace ${traceDir} was recorded: sha-256 ${now}, the run imported ${recorded}; running it as it is now\n`,
-    );
-    // A manifest without the hash (re-signed, as an old trace would be) cannot be checked: refused the same way.
-    await editManifest(traceDir, (m) => delete m.agent.sha256);
-    expect((await qitos(['replay', traceDir], dir)).err).toMatch(
-      /does not record the sha-256 of its agent module my-agent\.ts, so it cannot be told apart from another file at that path .*; pass --allow-changed-agent/,
-    );
-    expect(await exists(marker)).toBe(false);
-  });
+    },
+  );
 
   it('a base URL, headers or key variable from elsewhere never receive the API key unless the user says so', async () => {
     const srv = await startFakeOpenAI([{ text: '{"final_answer": "391"}' }]);
@@ -271,7 +292,8 @@ describe('signed manifests', () => {
     for (const field of [
       `config.mcp.evil.command (${process.execPath} -e`,
       'config.mcp.far.url (http://127.0.0.1:9/mcp: an MCP server to contact)',
-      'config.env (/; commands see AWS_SECRET_ACCESS_KEY; no sandbox: the host folder tools read, write and run commands in; or pass --workspace)',
+      'config.env (/; commands see AWS_SECRET_ACCESS_KEY; no sandbox: the host folder tools ' +
+        'read, write and run commands in; or pass --workspace)',
       'config.skills.roots (/home: folders read and shown to the model)',
       'config.trace.dir (../../somewhere: where the new trace is written; or pass --trace-dir)',
       '--live-tools (the recorded tool calls: run again on this machine)',

@@ -51,7 +51,8 @@ describe('a bug in the user agent module (real process, tsx)', () => {
       expect(debug.stdout).toContain(`at:     ${file}:${LINE}:14\n`);
       expect(debug.stdout).toMatch(
         new RegExp(
-          `^ +TypeError: Cannot read properties of undefined \\(reading 'field'\\)\\n +at Buggy\\.reduce \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${LINE}:14\\)$`,
+          `^ +TypeError: Cannot read properties of undefined \\(reading 'field'\\)\\n +at ` +
+            `Buggy\\.reduce \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${LINE}:14\\)$`,
           'm',
         ),
       );

@@ -134,7 +134,8 @@ beforeAll(async () => {
   const t0 = performance.now();
   const v = await qitos(['view', join(dir, 'big'), '-o', big, '--json'], dir);
   console.log(
-    `[view.test] qitos view of a 10,000-step trace: ${(performance.now() - t0).toFixed(0)} ms, ${(JSON.parse(v.out).bytes / 1e6).toFixed(1)} MB`,
+    `[view.test] qitos view of a 10,000-step trace: ${(performance.now() - t0).toFixed(0)} ` +
+      `ms, ${(JSON.parse(v.out).bytes / 1e6).toFixed(1)} MB`,
   );
 });
 afterAll(() => cleanup());
@@ -295,18 +296,22 @@ describe.runIf(requires('chromium'))('qitos view in headless Chromium', () => {
     await page.close();
   });
 
-  it('a branch step shows every candidate with its score and what was taken (a backtrack says so); critics show their verdicts', async () => {
-    const { page, errors } = await open(searched);
-    await page.locator('.row').nth(1).click();
-    const detail = await page.locator('#detail').innerText();
-    expect(detail).toMatch(/CANDIDATES \(BEST-FIRST\)/i);
-    expect(detail).toContain('backtracked: acted on candidate 1 of step 1');
-    expect(detail).toContain('#0 score 0.1 · not taken · move {');
-    expect(detail).toContain('--branch <j>');
-    expect(detail).toMatch(/self-reflection: continue \(score 1\)/);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it(
+    'a branch step shows every candidate with its score and what was taken (a backtrack says ' +
+      'so); critics show their verdicts',
+    async () => {
+      const { page, errors } = await open(searched);
+      await page.locator('.row').nth(1).click();
+      const detail = await page.locator('#detail').innerText();
+      expect(detail).toMatch(/CANDIDATES \(BEST-FIRST\)/i);
+      expect(detail).toContain('backtracked: acted on candidate 1 of step 1');
+      expect(detail).toContain('#0 score 0.1 · not taken · move {');
+      expect(detail).toContain('--branch <j>');
+      expect(detail).toMatch(/self-reflection: continue \(score 1\)/);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it("a workflow run shows its graph: every node with its status, the condition's branches and their labels", async () => {
     const { page, errors } = await open(workflowPage);

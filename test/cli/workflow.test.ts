@@ -33,13 +33,17 @@ describe('qitos workflow', () => {
 
   it('check refuses a subworkflow that includes itself through another file, naming the chain (exit 2)', async () => {
     const flow = (name: string, path: string) =>
-      `name: ${name}\nnodes:\n  - { kind: start, id: s }\n  - { kind: subworkflow, id: into-${path.split('.')[0]}, path: ${path} }\n  - { kind: end, id: e }\nedges:\n  - { from: s, to: into-${path.split('.')[0]} }\n  - { from: into-${path.split('.')[0]}, to: e }\n`;
+      `name: ${name}\nnodes:\n  - { kind: start, id: s }\n  - { kind: subworkflow, id: ` +
+      `into-${path.split('.')[0]}, path: ${path} }\n  - { kind: end, id: e }\nedges:\n  - { ` +
+      `from: s, to: into-${path.split('.')[0]} }\n  - { from: into-${path.split('.')[0]}, to: e ` +
+      `}\n`;
     await writeFile(join(dir, 'a.yaml'), flow('a', 'b.yaml'));
     await writeFile(join(dir, 'b.yaml'), flow('b', 'a.yaml'));
     const r = await qitos(['workflow', 'check', 'a.yaml', '--json'], dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(
-      'qitos: a.yaml:4:5: subworkflow "into-b" includes itself: a.yaml (node "into-b") -> b.yaml (node "into-a") -> a.yaml; a workflow that includes itself never ends\n',
+      'qitos: a.yaml:4:5: subworkflow "into-b" includes itself: a.yaml (node "into-b") -> ' +
+        'b.yaml (node "into-a") -> a.yaml; a workflow that includes itself never ends\n',
     );
     expect(JSON.parse(r.out)).toMatchObject({ ok: false, line: 4, column: 5, node: 'into-b' });
   });
@@ -147,7 +151,8 @@ edges:
     const changed = await qitos(['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=yes'], dir);
     expect([changed.code, changed.err]).toEqual([
       2,
-      `qitos: trace ${w.traceDir} ran another version of workflow "approve" (resuming with a changed workflow must be allowed explicitly)\n`,
+      `qitos: trace ${w.traceDir} ran another version of workflow "approve" (resuming with a ` +
+        `changed workflow must be allowed explicitly)\n`,
     ]);
     const allowed = await qitos(
       ['workflow', 'resume', w.traceDir, 'approve.yaml', '--var', 'approved=ok', '--allow-changed'],
@@ -237,29 +242,33 @@ edges:
     expect(wf.nodes.every((n) => n.status === 'done')).toBe(true);
     expect(errs).toEqual([]);
   });
-  it('the plan-and-execute example runs offline: a planner node, then an executor with a tool, one plan step per loop round until DONE', async () => {
-    const flow = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
-    const replies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
-    expect((await qitos(['workflow', 'check', flow], dir)).code).toBe(0);
-    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
-    expect(r.code, r.err).toBe(0);
-    const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ status: 'completed', output: 'DONE. Step 3: the total is 40.50.' });
-    expect(j.vars.plan).toMatch(/^1\. Multiply 3 by 12\.50\./);
-    const steps = (await readFile(join(j.traceDir, 'steps.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    const outputs = steps.flatMap((s) =>
-      s.results.map((x: { name: string; output: unknown }) => `${x.name}:${String(x.output)}`),
-    );
-    expect(outputs).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^calculate:.*37\.5/),
-        expect.stringMatching(/^calculate:.*40\.5/),
-      ]),
-    );
-  });
+  it(
+    'the plan-and-execute example runs offline: a planner node, then an executor with a tool, ' +
+      'one plan step per loop round until DONE',
+    async () => {
+      const flow = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
+      const replies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
+      expect((await qitos(['workflow', 'check', flow], dir)).code).toBe(0);
+      const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+      expect(r.code, r.err).toBe(0);
+      const j = JSON.parse(r.out);
+      expect(j).toMatchObject({ status: 'completed', output: 'DONE. Step 3: the total is 40.50.' });
+      expect(j.vars.plan).toMatch(/^1\. Multiply 3 by 12\.50\./);
+      const steps = (await readFile(join(j.traceDir, 'steps.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const outputs = steps.flatMap((s) =>
+        s.results.map((x: { name: string; output: unknown }) => `${x.name}:${String(x.output)}`),
+      );
+      expect(outputs).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^calculate:.*37\.5/),
+          expect.stringMatching(/^calculate:.*40\.5/),
+        ]),
+      );
+    },
+  );
 });
 
 describe('qitos replay of a workflow run', () => {
@@ -305,7 +314,9 @@ describe('qitos replay of a workflow run', () => {
     expect(live.code).toBe(2);
     expect(live.err).toMatch(
       new RegExp(
-        `^qitos: refusing to use what trace .* names, because its files do not match what its signature covers: threads/${thread.replace(/\./g, '\\.')}/steps\\.jsonl changed after it was signed: --live-tools`,
+        `^qitos: refusing to use what trace .* names, because its files do not match what its ` +
+          `signature covers: threads/${thread.replace(/\./g, '\\.')}/steps\\.jsonl changed after it ` +
+          `was signed: --live-tools`,
       ),
     );
   });
@@ -334,26 +345,32 @@ describe('qitos replay of a workflow run', () => {
     const fork = await qitos(['fork', j.traceDir, '--at', '2'], dir);
     expect([fork.code, fork.err]).toEqual([
       2,
-      `qitos: trace ${j.traceDir} is a workflow run: fork it from a node with \`qitos workflow fork ${j.traceDir} ${plan} --at <node>\` (its tools and models come from you, not the trace)\n`,
+      `qitos: trace ${j.traceDir} is a workflow run: fork it from a node with \`qitos workflow ` +
+        `fork ${j.traceDir} ${plan} --at <node>\` (its tools and models come from you, not the ` +
+        `trace)\n`,
     ]);
   });
 
-  it('a workflow run from elsewhere replays with no flag: its workflow is data and its tools never run; --live-tools needs --trust-trace', async () => {
-    const plan = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
-    const planReplies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
-    const r = await qitos(['workflow', 'run', plan, '--model', `scripted:${planReplies}`, '--json'], dir, {
-      XDG_CONFIG_HOME: join(dir, 'elsewhere-config'),
-    });
-    const j = JSON.parse(r.out);
-    const replay = await qitos(['replay', j.traceDir, '--json'], dir);
-    expect(replay.code, replay.err).toBe(0);
-    expect(JSON.parse(replay.out).matched).toBe(true);
-    const live = await qitos(['replay', j.traceDir, '--live-tools'], dir);
-    expect(live.code).toBe(2);
-    expect(live.err).toMatch(
-      /^qitos: refusing to use what trace .* names, because .*: --live-tools \(the recorded tool calls: run again on this machine\); pass --trust-trace to use them\n$/,
-    );
-  });
+  it(
+    'a workflow run from elsewhere replays with no flag: its workflow is data and its tools ' +
+      'never run; --live-tools needs --trust-trace',
+    async () => {
+      const plan = resolve(__dirname, '../../examples/workflows/plan-and-execute.yaml');
+      const planReplies = resolve(__dirname, '../../examples/workflows/plan-and-execute.replies.json');
+      const r = await qitos(['workflow', 'run', plan, '--model', `scripted:${planReplies}`, '--json'], dir, {
+        XDG_CONFIG_HOME: join(dir, 'elsewhere-config'),
+      });
+      const j = JSON.parse(r.out);
+      const replay = await qitos(['replay', j.traceDir, '--json'], dir);
+      expect(replay.code, replay.err).toBe(0);
+      expect(JSON.parse(replay.out).matched).toBe(true);
+      const live = await qitos(['replay', j.traceDir, '--live-tools'], dir);
+      expect(live.code).toBe(2);
+      expect(live.err).toMatch(
+        /^qitos: refusing to use what trace .* names, because .*: --live-tools \(the recorded tool calls: run again on this machine\); pass --trust-trace to use them\n$/,
+      );
+    },
+  );
 
   it('a node with stream: true prints its reply as it arrives', async () => {
     await writeFile(

@@ -62,7 +62,9 @@ describe('qitos run --workspace', () => {
     const r = await qitos(['run', FILE_AGENT, '-t', 'count the lines', '-m', SCRIPT, '-c', 'q.yaml', '--json'], dir);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toBe(
-      'warning: commands run without a sandbox: "/nonexistent/bwrap" was not found (install the bubblewrap package). They can read and write whatever this user can, and reach the network.\n',
+      'warning: commands run without a sandbox: "/nonexistent/bwrap" was not found (install the ' +
+        'bubblewrap package). They can read and write whatever this user can, and reach the ' +
+        'network.\n',
     );
     const m = JSON.parse(await readFile(join(JSON.parse(r.out).traceDir, 'manifest.json'), 'utf8'));
     expect(m.env).toEqual({ name: 'host', sandbox: 'none' });
@@ -103,7 +105,9 @@ describe('qitos run --workspace', () => {
         `import { baseState } from '${join(FIXTURES, '../../src/core/index.js')}';\n` +
         `import { jsonParser } from '${join(FIXTURES, '../../src/kit/parsers/json-parser.js')}';\n` +
         `import { readTool } from '${join(FIXTURES, '../../src/kit/tools/index.js')}';\n` +
-        `export default class ReadAgent extends AgentModule { constructor(o = {}) { super({ ...o, parser: jsonParser(), tools: [readTool()] }); } initState(t) { return baseState(t, 4); } }\n`,
+        `export default class ReadAgent extends AgentModule { constructor(o = {}) { super({ ...o, ` +
+        `parser: jsonParser(), tools: [readTool()] }); } initState(t) { return baseState(t, 4); } ` +
+        `}\n`,
     );
     const r = await qitos(['run', READ_AGENT, '-t', 'read', '-m', `scripted:${script}`, '-c', 'q.yaml', '--json'], dir);
     expect(r.code, r.err).toBe(0);

@@ -28,24 +28,28 @@ const use = fc.record({
 });
 
 describe('budgetVerdict', () => {
-  it('stops exactly when a limit is reached, naming the first in the order steps, time, tokens, cost (an unknown cost reaches none)', () => {
-    fc.assert(
-      fc.property(budget, use, (b, u) => {
-        const reached = [
-          b.maxSteps !== undefined && u.step >= b.maxSteps ? 'budget_steps' : undefined,
-          b.maxSeconds !== undefined && u.elapsedMs >= b.maxSeconds * 1000 ? 'budget_time' : undefined,
-          b.maxTokens !== undefined && totalTokens(u.usage.tokens) >= b.maxTokens ? 'budget_tokens' : undefined,
-          b.maxCost !== undefined && u.usage.cost !== null && u.usage.cost >= b.maxCost ? 'budget_cost' : undefined,
-        ].filter((r) => r !== undefined);
-        const v = budgetVerdict(b, u);
-        expect(v?.reason).toBe(reached[0]);
-        if (v) {
-          expect(v.used).toBeGreaterThanOrEqual(v.limit);
-          expect(v.message).toContain(
-            `budget of ${v.kind === 'cost' ? '$' : ''}${v.limit}${v.kind === 'time' ? 's' : ''} reached`,
-          );
-        }
-      }),
-    );
-  });
+  it(
+    'stops exactly when a limit is reached, naming the first in the order steps, time, ' +
+      'tokens, cost (an unknown cost reaches none)',
+    () => {
+      fc.assert(
+        fc.property(budget, use, (b, u) => {
+          const reached = [
+            b.maxSteps !== undefined && u.step >= b.maxSteps ? 'budget_steps' : undefined,
+            b.maxSeconds !== undefined && u.elapsedMs >= b.maxSeconds * 1000 ? 'budget_time' : undefined,
+            b.maxTokens !== undefined && totalTokens(u.usage.tokens) >= b.maxTokens ? 'budget_tokens' : undefined,
+            b.maxCost !== undefined && u.usage.cost !== null && u.usage.cost >= b.maxCost ? 'budget_cost' : undefined,
+          ].filter((r) => r !== undefined);
+          const v = budgetVerdict(b, u);
+          expect(v?.reason).toBe(reached[0]);
+          if (v) {
+            expect(v.used).toBeGreaterThanOrEqual(v.limit);
+            expect(v.message).toContain(
+              `budget of ${v.kind === 'cost' ? '$' : ''}${v.limit}${v.kind === 'time' ? 's' : ''} reached`,
+            );
+          }
+        }),
+      );
+    },
+  );
 });

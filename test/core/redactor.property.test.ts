@@ -36,22 +36,26 @@ describe('Redactor', () => {
     );
   });
 
-  it('JSON text stays JSON after redaction, with no secret in any of its strings, even where a secret starts inside an escape (property)', () => {
-    const unit = fc.constantFrom('n', 'u', '0', '1', 'e', '9', 'a', '\\', '"', '\n', '\u00e9', '\u0001');
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ unit, minLength: MIN_SECRET_LENGTH, maxLength: 10 }), { minLength: 1, maxLength: 3 }),
-        fc.array(fc.string({ unit, maxLength: 30 }), { maxLength: 6 }),
-        (secrets, texts) => {
-          const r = new Redactor(secrets);
-          const value = { texts: texts.map((t, i) => t + secrets[i % secrets.length] + t) };
-          const parsed = JSON.parse(r.redact(JSON.stringify(value))) as typeof value;
-          for (const t of parsed.texts) for (const s of secrets) expect(t.includes(s)).toBe(false);
-        },
-      ),
-      { numRuns: 500 },
-    );
-  });
+  it(
+    'JSON text stays JSON after redaction, with no secret in any of its strings, even where a ' +
+      'secret starts inside an escape (property)',
+    () => {
+      const unit = fc.constantFrom('n', 'u', '0', '1', 'e', '9', 'a', '\\', '"', '\n', '\u00e9', '\u0001');
+      fc.assert(
+        fc.property(
+          fc.array(fc.string({ unit, minLength: MIN_SECRET_LENGTH, maxLength: 10 }), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.string({ unit, maxLength: 30 }), { maxLength: 6 }),
+          (secrets, texts) => {
+            const r = new Redactor(secrets);
+            const value = { texts: texts.map((t, i) => t + secrets[i % secrets.length] + t) };
+            const parsed = JSON.parse(r.redact(JSON.stringify(value))) as typeof value;
+            for (const t of parsed.texts) for (const s of secrets) expect(t.includes(s)).toBe(false);
+          },
+        ),
+        { numRuns: 500 },
+      );
+    },
+  );
 
   it('text streamed in pieces of any size comes out with no secret in the joined output (property)', () => {
     fc.assert(

@@ -92,7 +92,9 @@ describe('toModelMessages', () => {
         content: [
           {
             type: 'text',
-            text: `Result of search: ${COMPACTED_PLACEHOLDER}\n\nError from search: ${INTERRUPTED_TOOL_ERROR}\n\nError from search: bad input`,
+            text:
+              `Result of search: ${COMPACTED_PLACEHOLDER}\n\nError from ` +
+              `search: ${INTERRUPTED_TOOL_ERROR}\n\nError from search: bad input`,
           },
         ],
       },

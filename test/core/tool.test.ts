@@ -11,7 +11,8 @@ describe('tools take zod 4 schemas only', () => {
     ).toMatchObject({ type: 'object' });
     const old = z3.object({ x: z3.number() }) as unknown as z.ZodType;
     expect(() => defineTool({ id: 'old', description: 'd', parameters: old, execute: () => 'x' })).toThrow(
-      'defineTool("old"): parameters is a zod 3 schema; qitos-ts needs zod ^4: define it with zod 4 (npm install zod@^4; with zod 3.25 or later, import { z } from "zod/v4")',
+      'defineTool("old"): parameters is a zod 3 schema; qitos-ts needs zod ^4: define it with ' +
+        'zod 4 (npm install zod@^4; with zod 3.25 or later, import { z } from "zod/v4")',
     );
     expect(() =>
       defineTool({

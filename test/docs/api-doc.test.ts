@@ -33,7 +33,8 @@ describe('docs/api.md and the README list every entry point of package.json expo
       .filter((e) => !rows.has(e.specifier))
       .map(
         (e) =>
-          `docs/api.md has no row for ${e.specifier} (package.json exports "${e.key}"): add | \`${e.specifier}\` | <what it holds> | \`${relative(REPO, e.source)}\` |`,
+          `docs/api.md has no row for ${e.specifier} (package.json exports "${e.key}"): add | ` +
+          `\`${e.specifier}\` | <what it holds> | \`${relative(REPO, e.source)}\` |`,
       );
     const stale = [...rows.keys()]
       .filter((s) => !entries.some((e) => e.specifier === s))

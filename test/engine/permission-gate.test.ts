@@ -44,44 +44,52 @@ function engine(
 }
 
 describe('permission rules in ACT', () => {
-  it('deny refuses the call before the tool runs: the model sees an error naming the rule; the step record and the trace hold the decision', async () => {
-    const root = await workspace();
-    const traces = await tempDir();
-    const events: HookEvent[] = [];
-    const r = await engine(
-      root,
-      [sh('rm -f keep.txt')],
-      { bash: { '*': 'allow', 'rm *': 'deny' } },
-      { hooks: [(e) => void events.push(e)] },
-      traces,
-    ).run('t');
-    expect(existsSync(join(root, 'keep.txt'))).toBe(true);
-    const trace = await readTrace(r.traceDir!);
-    const res = trace.steps[0].results[0];
-    expect(res.status).toBe('error');
-    expect(res.error).toBe(
-      'Permission denied: this call was refused by the permission rules (rule bash "rm *": deny). Do not retry it; use another way or ask the user.',
-    );
-    expect(res.permission).toMatchObject({
-      key: 'bash',
-      subjects: ['rm -f keep.txt'],
-      action: 'deny',
-      outcome: 'deny',
-      decidedBy: 'rule',
-      rule: { key: 'bash', pattern: 'rm *', action: 'deny' },
-    });
-    expect(typeof res.permission!.at).toBe('number');
-    expect(
-      trace.events.some(
-        (e) => e.type === 'permission' && (e.data as { record: { outcome: string } }).record.outcome === 'deny',
-      ),
-    ).toBe(true);
-    expect(trace.manifest.permission).toEqual([
-      { key: 'bash', pattern: '*', action: 'allow' },
-      { key: 'bash', pattern: 'rm *', action: 'deny' },
-    ]);
-    expect(events.find((e) => e.type === 'permission')).toMatchObject({ tool: 'bash', record: { decidedBy: 'rule' } });
-  });
+  it(
+    'deny refuses the call before the tool runs: the model sees an error naming the rule; the ' +
+      'step record and the trace hold the decision',
+    async () => {
+      const root = await workspace();
+      const traces = await tempDir();
+      const events: HookEvent[] = [];
+      const r = await engine(
+        root,
+        [sh('rm -f keep.txt')],
+        { bash: { '*': 'allow', 'rm *': 'deny' } },
+        { hooks: [(e) => void events.push(e)] },
+        traces,
+      ).run('t');
+      expect(existsSync(join(root, 'keep.txt'))).toBe(true);
+      const trace = await readTrace(r.traceDir!);
+      const res = trace.steps[0].results[0];
+      expect(res.status).toBe('error');
+      expect(res.error).toBe(
+        'Permission denied: this call was refused by the permission rules (rule bash "rm *": ' +
+          'deny). Do not retry it; use another way or ask the user.',
+      );
+      expect(res.permission).toMatchObject({
+        key: 'bash',
+        subjects: ['rm -f keep.txt'],
+        action: 'deny',
+        outcome: 'deny',
+        decidedBy: 'rule',
+        rule: { key: 'bash', pattern: 'rm *', action: 'deny' },
+      });
+      expect(typeof res.permission!.at).toBe('number');
+      expect(
+        trace.events.some(
+          (e) => e.type === 'permission' && (e.data as { record: { outcome: string } }).record.outcome === 'deny',
+        ),
+      ).toBe(true);
+      expect(trace.manifest.permission).toEqual([
+        { key: 'bash', pattern: '*', action: 'allow' },
+        { key: 'bash', pattern: 'rm *', action: 'deny' },
+      ]);
+      expect(events.find((e) => e.type === 'permission')).toMatchObject({
+        tool: 'bash',
+        record: { decidedBy: 'rule' },
+      });
+    },
+  );
 
   it('a chained command is judged by every segment: "echo ok && rm" is refused by the rm rule', async () => {
     const root = await workspace();
@@ -123,63 +131,76 @@ describe('permission rules in ACT', () => {
     expect(seen[0]).toBeUndefined();
   });
 
-  it('edit only under src/: write outside it is refused, inside it runs; paths outside the workspace fall under external_directory', async () => {
-    const root = await workspace();
-    const outside = await tempDir('qitos-outside-');
-    writeFileSync(join(outside, 'secret.txt'), 's');
-    const rules: PermissionConfig = {
-      '*': 'allow',
-      write: { '*': 'deny', 'src/*': 'allow' },
-      external_directory: 'deny',
-    };
-    const calls = [
-      decide.call('write', { path: 'src/a.txt', content: 'a' }),
-      decide.call('write', { path: 'b.txt', content: 'b' }),
-      decide.call('read', { path: join(outside, 'secret.txt') }),
-    ];
-    const r = await engine(root, calls, rules, {}, await tempDir()).run('t');
-    const steps = (await readTrace(r.traceDir!)).steps;
-    expect(steps[0].results[0].status).toBe('success');
-    expect(steps[1].results[0].permission).toMatchObject({
-      outcome: 'deny',
-      rule: { key: 'write', pattern: '*' },
-      subjects: ['b.txt'],
-    });
-    expect(steps[2].results[0].permission).toMatchObject({
-      key: 'external_directory',
-      outcome: 'deny',
-      subjects: [join(outside, 'secret.txt')],
-    });
-    expect(existsSync(join(root, 'b.txt'))).toBe(false);
-  });
+  it(
+    'edit only under src/: write outside it is refused, inside it runs; paths outside the ' +
+      'workspace fall under external_directory',
+    async () => {
+      const root = await workspace();
+      const outside = await tempDir('qitos-outside-');
+      writeFileSync(join(outside, 'secret.txt'), 's');
+      const rules: PermissionConfig = {
+        '*': 'allow',
+        write: { '*': 'deny', 'src/*': 'allow' },
+        external_directory: 'deny',
+      };
+      const calls = [
+        decide.call('write', { path: 'src/a.txt', content: 'a' }),
+        decide.call('write', { path: 'b.txt', content: 'b' }),
+        decide.call('read', { path: join(outside, 'secret.txt') }),
+      ];
+      const r = await engine(root, calls, rules, {}, await tempDir()).run('t');
+      const steps = (await readTrace(r.traceDir!)).steps;
+      expect(steps[0].results[0].status).toBe('success');
+      expect(steps[1].results[0].permission).toMatchObject({
+        outcome: 'deny',
+        rule: { key: 'write', pattern: '*' },
+        subjects: ['b.txt'],
+      });
+      expect(steps[2].results[0].permission).toMatchObject({
+        key: 'external_directory',
+        outcome: 'deny',
+        subjects: [join(outside, 'secret.txt')],
+      });
+      expect(existsSync(join(root, 'b.txt'))).toBe(false);
+    },
+  );
 });
 
 describe('asking', () => {
-  it('onApproval answers once, always (later calls of the same input are not asked) and reject (its message reaches the model)', async () => {
-    const root = await workspace();
-    const asked: ApprovalRequest[] = [];
-    const answers = ['once', 'always', 'reject'] as const;
-    const onApproval = (req: ApprovalRequest) => {
-      asked.push(req);
-      const decision = answers[asked.length - 1];
-      return { decision, by: 'test', ...(decision === 'reject' ? { message: 'not on a Friday' } : {}) };
-    };
-    const calls = [sh('touch a'), sh('touch b'), sh('touch b'), sh('touch c')];
-    const r = await engine(root, calls, { bash: 'ask' }, { onApproval }, await tempDir()).run('t');
-    const steps = (await readTrace(r.traceDir!)).steps;
-    expect(asked.map((a) => a.subjects)).toEqual([['touch a'], ['touch b'], ['touch c']]);
-    expect(asked[0]).toMatchObject({
-      key: 'bash',
-      tool: 'bash',
-      args: { command: 'touch a' },
-      rule: { key: 'bash', pattern: '*', action: 'ask' },
-    });
-    expect(steps.slice(0, 4).map((s) => s.results[0].permission?.decidedBy)).toEqual(['user', 'user', 'grant', 'user']);
-    expect(steps[0].results[0].permission).toMatchObject({ approver: 'test', outcome: 'allow' });
-    expect(steps[3].results[0].error).toMatch(/refused: the user rejected it\. Message: not on a Friday/);
-    expect(existsSync(join(root, 'c'))).toBe(false);
-    expect(existsSync(join(root, 'b'))).toBe(true);
-  });
+  it(
+    'onApproval answers once, always (later calls of the same input are not asked) and reject ' +
+      '(its message reaches the model)',
+    async () => {
+      const root = await workspace();
+      const asked: ApprovalRequest[] = [];
+      const answers = ['once', 'always', 'reject'] as const;
+      const onApproval = (req: ApprovalRequest) => {
+        asked.push(req);
+        const decision = answers[asked.length - 1];
+        return { decision, by: 'test', ...(decision === 'reject' ? { message: 'not on a Friday' } : {}) };
+      };
+      const calls = [sh('touch a'), sh('touch b'), sh('touch b'), sh('touch c')];
+      const r = await engine(root, calls, { bash: 'ask' }, { onApproval }, await tempDir()).run('t');
+      const steps = (await readTrace(r.traceDir!)).steps;
+      expect(asked.map((a) => a.subjects)).toEqual([['touch a'], ['touch b'], ['touch c']]);
+      expect(asked[0]).toMatchObject({
+        key: 'bash',
+        tool: 'bash',
+        args: { command: 'touch a' },
+        rule: { key: 'bash', pattern: '*', action: 'ask' },
+      });
+      expect(steps.slice(0, 4).map((s) => s.results[0].permission?.decidedBy)).toEqual([
+        'user',
+        'user',
+        'grant',
+        'user',
+      ]);
+      expect(steps[0].results[0].permission).toMatchObject({ approver: 'test', outcome: 'allow' });
+      expect(steps[3].results[0].error).toMatch(/refused: the user rejected it\. Message: not on a Friday/);
+      expect(existsSync(join(root, 'c'))).toBe(false);
+      expect(existsSync(join(root, 'b'))).toBe(true);
+    },
+  );
 
   it('with no approver an ask is refused by the documented default; autoApprove approves it; deny still wins over --auto', async () => {
     const root = await workspace();

@@ -83,7 +83,8 @@ describe('state schema versions and migrations', () => {
     }).run('count', { resumeFrom: { state: stateAtStep(t, 1) as V2, step: 1, stateVersion: 1 } });
     expect(r.stopReason).toBe('unrecoverable_error');
     expect(r.stopMessage).toContain(
-      "the recorded state is version 1 of Counter's state schema and this agent reads version 2, but no migration starts at version 1 (registered: none)",
+      "the recorded state is version 1 of Counter's state schema and this agent reads version " +
+        '2, but no migration starts at version 1 (registered: none)',
     );
     const manifest = (await readTrace(r.traceDir!)).manifest;
     expect(manifest.summary?.stopReason).toBe('unrecoverable_error');

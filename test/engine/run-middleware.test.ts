@@ -124,48 +124,52 @@ describe('the run model chain', () => {
     expect(traced).toMatchObject([{ step: 1, data: { attempt: 1, errorKind: 'server' } }]);
   });
 
-  it("tools call the model through the run: counted in usage, a model_call event with the response, stopped by the run's budget", async () => {
-    const dir = await tempDir();
-    const ask = defineTool({
-      id: 'ask',
-      description: 'asks the model',
-      parameters: z.object({ q: z.string() }),
-      async execute({ q }, ctx) {
-        const r = await ctx.callModel(
-          { messages: [{ role: 'user', content: [{ type: 'text', text: q }] }] },
-          { purpose: 'mcp-sampling', signal: ctx.signal },
-        );
-        return r.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      },
-    });
-    const model = new ScriptedModel([
-      call('ask', { q: 'what is 2+2?' }),
-      { text: '4', usage: { input: 100, output: 900 } },
-      final('4'),
-    ]);
-    const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [ask] });
-    const r = await new Engine({ agent, trace: { dir }, budget: { maxTokens: 1_000 } }).run('x');
-    // the sampling call's 1,000 tokens end the run at the step it was made in
-    expect(r.stopReason).toBe('budget_tokens');
-    expect(r.usage.modelCalls).toBe(2);
-    expect(r.state.messages.at(-1)!.parts.find((p) => p.type === 'tool')).toMatchObject({
-      state: { status: 'completed', output: '4' },
-    });
-    const t = await readTrace(r.traceDir!);
-    const ev = t.events.find((e) => e.type === 'model_call')!;
-    expect(ev).toMatchObject({
-      step: 1,
-      data: {
-        purpose: 'mcp-sampling',
-        model: 'scripted:script',
-        attempts: 1,
-        response: { parts: [{ type: 'text', text: '4' }], usage: { input: 100, output: 900 } },
-      },
-    });
-    expect(r.usage.tokens.input).toBe(100);
-    expect(r.usage.tokens.output).toBeGreaterThan(900);
-    expect(t.manifest.summary!.usage).toEqual(r.usage);
-  });
+  it(
+    'tools call the model through the run: counted in usage, a model_call event with the ' +
+      "response, stopped by the run's budget",
+    async () => {
+      const dir = await tempDir();
+      const ask = defineTool({
+        id: 'ask',
+        description: 'asks the model',
+        parameters: z.object({ q: z.string() }),
+        async execute({ q }, ctx) {
+          const r = await ctx.callModel(
+            { messages: [{ role: 'user', content: [{ type: 'text', text: q }] }] },
+            { purpose: 'mcp-sampling', signal: ctx.signal },
+          );
+          return r.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+        },
+      });
+      const model = new ScriptedModel([
+        call('ask', { q: 'what is 2+2?' }),
+        { text: '4', usage: { input: 100, output: 900 } },
+        final('4'),
+      ]);
+      const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [ask] });
+      const r = await new Engine({ agent, trace: { dir }, budget: { maxTokens: 1_000 } }).run('x');
+      // the sampling call's 1,000 tokens end the run at the step it was made in
+      expect(r.stopReason).toBe('budget_tokens');
+      expect(r.usage.modelCalls).toBe(2);
+      expect(r.state.messages.at(-1)!.parts.find((p) => p.type === 'tool')).toMatchObject({
+        state: { status: 'completed', output: '4' },
+      });
+      const t = await readTrace(r.traceDir!);
+      const ev = t.events.find((e) => e.type === 'model_call')!;
+      expect(ev).toMatchObject({
+        step: 1,
+        data: {
+          purpose: 'mcp-sampling',
+          model: 'scripted:script',
+          attempts: 1,
+          response: { parts: [{ type: 'text', text: '4' }], usage: { input: 100, output: 900 } },
+        },
+      });
+      expect(r.usage.tokens.input).toBe(100);
+      expect(r.usage.tokens.output).toBeGreaterThan(900);
+      expect(t.manifest.summary!.usage).toEqual(r.usage);
+    },
+  );
 
   it('a run without a model: callModel is an error result naming why', async () => {
     const dir = await tempDir();

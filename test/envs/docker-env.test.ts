@@ -233,7 +233,9 @@ describe('DockerEnv with a fake docker CLI', () => {
     const d = docker();
     d.setEngine('down');
     await expect(env({ image: 'img', docker: d.bin }).setup()).rejects.toThrow(
-      'DockerEnv: the docker CLI is present but no docker engine answers ("docker info" failed: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?)',
+      'DockerEnv: the docker CLI is present but no docker engine answers ("docker info" failed: ' +
+        'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon ' +
+        'running?)',
     );
     d.setEngine('up');
     await expect(env({ image: 'missing:image', docker: d.bin }).setup()).rejects.toThrow(

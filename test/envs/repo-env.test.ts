@@ -148,7 +148,8 @@ describe('RepoEnv', () => {
       .run(
         `git init -q . && git config filter.evil.clean "touch ${marker}" && git config filter.evil.smudge "touch ${marker}" && ` +
           `git config diff.evil.textconv "touch ${marker}" && git config core.fsmonitor "touch ${marker}" && ` +
-          `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git add -A && echo planted`,
+          `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x ` +
+          `.git/hooks/post-checkout && git add -A && echo planted`,
       );
     expect(planted.stdout.trim(), planted.stderr).toBe('planted');
     // The planted repository is live: the agent's own git runs the filter (so the test would catch an env that used it).

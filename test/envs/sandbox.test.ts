@@ -82,7 +82,8 @@ describe.runIf(hasBwrap)('a sandboxed command', () => {
   it('can write only in the workspace: the rest of the host is read-only or absent', async () => {
     const before = fileTree(outside);
     const r = await env.processes!.run(
-      `echo ok > inside.txt; echo x > ${outside}/new.txt; echo x > /etc/qitos-test; echo x > /usr/qitos-test; cat ${outside}/secret.txt; ls /root; echo done`,
+      `echo ok > inside.txt; echo x > ${outside}/new.txt; echo x > /etc/qitos-test; echo x > ` +
+        `/usr/qitos-test; cat ${outside}/secret.txt; ls /root; echo done`,
     );
     expect(readFileSync(path.join(root, 'inside.txt'), 'utf8')).toBe('ok\n');
     expect(r.stdout).toBe('done\n');
@@ -181,7 +182,8 @@ describe.runIf(hasBwrap && requires('prlimit'))('limits', () => {
     if (asRoot) chownSync(ws, 65534, 65534);
     const sandbox = new Sandbox({ limits: { processes: 20 } });
     const fork50 =
-      'my ($ok, $fail) = (0, 0); for (1..50) { my $p = fork; if (!defined $p) { $fail++ } elsif ($p == 0) { sleep 2; exit } else { $ok++ } } print "$ok $fail\\n"';
+      'my ($ok, $fail) = (0, 0); for (1..50) { my $p = fork; if (!defined $p) { $fail++ } elsif ' +
+      '($p == 0) { sleep 2; exit } else { $ok++ } } print "$ok $fail\\n"';
     const cmd = sandbox.command(['perl', '-e', fork50], { cwd: ws, writable: [ws] });
     const r = await runProcess(cmd.file, cmd.args, {
       cwd: ws,

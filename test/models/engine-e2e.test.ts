@@ -131,41 +131,46 @@ describe('Engine + OpenAICompatibleModel against a fake server', () => {
 describe('deeply nested JSON from the model', () => {
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
-  it('native arguments or a text decision nested 100,000 deep: a parse error the model sees, then the run goes on; the trace reads back', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'qitos-deep-'));
-    try {
-      const cases: Array<[Parser, OpenAIReply]> = [
-        [
-          kitNativeParser(),
-          {
-            toolCalls: [{ id: 'call_deep', name: 'add', arguments: `{"a": ${deep(100_000)}, "b": 1}` }],
-            chunkSize: 1e6,
-          },
-        ],
-        [
-          jsonParser(),
-          { text: `{"action": {"name": "add", "args": {"a": ${deep(100_000)}, "b": 1}}}`, chunkSize: 1e6 },
-        ],
-      ];
-      for (const [parser, first] of cases) {
-        const srv = await startFakeOpenAI([first, { text: parser.native ? 'done' : '{"final_answer": "done"}' }]);
-        servers.push(srv);
-        const model = createModel('openai:gpt-4o-mini', { baseURL: srv.url, apiKey: 'k', env: {} });
-        const result = await new Engine({ agent: new Calculator({ model, parser, tools: [add] }), trace: { dir } }).run(
-          'What is 2 + 3?',
-        );
-        expect(result.stopReason, result.stopMessage).toBe('final');
-        expect(JSON.stringify(srv.requests[1].body.messages)).toMatch(/nests? deeper than 512 levels/);
-        const trace = await readTrace(result.traceDir!);
-        expect(trace.steps[0].error).toMatchObject({
-          kind: 'parse',
-          message: expect.stringMatching(/nests? deeper than 512 levels/),
-        });
+  it(
+    'native arguments or a text decision nested 100,000 deep: a parse error the model sees, ' +
+      'then the run goes on; the trace reads back',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'qitos-deep-'));
+      try {
+        const cases: Array<[Parser, OpenAIReply]> = [
+          [
+            kitNativeParser(),
+            {
+              toolCalls: [{ id: 'call_deep', name: 'add', arguments: `{"a": ${deep(100_000)}, "b": 1}` }],
+              chunkSize: 1e6,
+            },
+          ],
+          [
+            jsonParser(),
+            { text: `{"action": {"name": "add", "args": {"a": ${deep(100_000)}, "b": 1}}}`, chunkSize: 1e6 },
+          ],
+        ];
+        for (const [parser, first] of cases) {
+          const srv = await startFakeOpenAI([first, { text: parser.native ? 'done' : '{"final_answer": "done"}' }]);
+          servers.push(srv);
+          const model = createModel('openai:gpt-4o-mini', { baseURL: srv.url, apiKey: 'k', env: {} });
+          const result = await new Engine({
+            agent: new Calculator({ model, parser, tools: [add] }),
+            trace: { dir },
+          }).run('What is 2 + 3?');
+          expect(result.stopReason, result.stopMessage).toBe('final');
+          expect(JSON.stringify(srv.requests[1].body.messages)).toMatch(/nests? deeper than 512 levels/);
+          const trace = await readTrace(result.traceDir!);
+          expect(trace.steps[0].error).toMatchObject({
+            kind: 'parse',
+            message: expect.stringMatching(/nests? deeper than 512 levels/),
+          });
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });
 
 describe('Engine + AnthropicModel against a fake server', () => {

@@ -87,48 +87,52 @@ const qitos = (args: string[], opts: { env?: NodeJS.ProcessEnv; loads?: boolean 
 const fromPackage = (loaded: string[], part: string) => loaded.filter((u) => u.includes(`/node_modules/${part}`));
 
 describe('the packed package, installed into a fresh project', () => {
-  it('ships dist (JavaScript, .d.ts, source maps, the templates of qitos init), bin, docs, the example workflows, README and LICENSE, and nothing else', () => {
-    const top = new Set(pkg.files.map((f) => f.split('/')[0]));
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'examples', 'package.json']);
-    for (const f of [
-      'dist/index.js',
-      'dist/index.d.ts',
-      'dist/index.js.map',
-      'dist/cli/main.js',
-      'dist/cli/view/viewer.js',
-      'dist/cli/view/viewer.css',
-      'dist/cli/board/board.js',
-      'dist/cli/board/board.css',
-      'dist/trace/otel/otlp-worker.js', // loaded by URL (new Worker) from dist/trace/otel/otlp-tap.js
-      'bin/qitos.js',
-      'docs/api.md',
-      'dist/cli/init-templates/agent.ts.tmpl',
-      'examples/workflows/tool-pipeline.yaml',
-    ]) {
-      expect(pkg.files, f).toContain(f);
-    }
-    expect(
-      pkg.files.filter(
-        (f) =>
-          f.startsWith('dist/') &&
-          !/\.(js|d\.ts|js\.map|css)$/.test(f) &&
-          !/^dist\/cli\/init-templates\/[\w/.-]+\.tmpl$/.test(f),
-      ),
-    ).toEqual([]);
-    expect(pkg.files.filter((f) => f.startsWith('examples/') && !f.startsWith('examples/workflows/'))).toEqual([]);
-    expect(
-      pkg.files.filter(
-        (f) =>
-          (/(^|\/)(test|tests|fixtures|traces|benchmarks|src)\//.test(f) &&
-            !f.startsWith('dist/cli/init-templates/')) ||
-          /\.tsbuildinfo$/.test(f),
-      ),
-    ).toEqual([]);
-    for (const e of packageEntries()) {
-      expect(pkg.files, e.key).toContain(e.default.slice(2));
-      expect(pkg.files, e.key).toContain(e.types.slice(2));
-    }
-  });
+  it(
+    'ships dist (JavaScript, .d.ts, source maps, the templates of qitos init), bin, docs, the ' +
+      'example workflows, README and LICENSE, and nothing else',
+    () => {
+      const top = new Set(pkg.files.map((f) => f.split('/')[0]));
+      expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'examples', 'package.json']);
+      for (const f of [
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/index.js.map',
+        'dist/cli/main.js',
+        'dist/cli/view/viewer.js',
+        'dist/cli/view/viewer.css',
+        'dist/cli/board/board.js',
+        'dist/cli/board/board.css',
+        'dist/trace/otel/otlp-worker.js', // loaded by URL (new Worker) from dist/trace/otel/otlp-tap.js
+        'bin/qitos.js',
+        'docs/api.md',
+        'dist/cli/init-templates/agent.ts.tmpl',
+        'examples/workflows/tool-pipeline.yaml',
+      ]) {
+        expect(pkg.files, f).toContain(f);
+      }
+      expect(
+        pkg.files.filter(
+          (f) =>
+            f.startsWith('dist/') &&
+            !/\.(js|d\.ts|js\.map|css)$/.test(f) &&
+            !/^dist\/cli\/init-templates\/[\w/.-]+\.tmpl$/.test(f),
+        ),
+      ).toEqual([]);
+      expect(pkg.files.filter((f) => f.startsWith('examples/') && !f.startsWith('examples/workflows/'))).toEqual([]);
+      expect(
+        pkg.files.filter(
+          (f) =>
+            (/(^|\/)(test|tests|fixtures|traces|benchmarks|src)\//.test(f) &&
+              !f.startsWith('dist/cli/init-templates/')) ||
+            /\.tsbuildinfo$/.test(f),
+        ),
+      ).toEqual([]);
+      for (const e of packageEntries()) {
+        expect(pkg.files, e.key).toContain(e.default.slice(2));
+        expect(pkg.files, e.key).toContain(e.types.slice(2));
+      }
+    },
+  );
 
   it('npx qitos --help runs the compiled CLI with plain node, loading no command, no zod and no tsx', async () => {
     const npx = await sh('npx', ['--no-install', 'qitos', '--help']);
@@ -183,61 +187,66 @@ describe('the packed package, installed into a fresh project', () => {
     expect(fromPackage(r.loaded, 'tsx/').length).toBeGreaterThan(0);
   });
 
-  it("npx qitos init demo writes a project that installs offline (the tarball, npm's cache), passes npm test, and runs qitos run and qitos bench run offline", async () => {
-    const demo = join(pkg.root, 'demo'); // beside the consumer project, so it resolves only what it installs itself
-    const init = await sh('npx', ['--no-install', 'qitos', 'init', demo]);
-    expect(init.code, init.stderr).toBe(0);
-    expect(init.stdout).toMatch(/^ {2}agent\.ts$/m);
-    expect(init.stdout).toMatch(/^ {2}suite\/scorer\.ts$/m);
-    const pkgJson = JSON.parse(await readFile(join(demo, 'package.json'), 'utf8'));
-    expect(pkgJson.dependencies['qitos-ts']).toBe(
-      `^${JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version}`,
-    );
+  it(
+    "npx qitos init demo writes a project that installs offline (the tarball, npm's cache), " +
+      'passes npm test, and runs qitos run and qitos bench run offline',
+    async () => {
+      const demo = join(pkg.root, 'demo'); // beside the consumer project, so it resolves only what it installs itself
+      const init = await sh('npx', ['--no-install', 'qitos', 'init', demo]);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stdout).toMatch(/^ {2}agent\.ts$/m);
+      expect(init.stdout).toMatch(/^ {2}suite\/scorer\.ts$/m);
+      const pkgJson = JSON.parse(await readFile(join(demo, 'package.json'), 'utf8'));
+      expect(pkgJson.dependencies['qitos-ts']).toBe(
+        `^${JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version}`,
+      );
 
-    // Its dependencies come from the tarball and npm's cache only: nothing from the network.
-    const install = await sh(
-      'npm',
-      ['install', '--offline', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', pkg.tarball],
-      { cwd: demo, timeoutMs: 600_000 },
-    );
-    expect(install.code, install.stderr).toBe(0);
+      // Its dependencies come from the tarball and npm's cache only: nothing from the network.
+      const install = await sh(
+        'npm',
+        ['install', '--offline', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', pkg.tarball],
+        { cwd: demo, timeoutMs: 600_000 },
+      );
+      expect(install.code, install.stderr).toBe(0);
 
-    const test = await sh('npm', ['test'], { cwd: demo });
-    expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(/^# pass 2$/m);
-    expect(test.stdout).toMatch(/^# fail 0$/m);
+      const test = await sh('npm', ['test'], { cwd: demo });
+      expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);
+      expect(test.stdout).toMatch(/^# pass 2$/m);
+      expect(test.stdout).toMatch(/^# fail 0$/m);
 
-    const script = await sh('npm', ['run', 'run'], { cwd: demo });
-    expect(script.code, script.stderr).toBe(0);
-    expect(script.stdout).toMatch(/^ +1 {2}count_letter\(text="strawberry", letter="r"\) -> 3 /m);
-    expect(script.stdout).toMatch(/^final: {2}3$/m);
+      const script = await sh('npm', ['run', 'run'], { cwd: demo });
+      expect(script.code, script.stderr).toBe(0);
+      expect(script.stdout).toMatch(/^ +1 {2}count_letter\(text="strawberry", letter="r"\) -> 3 /m);
+      expect(script.stdout).toMatch(/^final: {2}3$/m);
 
-    const run = await sh(
-      'npx',
-      [
-        '--no-install',
-        'qitos',
-        'run',
-        'agent.ts',
-        '-c',
-        'qitos.yaml',
-        '--json',
-        '-t',
-        'How many times does the letter "s" appear in "Mississippi"?',
-      ],
-      { cwd: demo },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ stopReason: 'final', finalResult: '4', steps: 2 });
+      const run = await sh(
+        'npx',
+        [
+          '--no-install',
+          'qitos',
+          'run',
+          'agent.ts',
+          '-c',
+          'qitos.yaml',
+          '--json',
+          '-t',
+          'How many times does the letter "s" appear in "Mississippi"?',
+        ],
+        { cwd: demo },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ stopReason: 'final', finalResult: '4', steps: 2 });
 
-    const bench = await sh(
-      'npx',
-      ['--no-install', 'qitos', 'bench', 'run', 'suite', '-c', 'qitos.yaml', '-o', 'out', '--no-progress', '--json'],
-      { cwd: demo },
-    );
-    expect(bench.code, bench.stderr).toBe(0);
-    expect(JSON.parse(bench.stdout)).toMatchObject({ suite: 'letter-count', passRate: { passed: 5, total: 5 } });
-  }, 900_000);
+      const bench = await sh(
+        'npx',
+        ['--no-install', 'qitos', 'bench', 'run', 'suite', '-c', 'qitos.yaml', '-o', 'out', '--no-progress', '--json'],
+        { cwd: demo },
+      );
+      expect(bench.code, bench.stderr).toBe(0);
+      expect(JSON.parse(bench.stdout)).toMatchObject({ suite: 'letter-count', passRate: { passed: 5, total: 5 } });
+    },
+    900_000,
+  );
 
   it('the shipped docs point only at files the package holds; its example workflow runs from node_modules offline', async () => {
     const missing: string[] = [];
@@ -314,26 +323,32 @@ describe('the packed package, installed into a fresh project', () => {
     expect(r.stdout).toMatch(/^final 42 \[ 'add -> 42', 'add' \] .*traces/);
   });
 
-  it('the .d.ts files type-check in a strict consumer (noUncheckedIndexedAccess, exactOptionalPropertyTypes, no skipLibCheck) under TypeScript 5.9 and 7, nodenext and bundler, with and without types: ["node"]', async () => {
-    const tsc5 = join(pkg.app, 'node_modules/typescript/bin/tsc');
-    const tsc7 = join(pkg.app, 'node_modules/typescript7/bin/tsc');
-    expect((await sh(process.execPath, [tsc7, '--version'])).stdout).toMatch(/^Version 7\./);
-    const runs = [
-      ['5.9', tsc5, 'nodenext'],
-      ['5.9', tsc5, 'bundler'],
-      ['5.9', tsc5, 'notypes'],
-      ['7', tsc7, 'nodenext'],
-      ['7', tsc7, 'notypes'],
-    ] as const;
-    const results = await Promise.all(
-      runs.map(([, tsc, c]) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })),
-    );
-    expect(
-      runs.map(([v, , c], i) =>
-        `TypeScript ${v} ${c}: exit ${results[i]!.code} ${results[i]!.stdout}${results[i]!.stderr}`.trim(),
-      ),
-    ).toEqual(runs.map(([v, , c]) => `TypeScript ${v} ${c}: exit 0`));
-  }, 600_000);
+  it(
+    'the .d.ts files type-check in a strict consumer (noUncheckedIndexedAccess, ' +
+      'exactOptionalPropertyTypes, no skipLibCheck) under TypeScript 5.9 and 7, nodenext and ' +
+      'bundler, with and without types: ["node"]',
+    async () => {
+      const tsc5 = join(pkg.app, 'node_modules/typescript/bin/tsc');
+      const tsc7 = join(pkg.app, 'node_modules/typescript7/bin/tsc');
+      expect((await sh(process.execPath, [tsc7, '--version'])).stdout).toMatch(/^Version 7\./);
+      const runs = [
+        ['5.9', tsc5, 'nodenext'],
+        ['5.9', tsc5, 'bundler'],
+        ['5.9', tsc5, 'notypes'],
+        ['7', tsc7, 'nodenext'],
+        ['7', tsc7, 'notypes'],
+      ] as const;
+      const results = await Promise.all(
+        runs.map(([, tsc, c]) => sh(process.execPath, [tsc, '-p', `tsconfig.${c}.json`], { timeoutMs: 500_000 })),
+      );
+      expect(
+        runs.map(([v, , c], i) =>
+          `TypeScript ${v} ${c}: exit ${results[i]!.code} ${results[i]!.stdout}${results[i]!.stderr}`.trim(),
+        ),
+      ).toEqual(runs.map(([v, , c]) => `TypeScript ${v} ${c}: exit 0`));
+    },
+    600_000,
+  );
 
   it("no shipped .d.ts names the NodeJS namespace, and each that uses Node's types references them", async () => {
     const bad: string[] = [];
@@ -391,7 +406,8 @@ describe('the packed package, installed into a fresh project', () => {
       oneLine(
         await qitos(['run', 'bad-subpath.ts', '-t', 'x']),
         new RegExp(
-          `^qitos: cannot load agent module bad-subpath\\.ts: qitos-ts has no subpath "qitos-ts/engine" \\(it has ${names.replace(/\//g, '\\/')}\\)$`,
+          `^qitos: cannot load agent module bad-subpath\\.ts: qitos-ts has no subpath ` +
+            `"qitos-ts/engine" \\(it has ${names.replace(/\//g, '\\/')}\\)$`,
           'm',
         ),
       );
@@ -413,7 +429,9 @@ describe('the packed package, installed into a fresh project', () => {
         oneLine(
           await qitos(['run', 'agent.js', '-t', 'x']),
           new RegExp(
-            `^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): npm install zod@\\^4\\.0\\.0$`,
+            `^qitos: qitos-ts needs zod \\^4\\.0\\.0 \\(a peer dependency\\), but ` +
+              `zod ${v3.replace(/\./g, '\\.')} is installed \\(.*node_modules/zod3?/package\\.json\\): ` +
+              `npm install zod@\\^4\\.0\\.0$`,
             'm',
           ),
         );
@@ -421,12 +439,14 @@ describe('the packed package, installed into a fresh project', () => {
         const imports = await sh(process.execPath, [
           '--input-type=module',
           '-e',
-          `for (const s of ${JSON.stringify(packageEntries().map((e) => e.specifier))}) { try { await import(s); console.log(s, 'loaded'); } catch (e) { console.log(s, e.message); } }`,
+          `for (const s of ${JSON.stringify(packageEntries().map((e) => e.specifier))}) { try { ` +
+            `await import(s); console.log(s, 'loaded'); } catch (e) { console.log(s, e.message); } }`,
         ]);
         expect(imports.stdout.trim().split('\n')).toEqual(
           packageEntries().map(
             (e) =>
-              `${e.specifier} qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is older (it has no z.toJSONSchema, as zod 3): npm install zod@^4`,
+              `${e.specifier} qitos-ts needs zod ^4.0.0 (a peer dependency), but the zod it imports is ` +
+              `older (it has no z.toJSONSchema, as zod 3): npm install zod@^4`,
           ),
         );
       } finally {

@@ -102,24 +102,30 @@ describe('ReplayModel', () => {
     ]);
   });
 
-  it("a recorded run without a system prompt, replayed by an agent that now sends its parser's instructions: the drift diffs them and names the fix", async () => {
-    const rec = hashes({ system: shortHash(''), tools: shortHash('[]'), params: shortHash(canonicalJson({})) });
-    const m = new ReplayModel(
-      [step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })],
-      { id: 'x:y', allowDrift: true },
-    );
-    await m.generate({
-      messages: [
-        { role: 'system', content: 'Reply with JSON.' },
-        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-      ],
-    });
-    expect(m.drifts).toHaveLength(1);
-    expect(m.drifts[0]!.parts).toEqual(['system']);
-    const text = m.drifts[0]!.texts![0]!;
-    expect(text.diff).toContain('+Reply with JSON.');
-    expect(text.note).toMatch(/recorded run sent no system prompt.*override buildSystemPrompt\(\) to return undefined/);
-  });
+  it(
+    "a recorded run without a system prompt, replayed by an agent that now sends its parser's " +
+      'instructions: the drift diffs them and names the fix',
+    async () => {
+      const rec = hashes({ system: shortHash(''), tools: shortHash('[]'), params: shortHash(canonicalJson({})) });
+      const m = new ReplayModel(
+        [step(1, { model: { hashes: rec, messageCount: 1, response: response('ok'), latencyMs: 1 } })],
+        { id: 'x:y', allowDrift: true },
+      );
+      await m.generate({
+        messages: [
+          { role: 'system', content: 'Reply with JSON.' },
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        ],
+      });
+      expect(m.drifts).toHaveLength(1);
+      expect(m.drifts[0]!.parts).toEqual(['system']);
+      const text = m.drifts[0]!.texts![0]!;
+      expect(text.diff).toContain('+Reply with JSON.');
+      expect(text.note).toMatch(
+        /recorded run sent no system prompt.*override buildSystemPrompt\(\) to return undefined/,
+      );
+    },
+  );
 
   it('without the engine hashes it checks system, tools and params from the request itself', async () => {
     const rec = hashes({
@@ -188,35 +194,39 @@ describe('ReplayExecutor', () => {
     ]);
   });
 
-  it('a different tool name, args or call count is drift; allowDrift serves by position and errors where nothing was recorded', async () => {
-    const ex = new ReplayExecutor(recorded);
-    await expect(
-      ex.run(
+  it(
+    'a different tool name, args or call count is drift; allowDrift serves by position and ' +
+      'errors where nothing was recorded',
+    async () => {
+      const ex = new ReplayExecutor(recorded);
+      await expect(
+        ex.run(
+          [
+            { id: 'n1', name: 'calc', args: { expr: '2+2' } },
+            { id: 'n2', name: 'read', args: { path: 'x' } },
+          ],
+          ctx([]),
+        ),
+      ).rejects.toThrow('replay drift at step 1: call 1 (calc) has args {"expr":"2+2"}, recorded {"expr":"1+1"}');
+      await expect(ex.run([{ id: 'n1', name: 'calc', args: { expr: '1+1' } }], ctx([]))).rejects.toThrow(
+        '1 tool call(s) where the recording has 2',
+      );
+      const loose = new ReplayExecutor(recorded, { allowDrift: true });
+      const out = await loose.run(
         [
-          { id: 'n1', name: 'calc', args: { expr: '2+2' } },
+          { id: 'n1', name: 'write', args: {} },
           { id: 'n2', name: 'read', args: { path: 'x' } },
+          { id: 'n3', name: 'calc', args: {} },
         ],
         ctx([]),
-      ),
-    ).rejects.toThrow('replay drift at step 1: call 1 (calc) has args {"expr":"2+2"}, recorded {"expr":"1+1"}');
-    await expect(ex.run([{ id: 'n1', name: 'calc', args: { expr: '1+1' } }], ctx([]))).rejects.toThrow(
-      '1 tool call(s) where the recording has 2',
-    );
-    const loose = new ReplayExecutor(recorded, { allowDrift: true });
-    const out = await loose.run(
-      [
-        { id: 'n1', name: 'write', args: {} },
-        { id: 'n2', name: 'read', args: { path: 'x' } },
-        { id: 'n3', name: 'calc', args: {} },
-      ],
-      ctx([]),
-    );
-    expect(out.map((r) => r.status)).toEqual(['success', 'success', 'error']);
-    expect(out[2].error).toBe('Replay has no recorded result for call calc at step 1');
-    expect(loose.drifts[0].message).toBe(
-      'replay drift at step 1: 3 tool call(s) where the recording has 2; call 1 is write, recorded calc',
-    );
-  });
+      );
+      expect(out.map((r) => r.status)).toEqual(['success', 'success', 'error']);
+      expect(out[2].error).toBe('Replay has no recorded result for call calc at step 1');
+      expect(loose.drifts[0].message).toBe(
+        'replay drift at step 1: 3 tool call(s) where the recording has 2; call 1 is write, recorded calc',
+      );
+    },
+  );
 });
 
 describe("replaying calls made besides the steps' own", () => {

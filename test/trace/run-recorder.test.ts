@@ -45,47 +45,51 @@ function frozenStep(step: number): Readonly<StepRecord> {
 }
 
 describe('RunRecorder', () => {
-  it('reads a step record and writes a copy: the state diff and a changed system prompt go into the line, never into the record', async () => {
-    const dir = join(await tempDir(), 'run');
-    const recorder = new RunRecorder(dir, description);
-    const task: Task = {
-      id: 't',
-      objective: 'add',
-      inputs: {},
-      resources: {},
-      budget: {},
-      successCriteria: [],
-      metadata: {},
-    };
-    const state = baseState(task);
-    recorder.start({ runId: 'r1', startedAt: 1, task, state });
-    const first = frozenStep(1);
-    recorder.step(first, { ...state, step: 1 }, 'You add numbers.');
-    const second = frozenStep(2);
-    recorder.step(second, { ...state, step: 2 }, 'You add numbers.');
-    recorder.finish(
-      { runId: 'r1', startedAt: 1, task, state },
-      { reason: 'final', message: 'done' },
-      {
-        stopReason: 'final',
-        message: 'done',
-        finalResult: null,
-        steps: 2,
-        usage: { tokens: response.usage, cost: null, modelCalls: 2 },
-        durationMs: 1,
-        failures: [],
-        policyEvents: {},
-      },
-    );
-    // the records are as the engine left them
-    expect(first.model).not.toHaveProperty('system');
-    expect(first.stateDiff).toEqual({});
-    const trace = await readTrace(dir);
-    // the first line carries the system prompt (first seen), the second not (unchanged); both carry their diff
-    expect(trace.steps.map((s) => s.model?.system)).toEqual(['You add numbers.', undefined]);
-    expect(trace.steps[0].stateDiff).not.toEqual({});
-    // and the line keeps the record's field order
-    const line = JSON.parse(readFileSync(join(dir, 'steps.jsonl'), 'utf8').split('\n')[0]) as Record<string, unknown>;
-    expect(Object.keys(line)).toEqual(Object.keys(first));
-  });
+  it(
+    'reads a step record and writes a copy: the state diff and a changed system prompt go ' +
+      'into the line, never into the record',
+    async () => {
+      const dir = join(await tempDir(), 'run');
+      const recorder = new RunRecorder(dir, description);
+      const task: Task = {
+        id: 't',
+        objective: 'add',
+        inputs: {},
+        resources: {},
+        budget: {},
+        successCriteria: [],
+        metadata: {},
+      };
+      const state = baseState(task);
+      recorder.start({ runId: 'r1', startedAt: 1, task, state });
+      const first = frozenStep(1);
+      recorder.step(first, { ...state, step: 1 }, 'You add numbers.');
+      const second = frozenStep(2);
+      recorder.step(second, { ...state, step: 2 }, 'You add numbers.');
+      recorder.finish(
+        { runId: 'r1', startedAt: 1, task, state },
+        { reason: 'final', message: 'done' },
+        {
+          stopReason: 'final',
+          message: 'done',
+          finalResult: null,
+          steps: 2,
+          usage: { tokens: response.usage, cost: null, modelCalls: 2 },
+          durationMs: 1,
+          failures: [],
+          policyEvents: {},
+        },
+      );
+      // the records are as the engine left them
+      expect(first.model).not.toHaveProperty('system');
+      expect(first.stateDiff).toEqual({});
+      const trace = await readTrace(dir);
+      // the first line carries the system prompt (first seen), the second not (unchanged); both carry their diff
+      expect(trace.steps.map((s) => s.model?.system)).toEqual(['You add numbers.', undefined]);
+      expect(trace.steps[0].stateDiff).not.toEqual({});
+      // and the line keeps the record's field order
+      const line = JSON.parse(readFileSync(join(dir, 'steps.jsonl'), 'utf8').split('\n')[0]) as Record<string, unknown>;
+      expect(Object.keys(line)).toEqual(Object.keys(first));
+    },
+  );
 });

@@ -15,7 +15,8 @@ describe('unifiedTextDiff', () => {
     const a = 'You are careful.\nUse the tools.\nAnswer briefly.\n';
     const b = 'You are careful.\nUse the tools twice.\nAnswer briefly.\n';
     expect(unifiedTextDiff(a, b, { labelA: 'A system prompt', labelB: 'B system prompt' })).toBe(
-      '--- A system prompt\n+++ B system prompt\n@@ -1,3 +1,3 @@\n You are careful.\n-Use the tools.\n+Use the tools twice.\n Answer briefly.\n',
+      '--- A system prompt\n+++ B system prompt\n@@ -1,3 +1,3 @@\n You are careful.\n-Use the ' +
+        'tools.\n+Use the tools twice.\n Answer briefly.\n',
     );
     expect(unifiedTextDiff(a, a)).toBe('');
     expect(unifiedTextDiff('x', 'x\n')).toBe('--- A\n+++ B\n(the texts differ only in a final newline)\n');

@@ -86,27 +86,31 @@ describe('trace', () => {
     });
   });
 
-  it('a system prompt built from the state: the manifest hashes the first one, and every prompt sent has its text in the trace', async () => {
-    class StepPrompt extends ModelPathAgent {
-      override buildSystemPrompt(state?: { step: number }): string {
-        return `You are at step ${state!.step}.`;
+  it(
+    'a system prompt built from the state: the manifest hashes the first one, and every ' +
+      'prompt sent has its text in the trace',
+    async () => {
+      class StepPrompt extends ModelPathAgent {
+        override buildSystemPrompt(state?: { step: number }): string {
+          return `You are at step ${state!.step}.`;
+        }
       }
-    }
-    const dir = await tempDir();
-    const model = new ScriptedModel(['{"action":{"name":"add","args":{"a":1,"b":2}}}', '{"final_answer":"3"}']);
-    const r = await new Engine({
-      agent: new StepPrompt({ model, parser: jsonParser(), tools: [addTool] }),
-      trace: { dir },
-    }).run('1+2');
-    const t = await readTrace(r.traceDir!);
-    const texts = traceTexts(t);
-    expect(texts.prompts.get(t.manifest.hashes.systemPrompt!)).toBe('You are at step 0.');
-    expect(t.steps.map((s) => texts.prompts.get(s.model!.hashes.system))).toEqual([
-      'You are at step 1.',
-      'You are at step 2.',
-    ]);
-    expect(texts.toolSpecs.get(t.manifest.hashes.toolSchemas!)?.map((s) => s.name)).toEqual(['add']);
-  });
+      const dir = await tempDir();
+      const model = new ScriptedModel(['{"action":{"name":"add","args":{"a":1,"b":2}}}', '{"final_answer":"3"}']);
+      const r = await new Engine({
+        agent: new StepPrompt({ model, parser: jsonParser(), tools: [addTool] }),
+        trace: { dir },
+      }).run('1+2');
+      const t = await readTrace(r.traceDir!);
+      const texts = traceTexts(t);
+      expect(texts.prompts.get(t.manifest.hashes.systemPrompt!)).toBe('You are at step 0.');
+      expect(t.steps.map((s) => texts.prompts.get(s.model!.hashes.system))).toEqual([
+        'You are at step 1.',
+        'You are at step 2.',
+      ]);
+      expect(texts.toolSpecs.get(t.manifest.hashes.toolSchemas!)?.map((s) => s.name)).toEqual(['add']);
+    },
+  );
 
   it('the initial state plus the step diffs rebuild the final state', async () => {
     const dir = await tempDir();

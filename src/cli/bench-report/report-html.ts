@@ -37,13 +37,20 @@ code { font-size: 12px; }
 </head>
 <body>
 <h1>qitos bench report</h1>
-<p class="note">${esc(`${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${generatedAt}. Intervals are 95% Wilson score intervals over trials.`)}</p>
+<p class="note">${esc(
+    `${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${generatedAt}. Intervals ` +
+      `are 95% Wilson score intervals over trials.`,
+  )}</p>
 ${runsTable(runs)}
 <h2>Pass rate</h2>
 ${scoreChart(runs)}
 <h2>Cost and score</h2>
 ${scatter.svg}
-${scatter.axis === 'tokens' ? '<p class="note">Some run has an unknown cost (a model without a price): the x axis is tokens per trial.</p>' : ''}
+${
+  scatter.axis === 'tokens'
+    ? '<p class="note">Some run has an unknown cost (a model without a price): the x axis is ' + 'tokens per trial.</p>'
+    : ''
+}
 <h2>Tokens per trial</h2>
 ${boxPlot('tokens per trial', runs, (r) => r.tokens, shortNumber)}
 <h2>Latency per trial</h2>
@@ -71,7 +78,12 @@ function runsTable(runs: readonly ReportRun[]): string {
     ];
     return `<tr class="run">${cells.join('')}</tr>`;
   });
-  return `<table id="runs"><tr><th></th><th>run</th><th>suite</th><th>model</th><th>agent</th><th>trials</th><th>pass rate [95% CI]</th><th>mean score</th><th>cost</th><th>errors</th></tr>${rows.join('')}</table>`;
+  return (
+    `<table ` +
+    `id="runs"><tr><th></th><th>run</th><th>suite</th><th>model</th><th>agent</th><th>trials</th><th>pass ` +
+    `rate [95% CI]</th><th>mean ` +
+    `score</th><th>cost</th><th>errors</th></tr>${rows.join('')}</table>`
+  );
 }
 
 function flipSection(data: BenchReportData, flips: BenchReportData['tasks']): string {
@@ -80,7 +92,10 @@ function flipSection(data: BenchReportData, flips: BenchReportData['tasks']): st
   const counts = data.flipCounts
     .map(
       (c) =>
-        `<li>${esc(`${runLetter(c.run)} against A: ${c.onlyA} task${c.onlyA === 1 ? '' : 's'} pass only in A, ${c.onlyB} only in ${runLetter(c.run)} (of ${c.shared} tasks both ran)`)}</li>`,
+        `<li>${esc(
+          `${runLetter(c.run)} against A: ${c.onlyA} task${c.onlyA === 1 ? '' : 's'} pass only in ` +
+            `A, ${c.onlyB} only in ${runLetter(c.run)} (of ${c.shared} tasks both ran)`,
+        )}</li>`,
     )
     .join('');
   const note =
@@ -92,7 +107,8 @@ function flipSection(data: BenchReportData, flips: BenchReportData['tasks']): st
     const cells = t.cells.map((c) =>
       c === null
         ? '<td class="none">-</td>'
-        : `<td class="${c.passed * 2 >= c.total ? 'pass' : 'fail'}">${c.total === 1 ? (c.passed ? 'pass' : 'fail') : `${c.passed}/${c.total}`}</td>`,
+        : `<td ` +
+          `class="${c.passed * 2 >= c.total ? 'pass' : 'fail'}">${c.total === 1 ? (c.passed ? 'pass' : 'fail') : `${c.passed}/${c.total}`}</td>`,
     );
     return `<tr class="flip"><td><code>${esc(t.taskId)}</code></td>${cells.join('')}</tr>`;
   });

@@ -44,7 +44,10 @@ export function shortNumber(v: number): string {
 }
 
 function svgOpen(h: number, label: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}" ${FONT}>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="${W}" height="${h}" ` +
+    `viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}" ${FONT}>`
+  );
 }
 
 /** Vertical grid lines and labels of an x axis from x0 to x1 (pixels) over [lo, hi]. */
@@ -62,7 +65,9 @@ function xAxis(
     .filter((t) => t >= lo && t <= hi)
     .map(
       (t) =>
-        `<line x1="${fx(sx(t))}" x2="${fx(sx(t))}" y1="${top}" y2="${bottom}" stroke="#e3e6ea"/><text x="${fx(sx(t))}" y="${bottom + 14}" text-anchor="middle" fill="#57606a">${esc(fmt(t))}</text>`,
+        `<line x1="${fx(sx(t))}" x2="${fx(sx(t))}" y1="${top}" y2="${bottom}" ` +
+        `stroke="#e3e6ea"/><text x="${fx(sx(t))}" y="${bottom + 14}" text-anchor="middle" ` +
+        `fill="#57606a">${esc(fmt(t))}</text>`,
     )
     .join('');
 }
@@ -70,7 +75,11 @@ function xAxis(
 /** Run names at the left of a row chart: the letter in the run's colour, then the (cut) folder label. */
 function rowLabel(run: ReportRun, i: number, y: number): string {
   const label = run.label.length > 22 ? `…${run.label.slice(-21)}` : run.label;
-  return `<text x="8" y="${y + 4}" fill="${runColor(i)}" font-weight="600">${runLetter(i)}</text><text x="24" y="${y + 4}" fill="#24292f"><title>${esc(run.label)}</title>${esc(label)}</text>`;
+  return (
+    `<text x="8" y="${y + 4}" fill="${runColor(i)}" ` +
+    `font-weight="600">${runLetter(i)}</text><text x="24" y="${y + 4}" ` +
+    `fill="#24292f"><title>${esc(run.label)}</title>${esc(label)}</text>`
+  );
 }
 
 /** Pass rate per run: a bar to the rate and the Wilson 95% interval as a whisker. */
@@ -83,11 +92,14 @@ export function scoreChart(runs: readonly ReportRun[]): string {
     const [lo, hi] = r.passRate.ci;
     return (
       `<g class="run-score">${rowLabel(r, i, y)}` +
-      `<rect x="${x0}" y="${y - 9}" width="${fx(Math.max(1, sx(r.passRate.rate) - x0))}" height="18" fill="${runColor(i)}" fill-opacity="0.75"><title>${esc(`${r.label}: ${r.passRate.successes}/${r.passRate.total} passed`)}</title></rect>` +
+      `<rect x="${x0}" y="${y - 9}" width="${fx(Math.max(1, sx(r.passRate.rate) - x0))}" ` +
+      `height="18" fill="${runColor(i)}" ` +
+      `fill-opacity="0.75"><title>${esc(`${r.label}: ${r.passRate.successes}/${r.passRate.total} passed`)}</title></rect>` +
       `<line x1="${fx(sx(lo))}" x2="${fx(sx(hi))}" y1="${y}" y2="${y}" stroke="#24292f" stroke-width="1.5"/>` +
       `<line x1="${fx(sx(lo))}" x2="${fx(sx(lo))}" y1="${y - 6}" y2="${y + 6}" stroke="#24292f" stroke-width="1.5"/>` +
       `<line x1="${fx(sx(hi))}" x2="${fx(sx(hi))}" y1="${y - 6}" y2="${y + 6}" stroke="#24292f" stroke-width="1.5"/>` +
-      `<text x="${x1 + 10}" y="${y + 4}" fill="#24292f">${esc(`${pct(r.passRate.rate)}  [${pct(lo)}, ${pct(hi)}]  n=${r.passRate.total}`)}</text></g>`
+      `<text x="${x1 + 10}" y="${y + 4}" ` +
+      `fill="#24292f">${esc(`${pct(r.passRate.rate)}  [${pct(lo)}, ${pct(hi)}]  n=${r.passRate.total}`)}</text></g>`
     );
   });
   return `${svgOpen(h, 'pass rate per run with 95% Wilson intervals')}${xAxis(0, 1, x0, x1, top, h - 22, (v) => `${Math.round(v * 100)}%`)}${rows.join('')}</svg>`;
@@ -114,17 +126,21 @@ export function costScatter(runs: readonly ReportRun[]): { svg: string; axis: 'c
     [0, 0.25, 0.5, 0.75, 1]
       .map(
         (v) =>
-          `<line x1="${l}" x2="${r0}" y1="${fx(sy(v))}" y2="${fx(sy(v))}" stroke="#e3e6ea"/><text x="${l - 8}" y="${fx(sy(v)) + 4}" text-anchor="end" fill="#57606a">${v * 100}%</text>`,
+          `<line x1="${l}" x2="${r0}" y1="${fx(sy(v))}" y2="${fx(sy(v))}" stroke="#e3e6ea"/><text ` +
+          `x="${l - 8}" y="${fx(sy(v)) + 4}" text-anchor="end" fill="#57606a">${v * 100}%</text>`,
       )
       .join('') +
-    `<text x="${(l + r0) / 2}" y="${h - 6}" text-anchor="middle" fill="#24292f">${axis === 'cost' ? 'cost per trial (USD)' : 'tokens per trial (cost unknown for some run)'}</text>` +
+    `<text x="${(l + r0) / 2}" y="${h - 6}" text-anchor="middle" ` +
+    `fill="#24292f">${axis === 'cost' ? 'cost per trial (USD)' : 'tokens per trial (cost unknown for some run)'}</text>` +
     `<text transform="translate(14 ${(t + h - b) / 2}) rotate(-90)" text-anchor="middle" fill="#24292f">pass rate</text>`;
   const points = runs.map((run, i) => {
     const [x, y] = [sx(xs[i]), sy(run.passRate.rate)];
     const [lo, hi] = run.passRate.ci.map(sy);
     return (
-      `<g class="run-point"><line x1="${fx(x)}" x2="${fx(x)}" y1="${fx(lo)}" y2="${fx(hi)}" stroke="${runColor(i)}" stroke-width="2" stroke-opacity="0.6"/>` +
-      `<circle cx="${fx(x)}" cy="${fx(y)}" r="7" fill="${runColor(i)}" stroke="#fff" stroke-width="1.5"><title>${esc(`${run.label}: ${pct(run.passRate.rate)} at ${fmt(xs[i])} per trial`)}</title></circle>` +
+      `<g class="run-point"><line x1="${fx(x)}" x2="${fx(x)}" y1="${fx(lo)}" y2="${fx(hi)}" ` +
+      `stroke="${runColor(i)}" stroke-width="2" stroke-opacity="0.6"/>` +
+      `<circle cx="${fx(x)}" cy="${fx(y)}" r="7" fill="${runColor(i)}" stroke="#fff" ` +
+      `stroke-width="1.5"><title>${esc(`${run.label}: ${pct(run.passRate.rate)} at ${fmt(xs[i])} per trial`)}</title></circle>` +
       `<text x="${fx(x + 10)}" y="${fx(y - 8)}" fill="${runColor(i)}" font-weight="600">${runLetter(i)}</text></g>`
     );
   });
@@ -156,8 +172,12 @@ export function boxPlot(
     return (
       `<g class="run-box">${rowLabel(r, i, y)}` +
       `<line x1="${fx(sx(mn))}" x2="${fx(sx(mx))}" y1="${y}" y2="${y}" stroke="${c}" stroke-width="1.5"/>` +
-      `<line x1="${fx(sx(mn))}" x2="${fx(sx(mn))}" y1="${y - 5}" y2="${y + 5}" stroke="${c}" stroke-width="1.5"/><line x1="${fx(sx(mx))}" x2="${fx(sx(mx))}" y1="${y - 5}" y2="${y + 5}" stroke="${c}" stroke-width="1.5"/>` +
-      `<rect x="${fx(sx(q1))}" y="${y - 9}" width="${fx(Math.max(2, sx(q3) - sx(q1)))}" height="18" fill="${c}" fill-opacity="0.35" stroke="${c}"><title>${esc(`${r.label}: min ${fmt(mn)}, q1 ${fmt(q1)}, median ${fmt(md)}, q3 ${fmt(q3)}, max ${fmt(mx)} (${v.length} trials)`)}</title></rect>` +
+      `<line x1="${fx(sx(mn))}" x2="${fx(sx(mn))}" y1="${y - 5}" y2="${y + 5}" stroke="${c}" ` +
+      `stroke-width="1.5"/><line x1="${fx(sx(mx))}" x2="${fx(sx(mx))}" y1="${y - 5}" ` +
+      `y2="${y + 5}" stroke="${c}" stroke-width="1.5"/>` +
+      `<rect x="${fx(sx(q1))}" y="${y - 9}" width="${fx(Math.max(2, sx(q3) - sx(q1)))}" ` +
+      `height="18" fill="${c}" fill-opacity="0.35" ` +
+      `stroke="${c}"><title>${esc(`${r.label}: min ${fmt(mn)}, q1 ${fmt(q1)}, median ${fmt(md)}, q3 ${fmt(q3)}, max ${fmt(mx)} (${v.length} trials)`)}</title></rect>` +
       `<line x1="${fx(sx(md))}" x2="${fx(sx(md))}" y1="${y - 9}" y2="${y + 9}" stroke="#24292f" stroke-width="2"/>` +
       `<text x="${x1 + 10}" y="${y + 4}" fill="#24292f">${esc(`median ${fmt(md)}`)}</text></g>`
     );

@@ -39,7 +39,8 @@ const VIEW_CSP =
 const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'";
 /** The board page: its script and style from the board, requests to the board only, frames of the board only. */
 const BOARD_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-src " +
+  "'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /**
  * The `qitos board` web app: the page, the run listing (`/api/runs`, everything or what changed since a version),

@@ -2,7 +2,6 @@
 // the version it holds (new runs, running runs' steps, finished runs, removed folders). Search and sort run here, over
 // the rows in memory; only the first rows that match are put in the table (more on request). Every value from a
 // trace is set as textContent, never as markup.
-/* global document -- the page script runs in the browser */
 'use strict';
 (function () {
   const $ = (id) => document.getElementById(id);

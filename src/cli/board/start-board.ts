@@ -1,3 +1,5 @@
+// The declaration names Node types (Server): consumers compiling without types: ["node"] get them through this.
+/// <reference types="node" preserve="true" />
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LocalServerGuard } from '../server/local-server-guard.js';

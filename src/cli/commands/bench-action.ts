@@ -59,7 +59,8 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   );
   if (!tau && tauOnly.length)
     throw new CliError(
-      `--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench suites only (qitos bench run tau-bench/airline | tau-bench/retail)`,
+      `--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench ` +
+        `suites only (qitos bench run tau-bench/airline | tau-bench/retail)`,
     );
   const loaded = tau ? await loadTauBench(tau, flags, io.cwd) : undefined;
   const suite = loaded ? loaded.suite : await loadBenchSuite(io, suitePath);
@@ -399,7 +400,9 @@ function progressReporter(
       const l = p.last;
       const verdict = l.error ? `ERROR${l.errorAt ? ` at ${l.errorAt}` : ''}` : l.pass ? 'pass' : 'fail';
       io.err(
-        `[${p.done}/${p.total}] ${l.taskId} e${l.epoch} ${verdict} (${l.stopReason}, ${l.steps} steps, ${Math.round(l.durationMs)} ms) | pass ${rate(p)} | tokens ${p.tokens} | cost ${cost(p)}\n`,
+        `[${p.done}/${p.total}] ${l.taskId} e${l.epoch} ${verdict} (${l.stopReason}, ${l.steps} ` +
+          `steps, ${Math.round(l.durationMs)} ms) | pass ${rate(p)} | tokens ${p.tokens} | ` +
+          `cost ${cost(p)}\n`,
       );
     },
     stop: () => undefined,
@@ -410,8 +413,10 @@ function progressReporter(
 export function summaryText(s: Summary, dir: string): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const lines = [
-    `suite ${s.suite}: ${s.trials}/${s.expectedTrials} trials${s.complete ? '' : ` (${s.missing} missing${s.interrupted ? ', interrupted: continue with --resume' : ''})`}`,
-    `pass rate ${pct(s.passRate.rate)} (${s.passRate.passed}/${s.passRate.total}), 95% CI ${pct(s.passRate.ci[0])}-${pct(s.passRate.ci[1])}`,
+    `suite ${s.suite}: ${s.trials}/${s.expectedTrials} ` +
+      `trials${s.complete ? '' : ` (${s.missing} missing${s.interrupted ? ', interrupted: continue with --resume' : ''})`}`,
+    `pass rate ${pct(s.passRate.rate)} (${s.passRate.passed}/${s.passRate.total}), 95% ` +
+      `CI ${pct(s.passRate.ci[0])}-${pct(s.passRate.ci[1])}`,
   ];
   // pass@k needs a task with k recorded epochs; an interrupted run may have none yet.
   if (s.epochs > 1 && s.passAtK[s.epochs] !== undefined)
@@ -422,15 +427,18 @@ export function summaryText(s: Summary, dir: string): string {
   if (hats.length > 1) lines.push(`pass^k: ${hats.map((k) => `^${k} ${pct(s.passHatK[k])}`).join(', ')}`);
   for (const [purpose, b] of Object.entries(s.byPurpose ?? {}))
     lines.push(
-      `${purpose} calls (in the totals, not the agent's steps): ${b.modelCalls} calls, ${b.tokens} tokens, ${b.cost === null ? 'unknown cost' : `$${b.cost.toFixed(4)}`}`,
+      `${purpose} calls (in the totals, not the agent's steps): ${b.modelCalls} ` +
+        `calls, ${b.tokens} tokens, ${b.cost === null ? 'unknown cost' : `$${b.cost.toFixed(4)}`}`,
     );
   if (s.perSuccess.tokens !== null)
     lines.push(
-      `per success: ${Math.round(s.perSuccess.tokens)} tokens, ${s.perSuccess.cost === null ? 'unknown cost' : `$${s.perSuccess.cost.toFixed(4)}`}`,
+      `per success: ${Math.round(s.perSuccess.tokens)} ` +
+        `tokens, ${s.perSuccess.cost === null ? 'unknown cost' : `$${s.perSuccess.cost.toFixed(4)}`}`,
     );
   if (s.scoring.modelCalls)
     lines.push(
-      `scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`,
+      `scoring (judge): ${s.scoring.modelCalls} calls, ${s.scoring.tokens} ` +
+        `tokens, ${s.scoring.cost === null ? 'unknown cost' : `$${s.scoring.cost.toFixed(4)}`}`,
     );
   lines.push(
     `stop reasons: ${
@@ -442,7 +450,9 @@ export function summaryText(s: Summary, dir: string): string {
   const errors = s.errors.run + s.errors.setup + s.errors.scorer;
   if (errors)
     lines.push(
-      `errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, setup ${s.errors.setup}); first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}${s.errors.samples[0]?.at ? ` (at ${s.errors.samples[0].at})` : ''}`,
+      `errors: ${errors} (run ${s.errors.run}, scorer ${s.errors.scorer}, ` +
+        `setup ${s.errors.setup}); ` +
+        `first: ${s.errors.samples[0]?.error.split('\n')[0] ?? ''}${s.errors.samples[0]?.at ? ` (at ${s.errors.samples[0].at})` : ''}`,
     );
   if (s.trials > 0 && errors === s.trials)
     lines.push('every trial ended in an error: check the model, the agent and the first error above');

@@ -83,7 +83,8 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
               ? 'already complete'
               : `${result.ran} run${result.skipped ? `, ${result.skipped} resumed` : ''}`;
           io.err(
-            `[${finished}/${cells.length}] ${p.cell.label}: ${s.trials}/${s.expectedTrials} trials (${what}), pass ${(s.passRate.rate * 100).toFixed(1)}%\n`,
+            `[${finished}/${cells.length}] ${p.cell.label}: ${s.trials}/${s.expectedTrials} trials ` +
+              `(${what}), pass ${(s.passRate.rate * 100).toFixed(1)}%\n`,
           );
         }
         return { cell: p.cell, dir: p.dir, shown: join(shownOut, p.cell.name), summary: result.summary };

@@ -27,7 +27,8 @@ export function registerBenchCommand(program: Command): void {
     )
     .option(
       '-a, --agent <module>',
-      "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module",
+      "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule " +
+        'subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module',
     )
     .option('--export <name>', 'export of the agent class (for modules without createAgent)')
     .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
@@ -45,7 +46,9 @@ export function registerBenchCommand(program: Command): void {
     .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
     .option(
       '--shard <i/n|auto>',
-      'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
+      'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from ' +
+        'QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a ' +
+        'Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
     )
     .option('-o, --out <dir>', 'output folder (default: .bench-out/<suite>-<time>)')
     .option(
@@ -84,7 +87,9 @@ export function registerBenchCommand(program: Command): void {
       'after',
       '\nExamples:\n  $ qitos bench run benchmarks/arithmetic\n' +
         '  $ qitos bench run tau-bench/retail --model openai:gpt-4o --user-model openai:gpt-4o --trials 4 --agent tool-calling\n' +
-        '  $ qitos bench run tau-bench/airline --agent ground-truth   # sanity check: reward 1.0 on every task\n  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini --epochs 3 --rate-limit 300/m\n' +
+        '  $ qitos bench run tau-bench/airline --agent ground-truth   # sanity check: reward 1.0 ' +
+        'on every task\n  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini ' +
+        '--epochs 3 --rate-limit 300/m\n' +
         '  $ qitos bench run benchmarks/arithmetic --shard auto --out runs/shard-$JOB_COMPLETION_INDEX   # in a Kubernetes Indexed Job\n' +
         '  $ qitos bench run benchmarks/arithmetic --out runs/a --resume\n',
     )
@@ -96,12 +101,14 @@ export function registerBenchCommand(program: Command): void {
   bench
     .command('sweep')
     .description(
-      'run a suite for every cell of a grid of settings (concurrently, resumable) and compare every cell with a baseline (paired, Holm-corrected)',
+      'run a suite for every cell of a grid of settings (concurrently, resumable) and compare ' +
+        'every cell with a baseline (paired, Holm-corrected)',
     )
     .argument('<suite>', 'suite folder (suite.yaml or suite.ts), a suite.yaml file, or a suite module')
     .requiredOption(
       '--grid <key=v1,v2,...>',
-      'an axis of the grid: a config path (as --set takes it, or model) and its comma-separated values (repeatable: the cells are the cross product)',
+      'an axis of the grid: a config path (as --set takes it, or model) and its comma-separated ' +
+        'values (repeatable: the cells are the cross product)',
       repeatable,
       [],
     )
@@ -133,8 +140,11 @@ export function registerBenchCommand(program: Command): void {
     .option('--json', 'print the sweep (sweep.json) instead of the table')
     .addHelpText(
       'after',
-      "\nExamples:\n  $ qitos bench sweep benchmarks/arithmetic --grid 'model=openai:gpt-4o-mini,openai:gpt-4o' --grid 'model.params.temperature=0,0.7' -o sweeps/t\n" +
-        "  $ qitos bench sweep benchmarks/arithmetic --grid 'engine.maxSteps=2,6' -o sweeps/steps --baseline engine.maxSteps=6 --csv steps.csv\n",
+      '\nExamples:\n  $ qitos bench sweep benchmarks/arithmetic --grid ' +
+        "'model=openai:gpt-4o-mini,openai:gpt-4o' --grid 'model.params.temperature=0,0.7' -o " +
+        'sweeps/t\n' +
+        "  $ qitos bench sweep benchmarks/arithmetic --grid 'engine.maxSteps=2,6' -o sweeps/steps " +
+        '--baseline engine.maxSteps=6 --csv steps.csv\n',
     )
     .action(async function (this: Command, suitePath: string, flags: BenchSweepFlags) {
       const { benchSweepAction } = await import('./bench-sweep-action.js');
@@ -158,7 +168,8 @@ export function registerBenchCommand(program: Command): void {
     .option('--json', 'print the comparison as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ qitos bench compare runs/a runs/b\n  $ qitos bench compare runs/a runs/b --judge openai:gpt-4o-mini --rubric "correct and cites a source"\n',
+      '\nExamples:\n  $ qitos bench compare runs/a runs/b\n  $ qitos bench compare runs/a ' +
+        'runs/b --judge openai:gpt-4o-mini --rubric "correct and cites a source"\n',
     )
     .action(async function (this: Command, a: string, b: string, flags: BenchCompareFlags) {
       const { benchCompareAction } = await import('./bench-action.js');

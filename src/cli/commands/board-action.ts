@@ -35,7 +35,9 @@ export async function boardAction(io: CliIO, dirs: string[], flags: BoardFlags):
   const runs = index.rows().length;
   const benches = index.benchList().length;
   io.out(
-    `qitos board: listening on ${board.url}/  ${runs} run(s), ${benches} bench folder(s) in ${roots.join(', ')}\nqitos board: ${board.authNote}${token ? `; a browser opens ${board.url}/?token=<the token> once` : ''}\n`,
+    `qitos board: listening on ${board.url}/  ${runs} run(s), ${benches} bench folder(s) ` +
+      `in ${roots.join(', ')}\nqitos ` +
+      `board: ${board.authNote}${token ? `; a browser opens ${board.url}/?token=<the token> once` : ''}\n`,
   );
   const signal = await stopSignal();
   io.out(`qitos board: ${signal}: stopping\n`);

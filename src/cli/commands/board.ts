@@ -10,7 +10,8 @@ export function registerBoardCommand(program: Command): void {
   program
     .command('board')
     .description(
-      'browse runs in a local web app: search, sort, open a run in the viewer, compare two side by side, bench folders with their reports; running runs update live',
+      'browse runs in a local web app: search, sort, open a run in the viewer, compare two side ' +
+        'by side, bench folders with their reports; running runs update live',
     )
     .argument('[dir...]', 'traces folders and bench output folders (default: traces)')
     .option('--host <host>', 'address to listen on; other than loopback, QITOS_SERVE_TOKEN must be set', '127.0.0.1')
@@ -33,7 +34,9 @@ export function registerBoardCommand(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nThe token is read from QITOS_SERVE_TOKEN (optional on loopback); a browser opens /?token=<token> once.\n\nExample:\n  $ qitos board traces bench-out\n  $ qitos board runs/ --port 0\n',
+      '\nThe token is read from QITOS_SERVE_TOKEN (optional on loopback); a browser opens ' +
+        '/?token=<token> once.\n\nExample:\n  $ qitos board traces bench-out\n  $ qitos board ' +
+        'runs/ --port 0\n',
     )
     .action(async function (this: Command, dirs: string[], flags: BoardFlags) {
       const { boardAction } = await import('./board-action.js');

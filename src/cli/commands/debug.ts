@@ -8,7 +8,8 @@ export function registerDebugCommand(program: Command): void {
   program
     .command('debug')
     .description(
-      'run an agent (or replay a recorded run) under a step debugger: breakpoints, step, next, until, show, edit the decision, skip a call, stop',
+      'run an agent (or replay a recorded run) under a step debugger: breakpoints, step, next, ' +
+        'until, show, edit the decision, skip a call, stop',
     )
     .argument('<agent-or-trace>', 'an agent module (.ts or .js, with --task) or the trace folder of a recorded run')
     .option('-t, --task <text>', 'the task objective (a live run)')
@@ -31,7 +32,12 @@ export function registerDebugCommand(program: Command): void {
     .option('-q, --quiet', 'no live view of the steps')
     .addHelpText(
       'after',
-      '\nThe run stops before step 1; type help at the (qdb) prompt. Commands are read from the terminal or from a\npipe (a scripted session); at the end of the input the run goes on without stopping.\n\nExample:\n  $ qitos debug examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini -b "tool calc"\n  $ qitos debug traces/20250101T120000-abc123 -b "step 3 act"\n  $ printf "until 2 act\\nshow decision\\nstop\\n" | qitos debug traces/20250101T120000-abc123\n',
+      '\nThe run stops before step 1; type help at the (qdb) prompt. Commands are read from the ' +
+        'terminal or from a\npipe (a scripted session); at the end of the input the run goes on ' +
+        'without stopping.\n\nExample:\n  $ qitos debug examples/calculator-agent.ts --task "What ' +
+        'is 17 * 23?" --model openai:gpt-4o-mini -b "tool calc"\n  $ qitos debug ' +
+        'traces/20250101T120000-abc123 -b "step 3 act"\n  $ printf "until 2 act\\nshow ' +
+        'decision\\nstop\\n" | qitos debug traces/20250101T120000-abc123\n',
     )
     .action(async function (this: Command, target: string, flags: DebugFlags) {
       const { debugAction } = await import('./debug-action.js');

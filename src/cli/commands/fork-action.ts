@@ -22,7 +22,9 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   if (recordedWorkflow(m, parent.dir)) {
     const file = typeof m.agent.config?.file === 'string' ? m.agent.config.file : '<workflow.yaml>';
     throw new CliError(
-      `trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow fork ${parent.dir} ${file} --at <node>\` (its tools and models come from you, not the trace)`,
+      `trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow ` +
+        `fork ${parent.dir} ${file} --at <node>\` (its tools and models come from you, not the ` +
+        `trace)`,
     );
   }
   // --branch: step `at` runs again from the state before it, acting on another of its recorded candidates.
@@ -50,7 +52,8 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
   if (!model && !agent.model && m.model?.id) {
     throw new CliError(
-      `trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name (it was not started with \`qitos run\`); pass --model`,
+      `trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name ` +
+        `(it was not started with \`qitos run\`); pass --model`,
     );
   }
   const endpoint = (model ?? agent.model)?.info?.endpoint;

@@ -38,13 +38,17 @@ export function registerForkCommand(program: Command): void {
     )
     .option(
       '--auto',
-      'approve every call a permission rule would ask about (deny rules still refuse); without it a terminal asks, and with no terminal an ask is refused',
+      'approve every call a permission rule would ask about (deny rules still refuse); without ' +
+        'it a terminal asks, and with no terminal an ask is refused',
     )
     .option('-q, --quiet', 'no live view of the steps')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos fork traces/20250101T120000-abc123 --at 3 --model anthropic:claude-sonnet-4-5\n  $ qitos fork traces/20250101T120000-abc123 --at 0 --config other-prompt.yaml\n  $ qitos fork traces/20250101T120000-abc123 --at 4 --branch 2     (step 4 again, on its candidate 2)\n',
+      '\nExample:\n  $ qitos fork traces/20250101T120000-abc123 --at 3 --model ' +
+        'anthropic:claude-sonnet-4-5\n  $ qitos fork traces/20250101T120000-abc123 --at 0 --config ' +
+        'other-prompt.yaml\n  $ qitos fork traces/20250101T120000-abc123 --at 4 --branch 2     ' +
+        '(step 4 again, on its candidate 2)\n',
     )
     .action(async function (this: Command, path: string, flags: ForkFlags) {
       const { forkAction } = await import('./fork-action.js');

@@ -73,7 +73,9 @@ async function checkTarget(root: string, shown: string, force: boolean): Promise
   const entries = await readdir(root);
   if (entries.length && !force)
     throw new CliError(
-      `${shown} is not empty (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}, e.g. ${entries.sort()[0]}): choose a new folder, or pass --force to write the project over it`,
+      `${shown} is not empty (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}, ` +
+        `e.g. ${entries.sort()[0]}): choose a new folder, or pass --force to write the project ` +
+        `over it`,
     );
   for (const sub of ['suite', 'test']) {
     const s = await lstat(join(root, sub)).catch(() => undefined);

@@ -11,7 +11,8 @@ export function registerInitCommand(program: Command): void {
     .option('--json', 'print the folder and the files written as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos init my-agent && cd my-agent && npm install && npm test\n  $ npm run run     # one run, offline\n  $ npm run bench   # the suite, offline\n',
+      '\nExample:\n  $ qitos init my-agent && cd my-agent && npm install && npm test\n  $ npm ' +
+        'run run     # one run, offline\n  $ npm run bench   # the suite, offline\n',
     )
     .action(async function (this: Command, dir: string, opts: { force?: boolean; json?: boolean }) {
       const { initAction } = await import('./init-action.js');

@@ -73,7 +73,9 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
       : []),
     ...(m.parent
       ? [
-          `parent    ${m.parent.kind} of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} (${m.parent.path ?? 'not traced'})`,
+          `parent    ${m.parent.kind} ` +
+            `of ${m.parent.runId}${m.parent.atStep !== undefined ? ` at step ${m.parent.atStep}` : ''}${m.parent.depth ? `, depth ${m.parent.depth}` : ''} ` +
+            `(${m.parent.path ?? 'not traced'})`,
         ]
       : []),
   ];
@@ -82,7 +84,10 @@ export async function inspectAction(io: CliIO, path: string, opts: { json?: bool
       `stop      ${s.stopReason}${s.message ? `: ${s.message}` : ''}`,
       `final     ${s.finalResult === null ? '-' : preview(s.finalResult, 100)}`,
       `steps     ${s.steps} (${trace.steps.length} recorded)`,
-      `usage     ${totalTokens(s.usage.tokens)} tokens (in ${s.usage.tokens.input}, out ${s.usage.tokens.output}, reasoning ${s.usage.tokens.reasoning}), ${s.usage.modelCalls} model calls, cost ${fmtCost(s.usage.cost)}`,
+      `usage     ${totalTokens(s.usage.tokens)} tokens (in ${s.usage.tokens.input}, ` +
+        `out ${s.usage.tokens.output}, ` +
+        `reasoning ${s.usage.tokens.reasoning}), ${s.usage.modelCalls} model calls, ` +
+        `cost ${fmtCost(s.usage.cost)}`,
       `time      ${fmtMs(s.durationMs)}`,
     );
   } else {

@@ -18,7 +18,8 @@ export function registerMcpCommand(program: Command): void {
     .option('--json', 'print the statuses as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos mcp list --config qitos.yaml\n  $ qitos mcp list --config qitos.yaml --json | jq ".servers[] | {name, state}"\n',
+      '\nExample:\n  $ qitos mcp list --config qitos.yaml\n  $ qitos mcp list --config ' +
+        'qitos.yaml --json | jq ".servers[] | {name, state}"\n',
     )
     .action(async function (this: Command, opts: { config: string; json?: boolean }) {
       const { mcpListAction } = await import('./mcp-action.js');
@@ -51,7 +52,8 @@ export function registerMcpCommand(program: Command): void {
   mcp
     .command('serve')
     .description(
-      'serve an agent as an MCP server with one tool, run_<name> (task in; answer and trace id out; progress per step), over stdio or streamable HTTP',
+      'serve an agent as an MCP server with one tool, run_<name> (task in; answer and trace id ' +
+        'out; progress per step), over stdio or streamable HTTP',
     )
     .requiredOption(
       '-a, --agent <module|react>',
@@ -96,7 +98,9 @@ export function registerMcpCommand(program: Command): void {
     .option('--max-steps <n>', 'step budget of each run', positiveInt)
     .addHelpText(
       'after',
-      '\nExample (an MCP host\'s config):\n  { "command": "npx", "args": ["qitos", "mcp", "serve", "--agent", "react", "--model", "openai:gpt-4o-mini"] }\n  $ qitos mcp serve --agent ./agent.ts --http --port 8788\n',
+      '\nExample (an MCP host\'s config):\n  { "command": "npx", "args": ["qitos", "mcp", ' +
+        '"serve", "--agent", "react", "--model", "openai:gpt-4o-mini"] }\n  $ qitos mcp serve ' +
+        '--agent ./agent.ts --http --port 8788\n',
     )
     .action(async function (this: Command, flags: McpServeFlags) {
       const { mcpServeAction } = await import('./mcp-serve-action.js');

@@ -169,8 +169,12 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     lines.push(
       matched
         ? `decisions: all ${matchedDecisions} match the recording`
-        : `decisions: differ from step ${firstMismatch!.step}: recorded ${preview(firstMismatch!.recorded ?? '(none)', 60)} | replay ${preview(firstMismatch!.replayed ?? '(none)', 60)} (${matchedDecisions}/${n} match)`,
-      `stop:      ${result.stopReason} (recorded ${m.summary?.stopReason ?? '-'})${result.stopReason === 'unrecoverable_error' ? `: ${result.stopMessage}` : ''}`,
+        : `decisions: differ from step ${firstMismatch!.step}: ` +
+            `recorded ${preview(firstMismatch!.recorded ?? '(none)', 60)} | ` +
+            `replay ${preview(firstMismatch!.replayed ?? '(none)', 60)} (${matchedDecisions}/${n} ` +
+            `match)`,
+      `stop:      ${result.stopReason} ` +
+        `(recorded ${m.summary?.stopReason ?? '-'})${result.stopReason === 'unrecoverable_error' ? `: ${result.stopMessage}` : ''}`,
       `trace:     ${result.traceDir}`,
     );
     io.out(lines.map((l) => terminalText(l)).join('\n') + '\n');

@@ -7,7 +7,8 @@ export function registerReplayCommand(program: Command): void {
   program
     .command('replay')
     .description(
-      "re-run a recorded run (an agent's or a workflow's) from its recorded model outputs (and tool results) and check that every decision is the same",
+      "re-run a recorded run (an agent's or a workflow's) from its recorded model outputs (and " +
+        'tool results) and check that every decision is the same',
     )
     .argument('<trace>', 'trace folder of the run to replay')
     .option('--live-tools', 'execute tool calls again instead of serving the recorded results')
@@ -36,7 +37,9 @@ export function registerReplayCommand(program: Command): void {
     .option('--json', 'print the outcome as JSON')
     .addHelpText(
       'after',
-      '\nExit code 0 only when every decision matched the recording.\n\nExample:\n  $ qitos replay traces/20250101T120000-abc123\n  $ qitos replay traces/20250101T120000-abc123 --allow-drift --json\n',
+      '\nExit code 0 only when every decision matched the recording.\n\nExample:\n  $ qitos ' +
+        'replay traces/20250101T120000-abc123\n  $ qitos replay traces/20250101T120000-abc123 ' +
+        '--allow-drift --json\n',
     )
     .action(async function (this: Command, path: string, flags: ReplayFlags) {
       const { replayAction } = await import('./replay-action.js');

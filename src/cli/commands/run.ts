@@ -33,7 +33,8 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       '--auto',
-      'approve every call a permission rule would ask about (deny rules still refuse); without it a terminal asks, and with no terminal an ask is refused',
+      'approve every call a permission rule would ask about (deny rules still refuse); without ' +
+        'it a terminal asks, and with no terminal an ask is refused',
     )
     .option(
       '--export <name>',
@@ -42,7 +43,11 @@ export function registerRunCommand(program: Command): void {
     .option('--json', 'print the result as JSON instead of the live view')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json --max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in README.md" --workspace ./repo --model deepseek:deepseek-chat\n  $ qitos run agent.ts --config qitos.yaml --mcp-prompt docs/summarize --arg topic=billing\n',
+      '\nExample:\n  $ qitos run examples/calculator-agent.ts --task "What is 17 * 23?" --model ' +
+        'openai:gpt-4o-mini\n  $ qitos run agent.ts --task "2+3" --model scripted:replies.json ' +
+        '--max-steps 5\n  $ qitos run examples/file-editor-agent.ts --task "Fix the typo in ' +
+        'README.md" --workspace ./repo --model deepseek:deepseek-chat\n  $ qitos run agent.ts ' +
+        '--config qitos.yaml --mcp-prompt docs/summarize --arg topic=billing\n',
     )
     .action(async function (this: Command, modulePath: string, flags: RunFlags) {
       const { runAction } = await import('./run-action.js');

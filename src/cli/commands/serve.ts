@@ -58,7 +58,12 @@ export function registerServeCommand(program: Command): void {
     .option('--max-steps <n>', 'step budget of each run', positiveInt)
     .addHelpText(
       'after',
-      '\nThe bearer token clients must send is read from QITOS_SERVE_TOKEN (optional on loopback).\n\nExample:\n  $ qitos serve --agent react --model openai:gpt-4o-mini\n  $ QITOS_SERVE_TOKEN=s3cret qitos serve --agent examples/calculator-agent.ts --host 0.0.0.0 --port 8080\n  $ curl -s localhost:8787/v1/chat/completions -H "content-type: application/json" \\\n      -d \'{"model":"react","messages":[{"role":"user","content":"What is 17 * 23?"}]}\'\n',
+      '\nThe bearer token clients must send is read from QITOS_SERVE_TOKEN (optional on ' +
+        'loopback).\n\nExample:\n  $ qitos serve --agent react --model openai:gpt-4o-mini\n  $ ' +
+        'QITOS_SERVE_TOKEN=s3cret qitos serve --agent examples/calculator-agent.ts --host 0.0.0.0 ' +
+        '--port 8080\n  $ curl -s localhost:8787/v1/chat/completions -H "content-type: ' +
+        'application/json" \\\n      -d ' +
+        '\'{"model":"react","messages":[{"role":"user","content":"What is 17 * 23?"}]}\'\n',
     )
     .action(async function (this: Command, flags: ServeFlags) {
       const { serveAction } = await import('./serve-action.js');

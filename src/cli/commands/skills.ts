@@ -52,7 +52,8 @@ export function registerSkillsCommand(program: Command): void {
     .option('--zip <file>', 'a ZIP of the same skill to replace it with')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos skills update pdf-tools --description "Fill, merge and split PDF files."\n  $ qitos skills update pdf-tools --zip ./pdf-tools-2.zip\n',
+      '\nExample:\n  $ qitos skills update pdf-tools --description "Fill, merge and split PDF ' +
+        'files."\n  $ qitos skills update pdf-tools --zip ./pdf-tools-2.zip\n',
     )
     .action(async function (this: Command, name: string, flags: RootFlags & { description?: string; zip?: string }) {
       const { updateAction } = await import('./skills-action.js');

@@ -21,7 +21,9 @@ export function registerTraceCommand(program: Command): void {
     .option('--json', 'print what was sent as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos trace export traces/20250101T120000-abc123 --otlp http://localhost:4318\n  $ qitos trace export traces/* --otlp https://collector.example/v1/traces --protocol http/json\n',
+      '\nExample:\n  $ qitos trace export traces/20250101T120000-abc123 --otlp ' +
+        'http://localhost:4318\n  $ qitos trace export traces/* --otlp ' +
+        'https://collector.example/v1/traces --protocol http/json\n',
     )
     .action(async function (this: Command, traces: string[], flags: TraceExportFlags) {
       const { traceExportAction } = await import('./trace-export-action.js');

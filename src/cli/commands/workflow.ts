@@ -33,7 +33,8 @@ export function registerWorkflowCommand(program: Command): void {
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ qitos workflow run examples/workflows/tool-pipeline.yaml --var n=7\n  $ qitos workflow run flow.yaml --var topic=cats --model scripted:replies.json --json\n',
+      '\nExample:\n  $ qitos workflow run examples/workflows/tool-pipeline.yaml --var n=7\n  $ ' +
+        'qitos workflow run flow.yaml --var topic=cats --model scripted:replies.json --json\n',
     )
     .action(async function (this: Command, file: string, flags: WorkflowRunFlags) {
       const { workflowRunAction } = await import('./workflow-action.js');

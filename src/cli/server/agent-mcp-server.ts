@@ -35,7 +35,9 @@ export function agentMcpServer(
     server.registerTool(
       runToolName(id),
       {
-        description: `Runs the qitos agent "${id}" (${engine.agent.name}) on a task and returns its final answer and the id of the run's trace.`,
+        description:
+          `Runs the qitos agent "${id}" (${engine.agent.name}) on a task and returns its final ` +
+          `answer and the id of the run's trace.`,
         inputSchema: { task: z.string().min(1).describe('what the agent should do') },
         outputSchema: { answer: z.string().nullable(), runId: z.string(), stopReason: z.string(), steps: z.number() },
       },

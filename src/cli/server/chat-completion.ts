@@ -67,7 +67,9 @@ export class ChunkFrames {
   private readonly tail: string;
 
   constructor(head: ChunkHead, withUsage: boolean) {
-    this.head = `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"choices":`;
+    this.head =
+      `data: ` +
+      `{"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${JSON.stringify(head.created)},"model":${JSON.stringify(head.model)},"choices":`;
     this.tail = withUsage ? ',"usage":null}\n\n' : '}\n\n';
   }
 

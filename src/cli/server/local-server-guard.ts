@@ -124,7 +124,9 @@ export class LocalServerGuard {
       if (!host || !this.hostOk(host)) {
         return {
           code: 'forbidden_host',
-          message: `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as (${this.accepted().join(', ')}); add it with --allowed-host if it is yours`,
+          message:
+            `Host ${JSON.stringify(rawHost.slice(0, 100))} is not a name this server listens as ` +
+            `(${this.accepted().join(', ')}); add it with --allowed-host if it is yours`,
         };
       }
     }
@@ -136,7 +138,9 @@ export class LocalServerGuard {
       if (!url || !this.hostOk(url))
         return {
           code: 'forbidden_origin',
-          message: `requests from the web page at Origin ${JSON.stringify(origin.slice(0, 100))} are refused: this server answers only its own origin and clients that are not browsers`,
+          message:
+            `requests from the web page at Origin ${JSON.stringify(origin.slice(0, 100))} are ` +
+            `refused: this server answers only its own origin and clients that are not browsers`,
         };
     }
     const site = req.header('sec-fetch-site')?.toLowerCase();
@@ -146,7 +150,9 @@ export class LocalServerGuard {
       if (!navigation)
         return {
           code: 'forbidden_origin',
-          message: `a ${site} request from a web page is refused (Sec-Fetch-Site: ${site}): this server answers only its own origin and clients that are not browsers`,
+          message:
+            `a ${site} request from a web page is refused (Sec-Fetch-Site: ${site}): this server ` +
+            `answers only its own origin and clients that are not browsers`,
         };
     }
     return undefined;

@@ -34,7 +34,8 @@ export function requireJson(contentType: string | undefined): void {
   if (type !== 'application/json') {
     throw new HttpError(
       415,
-      `the request body must be sent as content-type application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ' (no content-type was sent)'}`,
+      `the request body must be sent as content-type ` +
+        `application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ' (no content-type was sent)'}`,
       'invalid_request_error',
       'unsupported_media_type',
     );

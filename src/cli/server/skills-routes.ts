@@ -65,7 +65,8 @@ export function skillsRoutes(app: Hono, { options }: RouteContext): void {
     ) {
       throw new HttpError(
         403,
-        `an upload from a browser must carry the header ${UPLOAD_HEADER} (a page of another site cannot set it without a preflight, which this server does not answer)`,
+        `an upload from a browser must carry the header ${UPLOAD_HEADER} (a page of another site ` +
+          `cannot set it without a preflight, which this server does not answer)`,
         'invalid_request_error',
         'forbidden_origin',
       );

@@ -135,8 +135,27 @@ function compactStep(s: StepRecord): Record<string, unknown> {
     stop: s.stop ?? null,
     branch: s.branch ? clip(s.branch, MAX_TEXT) : null,
     critiques: s.critiques ? clip(s.critiques, MAX_TEXT) : null,
-    state: clip(s.stateDiff, MAX_STATE_TEXT),
+    state: clip(pageStateDiff(s.stateDiff), MAX_STATE_TEXT),
   };
+}
+
+/**
+ * A state diff as the page shows it: what was set and unset, and per spliced list where and how many items; of
+ * spliced messages only the user messages' text parts (shown under the model input). The assistant and tool
+ * messages a step appends repeat its model reply and tool results, which the page shows from the step itself.
+ */
+function pageStateDiff(diff: StepRecord['stateDiff']): unknown {
+  if (!diff?.splice) return diff;
+  const splice: Record<string, { at: number; items: unknown[] }> = {};
+  for (const [key, { at, items }] of Object.entries(diff.splice))
+    splice[key] = { at, items: key === 'messages' ? items.map(pageMessage) : items.map(() => null) };
+  return { ...diff, splice };
+}
+
+function pageMessage(item: unknown): unknown {
+  const m = item as { role?: unknown; parts?: unknown } | null;
+  if (m?.role !== 'user' || !Array.isArray(m.parts)) return { role: m?.role ?? null };
+  return { role: 'user', parts: m.parts.filter((p: { type?: unknown }) => p?.type === 'text') };
 }
 
 /** Copies a JSON value with every string longer than `max` cut (and marked). */

@@ -75,7 +75,10 @@ export class Sandbox {
   get note(): string | undefined {
     if (this.mode !== 'auto' || this.kind === 'bwrap') return undefined;
     const { bwrap } = this.probe();
-    return `commands run without a sandbox: ${bwrap.available ? '' : bwrap.reason}. They can read and write whatever this user can, and reach the network.`;
+    return (
+      `commands run without a sandbox: ${bwrap.available ? '' : bwrap.reason}. They can read ` +
+      `and write whatever this user can, and reach the network.`
+    );
   }
 
   /** True when the limits are applied (the `prlimit` program from util-linux exists). */

@@ -140,7 +140,9 @@ export class SkillsSandboxExecutor {
     const bwrap = this.bwrapBinary();
     if (!bwrap && kind !== 'node') {
       throw new Error(
-        `cannot run ${relative(skillDir, script)}: ${kind === 'python' ? 'Python' : 'shell'} skill scripts run only inside the bubblewrap sandbox, and no working bwrap was found (install the Debian/Ubuntu package "bubblewrap")`,
+        `cannot run ${relative(skillDir, script)}: ${kind === 'python' ? 'Python' : 'shell'} ` +
+          `skill scripts run only inside the bubblewrap sandbox, and no working bwrap was found ` +
+          `(install the Debian/Ubuntu package "bubblewrap")`,
       );
     }
     const interpreter = await this.interpreter(kind);

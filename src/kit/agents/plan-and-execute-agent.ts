@@ -35,7 +35,8 @@ export const PLAN_STEP_DONE = 'plan_step_done';
 const stepDoneTool = defineTool({
   id: PLAN_STEP_DONE,
   description:
-    'Closes the current plan step: success true with its result, or success false with why it cannot be done (the rest is then re-planned).',
+    'Closes the current plan step: success true with its result, or success false with why it ' +
+    'cannot be done (the rest is then re-planned).',
   parameters: z.object({ result: z.string().min(1), success: z.boolean().default(true) }),
   execute: ({ result, success }) => (success ? `step done: ${result}` : `step failed: ${result}`),
 });
@@ -118,7 +119,8 @@ export class PlanAndExecuteAgent extends AgentModule<PlanState> {
     const parser = this.parser ?? reactParser();
     return [
       'You carry out a plan step by step, using the tools below.',
-      `When the current step is done, call ${PLAN_STEP_DONE} with its result; if it cannot be done, call ${PLAN_STEP_DONE} with success false and why.`,
+      `When the current step is done, call ${PLAN_STEP_DONE} with its result; if it cannot be ` +
+        `done, call ${PLAN_STEP_DONE} with success false and why.`,
       'Give the final answer only when the last step is done.',
       '',
       parser.instructions(this.tools.specs()),

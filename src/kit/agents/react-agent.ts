@@ -15,7 +15,8 @@ export interface ReActAgentOptions extends AgentModuleOptions {
 }
 
 const PREAMBLE =
-  'You are a capable assistant that solves tasks step by step, using the tools below when they help. Check tool results before you rely on them.';
+  'You are a capable assistant that solves tasks step by step, using the tools below when ' +
+  'they help. Check tool results before you rely on them.';
 
 /**
  * A complete ReAct agent over any Model, parser (default `reactParser()`) and tools. The system prompt is a

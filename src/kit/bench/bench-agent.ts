@@ -79,6 +79,7 @@ export function agentFactoryFromModule(mod: Record<string, unknown>, where: stri
     return async (ctx) => toBenchAgent(await (value as AgentFactory)(ctx));
   }
   throw new Error(
-    `agent module ${where} exports neither createAgent(ctx) nor a default AgentModule subclass or factory (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`,
+    `agent module ${where} exports neither createAgent(ctx) nor a default AgentModule ` +
+      `subclass or factory (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`,
   );
 }

@@ -162,18 +162,23 @@ export function renderComparison(c: Comparison, options: { maxFlips?: number } =
         : 'the same';
   out.push(`- Settings of B vs A: ${variant}`);
   out.push(
-    `- Paired: ${c.pairedTrials} trials over ${c.pairedTasks} tasks${c.onlyInA || c.onlyInB ? ` (left out: ${c.onlyInA} only in A, ${c.onlyInB} only in B)` : ''}`,
+    `- Paired: ${c.pairedTrials} trials over ${c.pairedTasks} ` +
+      `tasks${c.onlyInA || c.onlyInB ? ` (left out: ${c.onlyInA} only in A, ${c.onlyInB} only in B)` : ''}`,
     '',
   );
   const p = c.passRate;
   const excludesZero = p.ci[0] > 0 || p.ci[1] < 0;
   out.push(
-    `**Pass rate: A ${pct(p.a)} -> B ${pct(p.b)}, delta ${signedPct(p.delta)}** (95% paired bootstrap CI ${signedPct(p.ci[0])} to ${signedPct(p.ci[1])}, ${p.resamples} resamples, seed ${p.seed})`,
+    `**Pass rate: A ${pct(p.a)} -> B ${pct(p.b)}, delta ${signedPct(p.delta)}** (95% paired ` +
+      `bootstrap CI ${signedPct(p.ci[0])} to ${signedPct(p.ci[1])}, ${p.resamples} resamples, ` +
+      `seed ${p.seed})`,
     '',
   );
   const m = c.mcnemar;
   out.push(
-    `Exact McNemar test: ${m.bOnly} ${m.bOnly === 1 ? 'trial' : 'trials'} passed only in B, ${m.aOnly} only in A, p = ${m.pValue < 0.0001 ? m.pValue.toExponential(2) : m.pValue.toFixed(4)}`,
+    `Exact McNemar test: ${m.bOnly} ${m.bOnly === 1 ? 'trial' : 'trials'} passed only in ` +
+      `B, ${m.aOnly} only in A, p ` +
+      `= ${m.pValue < 0.0001 ? m.pValue.toExponential(2) : m.pValue.toFixed(4)}`,
   );
   const verdict =
     m.aOnly + m.bOnly === 0

@@ -165,10 +165,13 @@ export function renderPairwise(c: PairwiseComparison, options: { maxRows?: numbe
   out.push(`- **B wins ${c.bWins}, A wins ${c.aWins}, ties ${c.ties}** of ${c.pairs} paired trials`);
   if (c.bWinRate.decided)
     out.push(
-      `- B's share of the decided pairs: ${pct(c.bWinRate.rate)} (95% CI ${pct(c.bWinRate.ci[0])} to ${pct(c.bWinRate.ci[1])}, Wilson); sign test p = ${c.pValue.toFixed(4)}`,
+      `- B's share of the decided pairs: ${pct(c.bWinRate.rate)} (95% ` +
+        `CI ${pct(c.bWinRate.ci[0])} to ${pct(c.bWinRate.ci[1])}, Wilson); sign test p ` +
+        `= ${c.pValue.toFixed(4)}`,
     );
   out.push(
-    `- Ties from orders that disagreed (position bias): ${c.inconsistent}; same answer: ${c.identical}; decided by a missing answer: ${c.unanswered}`,
+    `- Ties from orders that disagreed (position bias): ${c.inconsistent}; same ` +
+      `answer: ${c.identical}; decided by a missing answer: ${c.unanswered}`,
   );
   const cost = c.usage.cost === null ? 'unknown cost' : `$${c.usage.cost.toFixed(4)}`;
   const tokens = c.usage.tokens.input + c.usage.tokens.output + c.usage.tokens.cache.read + c.usage.tokens.cache.write;
@@ -178,7 +181,8 @@ export function renderPairwise(c: PairwiseComparison, options: { maxRows?: numbe
     out.push('| task | epoch | winner | why |', '|---|---|---|---|');
     for (const v of decided.slice(0, max))
       out.push(
-        `| ${v.taskId} | ${v.epoch} | ${v.winner.toUpperCase()} | ${v.explanation.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160)} |`,
+        `| ${v.taskId} | ${v.epoch} | ${v.winner.toUpperCase()} ` +
+          `| ${v.explanation.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160)} |`,
       );
     if (decided.length > max) out.push('', `... and ${decided.length - max} more (see --json)`);
     out.push('');

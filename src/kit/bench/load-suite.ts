@@ -82,7 +82,8 @@ async function loadModuleSuite(file: string, importModule: ImportModule): Promis
   const def = [mod.default, mod.suite].find(isSuiteDefinition);
   if (!def)
     throw new Error(
-      `suite module ${file} exports no defineSuite(...) result as "default" or "suite" (it exports: ${Object.keys(mod).join(', ') || 'nothing'})`,
+      `suite module ${file} exports no defineSuite(...) result as "default" or "suite" (it ` +
+        `exports: ${Object.keys(mod).join(', ') || 'nothing'})`,
     );
   return resolveSuite(def, dirname(file));
 }

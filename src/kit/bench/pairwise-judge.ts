@@ -98,7 +98,8 @@ export function pairwiseJudge(model: Model, options: PairwiseJudgeOptions = {}):
       const consistent = first === second;
       const explanation = consistent
         ? ab.why || ba.why
-        : `the two orders disagree (A first: ${first}; B first: ${second}), counted as a tie${ab.why ? `. A first: ${ab.why}` : ''}${ba.why ? ` B first: ${ba.why}` : ''}`;
+        : `the two orders disagree (A first: ${first}; B first: ${second}), counted as a ` +
+          `tie${ab.why ? `. A first: ${ab.why}` : ''}${ba.why ? ` B first: ${ba.why}` : ''}`;
       return {
         winner: consistent ? first : 'tie',
         votes: [first, second],

@@ -17,10 +17,13 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
   const maxFailed = options.maxFailed ?? 50;
   out.push(`# Benchmark report: ${s.suite}`, '');
   out.push(
-    `- Model: ${s.model ?? '(agent default)'}; agent: ${s.agent ?? '(suite default)'}; epochs: ${s.epochs}${s.shard ? `; shard ${s.shard}` : ''}`,
+    `- Model: ${s.model ?? '(agent default)'}; agent: ${s.agent ?? '(suite default)'}; ` +
+      `epochs: ${s.epochs}${s.shard ? `; shard ${s.shard}` : ''}`,
   );
   out.push(
-    `- Trials: ${s.trials} of ${s.expectedTrials} (${s.tasks} ${s.tasks === 1 ? 'task' : 'tasks'} x ${s.epochs} ${s.epochs === 1 ? 'epoch' : 'epochs'})${s.complete ? '' : `, **${s.missing} missing${s.interrupted ? ' (interrupted; run again with --resume)' : ''}**`}`,
+    `- Trials: ${s.trials} of ${s.expectedTrials} ` +
+      `(${s.tasks} ${s.tasks === 1 ? 'task' : 'tasks'} ` +
+      `x ${s.epochs} ${s.epochs === 1 ? 'epoch' : 'epochs'})${s.complete ? '' : `, **${s.missing} missing${s.interrupted ? ' (interrupted; run again with --resume)' : ''}**`}`,
   );
   const pr = s.passRate;
   out.push(
@@ -50,7 +53,8 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
   );
   out.push(`Totals: ${s.totals.tokens} tokens, ${usd(s.totals.cost)}, ${ms(s.totals.durationMs)} of agent time.`, '');
   out.push(
-    `Per success (totals / ${s.passRate.passed} passed): ${s.perSuccess.tokens === null ? 'n/a' : `${num(s.perSuccess.tokens, 0)} tokens`}, ${s.perSuccess.cost === null ? (s.passRate.passed ? 'unknown cost' : 'n/a') : usd(s.perSuccess.cost)}.`,
+    `Per success (totals / ${s.passRate.passed} ` +
+      `passed): ${s.perSuccess.tokens === null ? 'n/a' : `${num(s.perSuccess.tokens, 0)} tokens`}, ${s.perSuccess.cost === null ? (s.passRate.passed ? 'unknown cost' : 'n/a') : usd(s.perSuccess.cost)}.`,
     '',
   );
   for (const [purpose, b] of Object.entries(s.byPurpose ?? {}))
@@ -83,7 +87,8 @@ export function renderReport(s: Summary, options: { maxFailed?: number } = {}): 
     out.push('| task | epoch | stop reason | score | why | trace |', '|---|---|---|---|---|---|');
     for (const f of s.failed.slice(0, maxFailed))
       out.push(
-        `| ${cell(f.taskId)} | ${f.epoch} | ${f.stopReason} | ${num(f.score, 2)} | ${cell(f.error ?? f.explanation)} | ${link(f.traceDir)} |`,
+        `| ${cell(f.taskId)} | ${f.epoch} | ${f.stopReason} | ${num(f.score, 2)} ` +
+          `| ${cell(f.error ?? f.explanation)} | ${link(f.traceDir)} |`,
       );
     if (s.failed.length > maxFailed)
       out.push('', `... and ${s.failed.length - maxFailed} more (all are in summary.json).`);

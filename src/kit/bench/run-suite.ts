@@ -214,7 +214,8 @@ function openRunFolder(options: RunSuiteOptions, suite: Suite, opts: { write: bo
   const read = readResults(resultsFile);
   if (!options.resume && read.results.length)
     throw new Error(
-      `${resultsFile} already has ${read.results.length} results: pass resume (--resume) to continue that run, or choose another output folder`,
+      `${resultsFile} already has ${read.results.length} results: pass resume (--resume) to ` +
+        `continue that run, or choose another output folder`,
     );
   const agentLabel = options.agentLabel ?? suite.agent ?? null;
   const warnings: string[] = [];
@@ -404,7 +405,10 @@ function checkResumable(previous: RunInfo, now: ResumeTarget, warnings: string[]
     const differences = settingDifferences(previous.config, now.settings);
     if (differences.length && !now.force) {
       throw new Error(
-        `cannot resume: the output folder holds a run with other settings (recorded -> now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded settings, choose another output folder, or pass --force-resume to mix the two knowingly (run.json records it)${textDiffs(differences)}`,
+        `cannot resume: the output folder holds a run with other settings (recorded -> ` +
+          `now): ${differences.map(formatSettingDifference).join('; ')}. Resume with the recorded ` +
+          `settings, choose another output folder, or pass --force-resume to mix the two knowingly ` +
+          `(run.json records it)${textDiffs(differences)}`,
       );
     }
     return differences;
@@ -421,10 +425,14 @@ function checkResumable(previous: RunInfo, now: ResumeTarget, warnings: string[]
   if (changed.length && !now.force) {
     if (previous.model !== now.model)
       throw new Error(
-        `cannot resume: the output folder holds a run with model ${previous.model ?? '(agent default)'}, not ${now.model ?? '(agent default)'} (--force-resume to mix them knowingly)`,
+        `cannot resume: the output folder holds a run with ` +
+          `model ${previous.model ?? '(agent default)'}, not ${now.model ?? '(agent default)'} ` +
+          `(--force-resume to mix them knowingly)`,
       );
     throw new Error(
-      `cannot resume: the output folder holds a run of agent ${previous.agent ?? '(none recorded)'}, not ${now.agent ?? '(none recorded)'} (--force-resume to mix them knowingly)`,
+      `cannot resume: the output folder holds a run of ` +
+        `agent ${previous.agent ?? '(none recorded)'}, not ${now.agent ?? '(none recorded)'} ` +
+        `(--force-resume to mix them knowingly)`,
     );
   }
   if (!previous.config && now.settings)

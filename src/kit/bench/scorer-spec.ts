@@ -84,7 +84,8 @@ export const ScorerSpec = z.preprocess(
     {
       error: (iss) =>
         iss.code === 'invalid_union'
-          ? 'unknown scorer type: expected one of exact_match, contains, regex, numeric, json_field, json_match, expr, custom, llm_judge, gaia'
+          ? 'unknown scorer type: expected one of exact_match, contains, regex, numeric, json_field, ' +
+            'json_match, expr, custom, llm_judge, gaia'
           : undefined,
     },
   ),

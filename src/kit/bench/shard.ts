@@ -64,14 +64,16 @@ export function shardFromEnv(env: Record<string, string | undefined>): ShardFrom
   if (set('JOB_COMPLETION_INDEX')) {
     if (!set('QITOS_SHARD_COUNT')) {
       throw new Error(
-        "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but QITOS_SHARD_COUNT is not: set it to the Job's spec.completions in the pod's env",
+        '--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but ' +
+          "QITOS_SHARD_COUNT is not: set it to the Job's spec.completions in the pod's env",
       );
     }
     const index = count('JOB_COMPLETION_INDEX', env.JOB_COMPLETION_INDEX!, 0);
     const n = count('QITOS_SHARD_COUNT', env.QITOS_SHARD_COUNT!, 1);
     if (index >= n)
       throw new Error(
-        `--shard auto: JOB_COMPLETION_INDEX=${index} is out of range for QITOS_SHARD_COUNT=${n} (indexes run 0..${n - 1}): QITOS_SHARD_COUNT must equal the Job's spec.completions`,
+        `--shard auto: JOB_COMPLETION_INDEX=${index} is out of range for QITOS_SHARD_COUNT=${n} ` +
+          `(indexes run 0..${n - 1}): QITOS_SHARD_COUNT must equal the Job's spec.completions`,
       );
     return {
       shard: { index, count: n },
@@ -90,7 +92,9 @@ export function shardFromEnv(env: Record<string, string | undefined>): ShardFrom
     const index = (id - min) / step;
     if (!Number.isInteger(index) || index < 0 || index >= n) {
       throw new Error(
-        `--shard auto: Slurm array task ${id} (min ${min}, step ${step}, count ${n}) is not one of ${n} evenly spaced tasks: use a range such as --array=0-${n - 1}, or set QITOS_SHARD=i/n`,
+        `--shard auto: Slurm array task ${id} (min ${min}, step ${step}, count ${n}) is not one ` +
+          `of ${n} evenly spaced tasks: use a range such as --array=0-${n - 1}, or set ` +
+          `QITOS_SHARD=i/n`,
       );
     }
     return {
@@ -99,7 +103,9 @@ export function shardFromEnv(env: Record<string, string | undefined>): ShardFrom
     };
   }
   throw new Error(
-    '--shard auto: no shard in the environment: set QITOS_SHARD=i/n, or run as a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with QITOS_SHARD_COUNT) or a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
+    '--shard auto: no shard in the environment: set QITOS_SHARD=i/n, or run as a Kubernetes ' +
+      'Indexed Job (JOB_COMPLETION_INDEX with QITOS_SHARD_COUNT) or a Slurm job array ' +
+      '(SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
   );
 }
 

@@ -151,7 +151,8 @@ export function renderSweep(r: SweepReport): string {
     '',
   ];
   lines.push(
-    'p: exact McNemar test on the trials paired with the baseline; p (Holm): adjusted for comparing every cell with it. better/worse: p (Holm) < 0.05.',
+    'p: exact McNemar test on the trials paired with the baseline; p (Holm): adjusted for ' +
+      'comparing every cell with it. better/worse: p (Holm) < 0.05.',
   );
   if (r.warnings.length) lines.push('', 'warnings:', ...r.warnings.map((w) => `- ${w}`));
   return lines.join('\n') + '\n';

@@ -35,7 +35,8 @@ function describeStep(task: string, decision: Decision, results: readonly Action
   if (decision.rationale) lines.push(`Its reasoning: ${cut(decision.rationale)}`);
   for (const r of results)
     lines.push(
-      `Result of ${r.name} (${r.status}): ${cut(r.status === 'error' ? (r.error ?? '') : typeof r.output === 'string' ? r.output : JSON.stringify(r.output))}`,
+      `Result of ${r.name} ` +
+        `(${r.status}): ${cut(r.status === 'error' ? (r.error ?? '') : typeof r.output === 'string' ? r.output : JSON.stringify(r.output))}`,
     );
   return lines.join('\n');
 }

@@ -24,7 +24,10 @@ export function selfReflectionCritic<S extends State = State>(options: SelfRefle
         action: 'retry',
         score,
         reason: `${failed.length} of ${results.length} tool call(s) failed`,
-        feedback: `These tool calls failed:\n${errors}\nBefore you act again, state in one or two sentences why they failed and what you will do differently; do not repeat a call that cannot succeed.`,
+        feedback:
+          `These tool calls failed:\n${errors}\nBefore you act again, state in one or two sentences ` +
+          `why they failed and what you will do differently; do not repeat a call that cannot ` +
+          `succeed.`,
       };
     },
   };

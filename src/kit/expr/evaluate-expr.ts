@@ -106,7 +106,8 @@ class Evaluator {
         if (typeof b === 'string' && typeof a === 'string') return b.includes(a);
         if (isPlainObject(b) && typeof a === 'string') return ownField(b, a) !== undefined;
         throw err(
-          `"in" at column ${n.pos + 1} needs a list, a string in a string, or a key in an object; got ${describeValue(a)} in ${describeValue(b)}`,
+          `"in" at column ${n.pos + 1} needs a list, a string in a string, or a key in an object; ` +
+            `got ${describeValue(a)} in ${describeValue(b)}`,
           n.pos,
         );
       default: {
@@ -167,7 +168,8 @@ class Evaluator {
       if (next === undefined) {
         if (step.optional) return SHORT;
         throw err(
-          `${describeValue(cur)} has no ${where(step, key)}${step.kind === 'field' && isPlainObject(cur) ? ` (its fields: ${fieldList(cur)})` : ''}`,
+          `${describeValue(cur)} has ` +
+            `no ${where(step, key)}${step.kind === 'field' && isPlainObject(cur) ? ` (its fields: ${fieldList(cur)})` : ''}`,
           step.pos,
         );
       }

@@ -12,7 +12,9 @@ export function listMcpResourcesTool(manager: McpServers): AnyTool {
   return defineTool({
     id: 'list_mcp_resources',
     description:
-      "List the resources (and resource templates) of the connected MCP servers as mcp://<server>/<uri> references. Read one with read_mcp_resource; fill in a template's {placeholders} first.",
+      'List the resources (and resource templates) of the connected MCP servers as ' +
+      "mcp://<server>/<uri> references. Read one with read_mcp_resource; fill in a template's " +
+      '{placeholders} first.',
     parameters: z.object({
       server: z.string().optional().describe('only this server (default: every server that has resources)'),
     }),
@@ -32,7 +34,9 @@ export function listMcpResourcesTool(manager: McpServers): AnyTool {
         try {
           const { resources, templates } = await manager.resources(name);
           const lines = [
-            `server ${name}: ${resources.length} resource${resources.length === 1 ? '' : 's'}, ${templates.length} template${templates.length === 1 ? '' : 's'}`,
+            `server ${name}: ${resources.length} ` +
+              `resource${resources.length === 1 ? '' : 's'}, ${templates.length} ` +
+              `template${templates.length === 1 ? '' : 's'}`,
           ];
           for (const r of resources)
             lines.push(entry(formatMcpUri({ server: name, uri: r.uri }), r.title ?? r.name, r.mimeType, r.description));

@@ -42,12 +42,15 @@ function checkArgs(server: string, prompt: Prompt, args: Record<string, string>)
   const unknown = Object.keys(args).filter((k) => !declared.some((a) => a.name === k));
   if (unknown.length)
     throw new Error(
-      `prompt ${server}/${prompt.name} has no argument ${unknown.map((k) => `"${k}"`).join(', ')} (it takes: ${declared.map((a) => a.name).join(', ') || 'none'})`,
+      `prompt ${server}/${prompt.name} has no ` +
+        `argument ${unknown.map((k) => `"${k}"`).join(', ')} (it ` +
+        `takes: ${declared.map((a) => a.name).join(', ') || 'none'})`,
     );
   const missing = declared.filter((a) => a.required && args[a.name] === undefined);
   if (missing.length)
     throw new Error(
-      `prompt ${server}/${prompt.name} needs ${missing.map((a) => `--arg ${a.name}=...${a.description ? ` (${a.description})` : ''}`).join(', ')}`,
+      `prompt ${server}/${prompt.name} ` +
+        `needs ${missing.map((a) => `--arg ${a.name}=...${a.description ? ` (${a.description})` : ''}`).join(', ')}`,
     );
 }
 

@@ -21,7 +21,8 @@ export function formatMcpUri(ref: McpResourceRef): string {
 export function parseMcpUri(text: string): McpResourceRef {
   const bad = (why: string) =>
     new Error(
-      `not an MCP resource reference: ${JSON.stringify(text.slice(0, 200))}: ${why}; expected mcp://<server>/<resource uri>, e.g. mcp://docs/file:///guide.md`,
+      `not an MCP resource reference: ${JSON.stringify(text.slice(0, 200))}: ${why}; expected ` +
+        `mcp://<server>/<resource uri>, e.g. mcp://docs/file:///guide.md`,
     );
   if (!text.startsWith(PREFIX)) throw bad('it does not start with mcp://');
   const rest = text.slice(PREFIX.length);

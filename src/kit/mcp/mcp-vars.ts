@@ -12,7 +12,9 @@ export const MCP_REDACTED = '<redacted>';
 export function expandVars(text: string, env: Record<string, string | undefined>, where: string): string {
   if (text === MCP_REDACTED) {
     throw new Error(
-      `${where} was not recorded (a trace keeps no literal env or header value): write it as \${VAR} so replay and fork read it from the environment, or give it with \`qitos fork --config\``,
+      `${where} was not recorded (a trace keeps no literal env or header value): write it as ` +
+        `\${VAR} so replay and fork read it from the environment, or give it with \`qitos fork ` +
+        `--config\``,
     );
   }
   return text.replace(VAR, (_m, name: string) => {

@@ -14,7 +14,8 @@ export function readMcpResourceTool(manager: McpServers): AnyTool {
   return defineTool({
     id: 'read_mcp_resource',
     description:
-      'Read a resource of a connected MCP server, given as mcp://<server>/<uri> (from list_mcp_resources, a [resource] line of a tool result, or the conversation).',
+      'Read a resource of a connected MCP server, given as mcp://<server>/<uri> (from ' +
+      'list_mcp_resources, a [resource] line of a tool result, or the conversation).',
     parameters: z.object({ uri: z.string().describe('mcp://<server>/<resource uri>') }),
     async execute({ uri }, ctx) {
       const ref = parseMcpUri(uri);

@@ -6,7 +6,8 @@ import { hintedError, isObject, observationResults, toolList } from './text-pars
 const KEYS = ['thought', 'action', 'actions', 'final_answer', 'wait'];
 const FORMAT_HINT =
   'Reply with exactly one JSON object: {"thought": "...", "action": {"name": "<tool>", "args": {...}}} to call a tool, ' +
-  '{"thought": "...", "actions": [{"name": ..., "args": ...}, ...]} to call several, or {"thought": "...", "final_answer": "..."} to finish.';
+  '{"thought": "...", "actions": [{"name": ..., "args": ...}, ...]} to call several, or ' +
+  '{"thought": "...", "final_answer": "..."} to finish.';
 const fail = hintedError(FORMAT_HINT, ' ');
 
 /**

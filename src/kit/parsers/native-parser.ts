@@ -33,7 +33,9 @@ export function nativeParser(options: NativeParserOptions = {}): Parser {
         if (p.type !== 'tool-call') continue;
         if (!p.args) {
           return new ParseError(
-            `The arguments of your call to ${p.name} are not a valid JSON object: ${jsonProblem(p.input)}. Call ${p.name} again with its arguments as one JSON object that matches its schema.`,
+            `The arguments of your call to ${p.name} are not a valid JSON ` +
+              `object: ${jsonProblem(p.input)}. Call ${p.name} again with its arguments as one JSON ` +
+              `object that matches its schema.`,
             p.input,
           );
         }
@@ -81,7 +83,8 @@ export function nativeParser(options: NativeParserOptions = {}): Parser {
     instructions(tools: readonly ToolSpec[]): string {
       const names = tools.map((t) => t.name).join(', ');
       return [
-        `Use the tools (${names || 'none'}) through function calling when you need them; you may call several at once when they do not depend on each other.`,
+        `Use the tools (${names || 'none'}) through function calling when you need them; you may ` +
+          `call several at once when they do not depend on each other.`,
         textMeans === 'final'
           ? 'When you are done, reply with the final answer as plain text and no tool call.'
           : 'Text without a tool call is shown to the user; the run goes on until you finish through a tool.',

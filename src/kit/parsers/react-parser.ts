@@ -101,7 +101,8 @@ export function reactParser(options: ReactParserOptions = {}): Parser {
       const withThought = thoughts.length ? { rationale: thoughts.join('\n') } : {};
       if (final !== undefined && actions.length)
         return fail(
-          "Your reply has both an Action and a Final Answer: send one of them. An action's result comes back as an Observation in the next turn.",
+          "Your reply has both an Action and a Final Answer: send one of them. An action's result " +
+            'comes back as an Observation in the next turn.',
           text,
         );
       if (actions.length > 1 && !multiple)
@@ -129,7 +130,8 @@ export function reactParser(options: ReactParserOptions = {}): Parser {
       return [
         'You solve the task step by step. In each reply, first think, then either call a tool or give the final answer.',
         hint,
-        'Write argument values as JSON: strings in double quotes, numbers, true/false/null, [lists], {objects}. A long or multi-line string may use triple quotes """...""".',
+        'Write argument values as JSON: strings in double quotes, numbers, true/false/null, ' +
+          '[lists], {objects}. A long or multi-line string may use triple quotes """...""".',
         multiple
           ? 'You may write several Action lines when the calls do not depend on each other.'
           : 'Write one Action per reply.',
@@ -193,7 +195,10 @@ function readAction(
   // text after a complete call is ignored (models append comments); a bare name must end its line
   const rest = restOfLine(text, j).trim();
   if (!args && rest && !/^`+$/.test(rest)) {
-    return `Could not read the action ${JSON.stringify(restOfLine(text, i).trim().slice(0, 60))}: write Action: ${name}(<arg>=<value>, ...) with the arguments in parentheses.`;
+    return (
+      `Could not read the action ${JSON.stringify(restOfLine(text, i).trim().slice(0, 60))}: ` +
+      `write Action: ${name}(<arg>=<value>, ...) with the arguments in parentheses.`
+    );
   }
   return { name, ...(args ? { args } : {}), end: j };
 }
@@ -211,9 +216,15 @@ function readActionInput(
   }
   const r = readLiteral(text, i);
   if (r instanceof LiteralError)
-    return `Could not read the Action Input of ${tool}: ${r.message} (at ${where(text, r.offset)}). Write it as a JSON object, e.g. {"arg": "value"}.`;
+    return (
+      `Could not read the Action Input of ${tool}: ${r.message} (at ${where(text, r.offset)}). ` +
+      `Write it as a JSON object, e.g. {"arg": "value"}.`
+    );
   if (!isObject(r.value))
-    return `The Action Input of ${tool} must be a JSON object of arguments, e.g. {"arg": "value"}; got ${JSON.stringify(r.value)?.slice(0, 60)}.`;
+    return (
+      `The Action Input of ${tool} must be a JSON object of arguments, e.g. {"arg": "value"}; ` +
+      `got ${JSON.stringify(r.value)?.slice(0, 60)}.`
+    );
   let end = r.end;
   if (fenced) {
     const close = text.indexOf('```', end);

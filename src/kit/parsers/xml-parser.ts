@@ -101,7 +101,8 @@ export function xmlParser(options: XmlParserOptions = {}): Parser {
       return [
         'You solve the task step by step. In each reply, think, then either call a tool or give the final answer.',
         hint,
-        'Write each argument as its own <arg> element. Text arguments are written as-is (no quotes); numbers, booleans, lists and objects as JSON.',
+        'Write each argument as its own <arg> element. Text arguments are written as-is (no ' +
+          'quotes); numbers, booleans, lists and objects as JSON.',
         multiple
           ? 'You may write several <action> elements when the calls do not depend on each other.'
           : 'Write one <action> per reply.',
@@ -131,7 +132,10 @@ function readTag(text: string, start: number): Tag | string {
     if (text.startsWith('/>', i)) return { attrs, selfClosing: true, end: i + 2 };
     const am = /^([A-Za-z_][\w.-]*)\s*=\s*/.exec(text.slice(i, i + 80));
     if (!am)
-      return `The <${name}> tag is not well formed near ${JSON.stringify(text.slice(i, i + 30))}: write attributes as name="value" and close the tag with ">".`;
+      return (
+        `The <${name}> tag is not well formed near ${JSON.stringify(text.slice(i, i + 30))}: ` +
+        `write attributes as name="value" and close the tag with ">".`
+      );
     i += am[0].length;
     const q = text[i];
     if (q !== '"' && q !== "'") return `Attribute ${am[1]} of <${name}> needs a quoted value, e.g. ${am[1]}="...".`;
@@ -232,7 +236,10 @@ function readAction(text: string, tag: Tag, ctx: ParseContext): { action: Action
       if (!(r instanceof LiteralError) && isObject(r.value) && !inner.slice(r.end).trim())
         return { action: { id: newActionId(), name, args: r.value }, end: body.end };
     }
-    return `Could not read the arguments of ${name}: inside <action> write one <arg name="...">value</arg> per argument (found ${JSON.stringify(inner.slice(0, 40))}).`;
+    return (
+      `Could not read the arguments of ${name}: inside <action> write one <arg ` +
+      `name="...">value</arg> per argument (found ${JSON.stringify(inner.slice(0, 40))}).`
+    );
   }
 }
 

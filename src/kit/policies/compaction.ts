@@ -56,6 +56,19 @@ export interface CompactionOptions {
   summaryPrompt?: string;
   /** `maxOutputTokens` of the summary call (default: min(4,000, max(256, 10% of usable))). */
   summaryMaxTokens?: number;
+  /**
+   * Share of the usable context a compaction frees beyond the limit, so the next one comes later (default 0.25):
+   * when pruning leaves more than (1 - headroom) of usable, older turns are summarised too. Every compaction
+   * rewrites history and so breaks a provider's cached prefix from the first changed message on: fewer of them keep
+   * more of each request cached.
+   */
+  headroom?: number;
+  /**
+   * Earlier summaries stay verbatim and a new summary is appended after them while together they are at most this
+   * many tokens (default: 15% of usable); above it they are merged into the new one. Keeps the head of the
+   * conversation byte-identical across summaries.
+   */
+  keepSummaryTokens?: number;
   /** Compactions allowed in a row (each at most one step after the previous) before the run ends `context_overflow` (default 3). */
   maxConsecutive?: number;
 }
@@ -69,6 +82,8 @@ interface Count {
 }
 
 const LIST_CAP = 50;
+const DEFAULT_HEADROOM = 0.25;
+const DEFAULT_KEEP_SUMMARY_SHARE = 0.15;
 
 /**
  * Context compaction as a policy. Before each model call (`beforeModel`) and after tools ran (`reduce`) it measures
@@ -101,11 +116,15 @@ export function compaction<S extends State = State>(options: CompactionOptions =
     'keepRecentTokens',
     'summaryMaxTokens',
     'maxConsecutive',
+    'headroom',
+    'keepSummaryTokens',
   ] as const) {
     const v = options[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
       throw new Error(`compaction: ${k} must be a non-negative number, got ${JSON.stringify(v)}`);
   }
+  if (options.headroom !== undefined && options.headroom >= 1)
+    throw new Error(`compaction: headroom must be below 1 (a share of the usable context), got ${options.headroom}`);
   if (options.contextWindow !== undefined && options.contextWindow < 1)
     throw new Error('compaction: contextWindow must be positive');
   if (
@@ -175,7 +194,8 @@ class CompactionRun<S extends State> implements Policy<S> {
           this.fail(
             ctx,
             'after_tools',
-            `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the provider's count, over the usable ${describeLimits(limits)}; not compacting again`,
+            `context overflow: the compaction at step ${this.verify.step} left ${input} tokens by the ` +
+              `provider's count, over the usable ${describeLimits(limits)}; not compacting again`,
             { tokensAfter: input, usable: limits.usable, basis: 'provider' },
           );
         }
@@ -220,7 +240,8 @@ class CompactionRun<S extends State> implements Policy<S> {
       this.fail(
         ctx,
         trigger,
-        `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`,
+        `context overflow: ~${c.tokens} tokens (${c.basis}) right after the compaction of ` +
+          `step ${ctx.step}, over the usable ${describeLimits(limits)}; not compacting again`,
         data,
       );
       return false;
@@ -229,7 +250,9 @@ class CompactionRun<S extends State> implements Policy<S> {
       this.fail(
         ctx,
         trigger,
-        `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough room`,
+        `context overflow: ${this.streak + 1} compactions in a row (step ${ctx.step}, ` +
+          `~${c.tokens} tokens, usable ${describeLimits(limits)}): compaction does not free enough ` +
+          `room`,
         { ...data, streak: this.streak + 1 },
       );
       return false;
@@ -291,8 +314,9 @@ class CompactionRun<S extends State> implements Policy<S> {
       state = { ...state, messages, metrics };
     }
 
-    // 2. Summarise older turns if pruning was not enough (always after a provider overflow error).
-    if ((forced || tokens >= usable) && this.s.options.summarise !== false) {
+    // 2. Summarise older turns if pruning did not free the headroom (always after a provider overflow error).
+    const target = usable - Math.floor(usable * (this.s.options.headroom ?? DEFAULT_HEADROOM));
+    if ((forced || tokens >= target) && this.s.options.summarise !== false) {
       const summarised = await this.summarise(ctx, limits, original, messages, tokens, trigger, base, metrics);
       if (summarised) {
         ({ messages, tokens } = summarised);
@@ -305,14 +329,18 @@ class CompactionRun<S extends State> implements Policy<S> {
         this.fail(
           ctx,
           trigger,
-          `context overflow: ~${tokens} tokens (${c.basis}), over the usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, nothing to summarise)`,
+          `context overflow: ~${tokens} tokens (${c.basis}), over the ` +
+            `usable ${describeLimits(limits)}, and nothing can be compacted (no prunable tool output, ` +
+            `nothing to summarise)`,
           { tokensBefore: c.tokens, usable, basis: c.basis },
         );
       } else if (tokens >= usable) {
         this.fail(
           ctx,
           trigger,
-          `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting again`,
+          `context overflow: compaction at step ${ctx.step} brought ~${c.tokens} tokens down to ` +
+            `~${tokens} (${c.basis}), still over the usable ${describeLimits(limits)}; not compacting ` +
+            `again`,
           { tokensBefore: c.tokens, tokensAfter: tokens, usable, basis: c.basis },
         );
       }
@@ -339,6 +367,7 @@ class CompactionRun<S extends State> implements Policy<S> {
       keepRecentTokens,
       keepFirstUser: this.s.options.keepFirstUser ?? true,
       tokens: (m) => this.estimator.message(m),
+      keepSummaryTokens: this.s.options.keepSummaryTokens ?? Math.floor(usable * DEFAULT_KEEP_SUMMARY_SHARE),
     });
     if (!plan) return undefined;
     const model = this.s.options.model ?? ctx.model;
@@ -346,7 +375,8 @@ class CompactionRun<S extends State> implements Policy<S> {
       this.fail(
         ctx,
         trigger,
-        'context overflow: compaction needs a summary but there is no model to write it (pass compaction({ model }) or run on the model path)',
+        'context overflow: compaction needs a summary but there is no model to write it (pass ' +
+          'compaction({ model }) or run on the model path)',
         { tokensBefore: tokens, usable },
       );
       return undefined;

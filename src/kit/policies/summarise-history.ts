@@ -10,7 +10,8 @@ export const SUMMARY_PROMPT = [
   'The agent will continue the run from your summary alone: the messages you summarise are removed.',
   'Write a summary with these sections:',
   '1. Goal: the task and every constraint or preference the user stated.',
-  '2. Done so far: the key actions and tool calls and their important results. Quote exact values: file paths, names, numbers, commands, error messages.',
+  '2. Done so far: the key actions and tool calls and their important results. Quote exact ' +
+    'values: file paths, names, numbers, commands, error messages.',
   '3. Learned: facts established, hypotheses ruled out, approaches that failed and why.',
   '4. Current state and next steps: what was in progress when the history was cut, and what remains to do.',
   'Be concise and factual. Do not invent anything that is not in the transcript. Write in the language of the transcript.',
@@ -45,7 +46,16 @@ export interface SummaryPlan {
  */
 export function planSummary(
   messages: readonly Message[],
-  options: { keepRecentTokens: number; keepFirstUser: boolean; tokens: (m: Message) => number },
+  options: {
+    keepRecentTokens: number;
+    keepFirstUser: boolean;
+    tokens: (m: Message) => number;
+    /**
+     * Earlier summaries stay verbatim (the new one is appended after them) while together they are at most this
+     * many tokens; above it they are replaced with the rest, so the new summary merges them (default 0: always).
+     */
+    keepSummaryTokens?: number;
+  },
 ): SummaryPlan | undefined {
   let tailStart = messages.length;
   let tail = 0;
@@ -68,9 +78,27 @@ export function planSummary(
         first = i;
         break;
       }
-  const replace: number[] = [];
-  const keep: number[] = [];
-  for (let i = 0; i < tailStart; i++) (i === last || i === first ? keep : replace).push(i);
+  // Earlier summaries kept in place keep the head of the conversation byte-identical (a provider's cached prefix).
+  const summaries = new Set<number>();
+  let summaryTokens = 0;
+  for (let i = 0; i < tailStart; i++)
+    if (messages[i].role === 'user' && messages[i].info.summary) {
+      summaries.add(i);
+      summaryTokens += options.tokens(messages[i]);
+    }
+  if (summaryTokens > (options.keepSummaryTokens ?? 0)) summaries.clear();
+  const split = () => {
+    const replace: number[] = [];
+    const keep: number[] = [];
+    for (let i = 0; i < tailStart; i++) (i === last || i === first || summaries.has(i) ? keep : replace).push(i);
+    return { replace, keep };
+  };
+  let { replace, keep } = split();
+  // The new summary goes after the kept messages: earlier summaries stay only when all it replaces came after them.
+  if (summaries.size && replace.some((i) => i < Math.max(...summaries))) {
+    summaries.clear();
+    ({ replace, keep } = split());
+  }
   return replace.length ? { replace, keep, tailStart } : undefined;
 }
 
@@ -148,7 +176,10 @@ function cut(text: string, max: number): string {
 
 /** The messages of the summary call: the summary prompt, then the transcript and the objective. */
 export function summaryRequest(transcript: Transcript, objective: string, prompt: string): ModelMessage[] {
-  const text = `The task of the run (it stays in the history verbatim): ${cut(objective, TEXT_CAP)}\n\nSummarise this part of the run:\n<transcript>\n${transcript.text}\n</transcript>`;
+  const text =
+    `The task of the run (it stays in the history ` +
+    `verbatim): ${cut(objective, TEXT_CAP)}\n\nSummarise this part of the ` +
+    `run:\n<transcript>\n${transcript.text}\n</transcript>`;
   return [
     { role: 'system', content: prompt },
     { role: 'user', content: [{ type: 'text', text }] },

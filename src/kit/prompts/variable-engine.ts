@@ -89,7 +89,8 @@ export class VariableEngine {
         } catch (err) {
           // JSON.stringify throws on a cycle or a BigInt inside an object: name the variable, not just the cause
           throw new VariableError(
-            `prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} has a value that cannot be rendered as text: ${errorMessage(err)}`,
+            `prompt variable {{${arg === undefined ? name : `${name}:${arg}`}}} has a value that ` +
+              `cannot be rendered as text: ${errorMessage(err)}`,
             [name],
             { cause: err },
           );
@@ -99,7 +100,9 @@ export class VariableEngine {
     if (unknown.length && this.unknown === 'error') {
       const list = [...new Set(unknown)];
       throw new VariableError(
-        `unknown prompt variable${list.length > 1 ? 's' : ''}: ${list.map((n) => `{{${n}}}`).join(', ')} (providers: ${this.providerNames.join(', ') || 'none'}); write \\{{ for a literal {{`,
+        `unknown prompt ` +
+          `variable${list.length > 1 ? 's' : ''}: ${list.map((n) => `{{${n}}}`).join(', ')} ` +
+          `(providers: ${this.providerNames.join(', ') || 'none'}); write \\{{ for a literal {{`,
         list,
       );
     }

@@ -33,7 +33,9 @@ export function findSkillsTool(
         threshold: options.threshold ?? DEFAULT_MIN_SKILL_SCORE,
       });
       const output = matches.length
-        ? `Skills for "${query}" (score: higher is closer):\n${matches.map((m) => `- ${m.name} (${m.score.toFixed(3)}): ${m.description}`).join('\n')}\nLoad one with the skill tool: skill(name="<name>").`
+        ? `Skills for "${query}" (score: higher is ` +
+          `closer):\n${matches.map((m) => `- ${m.name} (${m.score.toFixed(3)}): ${m.description}`).join('\n')}\nLoad ` +
+          `one with the skill tool: skill(name="<name>").`
         : `No installed skill matches "${query}".`;
       return {
         output,

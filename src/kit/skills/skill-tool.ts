@@ -42,7 +42,9 @@ export function skillTool(catalog: SkillCatalog, options: { maxListedFiles?: num
         const { at, files } = await mountSkill(ctx, skill.dir, name);
         if (!at || !files)
           throw toolError(
-            `the run's env "${ctx.env.name}" cannot mount skill folders read-only (no "mount" and "file" op groups), so files of skill "${name}" cannot be read; run with a workspace or memory env`,
+            `the run's env "${ctx.env.name}" cannot mount skill folders read-only (no "mount" and ` +
+              `"file" op groups), so files of skill "${name}" cannot be read; run with a workspace or ` +
+              `memory env`,
           );
         const bytes = await files.readBytes(path.posix.join(at, inside));
         if (looksBinary(bytes))
@@ -54,7 +56,8 @@ export function skillTool(catalog: SkillCatalog, options: { maxListedFiles?: num
       const dir = at ?? skill.dir;
       const { files, more } = await skillFiles(skill, options.maxListedFiles ?? 50);
       const listing = files.length
-        ? `\n\nFiles in this skill (read one with skill(name="${name}", file="<path>")):\n${files.map((f) => `- ${f}`).join('\n')}${more ? `\n- ... and ${more} more` : ''}`
+        ? `\n\nFiles in this skill (read one with skill(name="${name}", ` +
+          `file="<path>")):\n${files.map((f) => `- ${f}`).join('\n')}${more ? `\n- ... and ${more} more` : ''}`
         : '';
       return {
         output: `<skill name="${skill.name}">\n${skill.body.trimEnd()}\n</skill>\nBase folder: ${dir}${listing}`,

@@ -203,7 +203,8 @@ function checkRatio(name: string, bytes: number, compressed: number, lim: Requir
   const ratio = bytes / Math.max(1, compressed);
   if (ratio > lim.maxRatio)
     throw new SkillZipError(
-      `entry "${name}" expands ${Math.round(ratio)} times (${compressed} to ${bytes} bytes); at most ${lim.maxRatio} is allowed (a zip bomb?)`,
+      `entry "${name}" expands ${Math.round(ratio)} times (${compressed} to ${bytes} bytes); at ` +
+        `most ${lim.maxRatio} is allowed (a zip bomb?)`,
     );
 }
 

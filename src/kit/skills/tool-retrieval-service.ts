@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import type { LocalIndex } from 'vectra/lib/LocalIndex.js';
+import { link, mkdir, open, readFile, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import type { EmbeddingModel } from '../../core/index.js';
 import { checkEmbeddings, errorMessage } from '../../core/index.js';
 import { VectorMatrix, hashingEmbedder } from '../../models/embedders/index.js';
 import { loadSkills, type Skill, type SkillCatalog } from './skill-catalog.js';
 import { needsSettling, stateDir, withRootLock, type RootLockOptions } from './skills-root-state.js';
+import { decodeVector, encodeVector, parseSkillIndex, type SkillIndexFile } from './skill-index-file.js';
 
 /** A skill found for a query, with its cosine similarity to the query. */
 export interface SkillMatch {
@@ -33,16 +33,14 @@ export interface ToolRetrievalOptions extends RootLockOptions {
   embedder?: EmbeddingModel;
 }
 
-/** What an index item carries besides its vector (vectra metadata must be flat). */
+/** What an index item carries besides its vector. */
 type ItemMeta = { name: string; description: string; hash: string; path: string };
 
-/** Decimal places kept of each vector component on disk: a third of the file size, no change in ranking. */
-const STORED_DECIMALS = 5;
-
 /**
- * Finds skills by meaning: the name and description of every skill under a root are embedded and kept in a
- * vectra `LocalIndex` at `<root>/.qitos/index/<embedder>/`, one index per embedder (switching embedders never
- * mixes vectors). The index follows the folders: `open` and `sync` re-embed every skill whose SKILL.md content
+ * Finds skills by meaning: the name and description of every skill under a root are embedded and kept in
+ * `<root>/.qitos/index/<embedder>/index.json` (see {@link SkillIndexFile}: vectors quantised to 8 bits, base64), one
+ * index per embedder (switching embedders never mixes vectors). Saves are atomic (temporary file, fsync, rename). The
+ * index follows the folders: `open` and `sync` re-embed every skill whose SKILL.md content
  * hash changed, add new ones and drop removed ones, under the root's lock; SkillManager calls `upsert`/`remove`
  * on install, update and uninstall. `search` reloads the index when another process changed it. A damaged
  * index file is rebuilt from the folders (the report says so), never trusted.
@@ -53,8 +51,8 @@ export class ToolRetrievalService {
   readonly indexDir: string;
   /** Problems the service recovered from by itself (a damaged index rebuilt during a search), for callers to show. */
   readonly warnings: string[] = [];
-  private index!: AtomicIndex;
-  private Index!: IndexClass;
+  /** The index as last read or written (vectors still encoded: decoded into one matrix on the first search). */
+  private index: SkillIndexFile = emptyIndex();
   private matrix: { matrix: VectorMatrix; meta: ItemMeta[] } | undefined;
   /** Size, mtime and inode of index.json as last read or written: a difference means another process wrote it. */
   private seen = '';
@@ -81,8 +79,7 @@ export class ToolRetrievalService {
     const service = new ToolRetrievalService(abs, options.embedder ?? hashingEmbedder(), {
       timeoutMs: options.timeoutMs,
     });
-    service.Index = await loadIndexClass();
-    service.index = await openIndex(service.Index, service.indexDir);
+    await createIndex(service.indexDir);
     const report = await service.sync();
     return { service, report };
   }
@@ -139,7 +136,7 @@ export class ToolRetrievalService {
   /** How many skills the index holds. */
   async size(): Promise<number> {
     await this.reloadIfChanged();
-    return (await this.index.getIndexStats()).items;
+    return this.index.items.length;
   }
 
   /**
@@ -163,7 +160,7 @@ export class ToolRetrievalService {
         name: meta[row].name,
         description: meta[row].description,
         score: round(score, 6),
-        path: meta[row].path,
+        path: join(this.root, meta[row].path),
       }))
       .filter((m) => m.score >= (options.threshold ?? -Infinity))
       .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
@@ -183,14 +180,15 @@ export class ToolRetrievalService {
       damaged = `the index in ${this.indexDir} could not be read (${errorMessage(err)}); it was rebuilt from the skill folders`;
       if (reload) {
         await rm(this.indexDir, { recursive: true, force: true });
-        this.index = await openIndex(this.Index, this.indexDir);
+        await createIndex(this.indexDir);
+        this.index = emptyIndex();
       }
     }
-    const items = damaged ? [] : await this.index.listItems();
-    const known = new Map(items.map((i) => [i.metadata.name, i.metadata]));
+    const items = damaged ? [] : this.index.items;
+    const known = new Map(items.map((i) => [i.name, i]));
     const stale = catalog.skills.filter((s) => {
       const m = known.get(s.name);
-      return !m || m.hash !== s.hash || m.path !== s.path;
+      return !m || m.hash !== storedHash(s.hash) || join(this.root, m.path) !== s.path;
     });
     const present = new Set(catalog.skills.map((s) => s.name));
     const gone = [...known.keys()].filter((n) => !present.has(n));
@@ -203,14 +201,26 @@ export class ToolRetrievalService {
     const vectors = add.length
       ? checkEmbeddings(this.embedder, add.length, await this.embedder.embed(add.map(skillText)))
       : [];
-    await this.index.applyBatch(
-      add.map((s, i) => ({
-        id: s.name,
-        vector: roundAll(vectors[i]),
-        metadata: { name: s.name, description: s.description, hash: s.hash, path: s.path },
-      })),
-      drop,
+    const dims = vectors[0]?.length ?? this.index.dims;
+    if (this.index.items.length && vectors.length && dims !== this.index.dims)
+      throw new Error(
+        `the embedder returned vectors of length ${dims}; this index holds vectors of length ${this.index.dims}`,
+      );
+    const gone = new Set([...drop, ...add.map((s) => s.name)]);
+    const items = this.index.items.filter((i) => !gone.has(i.name));
+    add.forEach((s, i) =>
+      items.push({
+        name: s.name,
+        description: s.description,
+        hash: storedHash(s.hash),
+        // relative to the root: shorter, and the index stays valid when the root folder moves
+        path: relative(this.root, s.path),
+        v: encodeVector(vectors[i]),
+      }),
     );
+    const next: SkillIndexFile = { format: 'qitos-skills-index', version: 2, dims: items.length ? dims : 0, items };
+    await writeAtomically(join(this.indexDir, 'index.json'), JSON.stringify(next));
+    this.index = next;
     this.matrix = undefined;
     this.seen = await fileStamp(join(this.indexDir, 'index.json'));
   }
@@ -223,24 +233,22 @@ export class ToolRetrievalService {
 
   /** Reads index.json again; on a damaged file the previous index and stamp are kept, so the next call fails too. */
   private async reload(): Promise<void> {
-    const index = await openIndex(this.Index, this.indexDir);
-    const stamp = await fileStamp(join(this.indexDir, 'index.json'));
-    await index.getIndexStats(); // parses the file now, so a damaged one fails here and not in a search
-    this.index = index;
+    const path = join(this.indexDir, 'index.json');
+    const stamp = await fileStamp(path);
+    this.index = parseSkillIndex(await readFile(path, 'utf8'));
     this.matrix = undefined;
     this.seen = stamp;
   }
 
-  /** The index's vectors packed for scanning (built on the first search after a load or a write). */
+  /** The index's vectors decoded into one matrix for scanning (on the first search after a load or a write). */
   private async vectors(): Promise<{ matrix: VectorMatrix; meta: ItemMeta[] }> {
     if (!this.matrix) {
-      const items = await this.index.listItems();
+      const { items, dims } = this.index;
       this.matrix = {
-        matrix: new VectorMatrix(
-          items.map((i) => i.vector),
-          items[0]?.vector.length ?? 0,
+        matrix: VectorMatrix.fromRows(items.length, dims, (data, offset, row) =>
+          decodeVector(items[row].v, dims, data, offset),
         ),
-        meta: items.map((i) => i.metadata),
+        meta: items,
       };
     }
     return this.matrix;
@@ -250,12 +258,6 @@ export class ToolRetrievalService {
 /** The text embedded for a skill: its name in words, then its description. */
 function skillText(s: Skill): string {
   return `${s.name.replace(/-/g, ' ')}: ${s.description}`;
-}
-
-/** Rounds a vector's components to STORED_DECIMALS in place (the embedder's array is ours to keep). */
-function roundAll(v: number[]): number[] {
-  for (let j = 0; j < v.length; j++) v[j] = round(v[j], STORED_DECIMALS);
-  return v;
 }
 
 function round(x: number, decimals: number): number {
@@ -278,77 +280,27 @@ async function fileStamp(path: string): Promise<string> {
   return st ? `${st.size}:${st.mtimeNs}:${st.ino}` : 'none';
 }
 
-/** A vectra LocalIndex with atomic saves and one-pass batch updates (see {@link loadIndexClass}). */
-type AtomicIndex = LocalIndex<ItemMeta> & {
-  /** Replaces or adds `add` and removes `drop` in one update and one save. */
-  applyBatch(
-    add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>,
-    drop: readonly string[],
-  ): Promise<void>;
-};
-type IndexClass = new (folder: string) => AtomicIndex;
-
-/**
- * The vectra LocalIndex class (imported on demand: importing qitos-ts does not load vectra), extended where vectra
- * 0.12 does not fit a skills index of thousands of entries; it relies on the `_update`/`_data` fields of that
- * version (pinned in package.json):
- * - `endUpdate` saves atomically: the new index.json is written to a temporary file, synced and renamed over the
- *   old one, so a crash mid-save leaves the old index and a reader never sees half a file (vectra writes in place);
- * - `applyBatch` replaces, adds and removes many items in one pass (vectra's `upsertItem` looks each id up with a
- *   linear search, quadratic for a whole index). Items carry no separately stored metadata (`metadata_config`
- *   stays empty), so an item is `{ id, metadata, vector, norm }` as vectra writes it.
- * Searches do not use vectra's `queryItems` (it sorts every item per query); see VectorMatrix.
- */
-async function loadIndexClass(): Promise<IndexClass> {
-  // The LocalIndex module alone: vectra's index module also loads its web fetchers and an OpenAI v4 client (~3x the time).
-  const { LocalIndex } = await import('vectra/lib/LocalIndex.js');
-  type Internals = {
-    _update?: { items: Array<{ id: string; metadata: ItemMeta; vector: number[]; norm: number }> };
-    _data?: unknown;
-  };
-  return class AtomicLocalIndex extends LocalIndex<ItemMeta> {
-    override async endUpdate(): Promise<void> {
-      const self = this as unknown as Internals;
-      if (!self._update) throw new Error('No update in progress');
-      await writeAtomically(join(this.folderPath, this.indexName), JSON.stringify(self._update));
-      self._data = self._update;
-      self._update = undefined;
-    }
-
-    async applyBatch(
-      add: ReadonlyArray<{ id: string; vector: number[]; metadata: ItemMeta }>,
-      drop: readonly string[],
-    ): Promise<void> {
-      await this.beginUpdate();
-      try {
-        const update = (this as unknown as Internals)._update!;
-        const gone = new Set([...drop, ...add.map((a) => a.id)]);
-        update.items = update.items.filter((i) => !gone.has(i.id));
-        for (const a of add)
-          update.items.push({ id: a.id, metadata: a.metadata, vector: a.vector, norm: Math.hypot(...a.vector) });
-        await this.endUpdate();
-      } catch (err) {
-        this.cancelUpdate();
-        throw err;
-      }
-    }
-  };
+/** A SKILL.md's sha-256 as the index stores it: base64url (43 characters instead of 64 hex ones). */
+function storedHash(hex: string): string {
+  return /^[0-9a-f]{64}$/.test(hex) ? Buffer.from(hex, 'hex').toString('base64url') : hex;
 }
 
-/** An index in `dir`, created empty when there is none (without ever replacing one another process made). */
-async function openIndex(Index: IndexClass, dir: string): Promise<AtomicIndex> {
+function emptyIndex(): SkillIndexFile {
+  return { format: 'qitos-skills-index', version: 2, dims: 0, items: [] };
+}
+
+/** Creates an empty index.json in `dir` when there is none (without ever replacing one another process made). */
+async function createIndex(dir: string): Promise<void> {
   const path = join(dir, 'index.json');
-  if (!(await stat(path).catch(() => undefined))) {
-    await mkdir(dir, { recursive: true });
-    const tmp = await writeTemp(path, JSON.stringify({ version: 1, metadata_config: {}, items: [] }));
-    // link, unlike rename, fails when the target exists: a concurrent creator's index is kept.
-    await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST')
-        throw new Error(`cannot create the skills index in ${dir}: ${errorMessage(err)}`, { cause: err });
-    });
-    await rm(tmp, { force: true });
-  }
-  return new Index(dir);
+  if (await stat(path).catch(() => undefined)) return;
+  await mkdir(dir, { recursive: true });
+  const tmp = await writeTemp(path, JSON.stringify(emptyIndex()));
+  // link, unlike rename, fails when the target exists: a concurrent creator's index is kept.
+  await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST')
+      throw new Error(`cannot create the skills index in ${dir}: ${errorMessage(err)}`, { cause: err });
+  });
+  await rm(tmp, { force: true });
 }
 
 /** Writes `text` to a fresh temporary file next to `path`, synced; returns its path. */

@@ -72,7 +72,9 @@ export async function installTauData(opts: InstallTauDataOptions = {}): Promise<
         buf = await readFile(source);
       } catch (e) {
         throw new Error(
-          `tau-bench: cannot read ${file.path} from ${resolve(opts.from)} (${(e as Error).message}); --from must be a checkout of ${TAU_BENCH_REPO} at ${TAU_BENCH_COMMIT}`,
+          `tau-bench: cannot read ${file.path} from ${resolve(opts.from)} ` +
+            `(${(e as Error).message}); --from must be a checkout of ${TAU_BENCH_REPO} ` +
+            `at ${TAU_BENCH_COMMIT}`,
         );
       }
     } else {

@@ -48,7 +48,9 @@ export function tauScorer(): Scorer {
       return {
         score: Math.max(0, Math.min(1, r.reward)),
         pass: isTauSuccess(r.reward),
-        explanation: `reward ${r.reward}: ${why.join('; ')} (episode ended by the ${env.endedBy === 'user' ? 'customer' : 'terminate tool'})`,
+        explanation:
+          `reward ${r.reward}: ${why.join('; ')} (episode ended by ` +
+          `the ${env.endedBy === 'user' ? 'customer' : 'terminate tool'})`,
         details: {
           reward: r.reward,
           dbHash: r.dbHash,

@@ -93,7 +93,9 @@ export class TauSessionImpl implements TauSession {
       return { observation: `Error: ${e.message}`, error: true, terminate };
     }
     if (typeof out !== 'string') {
-      this.crashed = `1 validation error for EnvResponse\nobservation\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]`;
+      this.crashed =
+        `1 validation error for EnvResponse\nobservation\n  Input should be a valid string ` +
+        `[type=string_type, input_value=None, input_type=NoneType]`;
       return { observation: 'None', error: true, terminate: true, crash: this.crashed };
     }
     return { observation: out, error: out.startsWith('Error: '), terminate };

@@ -16,7 +16,8 @@ export interface BashToolOptions {
 }
 
 const REDIRECT_HINT =
-  'The full output is kept in the trace. To inspect it yourself, redirect it to a file (cmd > out.txt 2>&1) and read it with read (offset/limit) or grep.';
+  'The full output is kept in the trace. To inspect it yourself, redirect it to a file (cmd ' +
+  '> out.txt 2>&1) and read it with read (offset/limit) or grep.';
 
 /**
  * `bash`: runs a shell command with `bash -c` in the workspace (env `process` ops: jailed cwd, cleared
@@ -33,7 +34,9 @@ export function bashTool(options: BashToolOptions = {}) {
       'Run a shell command with bash in the workspace and return its stdout, stderr and exit code. ' +
       `Commands time out after ${defaultTimeoutMs} ms unless timeoutMs says otherwise (max ${maxTimeoutMs} ms); ` +
       `output over ${formatBytes(maxOutputBytes)} stops the command. The environment holds only PATH, HOME (the workspace) and LANG. ` +
-      'Where a sandbox is in use, only the workspace is writable, there is no network unless the user allowed it, and background processes end when the command ends (start and use a server in the same command). ' +
+      'Where a sandbox is in use, only the workspace is writable, there is no network unless ' +
+      'the user allowed it, and background processes end when the command ends (start and use a ' +
+      'server in the same command). ' +
       'Prefer read, grep and glob for looking at files.',
     parameters: z.object({
       command: z.string().min(1).describe('The command line, run as `bash -c <command>`.'),
@@ -74,7 +77,8 @@ export function bashTool(options: BashToolOptions = {}) {
       if (r.truncated) {
         throw toolError(
           `Command printed more than ${formatBytes(maxOutputBytes)} and was stopped. First 2 KB:\n${cutToBytes(combined, 2048)}\n` +
-            'Redirect the output to a file (cmd > out.txt 2>&1) and look at it with read (offset/limit) or grep, or print less (head, tail, wc -l).',
+            'Redirect the output to a file (cmd > out.txt 2>&1) and look at it with read ' +
+            '(offset/limit) or grep, or print less (head, tail, wc -l).',
         );
       }
       const exit = r.exitCode === null ? `[killed by ${r.signal}]` : `[exit code ${r.exitCode}]`;

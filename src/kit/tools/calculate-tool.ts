@@ -9,7 +9,8 @@ export function calculateTool() {
     id: 'calculate',
     description:
       'Evaluate an arithmetic expression exactly as written, e.g. "(2 + 3) * 4 ^ 2 / 7", "sqrt(2) * max(3, 4)", "round(pi * 2, 3)". ' +
-      `Operators: + - * / % ^ (power; also **), parentheses, unary minus. Constants: pi, e, tau. Functions: ${Object.keys(FUNCTIONS).join(', ')}. ` +
+      `Operators: + - * / % ^ (power; also **), parentheses, unary minus. Constants: pi, e, ` +
+      `tau. Functions: ${Object.keys(FUNCTIONS).join(', ')}. ` +
       'Trigonometry uses radians; log(x) is natural, log(x, b) base b.',
     parameters: z.object({ expression: z.string().min(1).max(2000).describe('The expression to evaluate.') }),
     execute(args) {

@@ -12,7 +12,9 @@ import { truncateOutput } from './truncate-output.js';
 export function codeSearchTool(backend?: CodeSearchBackend) {
   return defineTool({
     id: 'code_search',
-    description: `Search source code outside the workspace${backend ? ` (via ${backend.name})` : ''}: returns file paths, lines and snippets. For files in the workspace, use grep.`,
+    description:
+      `Search source code outside the workspace${backend ? ` (via ${backend.name})` : ''}: ` +
+      `returns file paths, lines and snippets. For files in the workspace, use grep.`,
     parameters: z.object({
       query: z.string().min(1).max(500).describe('What to search for (identifier, phrase or backend query syntax).'),
       language: z.string().min(1).optional().describe('Restrict to one language, e.g. "typescript".'),
@@ -22,7 +24,9 @@ export function codeSearchTool(backend?: CodeSearchBackend) {
       const b = backend ?? (ctx.services.codeSearch as CodeSearchBackend | undefined);
       if (!b || typeof b.search !== 'function')
         throw toolError(
-          'code_search has no code search backend configured, so it cannot search. Use grep to search the workspace; the user can configure one with codeSearchTool(backend) or services.codeSearch.',
+          'code_search has no code search backend configured, so it cannot search. Use grep to ' +
+            'search the workspace; the user can configure one with codeSearchTool(backend) or ' +
+            'services.codeSearch.',
         );
       const limit = args.limit ?? 10;
       const hits = await b.search(args.query, {

@@ -45,7 +45,9 @@ export function datetimeTool(options: DatetimeToolOptions = {}) {
   const hostZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
   return defineTool({
     id: 'datetime',
-    description: `Get the current date and time, in a time zone given by its IANA name (e.g. "Europe/Paris", "Asia/Shanghai", "UTC"; default ${hostZone}).`,
+    description:
+      `Get the current date and time, in a time zone given by its IANA name (e.g. ` +
+      `"Europe/Paris", "Asia/Shanghai", "UTC"; default ${hostZone}).`,
     parameters: z.object({
       timezone: z.string().min(1).optional().describe(`IANA time zone name (default ${hostZone}).`),
     }),
@@ -64,7 +66,9 @@ export function datetimeTool(options: DatetimeToolOptions = {}) {
       }
       const unix = Math.floor(date.getTime() / 1000);
       return {
-        output: `${parts.iso} (${parts.weekday}) in ${zone} (${parts.zoneName}, UTC${parts.offset})\nUTC: ${date.toISOString()}\nUnix time: ${unix}`,
+        output:
+          `${parts.iso} (${parts.weekday}) in ${zone} (${parts.zoneName}, ` +
+          `UTC${parts.offset})\nUTC: ${date.toISOString()}\nUnix time: ${unix}`,
         title: parts.iso,
         metadata: { iso: parts.iso, timezone: zone, utc: date.toISOString(), unix },
       };

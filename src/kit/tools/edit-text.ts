@@ -80,7 +80,9 @@ export function editText(
     if (apart.length) {
       const lines = [...new Set([first, ...apart].map((u) => lineOf(content, u.start)))].sort((a, b) => a - b);
       throw new EditError(
-        `oldString matches ${lines.length} places${inFile}${how(replacer)} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`,
+        `oldString matches ${lines.length} places${inFile}${how(replacer)} (at ` +
+          `lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set ` +
+          `replaceAll to true to replace all of them.`,
       );
     }
     return result(replacer, [first.start], first.c);
@@ -92,7 +94,8 @@ export function editText(
         ? `occurs ${seen.starts.size} times${inFile}`
         : `matches ${lines.length} places${inFile}${how(seen.replacer)}`;
     throw new EditError(
-      `oldString ${count} (at lines ${list(lines)}). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.`,
+      `oldString ${count} (at lines ${list(lines)}). Include more surrounding lines to pick one ` +
+        `occurrence, or set replaceAll to true to replace all of them.`,
     );
   }
   throw new EditError(`oldString was not found${inFile}${notFoundHint(content, old)}`);
@@ -122,7 +125,8 @@ function notFoundHint(content: string, old: string): string {
   const at: number[] = [];
   if (first) content.split('\n').forEach((l, i) => l.includes(first) && at.push(i + 1));
   return at.length
-    ? `, even ignoring whitespace, indentation, escapes and line ends. Its first line appears at line ${list(at)}: read the file there and copy the text to replace.`
+    ? `, even ignoring whitespace, indentation, escapes and line ends. Its first line appears ` +
+        `at line ${list(at)}: read the file there and copy the text to replace.`
     : ', even ignoring whitespace, indentation, escapes and line ends. Read the file and copy the text to replace.';
 }
 

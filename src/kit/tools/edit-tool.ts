@@ -15,9 +15,12 @@ export function editTool() {
   return defineTool({
     id: 'edit',
     description:
-      'Replace text in a file. oldString should match the file exactly (copy it from read, without the line-number prefix) and occur once; ' +
+      'Replace text in a file. oldString should match the file exactly (copy it from read, ' +
+      'without the line-number prefix) and occur once; ' +
       'include enough surrounding lines to make it unique, or set replaceAll to replace every occurrence. ' +
-      'Line endings never matter; if there is no exact match, matches that differ only in indentation, surrounding whitespace or escaping are tried, and the result says which one was used.',
+      'Line endings never matter; if there is no exact match, matches that differ only in ' +
+      'indentation, surrounding whitespace or escaping are tried, and the result says which one ' +
+      'was used.',
     parameters: z.object({
       path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it).'),
       oldString: z.string().describe('The text to replace.'),
@@ -58,7 +61,9 @@ export function editTool() {
             ? ''
             : ` oldString did not match exactly; it was matched ${r.how} (${r.replacer}): check the result.`;
         return {
-          output: `Edited "${st.path}": replaced ${n} occurrence${n === 1 ? '' : 's'} (${where}).${fuzzy}\n${snippet(r.text, r.lines[0], r.firstLines)}`,
+          output:
+            `Edited "${st.path}": replaced ${n} occurrence${n === 1 ? '' : 's'} ` +
+            `(${where}).${fuzzy}\n${snippet(r.text, r.lines[0], r.firstLines)}`,
           title: st.path,
           metadata: {
             path: st.path,

@@ -17,7 +17,8 @@ export function globTool(options: GlobToolOptions = {}) {
     id: 'glob',
     description:
       'Find files by name pattern: "**/*.ts", "src/*.{js,json}", "test/**". * matches within one folder name, ** across folders; ' +
-      `names starting with "." and node_modules are skipped unless the pattern names them. Returns paths relative to the workspace root (at most ${maxResults}).`,
+      `names starting with "." and node_modules are skipped unless the pattern names them. ` +
+      `Returns paths relative to the workspace root (at most ${maxResults}).`,
     parameters: z.object({
       pattern: z.string().min(1).describe('Glob pattern, relative to path.'),
       path: z

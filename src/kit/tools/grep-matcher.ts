@@ -131,8 +131,10 @@ export class GrepMatcher {
     const file = batch[Atomics.load(worker.progress, 0)]?.path;
     const where = file ? `, at ${file} line ${Atomics.load(worker.progress, 1) + 1}` : '';
     return toolError(
-      `the pattern /${this.options.pattern}/${this.options.flags} ran for more than ${this.options.timeoutMs} ms and was stopped${where}. ` +
-        'It probably backtracks catastrophically: nested repetition such as (a+)+ or (a|aa)* tries exponentially many ways on a line that almost matches. ' +
+      `the pattern /${this.options.pattern}/${this.options.flags} ran for more ` +
+        `than ${this.options.timeoutMs} ms and was stopped${where}. ` +
+        'It probably backtracks catastrophically: nested repetition such as (a+)+ or (a|aa)* ' +
+        'tries exponentially many ways on a line that almost matches. ' +
         'Rewrite it without nested quantifiers (e.g. a+ instead of (a+)+), anchor it, or search a narrower path or include glob.',
     );
   }

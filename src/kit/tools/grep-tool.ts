@@ -46,7 +46,8 @@ export function grepTool(options: GrepToolOptions = {}) {
     id: 'grep',
     description:
       'Search file contents with a regular expression (JavaScript syntax, e.g. "function\\s+\\w+", "TODO|FIXME"). ' +
-      'Returns matching lines as path:line: text. Narrow with path (a folder or one file), include (glob, e.g. "**/*.ts") and exclude (glob). ' +
+      'Returns matching lines as path:line: text. Narrow with path (a folder or one file), ' +
+      'include (glob, e.g. "**/*.ts") and exclude (glob). ' +
       `At most ${maxResults} matches per call.`,
     parameters: z.object({
       pattern: z.string().min(1).describe('Regular expression to search for.'),
@@ -79,7 +80,8 @@ export function grepTool(options: GrepToolOptions = {}) {
         new RegExp(args.pattern, flags);
       } catch (err) {
         throw toolError(
-          `pattern is not a valid regular expression: ${(err as Error).message}. Escape special characters such as ( ) [ ] { } . * + ? with a backslash to match them literally.`,
+          `pattern is not a valid regular expression: ${(err as Error).message}. Escape special ` +
+            `characters such as ( ) [ ] { } . * + ? with a backslash to match them literally.`,
         );
       }
       const cap = args.maxResults ?? maxResults;
@@ -138,11 +140,14 @@ export function grepTool(options: GrepToolOptions = {}) {
       if (candidates.tooMany) notes.push(`Only the first ${maxFiles} files were searched; narrow path or include.`);
       if (unreadable.length)
         notes.push(
-          `Could not read ${unreadable.length} file${unreadable.length === 1 ? '' : 's'} (${unreadable.slice(0, 3).join(', ')}${unreadable.length > 3 ? ', …' : ''}): outside the workspace or unreadable.`,
+          `Could not read ${unreadable.length} file${unreadable.length === 1 ? '' : 's'} ` +
+            `(${unreadable.slice(0, 3).join(', ')}${unreadable.length > 3 ? ', …' : ''}): outside the ` +
+            `workspace or unreadable.`,
         );
       if (binary || large)
         notes.push(
-          `Skipped ${binary} binary file${binary === 1 ? '' : 's'} and ${large} file${large === 1 ? '' : 's'} over ${formatBytes(maxFileBytes)}.`,
+          `Skipped ${binary} binary file${binary === 1 ? '' : 's'} and ${large} ` +
+            `file${large === 1 ? '' : 's'} over ${formatBytes(maxFileBytes)}.`,
         );
       const head = matches.length
         ? matches.join('\n')

@@ -30,7 +30,8 @@ export function readTool(options: ReadToolOptions = {}) {
   return defineTool({
     id: 'read',
     description:
-      `Read a text file from the workspace. Lines come numbered from 1 ("     1\\tcontent"). Shows up to ${maxLines} lines or ${formatBytes(maxBytes)} per call; ` +
+      `Read a text file from the workspace. Lines come numbered from 1 ("     1\\tcontent"). ` +
+      `Shows up to ${maxLines} lines or ${formatBytes(maxBytes)} per call; ` +
       'use offset and limit to page through longer files. Cannot read binary files or folders (use glob to list a folder).',
     parameters: z.object({
       path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it).'),
@@ -53,7 +54,8 @@ export function readTool(options: ReadToolOptions = {}) {
         throw toolError(`"${st.path}" is a folder, not a file. List it with glob (pattern "*", path "${st.path}").`);
       if (st.size > maxFileBytes)
         throw toolError(
-          `"${st.path}" is ${formatBytes(st.size)}, over the ${formatBytes(maxFileBytes)} read limit. Search it with grep, or look at parts of it with bash (head, tail, sed -n).`,
+          `"${st.path}" is ${formatBytes(st.size)}, over the ${formatBytes(maxFileBytes)} read ` +
+            `limit. Search it with grep, or look at parts of it with bash (head, tail, sed -n).`,
         );
       const bytes = await files.readBytes(args.path);
       if (looksBinary(bytes))

@@ -20,7 +20,8 @@ export function repoDiffTool(options: { limits?: OutputLimits } = {}) {
   return defineTool({
     id: 'repo_diff',
     description:
-      'Show your changes to the repository so far, against the commit the task started from: the changed files (added, modified, deleted, renamed), then the unified diff. ' +
+      'Show your changes to the repository so far, against the commit the task started from: ' +
+      'the changed files (added, modified, deleted, renamed), then the unified diff. ' +
       'Use it to review your work before you answer.',
     parameters: z.object({
       stat: z.boolean().optional().describe('Only the list of changed files, without the diff (default false).'),

@@ -56,7 +56,8 @@ export function taskTool(options: TaskToolOptions) {
     id: 'task',
     description:
       options.description ??
-      'Hand a self-contained piece of work to a sub-agent and get its final answer back. Give it everything it needs in the prompt: it does not see this conversation.',
+      'Hand a self-contained piece of work to a sub-agent and get its final answer back. Give ' +
+        'it everything it needs in the prompt: it does not see this conversation.',
     parameters: z.object({
       description: z.string().min(1).max(120).describe('What the sub-task is, in 3-8 words.'),
       prompt: z.string().min(1).describe('The full instructions for the sub-agent.'),
@@ -101,7 +102,8 @@ export function taskTool(options: TaskToolOptions) {
       };
       if (result.stopReason !== 'final' || result.finalResult === null) {
         throw toolError(
-          `the sub-agent stopped without an answer after ${result.steps} step${result.steps === 1 ? '' : 's'}: ${result.stopReason} (${result.stopMessage})` +
+          `the sub-agent stopped without an answer after ${result.steps} ` +
+            `step${result.steps === 1 ? '' : 's'}: ${result.stopReason} (${result.stopMessage})` +
             (result.traceDir ? `. Its trace: ${result.traceDir}` : ''),
         );
       }

@@ -8,6 +8,8 @@ export function todoStoreOf(own: TodoStore | undefined, ctx: ToolContext, tool: 
   const s = ctx.services.todos;
   if (s instanceof TodoStore) return s;
   throw toolError(
-    `tool "${tool}" has no todo store: create the todo tools with a shared store (todoWriteTool({ store }), todoReadTool({ store }) or builtinTools()), or pass services: { todos: new TodoStore() } to the Engine`,
+    `tool "${tool}" has no todo store: create the todo tools with a shared store ` +
+      `(todoWriteTool({ store }), todoReadTool({ store }) or builtinTools()), or pass services: ` +
+      `{ todos: new TodoStore() } to the Engine`,
   );
 }

@@ -40,7 +40,9 @@ export function truncateOutput(text: string, hint: string, limits: OutputLimits 
     bytes += b;
   }
   const shownBytes = Buffer.byteLength(kept.join('\n'), 'utf8');
-  const note = `[output truncated: showing ${kept.length} of ${lines.length} lines (${formatBytes(shownBytes)} of ${formatBytes(totalBytes)}). ${hint}]`;
+  const note =
+    `[output truncated: showing ${kept.length} of ${lines.length} lines ` +
+    `(${formatBytes(shownBytes)} of ${formatBytes(totalBytes)}). ${hint}]`;
   return { output: `${kept.join('\n')}\n\n${note}`, truncated: true, full: text };
 }
 

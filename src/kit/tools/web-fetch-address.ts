@@ -51,7 +51,10 @@ export function pinnedLookup(allowHosts: readonly AllowedHost[], resolve: Resolv
         if (!ok) {
           const shown = wanted.map((a) => `${a.address} (${addressRange(a.address)})`).join(', ') || 'no address';
           const err = toolError(
-            `host ${hostname} resolves to ${shown}, not a public address. web_fetch connects to a non-public address only when allowHosts lists that address itself (e.g. "${wanted[0]?.address.includes(':') ? `[${wanted[0].address}]` : (wanted[0]?.address ?? '127.0.0.1')}"), so a name cannot be pointed at this machine or its network.`,
+            `host ${hostname} resolves to ${shown}, not a public address. web_fetch connects to a ` +
+              `non-public address only when allowHosts lists that address itself (e.g. ` +
+              `"${wanted[0]?.address.includes(':') ? `[${wanted[0].address}]` : (wanted[0]?.address ?? '127.0.0.1')}"), ` +
+              `so a name cannot be pointed at this machine or its network.`,
           );
           return callback(err as NodeJS.ErrnoException, '', 4);
         }

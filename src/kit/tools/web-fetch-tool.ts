@@ -150,7 +150,10 @@ export function webFetchTool(options: WebFetchToolOptions) {
   const settings = fetchSettings(options);
   return defineTool({
     id: 'web_fetch',
-    description: `Fetch a web page or file over http(s) and return it as text (HTML is converted to plain text). Allowed hosts: ${settings.allowedText}. Responses over ${formatBytes(settings.maxBytes)} are refused.`,
+    description:
+      `Fetch a web page or file over http(s) and return it as text (HTML is converted to plain ` +
+      `text). Allowed hosts: ${settings.allowedText}. Responses ` +
+      `over ${formatBytes(settings.maxBytes)} are refused.`,
     parameters: z.object({
       url: z.string().min(1).describe('Full http:// or https:// URL.'),
       format: z
@@ -165,7 +168,9 @@ export function webFetchTool(options: WebFetchToolOptions) {
       const isHtml = mime.includes('html') || (!mime && /^\s*<(!doctype html|html)/i.test(body));
       const title = isHtml ? htmlTitle(body) : undefined;
       const text = isHtml && args.format !== 'raw' ? htmlToText(body) : body;
-      const headerLine = `URL: ${url}${page.redirects ? ` (after ${page.redirects} redirect${page.redirects === 1 ? '' : 's'})` : ''}\nStatus: ${page.status}; type: ${mime || 'unknown'}; ${formatBytes(page.bytes)}${title ? `\nTitle: ${title}` : ''}\n\n`;
+      const headerLine =
+        `URL: ${url}${page.redirects ? ` (after ${page.redirects} redirect${page.redirects === 1 ? '' : 's'})` : ''}\nStatus: ${page.status}; ` +
+        `type: ${mime || 'unknown'}; ${formatBytes(page.bytes)}${title ? `\nTitle: ${title}` : ''}\n\n`;
       const t = truncateOutput(
         headerLine + text,
         'The full page is kept in the trace; fetch a more specific URL if you need another part.',
@@ -204,7 +209,8 @@ function checkUrl(raw: string, allowHosts: readonly AllowedHost[], allowedText: 
     throw toolError(`URL ${url.origin} carries credentials${via}; web_fetch does not send them.`);
   if (allowHosts.length === 0)
     throw toolError(
-      `web_fetch has no allowed hosts configured, so ${url.host} cannot be fetched. The user must list the hosts in webFetchTool({ allowHosts }).`,
+      `web_fetch has no allowed hosts configured, so ${url.host} cannot be fetched. The user ` +
+        `must list the hosts in webFetchTool({ allowHosts }).`,
     );
   if (!hostAllowed(url, allowHosts))
     throw toolError(`host ${url.host} is not in the allowed hosts${via}. Allowed: ${allowedText}.`);

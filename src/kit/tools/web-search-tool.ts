@@ -11,7 +11,10 @@ import { truncateOutput } from './truncate-output.js';
 export function webSearchTool(backend?: WebSearchBackend) {
   return defineTool({
     id: 'web_search',
-    description: `Search the web and get result titles, URLs and snippets${backend ? ` (via ${backend.name})` : ''}. Fetch a result's page with web_fetch when you need its content.`,
+    description:
+      `Search the web and get result titles, URLs and ` +
+      `snippets${backend ? ` (via ${backend.name})` : ''}. Fetch a result's page with web_fetch ` +
+      `when you need its content.`,
     parameters: z.object({
       query: z.string().min(1).max(500).describe('The search query.'),
       limit: z.number().int().min(1).max(20).optional().describe('Most results to return (default 8).'),
@@ -20,7 +23,9 @@ export function webSearchTool(backend?: WebSearchBackend) {
       const b = backend ?? (ctx.services.webSearch as WebSearchBackend | undefined);
       if (!b || typeof b.search !== 'function')
         throw toolError(
-          'web_search has no search backend configured, so it cannot search. Answer from what you know or fetch a known URL; the user can configure one with webSearchTool(backend) or services.webSearch.',
+          'web_search has no search backend configured, so it cannot search. Answer from what you ' +
+            'know or fetch a known URL; the user can configure one with webSearchTool(backend) or ' +
+            'services.webSearch.',
         );
       const hits = await b.search(args.query, { limit: args.limit ?? 8, signal: ctx.signal });
       if (hits.length === 0)

@@ -8,7 +8,8 @@ export function writeTool() {
   return defineTool({
     id: 'write',
     description:
-      "Create a text file, or replace a file's whole content, in the workspace. Missing folders are created. To change part of a file, use edit.",
+      "Create a text file, or replace a file's whole content, in the workspace. Missing folders " +
+      'are created. To change part of a file, use edit.',
     parameters: z.object({
       path: z.string().min(1).describe('File path, relative to the workspace root (or absolute inside it).'),
       content: z.string().describe('The complete new content of the file.'),

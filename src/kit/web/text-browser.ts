@@ -168,7 +168,8 @@ export function renderView(v: WebView): string {
   const head = [`URL: ${v.url}`, ...(v.title ? [`Title: ${v.title}`] : [])];
   if (v.match)
     head.push(
-      `Found "${v.match.text}" on line ${v.match.line} (${v.match.count} matching line${v.match.count === 1 ? '' : 's'}; find it again for the next).`,
+      `Found "${v.match.text}" on line ${v.match.line} (${v.match.count} matching ` +
+        `line${v.match.count === 1 ? '' : 's'}; find it again for the next).`,
     );
   const where =
     v.total === 0

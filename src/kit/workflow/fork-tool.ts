@@ -124,7 +124,8 @@ export function forkTool(agent: ThreadHost) {
       const failed = outcomes.filter((o) => o.status === 'error');
       if (failed.length && fork.onError.mode !== 'continue') {
         throw new Error(
-          `fork "${fork.id}": ${failed.map((f) => `branch "${f.branch}" failed after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: ${f.error}`).join('; ')}`,
+          `fork ` +
+            `"${fork.id}": ${failed.map((f) => `branch "${f.branch}" failed after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: ${f.error}`).join('; ')}`,
         );
       }
       return {

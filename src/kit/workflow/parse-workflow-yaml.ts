@@ -71,7 +71,8 @@ export async function loadWorkflowFile(path: string, cwd = process.cwd()): Promi
   if (cycle) {
     const pos = def.source?.nodes?.get(cycle.node.split('/')[0]) ?? { line: 1, column: 1 };
     throw new WorkflowError(
-      `${path}:${pos.line}:${pos.column}: subworkflow "${cycle.node}" includes itself: ${cycle.chain}; a workflow that includes itself never ends`,
+      `${path}:${pos.line}:${pos.column}: subworkflow "${cycle.node}" includes ` +
+        `itself: ${cycle.chain}; a workflow that includes itself never ends`,
       { nodeId: cycle.node.split('/')[0], ...pos },
     );
   }

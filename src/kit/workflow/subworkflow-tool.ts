@@ -51,7 +51,8 @@ export function subworkflowTool(agent: ThreadHost) {
       const thread = r.state?.thread;
       if (r.stopReason !== 'final' || thread?.status !== 'completed')
         throw new Error(
-          `subworkflow "${def.name}" did not complete: ${thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`}${r.traceDir ? ` (trace: ${r.traceDir})` : ''}`,
+          `subworkflow "${def.name}" did not ` +
+            `complete: ${thread?.reason ?? `${r.stopReason}: ${r.stopMessage}`}${r.traceDir ? ` (trace: ${r.traceDir})` : ''}`,
         );
       return {
         output: JSON.stringify(thread.vars),

@@ -367,7 +367,8 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
         isError: true,
         output: !c.args
           ? `the arguments of ${c.name} are not a JSON object: ${c.input.slice(0, 200)}`
-          : `tool "${c.name}" is not available here; available: ${node.toolMode === 'none' ? '(none)' : node.availableTools.join(', ') || '(none)'}`,
+          : `tool "${c.name}" is not available here; ` +
+            `available: ${node.toolMode === 'none' ? '(none)' : node.availableTools.join(', ') || '(none)'}`,
       }));
     this.pending.set(ctx.runId, {
       kind: 'llm',
@@ -526,7 +527,10 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       // A permission ask no one could answer: the thread waits on this node, as for an interrupt, until
       // `qitos workflow resume --approve` (or --reject) answers it; the node then runs again.
       t.status = 'waiting';
-      t.reason = `node "${node.id}" needs approval for ${ask.key} ${ask.subjects.join(' ; ') || '(no input)'} (resume with --approve or --reject)`;
+      t.reason =
+        `node "${node.id}" needs approval ` +
+        `for ${ask.key} ${ask.subjects.join(' ; ') || '(no input)'} (resume with --approve or ` +
+        `--reject)`;
       return;
     }
     if (node.kind === 'tool' && t.attempts < node.retries) {

@@ -11,9 +11,11 @@ export interface HashingEmbedderOptions {
  * alike; without corpus statistics a fixed list is what keeps them from dominating.
  */
 const STOPWORDS = new Set(
-  'a an and are as at be by can do for from has have how i if in into is it its me my of on or our should so than that the their them then these this those to use used uses using want was we what when where which who will with you your'.split(
-    ' ',
-  ),
+  (
+    'a an and are as at be by can do for from has have how i if in into is it its me my of on ' +
+    'or our should so than that the their them then these this those to use used uses using ' +
+    'want was we what when where which who will with you your'
+  ).split(' '),
 );
 /** Scripts written without spaces between words: they are split into characters and character pairs. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;

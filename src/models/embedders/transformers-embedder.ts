@@ -91,7 +91,8 @@ async function load(dir: string, dtype: NonNullable<TransformersEmbedderOptions[
   } catch (err) {
     throw new Error(
       `transformers embedder: the optional package @huggingface/transformers is not installed (${errorMessage(err)}). ` +
-        'Install it with `npm install @huggingface/transformers` (offline machines: set ONNXRUNTIME_NODE_INSTALL=skip, the CPU runtime is in the package).',
+        'Install it with `npm install @huggingface/transformers` (offline machines: set ' +
+        'ONNXRUNTIME_NODE_INSTALL=skip, the CPU runtime is in the package).',
       { cause: err },
     );
   }

@@ -19,6 +19,26 @@ export class VectorMatrix {
     for (const v of vectors) this.add(v);
   }
 
+  /** A matrix of `rows` rows that `fill` writes straight into the packed storage (no array per row in between). */
+  static fromRows(
+    rows: number,
+    dims: number,
+    fill: (data: Float32Array, offset: number, row: number) => void,
+  ): VectorMatrix {
+    const m = new VectorMatrix([], dims);
+    m.data = new Float32Array(rows * dims);
+    m.norms = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) {
+      const o = i * dims;
+      fill(m.data, o, i);
+      let sq = 0;
+      for (let j = o; j < o + dims; j++) sq += m.data[j] * m.data[j];
+      m.norms[i] = Math.sqrt(sq);
+    }
+    m.count = rows;
+    return m;
+  }
+
   /** How many vectors the matrix holds. */
   get rows(): number {
     return this.count;

@@ -77,66 +77,74 @@ const answer = (url: string, runId: string, id: string, body: unknown) =>
   });
 
 describe('permission asks on the server', () => {
-  it('a streamed completion waits with heartbeats, shows the pending approval in its events and the approvals list; allow lets the call run', async () => {
-    const s = await server();
-    const chat = await streamChat(s.url);
-    const [pending] = await waitFor(() => pendingOf(s.url, chat.runId));
-    expect(pending).toMatchObject({ tool: 'add', subjects: [] });
-    // the run's event stream shows the ask
-    const events = await fetch(`${s.url}/v1/runs/${chat.runId}/events`);
-    const reader = events.body!.getReader();
-    let seen = '';
-    while (!seen.includes('event: approval')) seen += new TextDecoder().decode((await reader.read()).value);
-    await reader.cancel();
-    expect(seen).toContain(pending.id);
-    // the open completion gets keep-alive comments while it waits, and says what it waits for
-    await waitFor(async () => ((chat.text().match(/: waiting for approval/g) ?? []).length >= 2 ? true : undefined));
-    expect(chat.text()).toContain(`[waiting for approval ${pending.id}: add`);
-    const r = await answer(s.url, chat.runId, pending.id, { decision: 'allow' });
-    expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ id: pending.id, runId: chat.runId, decision: 'allow' });
-    await chat.done;
-    expect(chat.text()).toContain('"content":"5"');
-    expect(chat.text()).toContain('data: [DONE]');
-    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(steps[0].results[0].permission).toMatchObject({
-      outcome: 'allow',
-      decidedBy: 'user',
-      approver: 'server',
-      approvalId: pending.id,
-    });
-  });
+  it(
+    'a streamed completion waits with heartbeats, shows the pending approval in its events ' +
+      'and the approvals list; allow lets the call run',
+    async () => {
+      const s = await server();
+      const chat = await streamChat(s.url);
+      const [pending] = await waitFor(() => pendingOf(s.url, chat.runId));
+      expect(pending).toMatchObject({ tool: 'add', subjects: [] });
+      // the run's event stream shows the ask
+      const events = await fetch(`${s.url}/v1/runs/${chat.runId}/events`);
+      const reader = events.body!.getReader();
+      let seen = '';
+      while (!seen.includes('event: approval')) seen += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      expect(seen).toContain(pending.id);
+      // the open completion gets keep-alive comments while it waits, and says what it waits for
+      await waitFor(async () => ((chat.text().match(/: waiting for approval/g) ?? []).length >= 2 ? true : undefined));
+      expect(chat.text()).toContain(`[waiting for approval ${pending.id}: add`);
+      const r = await answer(s.url, chat.runId, pending.id, { decision: 'allow' });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ id: pending.id, runId: chat.runId, decision: 'allow' });
+      await chat.done;
+      expect(chat.text()).toContain('"content":"5"');
+      expect(chat.text()).toContain('data: [DONE]');
+      const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(steps[0].results[0].permission).toMatchObject({
+        outcome: 'allow',
+        decidedBy: 'user',
+        approver: 'server',
+        approvalId: pending.id,
+      });
+    },
+  );
 
-  it('deny with a message refuses the call (the agent sees the message); answers to unknown asks, bad bodies and ended runs are refused', async () => {
-    const s = await server();
-    const chat = await streamChat(s.url);
-    const [pending] = await waitFor(() => pendingOf(s.url, chat.runId));
-    const bad = await answer(s.url, chat.runId, pending.id, { decision: 'perhaps' });
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('decision');
-    const unknown = await answer(s.url, chat.runId, 'apr_nope', { decision: 'allow' });
-    expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('approval_not_found');
-    expect(
-      (await answer(s.url, chat.runId, pending.id, { decision: 'deny', message: 'use mental arithmetic' })).status,
-    ).toBe(200);
-    await chat.done;
-    const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(steps[0].results[0]).toMatchObject({
-      status: 'error',
-      permission: { outcome: 'deny', decidedBy: 'user', approver: 'server', message: 'use mental arithmetic' },
-    });
-    expect(steps[0].results[0].error).toContain('Message: use mental arithmetic');
-    const gone = await fetch(`${s.url}/v1/runs/${chat.runId}/approvals`);
-    expect(gone.status).toBe(404);
-    expect(s.approvals.pending()).toEqual([]);
-  });
+  it(
+    'deny with a message refuses the call (the agent sees the message); answers to unknown ' +
+      'asks, bad bodies and ended runs are refused',
+    async () => {
+      const s = await server();
+      const chat = await streamChat(s.url);
+      const [pending] = await waitFor(() => pendingOf(s.url, chat.runId));
+      const bad = await answer(s.url, chat.runId, pending.id, { decision: 'perhaps' });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('decision');
+      const unknown = await answer(s.url, chat.runId, 'apr_nope', { decision: 'allow' });
+      expect(unknown.status).toBe(404);
+      expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('approval_not_found');
+      expect(
+        (await answer(s.url, chat.runId, pending.id, { decision: 'deny', message: 'use mental arithmetic' })).status,
+      ).toBe(200);
+      await chat.done;
+      const steps = (await readFile(join(s.traceDir, chat.runId, 'steps.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(steps[0].results[0]).toMatchObject({
+        status: 'error',
+        permission: { outcome: 'deny', decidedBy: 'user', approver: 'server', message: 'use mental arithmetic' },
+      });
+      expect(steps[0].results[0].error).toContain('Message: use mental arithmetic');
+      const gone = await fetch(`${s.url}/v1/runs/${chat.runId}/approvals`);
+      expect(gone.status).toBe(404);
+      expect(s.approvals.pending()).toEqual([]);
+    },
+  );
 
   it('an ask nobody answers times out: the call is refused and nothing stays pending', async () => {
     const s = await server(150);

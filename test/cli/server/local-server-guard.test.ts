@@ -58,16 +58,20 @@ describe('LocalServerGuard: Host', () => {
     );
   });
 
-  it("bound to a wildcard accepts the loopback names and the addresses of this machine's interfaces; bound to one address, that address", () => {
-    const addresses = Object.values(networkInterfaces())
-      .flatMap((l) => l ?? [])
-      .map((i) => (i.family === 'IPv6' ? `[${i.address.replace(/%.*$/, '')}]` : i.address));
-    expect(listeningNames('0.0.0.0')).toEqual(expect.arrayContaining(['127.0.0.1', 'localhost', '[::1]']));
-    for (const a of addresses) expect(guard('0.0.0.0').check(req({ host: `${a}:8787` })), a).toBeUndefined();
-    expect(guard('0.0.0.0').check(req({ host: 'attacker.example:8787' }))).toMatchObject({ code: 'forbidden_host' });
-    expect(listeningNames('192.168.1.20')).toEqual(['192.168.1.20']);
-    expect(guard('192.168.1.20').check(req({ host: 'localhost:8787' }))).toMatchObject({ code: 'forbidden_host' });
-  });
+  it(
+    "bound to a wildcard accepts the loopback names and the addresses of this machine's " +
+      'interfaces; bound to one address, that address',
+    () => {
+      const addresses = Object.values(networkInterfaces())
+        .flatMap((l) => l ?? [])
+        .map((i) => (i.family === 'IPv6' ? `[${i.address.replace(/%.*$/, '')}]` : i.address));
+      expect(listeningNames('0.0.0.0')).toEqual(expect.arrayContaining(['127.0.0.1', 'localhost', '[::1]']));
+      for (const a of addresses) expect(guard('0.0.0.0').check(req({ host: `${a}:8787` })), a).toBeUndefined();
+      expect(guard('0.0.0.0').check(req({ host: 'attacker.example:8787' }))).toMatchObject({ code: 'forbidden_host' });
+      expect(listeningNames('192.168.1.20')).toEqual(['192.168.1.20']);
+      expect(guard('192.168.1.20').check(req({ host: 'localhost:8787' }))).toMatchObject({ code: 'forbidden_host' });
+    },
+  );
 
   it('no DNS name outside the accepted ones gets through, however it is spelled (property)', () => {
     const g = guard();

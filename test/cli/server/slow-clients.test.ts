@@ -40,28 +40,35 @@ function slowClient(url: string, head: string, drip: string): Promise<Ended> {
 }
 
 describe('slow clients cannot hold the server', () => {
-  it('headers sent a byte at a time: past maxConnections dropped at once, the rest cut at headersTimeout; then it serves again', async () => {
-    const s = await server({ maxConnections: 4, headersTimeoutMs: 500, requestTimeoutMs: 1000 });
-    const host = new URL(s.url).host;
-    const ended = await Promise.all(
-      Array.from({ length: 10 }, () =>
-        slowClient(s.url, `GET /v1/models HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: 1\r\n'),
-      ),
-    );
-    const dropped = ended.filter((e) => e.reply === '');
-    const timedOut = ended.filter((e) => e.reply.startsWith('HTTP/1.1 408'));
-    expect(dropped.length).toBeGreaterThanOrEqual(6);
-    expect(timedOut.length + dropped.length).toBe(10);
-    // bounded: the timeout plus the 1 s check interval at most, although the clients never stop sending
-    expect(Math.max(...ended.map((e) => e.ms))).toBeLessThan(3000);
-    const res = await fetch(`${s.url}/v1/models`);
-    expect(res.status).toBe(200);
-  }, 20_000);
+  it(
+    'headers sent a byte at a time: past maxConnections dropped at once, the rest cut at ' +
+      'headersTimeout; then it serves again',
+    async () => {
+      const s = await server({ maxConnections: 4, headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+      const host = new URL(s.url).host;
+      const ended = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          slowClient(s.url, `GET /v1/models HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: 1\r\n'),
+        ),
+      );
+      const dropped = ended.filter((e) => e.reply === '');
+      const timedOut = ended.filter((e) => e.reply.startsWith('HTTP/1.1 408'));
+      expect(dropped.length).toBeGreaterThanOrEqual(6);
+      expect(timedOut.length + dropped.length).toBe(10);
+      // bounded: the timeout plus the 1 s check interval at most, although the clients never stop sending
+      expect(Math.max(...ended.map((e) => e.ms))).toBeLessThan(3000);
+      const res = await fetch(`${s.url}/v1/models`);
+      expect(res.status).toBe(200);
+    },
+    20_000,
+  );
 
   it('a body sent a byte at a time is cut at requestTimeout (408), and starts no run', async () => {
     const s = await server({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
     const host = new URL(s.url).host;
-    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"model":"echo",`;
+    const head =
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: 100000\r\n\r\n{"model":"echo",`;
     const ended = await slowClient(s.url, head, ' ');
     expect(ended.ms).toBeGreaterThanOrEqual(900);
     expect(ended.ms).toBeLessThan(3500);

@@ -58,24 +58,28 @@ describe('runProcess', () => {
 });
 
 describe('runProcessBytes', () => {
-  it('keeps binary output byte for byte, reports an abort in the result, and rejects with the error of a program that cannot start', async () => {
-    const bytes = await runProcessBytes('/bin/sh', ['-c', 'printf "\\377\\000\\201"'], {
-      env: {},
-      timeoutMs: 10_000,
-      maxOutputBytes: 100,
-    });
-    expect([...bytes.stdout]).toEqual([0xff, 0x00, 0x81]);
-    const ctl = new AbortController();
-    const p = runProcessBytes('/bin/sh', ['-c', 'sleep 30'], {
-      env: {},
-      timeoutMs: 20_000,
-      maxOutputBytes: 100,
-      signal: ctl.signal,
-    });
-    setTimeout(() => ctl.abort(), 100);
-    expect(await p).toMatchObject({ aborted: true, exitCode: null, signal: 'SIGKILL' });
-    await expect(
-      runProcessBytes('/nonexistent/qitos', [], { env: {}, timeoutMs: 1000, maxOutputBytes: 10 }),
-    ).rejects.toMatchObject({ code: 'ENOENT' });
-  });
+  it(
+    'keeps binary output byte for byte, reports an abort in the result, and rejects with the ' +
+      'error of a program that cannot start',
+    async () => {
+      const bytes = await runProcessBytes('/bin/sh', ['-c', 'printf "\\377\\000\\201"'], {
+        env: {},
+        timeoutMs: 10_000,
+        maxOutputBytes: 100,
+      });
+      expect([...bytes.stdout]).toEqual([0xff, 0x00, 0x81]);
+      const ctl = new AbortController();
+      const p = runProcessBytes('/bin/sh', ['-c', 'sleep 30'], {
+        env: {},
+        timeoutMs: 20_000,
+        maxOutputBytes: 100,
+        signal: ctl.signal,
+      });
+      setTimeout(() => ctl.abort(), 100);
+      expect(await p).toMatchObject({ aborted: true, exitCode: null, signal: 'SIGKILL' });
+      await expect(
+        runProcessBytes('/nonexistent/qitos', [], { env: {}, timeoutMs: 1000, maxOutputBytes: 10 }),
+      ).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
 });

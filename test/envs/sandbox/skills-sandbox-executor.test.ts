@@ -51,12 +51,19 @@ afterAll(() => {
 const NODE_ATTACKS = (t: { home: string; outside: string; skillDir: string }) => ({
   'read-passwd.mjs': `import fs from 'node:fs'; console.log(fs.readFileSync('/etc/passwd', 'utf8'));`,
   'read-ssh.mjs': `import fs from 'node:fs'; console.log(fs.readFileSync(${JSON.stringify(join(t.home, '.ssh/id_ed25519'))}, 'utf8'));`,
-  'write-outside.mjs': `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(join(t.outside, 'pwned'))}, 'x'); console.log('wrote');`,
+  'write-outside.mjs':
+    `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(join(t.outside, 'pwned'))}, ` +
+    `'x'); console.log('wrote');`,
   'write-skill.mjs': `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(join(t.skillDir, 'pwned'))}, 'x'); console.log('wrote');`,
-  'spawn.mjs': `import { execFileSync } from 'node:child_process'; console.log(execFileSync('/bin/sh', ['-c', 'echo spawned'], { encoding: 'utf8' }));`,
+  'spawn.mjs':
+    `import { execFileSync } from 'node:child_process'; console.log(execFileSync('/bin/sh', ` +
+    `['-c', 'echo spawned'], { encoding: 'utf8' }));`,
   'worker.mjs': `import { Worker } from 'node:worker_threads'; new Worker('1', { eval: true }); console.log('worker started');`,
   'env.mjs': `const v = process.env.QITOS_TEST_SECRET; if (!v) throw new Error('no secret in the environment'); console.log(v);`,
-  'socket.mjs': `import net from 'node:net'; const s = net.connect(${'PORT'}, '127.0.0.1', () => { s.write('pwned'); console.log('connected'); s.end(); }); s.on('error', (e) => { console.error(e.message); process.exit(2); });`,
+  'socket.mjs':
+    `import net from 'node:net'; const s = net.connect(${'PORT'}, '127.0.0.1', () => { ` +
+    `s.write('pwned'); console.log('connected'); s.end(); }); s.on('error', (e) => { ` +
+    `console.error(e.message); process.exit(2); });`,
 });
 
 async function runScript(
@@ -236,7 +243,8 @@ describe('SkillsSandboxExecutor: without bubblewrap', () => {
     const t = await setup({ 'a.py': 'print(1)', 'b.sh': 'echo 1' });
     const ex = new SkillsSandboxExecutor({ bwrap: false });
     await expect(runScript(ex, t, 'a.py')).rejects.toThrow(
-      'cannot run scripts/a.py: Python skill scripts run only inside the bubblewrap sandbox, and no working bwrap was found (install the Debian/Ubuntu package "bubblewrap")',
+      'cannot run scripts/a.py: Python skill scripts run only inside the bubblewrap sandbox, ' +
+        'and no working bwrap was found (install the Debian/Ubuntu package "bubblewrap")',
     );
     await expect(runScript(ex, t, 'b.sh')).rejects.toThrow(
       /shell skill scripts run only inside the bubblewrap sandbox/,
@@ -249,7 +257,9 @@ describe('SkillsSandboxExecutor: arguments, output and limits', () => {
     'passes JSON arguments on stdin and parses JSON output; other output stays text; the workspace is the cwd',
     async () => {
       const t = await setup({
-        'double.mjs': `import fs from 'node:fs'; const a = JSON.parse(fs.readFileSync(0, 'utf8')); console.log(JSON.stringify({ doubled: a.n * 2, cwd: process.cwd() }));`,
+        'double.mjs':
+          `import fs from 'node:fs'; const a = JSON.parse(fs.readFileSync(0, 'utf8')); ` +
+          `console.log(JSON.stringify({ doubled: a.n * 2, cwd: process.cwd() }));`,
         'hello.py': `import json, sys; a = json.load(sys.stdin); print('hello ' + a['name'])`,
         'execute.sh': `cat; echo`,
       });
@@ -379,7 +389,8 @@ describe.runIf(hasBwrap && requires('prlimit'))(
       // The kernel never applies RLIMIT_NPROC to root: as root the scripts run as nobody, who must reach the folders.
       const t = await setup({
         'bomb.sh':
-          'ok=0; fail=0; for i in $(seq 50); do if sleep 3 2>/dev/null & then ok=$((ok+1)); else fail=$((fail+1)); fi; done; echo "$ok $fail"; wait',
+          'ok=0; fail=0; for i in $(seq 50); do if sleep 3 2>/dev/null & then ok=$((ok+1)); else ' +
+          'fail=$((fail+1)); fi; done; echo "$ok $fail"; wait',
       });
       const asRoot = process.getuid?.() === 0;
       if (asRoot) {

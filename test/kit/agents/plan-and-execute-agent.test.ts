@@ -25,41 +25,47 @@ const userText = (m: ScriptedModel, i: number) =>
     .join('\n');
 
 describe('PlanAndExecuteAgent / MultiLLMAgent', () => {
-  it("plans with one model, executes step by step with another; the plan is a typed list in the state; each model's tokens are kept apart", async () => {
-    const planner = new ScriptedModel([
-      {
-        text: 'Here is the plan:\n1. Find the price of an apple\n2. Find the price of a pear\n3. Add them up',
-        usage: { input: 40, output: 20 },
-      },
-    ]);
-    const executor = new ScriptedModel([
-      { text: 'Action: price(fruit="apple")', usage: { input: 100, output: 10 } },
-      { text: 'Action: plan_step_done(result="0.5")', usage: { input: 110, output: 10 } },
-      { text: 'Action: price(fruit="pear")', usage: { input: 120, output: 10 } },
-      { text: 'Action: plan_step_done(result="0.75")', usage: { input: 130, output: 10 } },
-      { text: 'Action: plan_step_done(result="1.25")', usage: { input: 140, output: 10 } },
-      { text: 'Final Answer: 1.25', usage: { input: 150, output: 10 } },
-    ]);
-    const dir = await tempDir();
-    const agent = new MultiLLMAgent({ planner, executor, tools: [price] });
-    const r = await new Engine<PlanState>({ agent, trace: { dir } }).run('What do an apple and a pear cost together?');
-    expect(r.finalResult).toBe('1.25');
-    expect(r.state.plan).toEqual([
-      { text: 'Find the price of an apple', status: 'done', result: '0.5' },
-      { text: 'Find the price of a pear', status: 'done', result: '0.75' },
-      { text: 'Add them up', status: 'done', result: '1.25' },
-    ]);
-    expect(r.state.metrics).toMatchObject({ plannerCalls: 1, plannerTokens: 60, executorTokens: 810 });
-    expect(r.usage.tokens.input + r.usage.tokens.output).toBe(870);
-    // each plan step is announced once, when the executor starts on it
-    expect(userText(executor, 0)).toContain('Work on step 1: Find the price of an apple');
-    expect(userText(executor, 2)).toContain('Work on step 2: Find the price of a pear');
-    expect(userText(executor, 5).match(/Work on step/g)).toHaveLength(3);
-    const calls = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'model_call');
-    expect(calls.map((e) => [(e.data as { purpose: string }).purpose, (e.data as { model: string }).model])).toEqual([
-      ['plan', planner.id],
-    ]);
-  });
+  it(
+    'plans with one model, executes step by step with another; the plan is a typed list in ' +
+      "the state; each model's tokens are kept apart",
+    async () => {
+      const planner = new ScriptedModel([
+        {
+          text: 'Here is the plan:\n1. Find the price of an apple\n2. Find the price of a pear\n3. Add them up',
+          usage: { input: 40, output: 20 },
+        },
+      ]);
+      const executor = new ScriptedModel([
+        { text: 'Action: price(fruit="apple")', usage: { input: 100, output: 10 } },
+        { text: 'Action: plan_step_done(result="0.5")', usage: { input: 110, output: 10 } },
+        { text: 'Action: price(fruit="pear")', usage: { input: 120, output: 10 } },
+        { text: 'Action: plan_step_done(result="0.75")', usage: { input: 130, output: 10 } },
+        { text: 'Action: plan_step_done(result="1.25")', usage: { input: 140, output: 10 } },
+        { text: 'Final Answer: 1.25', usage: { input: 150, output: 10 } },
+      ]);
+      const dir = await tempDir();
+      const agent = new MultiLLMAgent({ planner, executor, tools: [price] });
+      const r = await new Engine<PlanState>({ agent, trace: { dir } }).run(
+        'What do an apple and a pear cost together?',
+      );
+      expect(r.finalResult).toBe('1.25');
+      expect(r.state.plan).toEqual([
+        { text: 'Find the price of an apple', status: 'done', result: '0.5' },
+        { text: 'Find the price of a pear', status: 'done', result: '0.75' },
+        { text: 'Add them up', status: 'done', result: '1.25' },
+      ]);
+      expect(r.state.metrics).toMatchObject({ plannerCalls: 1, plannerTokens: 60, executorTokens: 810 });
+      expect(r.usage.tokens.input + r.usage.tokens.output).toBe(870);
+      // each plan step is announced once, when the executor starts on it
+      expect(userText(executor, 0)).toContain('Work on step 1: Find the price of an apple');
+      expect(userText(executor, 2)).toContain('Work on step 2: Find the price of a pear');
+      expect(userText(executor, 5).match(/Work on step/g)).toHaveLength(3);
+      const calls = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'model_call');
+      expect(calls.map((e) => [(e.data as { purpose: string }).purpose, (e.data as { model: string }).model])).toEqual([
+        ['plan', planner.id],
+      ]);
+    },
+  );
 
   it('a failed step re-plans what remains, telling the planner what failed', async () => {
     const planner = new ScriptedModel(['1. Price a kiwi\n2. Report it', '1. Price an apple instead\n2. Report it']);

@@ -173,7 +173,8 @@ describe('expr scorer', () => {
       'expr scorer: unexpected end of the expression: an operand is missing',
     );
     expect(() => exprScorer({ expr: 'stat.x == 1 && anwser == ""' })).toThrow(
-      'expr scorer: unknown names "stat", "anwser" in "stat.x == 1 && anwser == \\"\\""; an expression reads answer, expected, stopReason, steps, tokens, cost, state, task',
+      'expr scorer: unknown names "stat", "anwser" in "stat.x == 1 && anwser == \\"\\""; an ' +
+        'expression reads answer, expected, stopReason, steps, tokens, cost, state, task',
     );
   });
 

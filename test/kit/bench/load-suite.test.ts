@@ -28,7 +28,8 @@ describe('loadSuite from suite.yaml', () => {
   it('loads tasks, scorer, agent, budget and epochs from a folder', async () => {
     const dir = folder({
       'suite.yaml':
-        'name: tiny\ndescription: two sums\ntasks: tasks.jsonl\nscorer:\n  type: exact_match\n  ignoreCase: true\nagent: ./agent.ts\nbudget:\n  maxSteps: 4\nepochs: 3\n',
+        'name: tiny\ndescription: two sums\ntasks: tasks.jsonl\nscorer:\n  type: exact_match\n  ' +
+        'ignoreCase: true\nagent: ./agent.ts\nbudget:\n  maxSteps: 4\nepochs: 3\n',
       'tasks.jsonl': TASKS,
     });
     const s = await loadSuite(dir);
@@ -116,7 +117,10 @@ describe('loadSuite from suite.yaml', () => {
     const dir = folder({
       'suite.yaml': 'name: g\ntasks: data/metadata.jsonl\nformat: gaia\nscorer: gaia\n',
       'data/metadata.jsonl':
-        '{"task_id": "c61d", "Question": "How many?", "Level": 1, "Final answer": "17", "file_name": "", "Annotator Metadata": {"Steps": "count"}}\n{"task_id": "e1fc", "Question": "Which file?", "Level": "2", "Final answer": "x", "file_name": "sheet.xlsx"}\n',
+        '{"task_id": "c61d", "Question": "How many?", "Level": 1, "Final answer": "17", ' +
+        '"file_name": "", "Annotator Metadata": {"Steps": "count"}}\n{"task_id": "e1fc", ' +
+        '"Question": "Which file?", "Level": "2", "Final answer": "x", "file_name": ' +
+        '"sheet.xlsx"}\n',
     });
     const s = await loadSuite(dir);
     expect(s.tasks[0]).toMatchObject({

@@ -79,27 +79,31 @@ describe('critics (the CRITIQUE phase)', () => {
     expect(feedback).toHaveLength(2);
   });
 
-  it("ReAct self-reflection sends a weak final answer back (the run goes on), accepts the next, and its calls count in the run's usage", async () => {
-    const model = new ScriptedModel(['42', '17 * 23 = 391']);
-    const reviewer = new ScriptedModel([
-      {
-        text: 'Verdict: {"verdict": "retry", "score": 0.1, "feedback": "Show the multiplication."}',
-        usage: { input: 50, output: 10 },
-      },
-      { text: '{"verdict": "continue", "score": 0.9}', usage: { input: 60, output: 5 } },
-    ]);
-    const r = await new Engine({
-      agent: agent({ model }),
-      critics: [reactSelfReflectionCritic({ model: reviewer })],
-      trace: false,
-    }).run('What is 17 * 23?');
-    expect(r.stopReason).toBe('final');
-    expect(r.finalResult).toBe('17 * 23 = 391');
-    expect(texts(model, 1)).toContain('Show the multiplication.');
-    expect(r.usage.tokens.input).toBeGreaterThanOrEqual(110);
-    expect(reviewer.requests[0].messages[1]).toMatchObject({ role: 'user' });
-    expect(texts(reviewer, 0)).toContain("The agent's final answer: 42");
-  });
+  it(
+    'ReAct self-reflection sends a weak final answer back (the run goes on), accepts the ' +
+      "next, and its calls count in the run's usage",
+    async () => {
+      const model = new ScriptedModel(['42', '17 * 23 = 391']);
+      const reviewer = new ScriptedModel([
+        {
+          text: 'Verdict: {"verdict": "retry", "score": 0.1, "feedback": "Show the multiplication."}',
+          usage: { input: 50, output: 10 },
+        },
+        { text: '{"verdict": "continue", "score": 0.9}', usage: { input: 60, output: 5 } },
+      ]);
+      const r = await new Engine({
+        agent: agent({ model }),
+        critics: [reactSelfReflectionCritic({ model: reviewer })],
+        trace: false,
+      }).run('What is 17 * 23?');
+      expect(r.stopReason).toBe('final');
+      expect(r.finalResult).toBe('17 * 23 = 391');
+      expect(texts(model, 1)).toContain('Show the multiplication.');
+      expect(r.usage.tokens.input).toBeGreaterThanOrEqual(110);
+      expect(reviewer.requests[0].messages[1]).toMatchObject({ role: 'user' });
+      expect(texts(reviewer, 0)).toContain("The agent's final answer: 42");
+    },
+  );
 
   it('a stop verdict ends the run with critic_stop and the reason; an invalid verdict is an error naming the critic', async () => {
     const stopper: Critic<State> = {

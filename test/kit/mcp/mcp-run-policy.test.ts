@@ -59,7 +59,9 @@ describe('an Engine run with MCP servers (McpRunPolicy)', () => {
     manager.attach(agent.tools);
     const engine = new Engine({ agent, policies: [manager.runPolicy()], trace: { dir } });
     const task =
-      'Read mcp://fx/fixture://notes.txt, see mcp://fx/fixture://pixel.png, mcp://fx/fixture://data.gz and mcp://fx/fixture://missing.txt. Leave mcp://elsewhere/x alone.';
+      'Read mcp://fx/fixture://notes.txt, see mcp://fx/fixture://pixel.png, ' +
+      'mcp://fx/fixture://data.gz and mcp://fx/fixture://missing.txt. Leave mcp://elsewhere/x ' +
+      'alone.';
     const run = await engine.run(task);
     expect(run.stopReason).toBe('final');
 
@@ -206,34 +208,38 @@ describe('an Engine run with MCP servers (McpRunPolicy)', () => {
     ]);
   });
 
-  it("by default the run's own model answers sampling, through its middleware: counted in the run's usage and traced as a model call", async () => {
-    const model = new ScriptedModel([
-      '{"thought": "ask", "action": {"name": "fx_sample", "args": {"question": "Sky colour?"}}}',
-      { text: 'Blue', usage: { input: 30, output: 2 }, cost: 0.001 },
-      '{"thought": "done", "final_answer": "ok"}',
-    ]);
-    const agent = new ModelPathAgent({ model, parser: jsonParser() });
-    manager.attach(agent.tools);
-    const seen: string[] = [];
-    const run = await new Engine({
-      agent,
-      policies: [manager.runPolicy()],
-      middleware: [(call, next) => (seen.push(call.purpose), next(call))],
-      trace: { dir },
-    }).run('ask the server');
-    expect(run.stopReason).toBe('final');
-    const tool = run.state.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool' ? [p.state] : [])))[0];
-    expect(JSON.parse((tool as { output: string }).output)).toMatchObject({
-      content: { type: 'text', text: 'Blue' },
-      model: model.id,
-    });
-    expect(seen).toEqual(['decide', 'mcp:sampling', 'decide']);
-    expect(run.usage.modelCalls).toBe(3);
-    expect(run.usage.tokens.input).toBeGreaterThanOrEqual(30);
-    expect(run.usage.cost).toBeGreaterThanOrEqual(0.001);
-    const calls = (await readTrace(run.traceDir!)).events.filter((e) => e.type === 'model_call');
-    expect(calls.map((e) => (e.data as { purpose?: string }).purpose)).toContain('mcp:sampling');
-  });
+  it(
+    "by default the run's own model answers sampling, through its middleware: counted in the " +
+      "run's usage and traced as a model call",
+    async () => {
+      const model = new ScriptedModel([
+        '{"thought": "ask", "action": {"name": "fx_sample", "args": {"question": "Sky colour?"}}}',
+        { text: 'Blue', usage: { input: 30, output: 2 }, cost: 0.001 },
+        '{"thought": "done", "final_answer": "ok"}',
+      ]);
+      const agent = new ModelPathAgent({ model, parser: jsonParser() });
+      manager.attach(agent.tools);
+      const seen: string[] = [];
+      const run = await new Engine({
+        agent,
+        policies: [manager.runPolicy()],
+        middleware: [(call, next) => (seen.push(call.purpose), next(call))],
+        trace: { dir },
+      }).run('ask the server');
+      expect(run.stopReason).toBe('final');
+      const tool = run.state.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'tool' ? [p.state] : [])))[0];
+      expect(JSON.parse((tool as { output: string }).output)).toMatchObject({
+        content: { type: 'text', text: 'Blue' },
+        model: model.id,
+      });
+      expect(seen).toEqual(['decide', 'mcp:sampling', 'decide']);
+      expect(run.usage.modelCalls).toBe(3);
+      expect(run.usage.tokens.input).toBeGreaterThanOrEqual(30);
+      expect(run.usage.cost).toBeGreaterThanOrEqual(0.001);
+      const calls = (await readTrace(run.traceDir!)).events.filter((e) => e.type === 'model_call');
+      expect(calls.map((e) => (e.data as { purpose?: string }).purpose)).toContain('mcp:sampling');
+    },
+  );
 
   it('a run policy given to two runs one after another resolves references in each (per-run state)', async () => {
     const policy = manager.runPolicy<State>();

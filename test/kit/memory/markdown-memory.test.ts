@@ -18,7 +18,8 @@ describe('markdownMemory', () => {
     await first.append({ step: 3, role: 'lesson', content: 'Run tests with `npm test`.\n# not a heading' }, ctx);
     const text = await readFile(path, 'utf8');
     expect(text).toBe(
-      '# Agent memory\n\n## lesson (step 2)\nThe EUR rate is 1.08 USD.\n\n## lesson (step 3)\nRun tests with `npm test`.\n\\# not a heading\n\n',
+      '# Agent memory\n\n## lesson (step 2)\nThe EUR rate is 1.08 USD.\n\n## lesson (step ' +
+        '3)\nRun tests with `npm test`.\n\\# not a heading\n\n',
     );
     // A person adds a note by hand between runs.
     await writeFile(path, text + '## Deployment\nDeploy with make release on Fridays only.\n');

@@ -258,6 +258,8 @@ describe('compaction policy, called directly', () => {
 
   it('rejects bad options', () => {
     expect(() => compaction({ contextWindow: -1 })).toThrow(/contextWindow must be a non-negative number/);
+    expect(() => compaction({ headroom: 1 })).toThrow(/headroom must be below 1/);
+    expect(() => compaction({ keepSummaryTokens: -5 })).toThrow(/keepSummaryTokens must be a non-negative number/);
     expect(() => compaction({ contextWindow: 1000, reserve: 1000 })).toThrow(
       /reserve \(1000\) must be below contextWindow/,
     );
@@ -266,6 +268,50 @@ describe('compaction policy, called directly', () => {
 
 describe('compaction in Engine runs', () => {
   const window = 3_000;
+
+  it(
+    'a compaction frees headroom: where pruning alone would leave the context at the limit ' +
+      'and compact every step, it summarises too',
+    async () => {
+      // Each step adds a long thought (never pruned) and a tool output: after a few prunes, pruning frees too little.
+      const step = (i: number) =>
+        providerReply(window, {
+          text: JSON.stringify({
+            thought: `step ${i} ` + 't'.repeat(60),
+            action: { name: 'big', args: { n: i, size: 2400 } },
+          }),
+        });
+      const script = [
+        ...Array.from({ length: 40 }, (_, i) => step(i)),
+        providerReply(window, '{"final_answer":"done"}'),
+      ];
+      const run = async (options: Parameters<typeof compaction>[0]) => {
+        const model = new ScriptedModel(script, { info: { contextWindow: window, maxOutputTokens: 500 } });
+        const summariser = new ScriptedModel([{ text: 'the run so far' }], { loop: true });
+        const agent = new ModelPathAgent({ model, parser: jsonParser(), tools: [bigTool], config: { maxSteps: 60 } });
+        const events: string[] = [];
+        const r = await new Engine({
+          agent,
+          policies: [compaction({ model: summariser, ...options })],
+          hooks: [(ev) => void (ev.type === 'policy' && events.push(ev.event))],
+          trace: false,
+        }).run('collect');
+        return { r, events, model };
+      };
+      const tight = await run({ headroom: 0 });
+      expect(tight.r.stopReason).toBe('context_overflow');
+      expect(tight.r.stopMessage).toMatch(/compactions in a row/);
+      const { r, events, model } = await run({});
+      expect(r.stopReason).toBe('final');
+      expect(events).toContain('compaction:summary');
+      expect(events).not.toContain('compaction:failed');
+      // the summaries are appended after the first one, which stays in every later request verbatim
+      const summaries = model.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === 'user' && JSON.stringify(m).includes('the run so far'));
+      expect(summaries.length).toBe(events.filter((e) => e === 'compaction:summary').length);
+    },
+  );
 
   it('a run whose context would overflow goes on: old tool outputs are pruned, the model sees placeholders', async () => {
     const script = [

@@ -29,6 +29,22 @@ describe('planSummary', () => {
     );
   });
 
+  it('keeps earlier summaries in place within keepSummaryTokens and appends the new one after them; merges them above it', () => {
+    const s1 = summaryMessage('S1 ' + 'k'.repeat(200), { auto: true, overflow: true });
+    const h = [userMsg('task'), s1, assistantMsg('a'.repeat(400)), assistantMsg('b'.repeat(400)), assistantMsg('c')];
+    const opts = { keepRecentTokens: 5, keepFirstUser: true, tokens: estimateMessageTokens };
+    const kept = planSummary(h, { ...opts, keepSummaryTokens: 1_000 })!;
+    expect(kept).toEqual({ replace: [2, 3], keep: [0, 1], tailStart: 4 });
+    const s2 = summaryMessage('S2', { auto: true, overflow: true });
+    // the head (task, first summary) is the same objects: a provider's cached prefix survives the second summary
+    expect(applySummary(h, kept, s2)).toEqual([h[0], s1, s2, h[4]]);
+    expect(planSummary(h, { ...opts, keepSummaryTokens: 10 })).toEqual({ replace: [1, 2, 3], keep: [0], tailStart: 4 });
+    expect(planSummary(h, opts)!.replace).toEqual([1, 2, 3]); // default: merged, as before
+    // a summary after messages it would have to come before is merged too (the order of the history stays true)
+    const late = [userMsg('task'), assistantMsg('a'.repeat(400)), s1, assistantMsg('b'.repeat(400)), assistantMsg('c')];
+    expect(planSummary(late, { ...opts, keepSummaryTokens: 1_000 })!.replace).toEqual([1, 2, 3]);
+  });
+
   it('has nothing to replace when only kept messages precede the tail', () => {
     expect(
       planSummary([userMsg('x'.repeat(10_000))], {

@@ -12,28 +12,35 @@ describe('searches over branch decisions', () => {
     expect(r.finalResult).toBe('stuck at A2');
   });
 
-  it('best-first backtracks to the state of an earlier step when the frontier holds a better candidate, and the trace records every candidate and score', async () => {
-    const dir = await tempDir();
-    const r = await new Engine<PathState>({ agent: new PathAgent(), search: bestFirstSearch(), trace: { dir } }).run(
-      'find G',
-    );
-    expect(r.finalResult).toBe('S>B>G');
-    expect(r.state.path).toEqual(['S', 'B', 'G']);
-    const search = r.state.metadata.search as { backtracks: number; frontier: unknown[] };
-    expect(search.backtracks).toBe(1);
-    const steps = (await readTrace(r.traceDir!)).steps;
-    expect(steps[0].branch).toMatchObject({
-      search: 'best-first',
-      scores: [0.9, 0.5],
-      chosen: { from: 'step', index: 0, fromStep: 1 },
-      frontier: 1,
-    });
-    // Step 2 proposes A1 (0.1) and A2 (0.2): B (0.5, from step 1) is better, so the run goes back to step 1's state.
-    expect(steps[1].branch).toMatchObject({ scores: [0.1, 0.2], chosen: { from: 'frontier', index: 1, fromStep: 1 } });
-    expect(steps[1].decision).toMatchObject({ mode: 'act', actions: [{ name: 'move', args: { to: 'B' } }] });
-    const events = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'search');
-    expect(events).toHaveLength(3);
-  });
+  it(
+    'best-first backtracks to the state of an earlier step when the frontier holds a better ' +
+      'candidate, and the trace records every candidate and score',
+    async () => {
+      const dir = await tempDir();
+      const r = await new Engine<PathState>({ agent: new PathAgent(), search: bestFirstSearch(), trace: { dir } }).run(
+        'find G',
+      );
+      expect(r.finalResult).toBe('S>B>G');
+      expect(r.state.path).toEqual(['S', 'B', 'G']);
+      const search = r.state.metadata.search as { backtracks: number; frontier: unknown[] };
+      expect(search.backtracks).toBe(1);
+      const steps = (await readTrace(r.traceDir!)).steps;
+      expect(steps[0].branch).toMatchObject({
+        search: 'best-first',
+        scores: [0.9, 0.5],
+        chosen: { from: 'step', index: 0, fromStep: 1 },
+        frontier: 1,
+      });
+      // Step 2 proposes A1 (0.1) and A2 (0.2): B (0.5, from step 1) is better, so the run goes back to step 1's state.
+      expect(steps[1].branch).toMatchObject({
+        scores: [0.1, 0.2],
+        chosen: { from: 'frontier', index: 1, fromStep: 1 },
+      });
+      expect(steps[1].decision).toMatchObject({ mode: 'act', actions: [{ name: 'move', args: { to: 'B' } }] });
+      const events = (await readTrace(r.traceDir!)).events.filter((e) => e.type === 'search');
+      expect(events).toHaveLength(3);
+    },
+  );
 
   it('a beam of width 1 keeps no alternative, so it cannot backtrack; width 2 can', async () => {
     expect(

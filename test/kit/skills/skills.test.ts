@@ -82,7 +82,9 @@ describe('parseSkillFile', () => {
 
 describe('withDescription', () => {
   const file =
-    '\uFEFF---\r\n# the name is the folder name\r\nname: demo # keep me\r\ndescription: Old text.\r\nlicense: MIT\r\nmetadata:\r\n  owner: qitos\r\n---\r\n\r\n# Body\r\nKeep this exactly.\r\n';
+    '\uFEFF---\r\n# the name is the folder name\r\nname: demo # keep me\r\ndescription: Old ' +
+    'text.\r\nlicense: MIT\r\nmetadata:\r\n  owner: qitos\r\n---\r\n\r\n# Body\r\nKeep this ' +
+    'exactly.\r\n';
 
   it('replaces only the description: comments, other fields, line endings, BOM and body stay', () => {
     const out = withDescription(file, 'New text: with a colon, and "quotes".');
@@ -143,7 +145,9 @@ describe('catalog lookups', () => {
     ]);
     expect(unknownSkillMessage(cat, 'them-factory')).toBe('Unknown skill "them-factory". Did you mean: theme-factory?');
     expect(unknownSkillMessage(cat, 'Long-One')).toBe(
-      `Unknown skill "Long-One". ${join(root, 'long-one', 'SKILL.md')} could not be loaded: frontmatter field "description" is 1100 characters; at most 1024 are allowed. Available skills: brand-guidelines, internal-comms, pdf-tools, theme-factory.`,
+      `Unknown skill "Long-One". ${join(root, 'long-one', 'SKILL.md')} could not be loaded: ` +
+        `frontmatter field "description" is 1100 characters; at most 1024 are allowed. Available ` +
+        `skills: brand-guidelines, internal-comms, pdf-tools, theme-factory.`,
     );
     expect(similarNames(['pdf-tools', 'pdf-forms', 'brand-guidelines'], 'pdf')).toEqual(['pdf-forms', 'pdf-tools']);
     expect(similarNames(['pdf-tools'], 'zzzzzz')).toEqual([]);

@@ -6,6 +6,7 @@ import type { EmbeddingModel } from '../../../src/index.js';
 import { ToolRetrievalService, hashingEmbedder } from '../../../src/kit/skills/index.js';
 import { tempDir } from '../../helpers/kernel-fixtures.js';
 import { skillMd } from '../../helpers/zip-writer.js';
+import { decodeVector } from '../../../src/kit/skills/skill-index-file.js';
 
 const FIXTURES = resolve(__dirname, '../../fixtures/skills');
 
@@ -50,7 +51,7 @@ describe('ToolRetrievalService', () => {
     await expect(service.search('x', { top: 0 })).rejects.toThrow('top must be a positive integer, got 0');
   });
 
-  it('stores the index in a vectra LocalIndex under the root, one per embedder', async () => {
+  it('stores the index in one index.json under the root, one per embedder, vectors quantised to 8 bits', async () => {
     const root = await rootWithFixtures();
     const { service } = await ToolRetrievalService.open(root);
     await ToolRetrievalService.open(root, { embedder: hashingEmbedder({ dimensions: 64 }) });
@@ -60,13 +61,31 @@ describe('ToolRetrievalService', () => {
       expect.stringMatching(/^hashing-v1-64-[0-9a-f]{10}$/),
     ]);
     const index = JSON.parse(readFileSync(join(service.indexDir, 'index.json'), 'utf8'));
+    expect(index).toMatchObject({ format: 'qitos-skills-index', version: 2, dims: 512 });
     expect(index.items).toHaveLength(3);
-    expect(index.items[0]).toMatchObject({
-      id: expect.any(String),
-      metadata: { name: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
-      vector: expect.any(Array),
-    });
-    expect(index.items[0].vector).toHaveLength(512);
+    const item = index.items[0];
+    expect(item).toMatchObject({ name: expect.any(String), hash: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    // the stored vector is the embedder's, within the 8-bit rounding
+    const [exact] = await hashingEmbedder().embed([`${item.name.replace(/-/g, ' ')}: ${item.description}`]);
+    const stored = new Float32Array(512);
+    decodeVector(item.v, 512, stored);
+    const max = Math.max(...exact.map(Math.abs));
+    exact.forEach((x, j) => expect(Math.abs(stored[j] - x)).toBeLessThanOrEqual(max / 254 + 1e-7));
+  });
+
+  it('an index of the older vectra format is rebuilt from the folders, and the report says so', async () => {
+    const root = await rootWithFixtures();
+    const { service } = await ToolRetrievalService.open(root);
+    writeFileSync(
+      join(service.indexDir, 'index.json'),
+      JSON.stringify({ version: 1, metadata_config: {}, items: [{ id: 'x', metadata: {}, vector: [1], norm: 1 }] }),
+    );
+    const { report } = await ToolRetrievalService.open(root);
+    expect(report.rebuilt).toMatch(
+      /could not be read \(not a skills index of format 2 \(version 1, an older format\)\)/,
+    );
+    expect(report.added).toHaveLength(3);
+    expect((await service.search('bake bread', { top: 1 })).length).toBe(1);
   });
 
   it('re-embeds only skills whose SKILL.md content changed; adds new ones, drops removed ones', async () => {

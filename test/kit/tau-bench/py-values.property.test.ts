@@ -179,7 +179,8 @@ describe.skipIf(!python)('against CPython (python3 on PATH)', () => {
     })).e;
     const samples = fc.sample(expr, { numRuns: 300 }).filter((e) => !/\*\*.*\*\*/.test(e));
     const script =
-      'import json,sys\nout=[]\nfor e in json.load(sys.stdin):\n    try:\n        r=str(round(float(eval(e,{"__builtins__":None},{})),2))\n' +
+      'import json,sys\nout=[]\nfor e in json.load(sys.stdin):\n    try:\n        ' +
+      'r=str(round(float(eval(e,{"__builtins__":None},{})),2))\n' +
       '    except Exception as x:\n        r=f"Error: {x}"\n    out.append(r)\nprint(json.dumps(out))';
     const want = JSON.parse(
       execFileSync('python3', ['-W', 'ignore', '-c', script], {
@@ -195,7 +196,9 @@ describe.skipIf(!python)('against CPython (python3 on PATH)', () => {
     const texts = samples.map(pyJsonDumps);
     const script =
       'import json,sys\nfrom hashlib import sha256\nout=[]\n' +
-      'def h(i):\n    if isinstance(i,dict): return tuple((k,h(v)) for k,v in sorted(i.items()))\n    if isinstance(i,list): return tuple(h(x) for x in i)\n    return i\n' +
+      'def h(i):\n    if isinstance(i,dict): return tuple((k,h(v)) for k,v in ' +
+      'sorted(i.items()))\n    if isinstance(i,list): return tuple(h(x) for x in i)\n    return ' +
+      'i\n' +
       'for t in json.load(sys.stdin):\n    v=json.loads(t)\n    out.append([json.dumps(v), repr(h(v))])\nprint(json.dumps(out))';
     const want = JSON.parse(
       execFileSync('python3', ['-c', script], { input: JSON.stringify(texts), timeout: 60_000 }).toString(),

@@ -177,80 +177,89 @@ describe.skipIf(!data)('a tau-bench episode through the kernel (scripted agent a
     expect(calls.map((c) => (c.type === 'tool-call' ? c.name : ''))).toEqual(['get_order_details']);
   });
 
-  it('react: the prompt is wiki + tools JSON + instruction; tool outputs come back as "API output: ..."; non-JSON is a message', async () => {
-    const domain = await testDomain('retail');
-    const { line, agentModel, env } = await episode(
-      domain,
-      'dev',
-      '0',
-      'react',
-      [
-        'Thought:\nI should check the order.\nAction:\n{"name": "get_order_details", "arguments": {"order_id": "#W5442520"}}',
-        'Thought:\nAsk the user.\nAction:\nShall I cancel it?',
-        'Thought:\nCancel.\nAction:\n{"name": "cancel_pending_order", "arguments": {"order_id": "#W5442520", "reason": "no longer needed"}}',
-        'Thought:\nTell them.\nAction:\n{"name": "respond", "arguments": {"content": "It is cancelled."}}',
-      ],
-      ['I want to cancel #W5442520.', 'Yes please.', '###STOP###'],
-    );
-    expect(line).toMatchObject({ pass: true, stopReason: 'env_terminal' });
-    const first = agentModel.requests[0];
-    expect(first.messages[0]).toEqual({
-      role: 'system',
-      content: `${domain.wiki}\n#Available tools\n${pyJsonDumps(fromPlain(domain.tools))}${REACT_INSTRUCTION}`,
-    });
-    expect(first.tools).toBeUndefined();
-    const second = agentModel.requests[1].messages.map((m) => `${m.role}: ${text(m)}`);
-    expect(second[3]).toMatch(/^user: API output: \{"order_id": "#W5442520"/);
-    const third = agentModel.requests[2].messages.map((m) => `${m.role}: ${text(m)}`);
-    expect(third.slice(4)).toEqual([
-      'assistant: Thought:\nAsk the user.\nAction:\nShall I cancel it?',
-      'user: Yes please.',
-    ]);
-    expect(env.conversation.filter((m) => m.role === 'agent').map((m) => m.content)).toEqual([
-      'Shall I cancel it?',
-      'It is cancelled.',
-    ]);
-  });
+  it(
+    'react: the prompt is wiki + tools JSON + instruction; tool outputs come back as "API ' +
+      'output: ..."; non-JSON is a message',
+    async () => {
+      const domain = await testDomain('retail');
+      const { line, agentModel, env } = await episode(
+        domain,
+        'dev',
+        '0',
+        'react',
+        [
+          'Thought:\nI should check the order.\nAction:\n{"name": "get_order_details", "arguments": {"order_id": "#W5442520"}}',
+          'Thought:\nAsk the user.\nAction:\nShall I cancel it?',
+          'Thought:\nCancel.\nAction:\n{"name": "cancel_pending_order", "arguments": {"order_id": ' +
+            '"#W5442520", "reason": "no longer needed"}}',
+          'Thought:\nTell them.\nAction:\n{"name": "respond", "arguments": {"content": "It is cancelled."}}',
+        ],
+        ['I want to cancel #W5442520.', 'Yes please.', '###STOP###'],
+      );
+      expect(line).toMatchObject({ pass: true, stopReason: 'env_terminal' });
+      const first = agentModel.requests[0];
+      expect(first.messages[0]).toEqual({
+        role: 'system',
+        content: `${domain.wiki}\n#Available tools\n${pyJsonDumps(fromPlain(domain.tools))}${REACT_INSTRUCTION}`,
+      });
+      expect(first.tools).toBeUndefined();
+      const second = agentModel.requests[1].messages.map((m) => `${m.role}: ${text(m)}`);
+      expect(second[3]).toMatch(/^user: API output: \{"order_id": "#W5442520"/);
+      const third = agentModel.requests[2].messages.map((m) => `${m.role}: ${text(m)}`);
+      expect(third.slice(4)).toEqual([
+        'assistant: Thought:\nAsk the user.\nAction:\nShall I cancel it?',
+        'user: Yes please.',
+      ]);
+      expect(env.conversation.filter((m) => m.role === 'agent').map((m) => m.content)).toEqual([
+        'Shall I cancel it?',
+        'It is cancelled.',
+      ]);
+    },
+  );
 
-  it('a terminate tool ends the episode; an unknown tool is the original\'s "Unknown action"; 30 steps without an end score 0', async () => {
-    const domain = await testDomain('airline');
-    const t = await episode(
-      domain,
-      'test',
-      '13',
-      'tool-calling',
-      [{ toolCalls: [{ name: 'transfer_to_human_agents', input: '{"summary": "The user wants a human."}' }] }],
-      ['I want a human.'],
-    );
-    expect(t.line).toMatchObject({ stopReason: 'env_terminal', steps: 1 });
-    expect(t.line.details).toMatchObject({ ended: 'tool' });
+  it(
+    'a terminate tool ends the episode; an unknown tool is the original\'s "Unknown action"; ' +
+      '30 steps without an end score 0',
+    async () => {
+      const domain = await testDomain('airline');
+      const t = await episode(
+        domain,
+        'test',
+        '13',
+        'tool-calling',
+        [{ toolCalls: [{ name: 'transfer_to_human_agents', input: '{"summary": "The user wants a human."}' }] }],
+        ['I want a human.'],
+      );
+      expect(t.line).toMatchObject({ stopReason: 'env_terminal', steps: 1 });
+      expect(t.line.details).toMatchObject({ ended: 'tool' });
 
-    const u = await episode(
-      domain,
-      'test',
-      '0',
-      'tool-calling',
-      [{ toolCalls: [{ name: 'book_a_trip', input: '{}' }] }, 'Hello?'],
-      ['Hi.', '###STOP###'],
-    );
-    expect(u.env.session.actions[0]).toMatchObject({ name: 'book_a_trip' });
-    const toolOutput = u.agentModel.requests[1].messages.find((m) => m.role === 'tool') as Extract<
-      ModelMessage,
-      { role: 'tool' }
-    >;
-    expect(toolOutput.content[0]).toMatchObject({ output: 'Unknown action book_a_trip', isError: false });
+      const u = await episode(
+        domain,
+        'test',
+        '0',
+        'tool-calling',
+        [{ toolCalls: [{ name: 'book_a_trip', input: '{}' }] }, 'Hello?'],
+        ['Hi.', '###STOP###'],
+      );
+      expect(u.env.session.actions[0]).toMatchObject({ name: 'book_a_trip' });
+      const toolOutput = u.agentModel.requests[1].messages.find((m) => m.role === 'tool') as Extract<
+        ModelMessage,
+        { role: 'tool' }
+      >;
+      expect(toolOutput.content[0]).toMatchObject({ output: 'Unknown action book_a_trip', isError: false });
 
-    const loop = await episode(
-      domain,
-      'test',
-      '0',
-      'tool-calling',
-      Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'list_all_airports', input: '{}' }] })),
-      ['Hi.'],
-    );
-    expect(loop.line).toMatchObject({ stopReason: 'budget_steps', steps: 30, score: 0, pass: false });
-    expect(loop.line.explanation).toMatch(/did not end/);
-  });
+      const loop = await episode(
+        domain,
+        'test',
+        '0',
+        'tool-calling',
+        Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'list_all_airports', input: '{}' }] })),
+        ['Hi.'],
+      );
+      expect(loop.line).toMatchObject({ stopReason: 'budget_steps', steps: 30, score: 0, pass: false });
+      expect(loop.line.explanation).toMatch(/did not end/);
+    },
+  );
 });
 
 describe.skipIf(!data)('the ground-truth agent', () => {

@@ -38,7 +38,11 @@ export function syntheticDomain(name: TauDomainName): TauDomain {
     if (rel === 'rules.py') return 'RULES = [\n    "one rule",  # a comment\n]\n';
     const tool = /^tools\/(\w+)\.py$/.exec(rel)?.[1];
     if (tool)
-      return `class X:\n    @staticmethod\n    def get_info():\n        return {"type": "function", "function": {"name": "${tool}", "description": "d", "parameters": {"type": "object", "properties": {}}}}\n`;
+      return (
+        `class X:\n    @staticmethod\n    def get_info():\n        return {"type": "function", ` +
+        `"function": {"name": "${tool}", "description": "d", "parameters": {"type": "object", ` +
+        `"properties": {}}}}\n`
+      );
     throw new Error(`synthetic fixture has no ${path}`);
   });
 }

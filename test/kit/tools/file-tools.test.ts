@@ -131,7 +131,8 @@ for (const kind of envCases) {
           const r = await callTool(editTool(), { path: 'src/util.ts', oldString: '= 1;', newString: '= 2;' }, ws.env);
           expect(r.status).toBe('error');
           expect(r.seen).toBe(
-            'oldString occurs 2 times in "src/util.ts" (at lines 1, 2). Include more surrounding lines to pick one occurrence, or set replaceAll to true to replace all of them.',
+            'oldString occurs 2 times in "src/util.ts" (at lines 1, 2). Include more surrounding ' +
+              'lines to pick one occurrence, or set replaceAll to true to replace all of them.',
           );
           expect(await ws.files.readText('src/util.ts')).toBe('const x = 1;\nconst x2 = 1;\n// todo lower\n');
           const all = await callTool(
@@ -233,7 +234,8 @@ for (const kind of envCases) {
           );
           const capped = await callTool(grepTool(), { pattern: '^line \\d+$', maxResults: 3 }, ws.env);
           expect(capped.seen).toBe(
-            'big.txt:1: line 1\nbig.txt:2: line 2\nbig.txt:3: line 3\n\n(Showing the first 3 matches; there are more. Use a more specific pattern, a narrower path, or an include glob.)',
+            'big.txt:1: line 1\nbig.txt:2: line 2\nbig.txt:3: line 3\n\n(Showing the first 3 matches; ' +
+              'there are more. Use a more specific pattern, a narrower path, or an include glob.)',
           );
           const bad = await callTool(grepTool(), { pattern: '(unclosed' }, ws.env);
           expect(bad.status).toBe('error');

@@ -19,7 +19,8 @@ describe('datetime tool', () => {
   it('gives the time in the asked time zone with offset, weekday and Unix time', async () => {
     const r = await callTool(datetimeTool({ now, timeZone: 'UTC' }), { timezone: 'Asia/Kolkata' }, nullEnv);
     expect(r.seen).toBe(
-      '2024-03-10T18:04:56+05:30 (Sunday) in Asia/Kolkata (India Standard Time, UTC+05:30)\nUTC: 2024-03-10T12:34:56.789Z\nUnix time: 1710074096',
+      '2024-03-10T18:04:56+05:30 (Sunday) in Asia/Kolkata (India Standard Time, ' +
+        'UTC+05:30)\nUTC: 2024-03-10T12:34:56.789Z\nUnix time: 1710074096',
     );
     const utc = await callTool(datetimeTool({ now, timeZone: 'UTC' }), {}, nullEnv);
     expect(utc.seen.split('\n')[0]).toBe(

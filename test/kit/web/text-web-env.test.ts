@@ -38,7 +38,8 @@ beforeAll(async () => {
 <p><a href="/long">The long page</a> and <a href="/redirect-away">a redirect</a>.</p></body></html>`);
       case '/docs/intro':
         return html(
-          '<html><head><title>Intro</title><base href="/docs/sub/"></head><body><p>Intro text. Next: <a href="next">next page</a>, <a href="/">home</a>.</p></body></html>',
+          '<html><head><title>Intro</title><base href="/docs/sub/"></head><body><p>Intro text. ' +
+            'Next: <a href="next">next page</a>, <a href="/">home</a>.</p></body></html>',
         );
       case '/docs/api':
         return html(`<p>API ${url.searchParams.get('x')},${url.searchParams.get('y')}</p>`);

@@ -128,66 +128,70 @@ describe('resumeWorkflow', () => {
     ).rejects.toThrow(/ran another version of workflow "counted"/);
   });
 
-  it('resumes after a kill in the middle of a branch: the finished branch is reused, the killed one resumed after its last node', async () => {
-    const branchy = WorkflowDefinition.create({
-      name: 'branchy',
-      nodes: [
-        { kind: 'start', id: 's' },
-        { kind: 'fork', id: 'fan', concurrency: 1 }, // one branch at a time: a finishes before b starts
-        { kind: 'tool', id: 'a', toolName: 'count', parameters: { node: 'a' } },
-        { kind: 'tool', id: 'b1', toolName: 'count', parameters: { node: 'b1' } },
-        { kind: 'tool', id: 'b2', toolName: 'count', parameters: { node: 'b2' } },
-        { kind: 'join', id: 'j', fork: 'fan', output: 'branches' },
-        { kind: 'tool', id: 'after', toolName: 'count', parameters: { node: 'after' } },
-        { kind: 'end', id: 'e' },
-      ],
-      edges: [
-        { from: 's', to: 'fan' },
-        { from: 'fan', to: 'a' },
-        { from: 'fan', to: 'b1' },
-        { from: 'a', to: 'j' },
-        { from: 'b1', to: 'b2' },
-        { from: 'b2', to: 'j' },
-        { from: 'j', to: 'after' },
-        { from: 'after', to: 'e' },
-      ],
-    });
-    const controller = new AbortController();
-    const first = counter({ node: 'b2', controller });
-    const killed = await runWorkflow(branchy, {
-      model: new ScriptedModel([]),
-      tools: [first.tool],
-      trace: { dir },
-      signal: controller.signal,
-    });
-    expect(killed.run.stopReason).toBe('interrupted');
-    expect(first.calls).toEqual({ a: 1, b1: 1, b2: 1 });
-    const second = counter();
-    const resumed = await resumeWorkflow(killed.traceDir!, branchy, {
-      model: new ScriptedModel([]),
-      tools: [second.tool],
-      trace: { dir },
-    });
-    expect(resumed.status).toBe('completed');
-    expect(second.calls).toEqual({ b2: 1, after: 1 }); // a and b1 are not run again
-    expect(resumed.vars.branches).toEqual({ a: { a: 'a1' }, b1: { b1: 'b11', b2: 'b21' } });
-    const fan = resumed.run.state.thread.completed.find((c) => c.node === 'fan')!.outputs as {
-      branches: Array<{ branch: string; reused?: boolean; traceDir: string }>;
-    };
-    expect(fan.branches.map((b) => [b.branch, b.reused ?? false])).toEqual([
-      ['a', true],
-      ['b1', false],
-    ]);
-    // the resumed branch is a run of its own, linked to the resumed run, that went on from the old branch's state
-    const b = fan.branches[1];
-    const manifest = JSON.parse(readFileSync(join(b.traceDir, 'manifest.json'), 'utf8'));
-    expect(manifest.parent).toMatchObject({ runId: resumed.run.runId, kind: 'subtask' });
-    const bSteps = readFileSync(join(b.traceDir, 'steps.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(bSteps.map((x) => x.decision.rationale)).toEqual(['tool node "b2"', 'stop node']);
-  });
+  it(
+    'resumes after a kill in the middle of a branch: the finished branch is reused, the ' +
+      'killed one resumed after its last node',
+    async () => {
+      const branchy = WorkflowDefinition.create({
+        name: 'branchy',
+        nodes: [
+          { kind: 'start', id: 's' },
+          { kind: 'fork', id: 'fan', concurrency: 1 }, // one branch at a time: a finishes before b starts
+          { kind: 'tool', id: 'a', toolName: 'count', parameters: { node: 'a' } },
+          { kind: 'tool', id: 'b1', toolName: 'count', parameters: { node: 'b1' } },
+          { kind: 'tool', id: 'b2', toolName: 'count', parameters: { node: 'b2' } },
+          { kind: 'join', id: 'j', fork: 'fan', output: 'branches' },
+          { kind: 'tool', id: 'after', toolName: 'count', parameters: { node: 'after' } },
+          { kind: 'end', id: 'e' },
+        ],
+        edges: [
+          { from: 's', to: 'fan' },
+          { from: 'fan', to: 'a' },
+          { from: 'fan', to: 'b1' },
+          { from: 'a', to: 'j' },
+          { from: 'b1', to: 'b2' },
+          { from: 'b2', to: 'j' },
+          { from: 'j', to: 'after' },
+          { from: 'after', to: 'e' },
+        ],
+      });
+      const controller = new AbortController();
+      const first = counter({ node: 'b2', controller });
+      const killed = await runWorkflow(branchy, {
+        model: new ScriptedModel([]),
+        tools: [first.tool],
+        trace: { dir },
+        signal: controller.signal,
+      });
+      expect(killed.run.stopReason).toBe('interrupted');
+      expect(first.calls).toEqual({ a: 1, b1: 1, b2: 1 });
+      const second = counter();
+      const resumed = await resumeWorkflow(killed.traceDir!, branchy, {
+        model: new ScriptedModel([]),
+        tools: [second.tool],
+        trace: { dir },
+      });
+      expect(resumed.status).toBe('completed');
+      expect(second.calls).toEqual({ b2: 1, after: 1 }); // a and b1 are not run again
+      expect(resumed.vars.branches).toEqual({ a: { a: 'a1' }, b1: { b1: 'b11', b2: 'b21' } });
+      const fan = resumed.run.state.thread.completed.find((c) => c.node === 'fan')!.outputs as {
+        branches: Array<{ branch: string; reused?: boolean; traceDir: string }>;
+      };
+      expect(fan.branches.map((b) => [b.branch, b.reused ?? false])).toEqual([
+        ['a', true],
+        ['b1', false],
+      ]);
+      // the resumed branch is a run of its own, linked to the resumed run, that went on from the old branch's state
+      const b = fan.branches[1];
+      const manifest = JSON.parse(readFileSync(join(b.traceDir, 'manifest.json'), 'utf8'));
+      expect(manifest.parent).toMatchObject({ runId: resumed.run.runId, kind: 'subtask' });
+      const bSteps = readFileSync(join(b.traceDir, 'steps.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(bSteps.map((x) => x.decision.rationale)).toEqual(['tool node "b2"', 'stop node']);
+    },
+  );
 
   it('forkWorkflow re-runs from a node with changed variables: nothing before it runs again', async () => {
     const first = counter();

@@ -89,7 +89,8 @@ describe('a subworkflow that includes itself', () => {
       ].join('\n'),
     );
     expect(await refusal('fork.yaml')).toBe(
-      'fork.yaml:5:5: subworkflow "again" includes itself: fork.yaml (node "again") -> fork.yaml; a workflow that includes itself never ends',
+      'fork.yaml:5:5: subworkflow "again" includes itself: fork.yaml (node "again") -> ' +
+        'fork.yaml; a workflow that includes itself never ends',
     );
   });
 
@@ -140,7 +141,9 @@ describe('the runtime cap on nested subworkflows', () => {
     });
     expect(r.status).toBe('failed');
     expect(r.reason).toContain(
-      'subworkflows nest deeper than 2 (maxSubworkflowDepth): nest.json (node "m") -> nest.json#m (node "m") -> nest.json#m#m (node "m"); a workflow that includes itself never ends',
+      'subworkflows nest deeper than 2 (maxSubworkflowDepth): nest.json (node "m") -> ' +
+        'nest.json#m (node "m") -> nest.json#m#m (node "m"); a workflow that includes itself never ' +
+        'ends',
     );
   });
 

@@ -83,7 +83,8 @@ describe('transformersEmbedder (real transformers.js pipeline, tiny generated BE
     const dir = await tempDir();
     const e = transformersEmbedder({ modelPath: dir });
     await expect(e.embed(['x'])).rejects.toThrow(
-      `transformers embedder: the model folder ${dir} lacks config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx. Place a transformers.js model there`,
+      `transformers embedder: the model folder ${dir} lacks config.json, tokenizer.json, ` +
+        `tokenizer_config.json, onnx/model.onnx. Place a transformers.js model there`,
     );
     await expect(e.embed(['x'])).rejects.toThrow(/nothing is downloaded at run time/);
     // a quantized variant names its own file

@@ -48,22 +48,26 @@ describe('resolveOtlpEndpoint', () => {
     });
   });
 
-  it('names what is wrong: an unsupported protocol, a URL that is not http(s), a bad timeout, a header without = (without quoting it)', () => {
-    expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/"grpc" is not supported/);
-    expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://x' })).toThrow(
-      /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http/,
-    );
-    expect(() => resolveOtlpEndpoint({ endpoint: 'not a url' }, {})).toThrow(/the OTLP endpoint is not a URL/);
-    expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' })).toThrow(/timeout/);
-    let message = '';
-    try {
-      resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_HEADERS: 'a=1,Bearer-secret-token-xyz' });
-    } catch (err) {
-      message = (err as Error).message;
-    }
-    expect(message).toBe('OTEL_EXPORTER_OTLP_HEADERS: item 2 is not key=value');
-    expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'k=%E0%A4%A' })).toThrow(
-      'OTEL_EXPORTER_OTLP_TRACES_HEADERS: item 1 is not URL-encoded',
-    );
-  });
+  it(
+    'names what is wrong: an unsupported protocol, a URL that is not http(s), a bad timeout, ' +
+      'a header without = (without quoting it)',
+    () => {
+      expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/"grpc" is not supported/);
+      expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://x' })).toThrow(
+        /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http/,
+      );
+      expect(() => resolveOtlpEndpoint({ endpoint: 'not a url' }, {})).toThrow(/the OTLP endpoint is not a URL/);
+      expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' })).toThrow(/timeout/);
+      let message = '';
+      try {
+        resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_HEADERS: 'a=1,Bearer-secret-token-xyz' });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toBe('OTEL_EXPORTER_OTLP_HEADERS: item 2 is not key=value');
+      expect(() => resolveOtlpEndpoint({}, { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'k=%E0%A4%A' })).toThrow(
+        'OTEL_EXPORTER_OTLP_TRACES_HEADERS: item 1 is not URL-encoded',
+      );
+    },
+  );
 });

@@ -69,80 +69,84 @@ const byName = (spans: ReceivedSpan[], name: string) => spans.filter((s) => s.na
 const ms = (ns: string) => Number(BigInt(ns) / 1_000_000n);
 
 describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
-  it('a run is an invoke_agent span, its model calls chat spans and its tool calls execute_tool spans under it, with typed GenAI attributes and recorded times', async () => {
-    const dir = await tempDir();
-    const r = await receiver();
-    const result = await tracedRun(dir, { endpoint: r.url });
-    expect(result.stopReason).toBe('final');
-    expect(r.requests[0]!.contentType).toBe('application/x-protobuf');
-    const spans = r.spans;
-    expect(spans.map((s) => s.name).sort()).toEqual([
-      'chat gpt-test',
-      'chat gpt-test',
-      'chat gpt-test',
-      'execute_tool add',
-      'execute_tool lookup',
-      'invoke_agent ModelPathAgent',
-    ]);
-    const [run] = byName(spans, 'invoke_agent ModelPathAgent');
-    expect(run!.parentSpanId).toBe('');
-    expect(run!.kind).toBe(1); // INTERNAL
-    expect(str(run!.resource['service.name'])).toBe('qitos');
-    expect(run!.attributes).toMatchObject({
-      [GEN_AI.operationName]: { stringValue: 'invoke_agent' },
-      [GEN_AI.providerName]: { stringValue: 'openai' },
-      [GEN_AI.agentName]: { stringValue: 'ModelPathAgent' },
-      [GEN_AI.requestModel]: { stringValue: 'gpt-test' },
-      [GEN_AI.conversationId]: { stringValue: result.runId },
-      'qitos.stop_reason': { stringValue: 'final' },
-      'qitos.steps': { intValue: '3' },
-      'qitos.task.id': { stringValue: 'task-1' },
-    });
-    expect(run!.status.code ?? 0).toBe(0);
-    for (const s of spans.filter((x) => x !== run)) {
-      expect(s.traceId).toBe(run!.traceId);
-      expect(s.parentSpanId).toBe(run!.spanId);
-      expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(run!.startTimeUnixNano));
-      expect(BigInt(s.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(run!.endTimeUnixNano));
-      expect(BigInt(s.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(s.startTimeUnixNano));
-    }
-    const chat = byName(spans, 'chat gpt-test')[0]!;
-    expect(chat.kind).toBe(3); // CLIENT
-    expect(chat.attributes[GEN_AI.operationName]).toEqual({ stringValue: 'chat' });
-    expect(chat.attributes[GEN_AI.requestTemperature]).toEqual({ doubleValue: 0.5 });
-    expect(int(chat.attributes[GEN_AI.usageOutputTokens])).toBeGreaterThan(0);
-    expect(chat.attributes[GEN_AI.usageInputTokens]).toHaveProperty('intValue');
-    expect(chat.attributes[GEN_AI.responseFinishReasons]).toEqual({
-      arrayValue: { values: [{ stringValue: 'stop' }] },
-    });
-    const [add] = byName(spans, 'execute_tool add');
-    expect(add!.attributes).toMatchObject({
-      [GEN_AI.operationName]: { stringValue: 'execute_tool' },
-      [GEN_AI.toolName]: { stringValue: 'add' },
-      [GEN_AI.toolType]: { stringValue: 'function' },
-      [GEN_AI.toolDescription]: { stringValue: 'Add two numbers' },
-      'qitos.step': { intValue: '1' },
-    });
-    // the tool span's times are the tool state's recorded times
-    const { readTrace } = await import('../../../src/trace/index.js');
-    const trace = await readTrace(result.traceDir!);
-    const recorded = trace.steps[0]!.results[0]!;
-    expect(str(add!.attributes[GEN_AI.toolCallId])).toBe(recorded.actionId);
-    const time = recorded.state.time as { start: number; end: number };
-    expect(ms(add!.startTimeUnixNano)).toBe(time.start);
-    expect(ms(add!.endTimeUnixNano)).toBe(time.end);
-    expect(ms(run!.startTimeUnixNano)).toBe(Date.parse(trace.manifest.createdAt));
-    // content is opt-in: off by default, no prompt, reply, arguments or results on any span
-    for (const s of spans)
-      for (const key of [
-        GEN_AI.inputMessages,
-        GEN_AI.outputMessages,
-        GEN_AI.systemInstructions,
-        GEN_AI.toolCallArguments,
-        GEN_AI.toolCallResult,
-      ])
-        expect(s.attributes[key], `${s.name} ${key}`).toBeUndefined();
-  });
+  it(
+    'a run is an invoke_agent span, its model calls chat spans and its tool calls ' +
+      'execute_tool spans under it, with typed GenAI attributes and recorded times',
+    async () => {
+      const dir = await tempDir();
+      const r = await receiver();
+      const result = await tracedRun(dir, { endpoint: r.url });
+      expect(result.stopReason).toBe('final');
+      expect(r.requests[0]!.contentType).toBe('application/x-protobuf');
+      const spans = r.spans;
+      expect(spans.map((s) => s.name).sort()).toEqual([
+        'chat gpt-test',
+        'chat gpt-test',
+        'chat gpt-test',
+        'execute_tool add',
+        'execute_tool lookup',
+        'invoke_agent ModelPathAgent',
+      ]);
+      const [run] = byName(spans, 'invoke_agent ModelPathAgent');
+      expect(run!.parentSpanId).toBe('');
+      expect(run!.kind).toBe(1); // INTERNAL
+      expect(str(run!.resource['service.name'])).toBe('qitos');
+      expect(run!.attributes).toMatchObject({
+        [GEN_AI.operationName]: { stringValue: 'invoke_agent' },
+        [GEN_AI.providerName]: { stringValue: 'openai' },
+        [GEN_AI.agentName]: { stringValue: 'ModelPathAgent' },
+        [GEN_AI.requestModel]: { stringValue: 'gpt-test' },
+        [GEN_AI.conversationId]: { stringValue: result.runId },
+        'qitos.stop_reason': { stringValue: 'final' },
+        'qitos.steps': { intValue: '3' },
+        'qitos.task.id': { stringValue: 'task-1' },
+      });
+      expect(run!.status.code ?? 0).toBe(0);
+      for (const s of spans.filter((x) => x !== run)) {
+        expect(s.traceId).toBe(run!.traceId);
+        expect(s.parentSpanId).toBe(run!.spanId);
+        expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(run!.startTimeUnixNano));
+        expect(BigInt(s.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(run!.endTimeUnixNano));
+        expect(BigInt(s.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(s.startTimeUnixNano));
+      }
+      const chat = byName(spans, 'chat gpt-test')[0]!;
+      expect(chat.kind).toBe(3); // CLIENT
+      expect(chat.attributes[GEN_AI.operationName]).toEqual({ stringValue: 'chat' });
+      expect(chat.attributes[GEN_AI.requestTemperature]).toEqual({ doubleValue: 0.5 });
+      expect(int(chat.attributes[GEN_AI.usageOutputTokens])).toBeGreaterThan(0);
+      expect(chat.attributes[GEN_AI.usageInputTokens]).toHaveProperty('intValue');
+      expect(chat.attributes[GEN_AI.responseFinishReasons]).toEqual({
+        arrayValue: { values: [{ stringValue: 'stop' }] },
+      });
+      const [add] = byName(spans, 'execute_tool add');
+      expect(add!.attributes).toMatchObject({
+        [GEN_AI.operationName]: { stringValue: 'execute_tool' },
+        [GEN_AI.toolName]: { stringValue: 'add' },
+        [GEN_AI.toolType]: { stringValue: 'function' },
+        [GEN_AI.toolDescription]: { stringValue: 'Add two numbers' },
+        'qitos.step': { intValue: '1' },
+      });
+      // the tool span's times are the tool state's recorded times
+      const { readTrace } = await import('../../../src/trace/index.js');
+      const trace = await readTrace(result.traceDir!);
+      const recorded = trace.steps[0]!.results[0]!;
+      expect(str(add!.attributes[GEN_AI.toolCallId])).toBe(recorded.actionId);
+      const time = recorded.state.time as { start: number; end: number };
+      expect(ms(add!.startTimeUnixNano)).toBe(time.start);
+      expect(ms(add!.endTimeUnixNano)).toBe(time.end);
+      expect(ms(run!.startTimeUnixNano)).toBe(Date.parse(trace.manifest.createdAt));
+      // content is opt-in: off by default, no prompt, reply, arguments or results on any span
+      for (const s of spans)
+        for (const key of [
+          GEN_AI.inputMessages,
+          GEN_AI.outputMessages,
+          GEN_AI.systemInstructions,
+          GEN_AI.toolCallArguments,
+          GEN_AI.toolCallResult,
+        ])
+          expect(s.attributes[key], `${s.name} ${key}`).toBeUndefined();
+    },
+  );
 
   it('with content on, prompts, replies, tool arguments and results are on the spans, and a secret in a tool argument is not', async () => {
     const dir = await tempDir();
@@ -314,62 +318,70 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     );
   });
 
-  it('the export worker does not keep a process alive: a process that never flushes or shuts its tap down exits when its run is done', async () => {
-    const dir = await tempDir();
-    const r = await receiver();
-    const script = join(dir, 'no-shutdown.mts');
-    const src = new URL('../../../src/', import.meta.url).href;
-    await writeFile(
-      script,
-      [
-        `import { AgentModule, Engine, baseState } from ${JSON.stringify(src + 'index.ts')};`,
-        `import { ScriptedModel } from ${JSON.stringify(src + 'models/index.ts')};`,
-        `import { jsonParser } from ${JSON.stringify(src + 'kit/parsers/index.ts')};`,
-        `import { otlpTap } from ${JSON.stringify(src + 'trace/index.ts')};`,
-        `class Agent extends AgentModule { initState(task) { return baseState(task, 3); } }`,
-        `const tap = await otlpTap({ endpoint: ${JSON.stringify(r.url)}, scheduledDelayMs: 10 });`,
-        `const model = new ScriptedModel([${JSON.stringify(final('done'))}]);`,
-        `const agent = new Agent({ model, parser: jsonParser() });`,
-        `const result = await new Engine({ agent, trace: { dir: ${JSON.stringify(dir)}, tap } }).run('go');`,
-        `console.log(result.stopReason, typeof tap.shutdown);`,
-      ].join('\n'),
-    );
-    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        ['--import', import.meta.resolve('tsx'), script],
-        { timeout: 30_000, cwd: dir },
-        (err, stdout, stderr) => resolve({ code: err ? (child.exitCode ?? -1) : 0, stdout, stderr }),
+  it(
+    'the export worker does not keep a process alive: ' +
+      'a process that never flushes or shuts its tap down exits when its run is done',
+    async () => {
+      const dir = await tempDir();
+      const r = await receiver();
+      const script = join(dir, 'no-shutdown.mts');
+      const src = new URL('../../../src/', import.meta.url).href;
+      await writeFile(
+        script,
+        [
+          `import { AgentModule, Engine, baseState } from ${JSON.stringify(src + 'index.ts')};`,
+          `import { ScriptedModel } from ${JSON.stringify(src + 'models/index.ts')};`,
+          `import { jsonParser } from ${JSON.stringify(src + 'kit/parsers/index.ts')};`,
+          `import { otlpTap } from ${JSON.stringify(src + 'trace/index.ts')};`,
+          `class Agent extends AgentModule { initState(task) { return baseState(task, 3); } }`,
+          `const tap = await otlpTap({ endpoint: ${JSON.stringify(r.url)}, scheduledDelayMs: 10 });`,
+          `const model = new ScriptedModel([${JSON.stringify(final('done'))}]);`,
+          `const agent = new Agent({ model, parser: jsonParser() });`,
+          `const result = await new Engine({ agent, trace: { dir: ${JSON.stringify(dir)}, tap } }).run('go');`,
+          `console.log(result.stopReason, typeof tap.shutdown);`,
+        ].join('\n'),
       );
-    });
-    expect(out.stderr).toBe('');
-    expect(out.code).toBe(0); // not killed by the 30 s timeout: nothing held the process after its run
-    expect(out.stdout.trim()).toBe('final function');
-  });
+      const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          ['--import', import.meta.resolve('tsx'), script],
+          { timeout: 30_000, cwd: dir },
+          (err, stdout, stderr) => resolve({ code: err ? (child.exitCode ?? -1) : 0, stdout, stderr }),
+        );
+      });
+      expect(out.stderr).toBe('');
+      expect(out.code).toBe(0); // not killed by the 30 s timeout: nothing held the process after its run
+      expect(out.stdout.trim()).toBe('final function');
+    },
+  );
 
-  it('the hand-over to the export worker is a bounded queue: past it records are dropped and that is told once; a queue that holds the run sends every span', async () => {
-    const dir = await tempDir();
-    const model = new ScriptedModel([call('add', { a: 1, b: 2 })], { loop: true });
-    const result = await new Engine({
-      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 200 } }),
-      trace: { dir },
-    }).run('add forever');
-    expect(result.steps).toBe(200);
-    const small = await receiver();
-    const lines: string[] = [];
-    const bounded = await otlpTap({ endpoint: small.url, maxQueueSize: 20, report: (l) => lines.push(l) });
-    await exportTraces([result.traceDir!], bounded); // fed in one go, far faster than the worker makes spans
-    await bounded.shutdown();
-    expect(lines).toEqual(['qitos: OpenTelemetry export queue is full (20 records); new records are dropped']);
-    expect(small.spans.length).toBeLessThan(401);
-    expect(byName(small.spans, 'invoke_agent ModelPathAgent')).toHaveLength(1); // its first and last record are kept
-    const big = await receiver();
-    const whole = await otlpTap({ endpoint: big.url, maxQueueSize: 10_000, report: (l) => lines.push(l) });
-    await exportTraces([result.traceDir!], whole);
-    await whole.shutdown();
-    expect(lines).toHaveLength(1);
-    expect(big.spans).toHaveLength(401); // the run, and a chat and an execute_tool span per step
-  });
+  it(
+    'the hand-over to the export worker is a bounded queue: past it records are dropped and that is told once; ' +
+      'a queue that holds the run sends every span',
+    async () => {
+      const dir = await tempDir();
+      const model = new ScriptedModel([call('add', { a: 1, b: 2 })], { loop: true });
+      const result = await new Engine({
+        agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 200 } }),
+        trace: { dir },
+      }).run('add forever');
+      expect(result.steps).toBe(200);
+      const small = await receiver();
+      const lines: string[] = [];
+      const bounded = await otlpTap({ endpoint: small.url, maxQueueSize: 20, report: (l) => lines.push(l) });
+      await exportTraces([result.traceDir!], bounded); // fed in one go, far faster than the worker makes spans
+      await bounded.shutdown();
+      expect(lines).toEqual(['qitos: OpenTelemetry export queue is full (20 records); new records are dropped']);
+      expect(small.spans.length).toBeLessThan(401);
+      expect(byName(small.spans, 'invoke_agent ModelPathAgent')).toHaveLength(1); // its first and last record are kept
+      const big = await receiver();
+      const whole = await otlpTap({ endpoint: big.url, maxQueueSize: 10_000, report: (l) => lines.push(l) });
+      await exportTraces([result.traceDir!], whole);
+      await whole.shutdown();
+      expect(lines).toHaveLength(1);
+      expect(big.spans).toHaveLength(401); // the run, and a chat and an execute_tool span per step
+    },
+  );
 
   it('qitos trace export: a recorded trace becomes the same spans, with its recorded times (OTLP/JSON here)', async () => {
     const dir = await tempDir();

@@ -48,7 +48,9 @@ export function exprScorer(options: { expr: string; threshold?: number }): Score
   const unknown = parsed.names.filter((n) => !(EXPR_SCORER_NAMES as readonly string[]).includes(n));
   if (unknown.length)
     throw new Error(
-      `expr scorer: unknown name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} in ${show(source)}; an expression reads ${EXPR_SCORER_NAMES.join(', ')}`,
+      `expr scorer: unknown ` +
+        `name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} ` +
+        `in ${show(source)}; an expression reads ${EXPR_SCORER_NAMES.join(', ')}`,
     );
   const threshold = options.threshold ?? 1;
   const expr = parsed;

@@ -25,7 +25,8 @@ export function tauReactParser(rawArgs: Map<string, PyDict>): Parser {
       }
       if (!(parsed instanceof Map) || !parsed.has('name') || !parsed.has('arguments')) {
         return new ParseError(
-          'The Action must be a JSON object with "name" and "arguments": {"name": <the action>, "arguments": <its arguments as a JSON object>}',
+          'The Action must be a JSON object with "name" and "arguments": {"name": <the action>, ' +
+            '"arguments": <its arguments as a JSON object>}',
           actionText,
         );
       }
@@ -98,7 +99,9 @@ export class TauReactAgent extends TauAgent {
       config: { agent: reasoning ? 'react' : 'act', ...options.config },
     });
     const domain = options.env.domain;
-    this.prompt = `${domain.wiki}\n#Available tools\n${pyJsonDumps(fromPlain(domain.tools))}${reasoning ? REACT_INSTRUCTION : ACT_INSTRUCTION}`;
+    this.prompt =
+      `${domain.wiki}\n#Available ` +
+      `tools\n${pyJsonDumps(fromPlain(domain.tools))}${reasoning ? REACT_INSTRUCTION : ACT_INSTRUCTION}`;
   }
 
   override buildSystemPrompt(): string {

@@ -29,7 +29,8 @@ export function createUserSimulator(strategy: string, options: { lines?: readonl
       return new ScriptedUser(options.lines);
     default:
       throw new Error(
-        `unknown user strategy "${strategy}": use one of ${USER_STRATEGIES.join(', ')} (the original's "human" needs a keyboard, not a bench run)`,
+        `unknown user strategy "${strategy}": use one of ${USER_STRATEGIES.join(', ')} (the ` +
+          `original's "human" needs a keyboard, not a bench run)`,
       );
   }
 }

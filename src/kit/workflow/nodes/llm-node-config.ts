@@ -50,7 +50,9 @@ export const LLMNodeFields = z
       ctx.addIssue({
         code: 'custom',
         path: ['model'],
-        message: `"${n.model}" names the provider again; with provider: ${n.provider}, write model: ${n.model.slice(n.provider.length + 1)}`,
+        message:
+          `"${n.model}" names the provider again; with provider: ${n.provider}, write ` +
+          `model: ${n.model.slice(n.provider.length + 1)}`,
       });
   });
 
