@@ -6,10 +6,10 @@ import type { EventRecord, Manifest, StepRecord } from './trace.js';
  * them on the run's path (one that throws anyway is dropped for the rest of the run and named in its failures).
  */
 export interface RunTap {
-  /** One `events.jsonl` line, with its `seq`. */
-  event(record: EventRecord): void;
-  /** One `steps.jsonl` line (with its state diff). */
-  step(record: StepRecord): void;
+  /** One `events.jsonl` line, with its `seq`; `line` is its JSON as written (without the newline), when known. */
+  event(record: EventRecord, line?: string): void;
+  /** One `steps.jsonl` line (with its state diff); `line` is its JSON as written, when known. */
+  step(record: StepRecord, line?: string): void;
   /** The final manifest (status, summary); the run's last record. */
   finish(manifest: Manifest): void;
 }

@@ -80,16 +80,16 @@ export class TraceWriter {
   /** Buffers one event line (seq is assigned here). */
   event(rec: Omit<EventRecord, 'seq'>): void {
     const { text, written } = this.line({ seq: this.seq++, ...rec });
-    this.eventBuf += text;
-    if (this.runTap) this.tapped(() => this.runTap?.event(written));
+    this.eventBuf += text + '\n';
+    if (this.runTap) this.tapped(() => this.runTap?.event(written, text));
   }
 
   /** Buffers one step line. */
   step(rec: StepRecord): void {
     const { text, written } = this.line(rec);
-    this.stepBuf += text;
+    this.stepBuf += text + '\n';
     this.stepCount++;
-    if (this.runTap) this.tapped(() => this.runTap?.step(written));
+    if (this.runTap) this.tapped(() => this.runTap?.step(written, text));
   }
 
   /** Calls the tap; one that throws is dropped for the rest of the run (and named in its failures by the recorder). */
@@ -141,12 +141,15 @@ export class TraceWriter {
     this.runTap = undefined;
   }
 
-  /** One JSONL line and the record as written; re-encoded from a redacted copy only when the line holds a secret (rare, so cheap). */
+  /**
+   * One JSONL line (without its newline) and the record as written; re-encoded from a redacted copy only when the
+   * line holds a secret (rare, so cheap).
+   */
   private line<T extends object>(rec: T): { text: string; written: T } {
     const text = JSON.stringify(rec);
-    if (!this.redactor?.finds(text)) return { text: text + '\n', written: rec };
+    if (!this.redactor?.finds(text)) return { text, written: rec };
     const written = this.redactor.redactValue(rec);
-    return { text: JSON.stringify(written) + '\n', written };
+    return { text: JSON.stringify(written), written };
   }
 
   /** Writes the manifest (redacted, with its file digests and signature) and returns it as written. */

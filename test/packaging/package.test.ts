@@ -102,6 +102,7 @@ describe('the packed package, installed into a fresh project', () => {
         'dist/cli/view/viewer.css',
         'dist/cli/board/board.js',
         'dist/cli/board/board.css',
+        'dist/trace/otel/otlp-worker.js', // loaded by URL (new Worker) from dist/trace/otel/otlp-tap.js
         'bin/qitos.js',
         'docs/api.md',
         'dist/cli/init-templates/agent.ts.tmpl',

@@ -5,6 +5,9 @@ import { EXIT_FAILED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 import type { TraceExportFlags } from './command-flags.js';
 
+/** Records and spans `qitos trace export` may hold for export (live export holds 2048). */
+const EXPORT_QUEUE = 1_000_000;
+
 /**
  * What `qitos trace export` does: reads each trace folder (and its child traces) and sends its runs through an OTLP
  * tap, as live export would have, with the recorded times. The records pass through the command's redactor too
@@ -20,6 +23,9 @@ export async function traceExportAction(io: CliIO, traces: string[], flags: Trac
       ...(flags.protocol ? { protocol: flags.protocol } : {}),
       ...(flags.serviceName ? { serviceName: flags.serviceName } : {}),
       content: flags.content ?? false,
+      // the traces are read whole into memory anyway, and fed faster than spans are made: a queue that bounded
+      // them would only drop records of a long trace
+      maxQueueSize: EXPORT_QUEUE,
       env: io.env,
       ...(io.redactor ? { redactor: io.redactor } : {}),
       report: (line) => {

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { z } from 'zod';
@@ -283,6 +286,102 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`OpenTelemetry export to http://127\\.0\\.0\\.1:${port}/v1/traces failed`));
   });
+
+  it('an export worker that dies (out of its memory limit) fails no run: runs complete, it is reported once', async () => {
+    const dir = await tempDir();
+    const r = await receiver();
+    const lines: string[] = [];
+    const tap = await otlpTap({
+      endpoint: r.url,
+      scheduledDelayMs: 10,
+      workerLimits: { maxOldGenerationSizeMb: 4 }, // too little for the SDK: it dies as it loads it
+      report: (l) => lines.push(l),
+    });
+    for (let i = 0; i < 3; i++) {
+      const model = new ScriptedModel([call('add', { a: 1, b: i }), final('ok')]);
+      const result = await new Engine({
+        agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool] }),
+        trace: { dir, tap },
+      }).run('go');
+      expect(result.stopReason).toBe('final');
+      expect(result.failures).toEqual([]);
+      await tap.flush();
+    }
+    await tap.shutdown();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /OpenTelemetry export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces stopped \(the export worker/,
+    );
+    expect(r.spans).toEqual([]);
+    await expect(otlpTap({ endpoint: r.url, workerLimits: { maxOldGenerationSizeMb: 1 } })).rejects.toThrow(
+      'workerLimits.maxOldGenerationSizeMb must be at least 4 (got 1)',
+    );
+  });
+
+  it(
+    'the export worker does not keep a process alive: ' +
+      'a process that never flushes or shuts its tap down exits when its run is done',
+    async () => {
+      const dir = await tempDir();
+      const r = await receiver();
+      const script = join(dir, 'no-shutdown.mts');
+      const src = new URL('../../../src/', import.meta.url).href;
+      await writeFile(
+        script,
+        [
+          `import { AgentModule, Engine, baseState } from ${JSON.stringify(src + 'index.ts')};`,
+          `import { ScriptedModel } from ${JSON.stringify(src + 'models/index.ts')};`,
+          `import { jsonParser } from ${JSON.stringify(src + 'kit/parsers/index.ts')};`,
+          `import { otlpTap } from ${JSON.stringify(src + 'trace/index.ts')};`,
+          `class Agent extends AgentModule { initState(task) { return baseState(task, 3); } }`,
+          `const tap = await otlpTap({ endpoint: ${JSON.stringify(r.url)}, scheduledDelayMs: 10 });`,
+          `const model = new ScriptedModel([${JSON.stringify(final('done'))}]);`,
+          `const agent = new Agent({ model, parser: jsonParser() });`,
+          `const result = await new Engine({ agent, trace: { dir: ${JSON.stringify(dir)}, tap } }).run('go');`,
+          `console.log(result.stopReason, typeof tap.shutdown);`,
+        ].join('\n'),
+      );
+      const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          ['--import', import.meta.resolve('tsx'), script],
+          { timeout: 30_000, cwd: dir },
+          (err, stdout, stderr) => resolve({ code: err ? (child.exitCode ?? -1) : 0, stdout, stderr }),
+        );
+      });
+      expect(out.stderr).toBe('');
+      expect(out.code).toBe(0); // not killed by the 30 s timeout: nothing held the process after its run
+      expect(out.stdout.trim()).toBe('final function');
+    },
+  );
+
+  it(
+    'the hand-over to the export worker is a bounded queue: past it records are dropped and that is told once; ' +
+      'a queue that holds the run sends every span',
+    async () => {
+      const dir = await tempDir();
+      const model = new ScriptedModel([call('add', { a: 1, b: 2 })], { loop: true });
+      const result = await new Engine({
+        agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 200 } }),
+        trace: { dir },
+      }).run('add forever');
+      expect(result.steps).toBe(200);
+      const small = await receiver();
+      const lines: string[] = [];
+      const bounded = await otlpTap({ endpoint: small.url, maxQueueSize: 20, report: (l) => lines.push(l) });
+      await exportTraces([result.traceDir!], bounded); // fed in one go, far faster than the worker makes spans
+      await bounded.shutdown();
+      expect(lines).toEqual(['qitos: OpenTelemetry export queue is full (20 records); new records are dropped']);
+      expect(small.spans.length).toBeLessThan(401);
+      expect(byName(small.spans, 'invoke_agent ModelPathAgent')).toHaveLength(1); // its first and last record are kept
+      const big = await receiver();
+      const whole = await otlpTap({ endpoint: big.url, maxQueueSize: 10_000, report: (l) => lines.push(l) });
+      await exportTraces([result.traceDir!], whole);
+      await whole.shutdown();
+      expect(lines).toHaveLength(1);
+      expect(big.spans).toHaveLength(401); // the run, and a chat and an execute_tool span per step
+    },
+  );
 
   it('qitos trace export: a recorded trace becomes the same spans, with its recorded times (OTLP/JSON here)', async () => {
     const dir = await tempDir();

@@ -1,0 +1,75 @@
+/**
+ * The OpenTelemetry export worker (a `worker_threads` Worker that `otlpTap` starts): it turns the trace records the
+ * run's thread hands over into spans with the official SDK and exports them, so span building, serialization and
+ * sending cost the run's thread nothing. Messages in: a batch of records, `{ flush }`, `{ shutdown }`;
+ * out: `{ report }` (an export failure), `{ done }` (a flush or shutdown finished). Every batch it has applied is
+ * added to the shared `processed` counter, which bounds the queue on the run's side.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { RunTap } from '../../core/index.js';
+import { errorMessage } from '../../core/index.js';
+import { sdkSpanTap, type SdkSpanTapConfig } from './sdk-span-tap.js';
+
+/** What the worker is started with. */
+export interface ExportWorkerData {
+  config: SdkSpanTapConfig;
+  /** An Int32Array's buffer: [0] counts the records applied so far. */
+  processed: SharedArrayBuffer;
+}
+
+/**
+ * One record handed over: its kind (`o` a run's first manifest, `e` an event, `s` a step, `f` the final manifest),
+ * the run's handle, a space and the record's JSON (one line: JSON text holds no raw newline).
+ */
+export type ExportOp = string;
+
+/**
+ * A message to the worker: records, one `ExportOp` a line (one string, so handing them over is one copy, not a
+ * structured clone of many), or a flush or shutdown request.
+ */
+export type ExportWorkerRequest = string | { flush: number } | { shutdown: number };
+
+/** A message from the worker. */
+export type ExportWorkerReply = { report: string } | { done: number };
+
+const port = parentPort;
+if (!port) throw new Error('otlp-worker runs as a worker thread (otlpTap starts it)');
+const { config, processed } = workerData as ExportWorkerData;
+const counter = new Int32Array(processed);
+const report = (line: string) => port.postMessage({ report: line } satisfies ExportWorkerReply);
+const tap = await sdkSpanTap(config, report);
+const runs = new Map<string, RunTap>();
+
+/** Applies one record; one that cannot become spans is reported (the run's thread tells only the first failure). */
+function apply(op: ExportOp): void {
+  const space = op.indexOf(' ');
+  const handle = op.slice(1, space);
+  try {
+    const rec = JSON.parse(op.slice(space + 1));
+    switch (op[0]) {
+      case 'o':
+        runs.set(handle, tap.open(rec));
+        return;
+      case 'e':
+        return runs.get(handle)?.event(rec);
+      case 's':
+        return runs.get(handle)?.step(rec);
+      case 'f':
+        runs.get(handle)?.finish(rec);
+        runs.delete(handle);
+        return;
+    }
+  } catch (err) {
+    report(`qitos: OpenTelemetry export could not make spans of a trace record (${errorMessage(err)})`);
+  }
+}
+
+port.on('message', (msg: ExportWorkerRequest) => {
+  if (typeof msg === 'string') {
+    const ops = msg.split('\n');
+    ops.pop(); // after the last newline
+    for (const op of ops) apply(op);
+    Atomics.add(counter, 0, ops.length);
+  } else if ('flush' in msg) void tap.flush().then(() => port.postMessage({ done: msg.flush }));
+  else void tap.shutdown().then(() => port.postMessage({ done: msg.shutdown }));
+});
