@@ -22,10 +22,15 @@ export interface BoardBench {
   problem: string | null;
 }
 
-/** The results of a bench folder, each trial once (the last line recorded for it wins, as in `bench report`). */
+/**
+ * The results of a bench folder, each trial once (the last line recorded for it wins, as in `bench report`), by task
+ * id (numbers in ids by value: t2 before t10) and epoch: concurrent trials finish, and are recorded, in any order.
+ */
 export function benchResults(dir: string): ResultLine[] {
   const lines = readResults(join(dir, 'results.jsonl')).results;
-  return [...new Map(lines.map((r): [string, ResultLine] => [pairKey(r.taskId, r.epoch), r])).values()];
+  return [...new Map(lines.map((r): [string, ResultLine] => [pairKey(r.taskId, r.epoch), r])).values()].sort(
+    (a, b) => a.taskId.localeCompare(b.taskId, 'en', { numeric: true }) || a.epoch - b.epoch,
+  );
 }
 
 /** Reads a bench folder's run.json and results into its listing row; a folder that does not read says why. */

@@ -33,6 +33,15 @@ const FINISH_REASONS: Record<string, string> = {
  */
 export class RunSpans {
   private readonly span: Span;
+  /**
+   * The latest end of a child span: the run's span ends no earlier. Recorded times are whole milliseconds taken at
+   * different moments (the manifest's start, each phase's), so a child computed from them can pass the run's end by
+   * a fraction of a millisecond; a child never starts before the run's span either.
+   */
+  private childrenEnd = 0;
+  private get runStart(): number {
+    return Date.parse(this.manifest.createdAt);
+  }
   private readonly provider: string;
   private readonly model: string | undefined;
   private readonly toolDescriptions = new Map<string, string>();
@@ -122,7 +131,7 @@ export class RunSpans {
       const span = this.chatSpan(start, rec.model.response, { 'qitos.step': rec.step });
       if (this.options.content && rec.model.system)
         span.setAttribute(GEN_AI.systemInstructions, JSON.stringify([{ type: 'text', content: rec.model.system }]));
-      span.end(end);
+      this.endChild(span, end);
     }
     const actStart = decideStart + (rec.phases.decide ?? 0);
     for (const result of rec.results) this.toolSpan(rec.step, result, actStart, rec.decision);
@@ -154,7 +163,15 @@ export class RunSpans {
         this.span.setStatus({ code: SpanStatusCode.ERROR, message: summary.message ?? summary.stopReason });
       }
     } else this.span.setAttribute('qitos.status', manifest.status);
-    this.span.end(summary ? start + summary.durationMs : Date.parse(manifest.updatedAt));
+    const end = summary ? start + summary.durationMs : Date.parse(manifest.updatedAt);
+    this.span.end(Math.max(end, this.childrenEnd));
+  }
+
+  /** Ends a child span at `end` (never before the run's start) and keeps the run's span covering it. */
+  private endChild(span: Span, end: number): void {
+    const t = Math.max(end, this.runStart);
+    this.childrenEnd = Math.max(this.childrenEnd, t);
+    span.end(t);
   }
 
   /** A `chat` span started at `start` (the caller ends it), with what the reply says. */
@@ -182,7 +199,7 @@ export class RunSpans {
     }
     return this.tracer.startSpan(
       `${GEN_AI_OPERATION.chat}${this.model ? ` ${this.model}` : ''}`,
-      { kind: SpanKind.CLIENT, startTime: start, attributes },
+      { kind: SpanKind.CLIENT, startTime: Math.max(start, this.runStart), attributes },
       this.runContext,
     );
   }
@@ -199,7 +216,7 @@ export class RunSpans {
       span.setAttribute(GEN_AI.errorType, '_OTHER');
       span.setStatus({ code: SpanStatusCode.ERROR, message: data.error });
     }
-    span.end(rec.ts);
+    this.endChild(span, rec.ts);
   }
 
   /** One tool call as an `execute_tool` span, timed by its tool state (or from the ACT phase when it has none). */
@@ -232,14 +249,14 @@ export class RunSpans {
     }
     const span = this.tracer.startSpan(
       `${GEN_AI_OPERATION.executeTool} ${result.name}`,
-      { kind: SpanKind.INTERNAL, startTime: start, attributes },
+      { kind: SpanKind.INTERNAL, startTime: Math.max(start, this.runStart), attributes },
       this.runContext,
     );
     if (result.status === 'error') {
       span.setAttribute(GEN_AI.errorType, '_OTHER');
       span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'tool error' });
     }
-    span.end(end);
+    this.endChild(span, end);
   }
 }
 
