@@ -1,8 +1,7 @@
 // The declaration names Node types (Server): consumers compiling without types: ["node"] get them through this.
 /// <reference types="node" preserve="true" />
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { LocalServerGuard } from '../server/local-server-guard.js';
+import { localGuard } from '../server/local-server-guard.js';
 import type { ConnectionLimits } from '../server/serve-options.js';
 import { bindingNote, listen } from '../server/start-server.js';
 import { createBoardApp, type BoardAppOptions } from './board-app.js';
@@ -34,17 +33,12 @@ export interface RunningBoard {
 export async function startBoard(options: StartBoardOptions): Promise<RunningBoard> {
   const host = options.host ?? '127.0.0.1';
   const authNote = bindingNote(host, options.token);
-  let port: number | undefined;
-  const guard = new LocalServerGuard({
-    host,
-    port: () => port,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-  });
+  const { guard, listening } = localGuard(host, options.allowedHosts);
   const app = createBoardApp({ ...options, guard });
   // The first listing is built before the board answers: the first page load shows every run.
   await options.index.refresh();
   const { server, url } = await listen(app.fetch, host, options.port ?? 8789, options);
-  port = (server.address() as AddressInfo).port;
+  listening(server);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
@@ -170,6 +172,19 @@ export class LocalServerGuard {
       await next();
     };
   }
+}
+
+/**
+ * The guard of a local server about to listen on `host` (`qitos serve`, `qitos mcp serve --http`, `qitos board`):
+ * `listening(server)` gives it the port once the server listens (port 0 picks one).
+ */
+export function localGuard(
+  host: string,
+  allowedHosts: string[] | undefined,
+): { guard: LocalServerGuard; listening(server: Server): void } {
+  let port: number | undefined;
+  const guard = new LocalServerGuard({ host, port: () => port, ...(allowedHosts ? { allowedHosts } : {}) });
+  return { guard, listening: (server) => void (port = (server.address() as AddressInfo).port) };
 }
 
 /**

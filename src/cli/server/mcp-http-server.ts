@@ -2,14 +2,13 @@
 /// <reference types="node" preserve="true" />
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { agentMcpServer, type RunSlots } from './agent-mcp-server.js';
 import { bearer } from './bearer-auth.js';
 import { LiveRuns } from './live-runs.js';
-import { LocalServerGuard } from './local-server-guard.js';
+import { localGuard } from './local-server-guard.js';
 import { HttpError } from './openai-error.js';
 import { jsonLimit } from './request-body.js';
 import { SERVE_DEFAULTS, type ConnectionLimits, type ServedAgent } from './serve-options.js';
@@ -63,12 +62,7 @@ interface Session {
 export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const authNote = bindingNote(host, options.token);
-  let port: number | undefined;
-  const guard = new LocalServerGuard({
-    host,
-    port: () => port,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-  });
+  const { guard, listening } = localGuard(host, options.allowedHosts);
   const runs = new LiveRuns();
   const maxRuns = options.maxRuns ?? SERVE_DEFAULTS.maxRuns;
   const maxSessions = options.maxSessions ?? 64;
@@ -154,7 +148,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   ).unref();
 
   const { server, url } = await listen(app.fetch, host, options.port ?? 8787, options);
-  port = (server.address() as AddressInfo).port;
+  listening(server);
   return {
     url,
     server,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { AbortedError } from '../../core/index.js';
-import { LocalServerGuard } from './local-server-guard.js';
+import { localGuard } from './local-server-guard.js';
 import { createServeApp, type ServeApp } from './serve-app.js';
 import { SERVE_DEFAULTS, type ConnectionLimits, type ServeAppOptions } from './serve-options.js';
 
@@ -48,15 +48,10 @@ export function isLoopback(host: string): boolean {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const authNote = bindingNote(host, options.token);
-  let port: number | undefined;
-  const guard = new LocalServerGuard({
-    host,
-    port: () => port,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-  });
+  const { guard, listening } = localGuard(host, options.allowedHosts);
   const served = createServeApp({ ...options, guard });
   const { server, url } = await listen(served.app.fetch, host, options.port ?? 8787, options);
-  port = (server.address() as AddressInfo).port;
+  listening(server);
   let closing: Promise<void> | undefined;
   const close = (o: { graceMs?: number } = {}) =>
     (closing ??= (async () => {
