@@ -130,8 +130,8 @@ describe('qitos init', () => {
     const [cmd, ...args] = (pkg.scripts.test as string).split(' ');
     expect(cmd).toBe('node');
     const test = await promisify(execFile)(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH } });
-    expect(test.stdout).toMatch(/^# pass 2$/m);
-    expect(test.stdout).toMatch(/^# fail 0$/m);
+    expect(test.stdout).toMatch(/^ℹ pass 2$/m);
+    expect(test.stdout).toMatch(/^ℹ fail 0$/m);
 
     const run = await qitos(
       [

@@ -195,7 +195,7 @@ describe('the packed package, installed into a fresh project', () => {
     );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/stopped at step 1, before act: breakpoint 1 \(tool calculate\)/);
-    expect(r.stdout).toContain('"expression": "17 * 23"');
+    expect(r.stdout).toContain('(qdb) show decision\ndecision:\n  1. calculate {"expression":"17 * 23"}');
     expect(r.stdout).toMatch(/^final: +391$/m);
   });
 
@@ -230,8 +230,8 @@ describe('the packed package, installed into a fresh project', () => {
 
       const test = await sh('npm', ['test'], { cwd: demo });
       expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);
-      expect(test.stdout).toMatch(/^# pass 2$/m);
-      expect(test.stdout).toMatch(/^# fail 0$/m);
+      expect(test.stdout).toMatch(/^ℹ pass 2$/m);
+      expect(test.stdout).toMatch(/^ℹ fail 0$/m);
 
       const script = await sh('npm', ['run', 'run'], { cwd: demo });
       expect(script.code, script.stderr).toBe(0);

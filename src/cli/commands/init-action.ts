@@ -98,7 +98,7 @@ export function projectPackageJson(folderName: string, qitos: QitosPackage): str
     private: true,
     type: 'module',
     scripts: {
-      test: 'node --import tsx --test test/agent.test.ts',
+      test: 'node --import tsx --test --test-reporter=spec test/agent.test.ts',
       run: `qitos run agent.ts -c qitos.yaml -t 'How many times does the letter "r" appear in "strawberry"?'`,
       bench: 'qitos bench run suite -c qitos.yaml',
     },
