@@ -1,3 +1,5 @@
+// Its declarations name Node's types (Server): the reference lets a consumer without `types: ["node"]` find them.
+/// <reference types="node" preserve="true" />
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
