@@ -184,7 +184,8 @@ describe('qitos mcp serve: cancellation and limits', () => {
       const manifest = async () => JSON.parse(await readFile(join(traceDir, runId, 'manifest.json'), 'utf8'));
       cancel.abort();
       expect(await call).toBeInstanceOf(Error);
-      await until(async () => (await manifest()).status !== 'running');
+      // The run's folder is made before its first manifest is renamed into it: a missing manifest is "not yet".
+      await until(async () => ((await manifest().catch(() => undefined))?.status ?? 'running') !== 'running');
       expect(await manifest()).toMatchObject({ status: 'interrupted', summary: { stopReason: 'interrupted' } });
     },
     60_000,

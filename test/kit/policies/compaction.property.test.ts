@@ -118,7 +118,9 @@ describe('compaction properties', () => {
     );
     // The property is not vacuous: most histories needed a compaction, and both prune-only and summary cases occur.
     expect(compacted).toBeGreaterThan(70);
-    expect(summarised).toBeGreaterThan(10);
-    expect(compacted - summarised).toBeGreaterThan(10);
+    // (How many of each depends on the seed: with 200 runs the prune-only count was seen as low as 10, so the check is
+    // that both occur, not how often.)
+    expect(summarised).toBeGreaterThan(0);
+    expect(compacted - summarised).toBeGreaterThan(0);
   });
 });
