@@ -114,13 +114,12 @@ describe('compaction properties', () => {
                 expect(p.state.time.compacted).toBeUndefined();
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 400 },
     );
     // The property is not vacuous: most histories needed a compaction, and both prune-only and summary cases occur.
-    expect(compacted).toBeGreaterThan(70);
-    // (How many of each depends on the seed: with 200 runs the prune-only count was seen as low as 10, so the check is
-    // that both occur, not how often.)
-    expect(summarised).toBeGreaterThan(0);
-    expect(compacted - summarised).toBeGreaterThan(0);
+    expect(compacted).toBeGreaterThan(140);
+    // (400 runs: with 200, one seed gave exactly 10 prune-only cases, at this bound.)
+    expect(summarised).toBeGreaterThan(10);
+    expect(compacted - summarised).toBeGreaterThan(10);
   });
 });
