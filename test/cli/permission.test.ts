@@ -205,18 +205,23 @@ describe('qitos replay of a run with permission decisions', () => {
   }, 60_000);
 });
 
-describe('qitos workflow: an ask in a tool node waits like an interrupt; resume answers it', () => {
-  const FLOW = `name: approve
+/** A workflow that calculates 6 * 7 in a tool node, then asks for `variable` in an interrupt node, then ends. */
+function calculateThenAsk(name: string, prompt: string, variable: string, result: string): string {
+  return `name: ${name}
 nodes:
   - { id: s, kind: start }
   - { id: plan, kind: tool, toolName: calculate, parameters: { expression: "6 * 7" }, extract: metadata.value }
-  - { id: ask, kind: interrupt, prompt: "Approve {{plan}}?", variable: approved }
-  - { id: e, kind: end, result: "{{plan}} approved={{approved}}" }
+  - { id: ask, kind: interrupt, prompt: "${prompt}", variable: ${variable} }
+  - { id: e, kind: end, result: "${result}" }
 edges:
   - { from: s, to: plan }
   - { from: plan, to: ask }
   - { from: ask, to: e }
 `;
+}
+
+describe('qitos workflow: an ask in a tool node waits like an interrupt; resume answers it', () => {
+  const FLOW = calculateThenAsk('approve', 'Approve {{plan}}?', 'approved', '{{plan}} approved={{approved}}');
 
   it('waits on the asking node; --approve runs it, the interrupt then waits, --var finishes; --reject refuses the call', async () => {
     await writeFile(join(dir, 'approve.yaml'), FLOW);
@@ -326,17 +331,7 @@ export default class EchoAgent extends AgentModule {
 });
 
 describe('a workflow interrupt node is an approval request at the terminal; replay serves its answer', () => {
-  const FLOW = `name: colour
-nodes:
-  - { id: s, kind: start }
-  - { id: plan, kind: tool, toolName: calculate, parameters: { expression: "6 * 7" }, extract: metadata.value }
-  - { id: ask, kind: interrupt, prompt: "Colour for {{plan}}?", variable: colour }
-  - { id: e, kind: end, result: "{{plan}} in {{colour}}" }
-edges:
-  - { from: s, to: plan }
-  - { from: plan, to: ask }
-  - { from: ask, to: e }
-`;
+  const FLOW = calculateThenAsk('colour', 'Colour for {{plan}}?', 'colour', '{{plan}} in {{colour}}');
 
   it('qitos workflow run prompts for the value; the replay matches with no drift, and reports changed rules', async () => {
     await writeFile(join(dir, 'colour.yaml'), FLOW);
