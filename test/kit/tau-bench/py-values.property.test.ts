@@ -108,6 +108,11 @@ describe('Python-exact values', () => {
     expect(pyStrRepr('tab\there\u00e9\u200b\ud83d\ude00\x7f')).toBe("'tab\\there\u00e9\\u200b\ud83d\ude00\\x7f'");
   });
 
+  it("calculate stops an int past 2^24 bits with its documented OverflowError instead of CPython's minutes", () => {
+    expect(pyCalculate('9**9**9')).toBe('Error: result too large for this port of calculate');
+    expect(pyCalculate('(999 * 999 * 999)**(999 * 999)')).toBe('Error: result too large for this port of calculate');
+  });
+
   it('a copy-on-write hash equals the hash of the whole merged database, wherever the changes fall', () => {
     const record = fc
       .array(fc.tuple(fc.constantFrom('a', 'b', '10', 'z'), pyValue), { maxLength: 3 })
@@ -160,6 +165,20 @@ const python = (() => {
   }
 })();
 
+/** What the original's calculate answers for each expression, from CPython itself. */
+function cpythonCalculate(expressions: string[]): string[] {
+  const script =
+    'import json,sys\nout=[]\nfor e in json.load(sys.stdin):\n    try:\n        ' +
+    'r=str(round(float(eval(e,{"__builtins__":None},{})),2))\n' +
+    '    except Exception as x:\n        r=f"Error: {x}"\n    out.append(r)\nprint(json.dumps(out))';
+  return JSON.parse(
+    execFileSync('python3', ['-W', 'ignore', '-c', script], {
+      input: JSON.stringify(expressions),
+      timeout: 60_000,
+    }).toString(),
+  ) as string[];
+}
+
 describe.skipIf(!python)('against CPython (python3 on PATH)', () => {
   it('calculate matches str(round(float(eval(e)), 2)) on random expressions of the allowed characters', () => {
     const atom = fc.oneof(
@@ -178,17 +197,12 @@ describe.skipIf(!python)('against CPython (python3 on PATH)', () => {
       ),
     })).e;
     const samples = fc.sample(expr, { numRuns: 300 }).filter((e) => !/\*\*.*\*\*/.test(e));
-    const script =
-      'import json,sys\nout=[]\nfor e in json.load(sys.stdin):\n    try:\n        ' +
-      'r=str(round(float(eval(e,{"__builtins__":None},{})),2))\n' +
-      '    except Exception as x:\n        r=f"Error: {x}"\n    out.append(r)\nprint(json.dumps(out))';
-    const want = JSON.parse(
-      execFileSync('python3', ['-W', 'ignore', '-c', script], {
-        input: JSON.stringify(samples),
-        timeout: 60_000,
-      }).toString(),
-    ) as string[];
-    expect(samples.map(pyCalculate)).toEqual(want);
+    expect(samples.map(pyCalculate)).toEqual(cpythonCalculate(samples));
+  });
+
+  it('calculate builds ints of millions of bits exactly, as CPython does (a seed once hit the old 100,000-bit cap)', () => {
+    const cases = ['3//-449**(183 * 999)', '3/-449**(183 * 999)', '-449 * -395**(999 * 595)', '-(2**1050)//(3**600)'];
+    expect(cases.map(pyCalculate)).toEqual(cpythonCalculate(cases));
   });
 
   it('json.dumps and the hashable repr match CPython on random values', () => {
