@@ -14,6 +14,11 @@ const BATCH_MS = 20;
 const BATCH_RECORDS = 512;
 /** The smallest old-generation heap (MB) of the export worker `workerLimits` may set. */
 const MIN_WORKER_HEAP_MB = 4;
+/**
+ * How long a flush or shutdown waits for the export worker to start (load the SDK) before its export timeout starts:
+ * on a loaded machine that load alone can take longer than the export timeout.
+ */
+const START_MS = 30_000;
 
 /** Options of `otlpTap`. */
 export interface OtlpTapOptions extends OtlpEndpointOptions, RunSpanOptions {
@@ -46,9 +51,9 @@ export interface OtlpTapOptions extends OtlpEndpointOptions, RunSpanOptions {
 export interface OtlpTap extends TraceTap {
   /** Where the spans go. */
   readonly endpoint: OtlpEndpoint;
-  /** Sends every span ended so far (bounded by the export timeout). */
+  /** Sends every span ended so far (bounded by the export timeout, once the export worker has started). */
   flush(): Promise<void>;
-  /** Flushes and stops the export worker; later runs are not exported. Bounded by the export timeout too. */
+  /** Flushes and stops the export worker; later runs are not exported. Bounded as `flush`. */
   shutdown(): Promise<void>;
 }
 
@@ -94,6 +99,9 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   let nextRun = 0;
   let nextWait = 0;
   const waits = new Map<number, () => void>();
+  let started = false;
+  /** Flushes and shutdowns waiting for the worker to start, to start their export timeout then. */
+  const onStart = new Set<() => void>();
   const fail = (why: string) => {
     if (dead) return;
     dead = true;
@@ -105,7 +113,11 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   };
   worker.on('message', (msg: ExportWorkerReply) => {
     if ('report' in msg) report(msg.report);
-    else waits.get(msg.done)?.();
+    else if ('started' in msg) {
+      started = true;
+      for (const arm of onStart) arm();
+      onStart.clear();
+    } else waits.get(msg.done)?.();
   });
   worker.on('error', (err) => fail(`the export worker failed: ${errorMessage(err)}`));
   worker.on('exit', (code) => fail(`the export worker exited with code ${code}`));
@@ -149,26 +161,45 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
   const clean = <T>(value: T): T => (options.redactor ? options.redactor.redactValue(value) : value);
   const json = (rec: object, line: string | undefined) =>
     options.redactor || line === undefined ? JSON.stringify(clean(rec)) : line;
-  /** Posts what is queued and waits until the worker did `what` (at most the export timeout and a second). */
+  /**
+   * Posts what is queued and waits until the worker did `what`: at most the export timeout and two seconds once the
+   * worker has started, and `START_MS` for it to start.
+   */
   const request = (what: 'flush' | 'shutdown'): Promise<void> => {
     send();
     if (dead) return Promise.resolve();
     const id = nextWait++;
     const ms = endpoint.timeoutMs + 2000;
-    worker.ref(); // a pending flush keeps the process up, for at most the timer below
+    worker.ref(); // a pending flush keeps the process up, for at most the timers below
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        report(
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expire = (after: number, line: string) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          report(line);
+          done();
+        }, after);
+      };
+      const arm = () =>
+        expire(
+          ms,
           `qitos: OpenTelemetry export to ${endpoint.url} did not finish within ${ms} ms; spans not sent are dropped`,
         );
-        done();
-      }, ms);
       const done = () => {
         clearTimeout(timer);
+        onStart.delete(arm);
         waits.delete(id);
         if (!waits.size) worker.unref();
         resolve();
       };
+      if (started) arm();
+      else {
+        onStart.add(arm);
+        expire(
+          START_MS,
+          `qitos: the OpenTelemetry export worker did not start within ${START_MS} ms; spans not sent are dropped`,
+        );
+      }
       waits.set(id, done);
       post(what === 'flush' ? { flush: id } : { shutdown: id });
     });

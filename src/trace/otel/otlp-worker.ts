@@ -2,8 +2,9 @@
  * The OpenTelemetry export worker (a `worker_threads` Worker that `otlpTap` starts): it turns the trace records the
  * run's thread hands over into spans with the official SDK and exports them, so span building, serialization and
  * sending cost the run's thread nothing. Messages in: a batch of records, `{ flush }`, `{ shutdown }`;
- * out: `{ report }` (an export failure), `{ done }` (a flush or shutdown finished). Every batch it has applied is
- * added to the shared `processed` counter, which bounds the queue on the run's side.
+ * out: `{ started }` (the SDK is loaded), `{ report }` (an export failure), `{ done }` (a flush or shutdown
+ * finished). Every batch it has applied is added to the shared `processed` counter, which bounds the queue on the
+ * run's side.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RunTap } from '../../core/index.js';
@@ -30,7 +31,7 @@ export type ExportOp = string;
 export type ExportWorkerRequest = string | { flush: number } | { shutdown: number };
 
 /** A message from the worker. */
-export type ExportWorkerReply = { report: string } | { done: number };
+export type ExportWorkerReply = { started: true } | { report: string } | { done: number };
 
 const port = parentPort;
 if (!port) throw new Error('otlp-worker runs as a worker thread (otlpTap starts it)');
@@ -73,3 +74,4 @@ port.on('message', (msg: ExportWorkerRequest) => {
   } else if ('flush' in msg) void tap.flush().then(() => port.postMessage({ done: msg.flush }));
   else void tap.shutdown().then(() => port.postMessage({ done: msg.shutdown }));
 });
+port.postMessage({ started: true } satisfies ExportWorkerReply);
