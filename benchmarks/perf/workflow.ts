@@ -5,8 +5,8 @@
  * - a 100-node linear flow, and a fan-out of 50 branches joined with `all`;
  * each with tracing off and on (qitos), and without and with a MemorySaver checkpointer (LangGraph: its record of
  * every step, what its resume and time travel read). Every node does nothing but update the state.
- * Run: npm run bench:workflow ; with -- --write, records the figures in docs/performance.md `## Workflow`. LangGraph.js
- * is installed on demand in
+ * Run: npm run bench:workflow ; with -- --write, records the figures in docs/performance.md `## Workflow`; with
+ * -- --trace-dir <dir>, traces go there (default: the OS temp folder). LangGraph.js is installed on demand in
  * benchmarks/peers/langgraph (its own package.json; not a dependency of qitos-ts).
  */
 import { execFileSync } from 'node:child_process';
@@ -99,7 +99,12 @@ class TickAgent extends AgentModule<State> {
   }
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'qitos-bench-workflow-'));
+// --trace-dir <dir>: where the traced runs write (default: the OS temp folder). On a disk, creating a branch's files
+// costs the kernel more than the run itself (docs/performance.md, "Round three"); /dev/shm shows the run's own cost.
+const traceRootAt = process.argv.indexOf('--trace-dir');
+const traceRoot = traceRootAt > 0 ? process.argv[traceRootAt + 1] : tmpdir();
+if (!traceRoot || !existsSync(traceRoot)) throw new Error(`--trace-dir: no such folder: ${traceRoot}`);
+const dir = await mkdtemp(join(traceRoot, 'qitos-bench-workflow-'));
 const traceOf = (on: boolean) => (on ? { dir: join(dir, 'traces') } : (false as const));
 /** Best of `rounds` wall times (ms) of `fn`, after one warm-up call. */
 async function best(rounds: number, fn: () => Promise<unknown>): Promise<number> {

@@ -3,7 +3,13 @@ import type { ActionRunner, AnyTool, Approver, Hook, Manifest, ParentLink } from
 import { defineTool, errorMessage } from '../core/index.js';
 import { Engine, type RunResult } from '../engine/engine.js';
 import { mcpParameters } from '../kit/mcp/mcp-parameters.js';
-import { WorkflowAgent, WorkflowDefinition, WorkflowError, type WorkflowState } from '../kit/workflow/index.js';
+import {
+  WorkflowAgent,
+  WorkflowDefinition,
+  WorkflowError,
+  recordedWorkflowJson,
+  type WorkflowState,
+} from '../kit/workflow/index.js';
 import { traceTexts, type ReplayModel, type Trace } from '../trace/index.js';
 import { CliError } from './cli-error.js';
 import type { QitosConfig } from './config-schema.js';
@@ -16,13 +22,18 @@ import { workflowTools } from './commands/workflow-action.js';
 const INTERNAL_TOOLS = new Set(['_workflow_fork', '_workflow_subflow']);
 
 /**
- * The workflow a run's manifest records (`agent.config.workflow`), or undefined when the run is not a workflow
- * run. The recorded workflow is data (node configs, edges, safe expressions): rebuilding it runs no code from
- * the trace.
+ * The workflow a run's manifest records (`agent.config.workflow`, or a branch's `agent.config.workflowRef` looked
+ * up in its parent run's manifest and checked), or undefined when the run is not a workflow run. The recorded
+ * workflow is data (node configs, edges, safe expressions): rebuilding it runs no code from the trace.
  */
 export function recordedWorkflow(m: Manifest, dir: string): WorkflowDefinition | undefined {
-  const recorded = m.agent.config?.workflow;
-  if (m.agent.name !== 'WorkflowAgent' || recorded === undefined) return undefined;
+  let recorded: unknown;
+  try {
+    recorded = recordedWorkflowJson(m, dir);
+  } catch (err) {
+    throw new CliError(errorMessage(err));
+  }
+  if (recorded === undefined) return undefined;
   try {
     return WorkflowDefinition.create(recorded as Parameters<typeof WorkflowDefinition.create>[0]);
   } catch (err) {

@@ -101,13 +101,24 @@ export function defineTool<P extends z.ZodType>(def: {
   return { requires: [], ...def };
 }
 
+/**
+ * JSON Schemas already generated, by zod schema. Generating one is most of what making a fork branch's agent cost
+ * (each branch registers its tools anew); a zod schema is immutable, so its JSON Schema is too. Each caller gets its
+ * own copy, so one that edits it changes no other's.
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 /** The tool as a model sees it: JSON Schema of the parameters' input side (or the tool's own `inputSchema`). */
 export function toolSpec(tool: AnyTool): ToolSpec {
   if (tool.inputSchema) return { name: tool.id, description: tool.description, inputSchema: tool.inputSchema };
-  assertZod4Schema(tool.parameters, `tool "${tool.id}"`);
-  const schema = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return { name: tool.id, description: tool.description, inputSchema: schema };
+  let schema = jsonSchemas.get(tool.parameters);
+  if (!schema) {
+    assertZod4Schema(tool.parameters, `tool "${tool.id}"`);
+    schema = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
+    delete schema.$schema;
+    jsonSchemas.set(tool.parameters, schema);
+  }
+  return { name: tool.id, description: tool.description, inputSchema: structuredClone(schema) };
 }
 
 /**

@@ -38,6 +38,8 @@ export class TraceWriter {
   private readonly eventsHash: Hash = createHash('sha256');
   private readonly stepsHash: Hash = createHash('sha256');
   private readonly artifactHashes: Record<string, string> = {};
+  /** True while the first manifest of a folder this writer created is written (nothing else can be in it yet). */
+  private fresh = false;
   /** Digests of child traces' manifests (`threads/<id>/manifest.json`), as their writers reported them. */
   private readonly childHashes: Record<string, string> = {};
   stepCount = 0;
@@ -70,8 +72,10 @@ export class TraceWriter {
 
   /** Creates the folder, writes the first manifest and opens the JSONL files. */
   start(manifest: Manifest): void {
-    mkdirSync(this.dir, { recursive: true });
+    // A folder made just now holds nothing but what this writer writes: its first manifest need not list it.
+    this.fresh = mkdirSync(this.dir, { recursive: true }) !== undefined;
     const written = this.writeManifest(manifest);
+    this.fresh = false;
     if (this.tap) this.tapped(() => (this.runTap = this.tap!.open(written)));
     this.eventsFd = openSync(join(this.dir, 'events.jsonl'), 'a');
     this.stepsFd = openSync(join(this.dir, 'steps.jsonl'), 'a');
@@ -161,7 +165,8 @@ export class TraceWriter {
       'steps.jsonl': this.stepsHash.copy().digest('hex'),
       ...this.artifactHashes,
     };
-    const withFiles: Manifest = { ...manifest, files: folderDigests(this.dir, own, this.childHashes) };
+    const files = this.fresh ? own : folderDigests(this.dir, own, this.childHashes);
+    const withFiles: Manifest = { ...manifest, files };
     const body = this.signingKey
       ? { ...withFiles, signature: manifestSignature(withFiles, this.signingKey) }
       : withFiles;

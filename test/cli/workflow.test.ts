@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
@@ -301,6 +301,74 @@ describe('qitos replay of a workflow run', () => {
       expect(branch.code, branch.err).toBe(0);
       expect(JSON.parse(branch.out)).toMatchObject({ matched: true, drifts: [] });
     }
+  });
+
+  it('a branch names the workflow by hash: it replays and is drawn through its parent; alone it is refused', async () => {
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    const branch = join(j.traceDir, 'threads', `${j.runId}.s3.sides.pros`);
+    const m = JSON.parse(await readFile(join(branch, 'manifest.json'), 'utf8'));
+    const parent = JSON.parse(await readFile(join(j.traceDir, 'manifest.json'), 'utf8'));
+    const sha256 = m.agent.config.workflowRef.sha256;
+    expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect([m.agent.config.workflow, parent.agent.config.workflow.name]).toEqual([undefined, 'research-summarise']);
+    // the viewer draws a branch's graph from its parent's manifest
+    const seen = viewData([await readTrace(branch)], new Map()).runs[0]!;
+    expect(seen.workflow?.nodes.find((n) => n.id === 'pros')).toMatchObject({ status: 'done' });
+    // moved alone: its parent run is not there, so neither replay nor the viewer has a workflow to use
+    const alone = join(dir, 'alone');
+    await cp(branch, alone, { recursive: true });
+    await rm(j.traceDir, { recursive: true });
+    const replay = await qitos(['replay', alone, '--json'], dir);
+    expect(replay.code).toBe(2);
+    expect(replay.err).toContain(
+      `qitos: trace ${alone} names its workflow by hash (sha256 ${sha256}), held by its parent run ${j.runId}, ` +
+        `which is not there (${j.traceDir}: no manifest.json)`,
+    );
+    const lone = viewData([await readTrace(alone)], new Map()).runs[0]!;
+    expect(lone.workflow).toBeNull();
+    expect(lone.warnings.join('\n')).toContain(`the workflow's graph is not shown: trace ${alone} names its workflow`);
+    // a branch written before references (its workflow whole in its manifest) still replays on its own
+    const { workflowRef: _ref, ...config } = m.agent.config;
+    const old = { ...m, agent: { ...m.agent, config: { workflow: parent.agent.config.workflow, ...config } } };
+    delete old.signature;
+    await writeFile(join(alone, 'manifest.json'), JSON.stringify(old, null, 2));
+    const oldReplay = await qitos(['replay', alone, '--json'], dir);
+    expect(oldReplay.code, oldReplay.err).toBe(0);
+    expect(JSON.parse(oldReplay.out)).toMatchObject({ matched: true, drifts: [] });
+  });
+
+  it("the parent's signature covers a branch's workflow reference, whose hash covers the parent's workflow", async () => {
+    const r = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    const j = JSON.parse(r.out);
+    const thread = `${j.runId}.s3.sides.pros`;
+    const branch = join(j.traceDir, 'threads', thread);
+    expect((await qitos(['replay', j.traceDir, '--live-tools', '--json'], dir)).err).not.toMatch(/refusing/);
+    // the parent's workflow edited: the branch's hash no longer matches it
+    const parentPath = join(j.traceDir, 'manifest.json');
+    const parentText = await readFile(parentPath, 'utf8');
+    await writeFile(parentPath, parentText.replace('You are a careful analyst.', 'You are a careless analyst.'));
+    const edited = await qitos(['replay', branch, '--json'], dir);
+    expect(edited.code).toBe(2);
+    expect(edited.err).toMatch(
+      new RegExp(
+        `^qitos: trace .* names its workflow by hash \\(sha256 [0-9a-f]{64}\\), but its parent run ${j.runId} ` +
+          `\\(.*\\) records another workflow \\(sha256 [0-9a-f]{64}\\)`,
+      ),
+    );
+    await writeFile(parentPath, parentText);
+    // the branch's reference edited: the parent's signature covers the branch's manifest
+    const branchPath = join(branch, 'manifest.json');
+    const m = JSON.parse(await readFile(branchPath, 'utf8'));
+    m.agent.config.workflowRef.sha256 = '0'.repeat(64);
+    await writeFile(branchPath, JSON.stringify(m, null, 2));
+    const live = await qitos(['replay', j.traceDir, '--live-tools'], dir);
+    expect(live.code).toBe(2);
+    expect(live.err).toContain(`threads/${thread}/manifest.json changed after it was signed`);
+    expect((await qitos(['replay', branch], dir)).err).toContain(
+      `names its workflow by hash (sha256 ${'0'.repeat(64)})`,
+    );
   });
 
   it('a signed workflow trace covers its branch threads: an edit in threads/ makes it from elsewhere, naming the file', async () => {

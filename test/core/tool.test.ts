@@ -35,3 +35,19 @@ describe('tools take zod 4 schemas only', () => {
     expect(() => toolSpec(tool)).toThrow(/^tool "raw": parameters is a zod 3 schema/);
   });
 });
+
+describe('toolSpec', () => {
+  it("gives every spec its own copy of the parameters' JSON Schema: editing one changes no other", () => {
+    const parameters = z.object({ city: z.string().describe('where') });
+    const { $schema: _s, ...expected } = z.toJSONSchema(parameters, { io: 'input' }) as Record<string, unknown>;
+    const a = defineTool({ id: 'a', description: 'A', parameters, execute: () => 'ok' });
+    const b = defineTool({ id: 'b', description: 'B', parameters, execute: () => 'ok' });
+    const first = toolSpec(a);
+    expect(first).toEqual({ name: 'a', description: 'A', inputSchema: expected });
+    expect(expected.properties).toEqual({ city: { type: 'string', description: 'where' } });
+    (first.inputSchema.properties as Record<string, unknown>).city = 'edited';
+    delete first.inputSchema.type;
+    expect(toolSpec(a).inputSchema).toEqual(expected);
+    expect(toolSpec(b)).toEqual({ name: 'b', description: 'B', inputSchema: expected });
+  });
+});

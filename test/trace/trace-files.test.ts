@@ -188,6 +188,22 @@ describe('a trace is signed whole', () => {
     expect(await check(dir)).toEqual(['files-changed', 'events.jsonl changed after it was signed']);
   });
 
+  it("a writer's first manifest lists what a folder held before it started; in a folder it made, its own files", async () => {
+    const { dir: done } = await signedRun();
+    const m = JSON.parse(readFileSync(join(done, 'manifest.json'), 'utf8'));
+    const existing = join(await tempDir(), 'run');
+    mkdirSync(existing);
+    writeFileSync(join(existing, 'notes.txt'), 'left here');
+    new TraceWriter(existing, { signingKey: key }).start({ ...m, status: 'running', summary: null });
+    const listed = (d: string) => Object.keys(JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8')).files).sort();
+    expect(listed(existing)).toEqual(['events.jsonl', 'notes.txt', 'steps.jsonl']);
+    expect(await check(existing)).toEqual(['signed', undefined]);
+    const made = join(await tempDir(), 'new', 'run');
+    new TraceWriter(made, { signingKey: key }).start({ ...m, status: 'running', summary: null });
+    expect(listed(made)).toEqual(['events.jsonl', 'steps.jsonl']);
+    expect(await check(made)).toEqual(['signed', undefined]);
+  });
+
   it('a manifest signed before traces were signed whole (no file digests) is manifest-only', async () => {
     const { dir } = await signedRun();
     const p = join(dir, 'manifest.json');

@@ -9,7 +9,7 @@ import type { LocalServerGuard } from '../server/local-server-guard.js';
 import { branchTraces } from '../view/branch-traces.js';
 import { viewData } from '../view/view-data.js';
 import { viewHtml } from '../view/view-html.js';
-import { recordedWorkflow } from '../workflow-replay.js';
+import { isWorkflowManifest } from '../../kit/workflow/index.js';
 import { boardAuth } from './board-auth.js';
 import { benchResults } from './board-bench.js';
 import type { BoardIndex } from './board-index.js';
@@ -128,7 +128,7 @@ export function createBoardApp(options: BoardAppOptions): Hono {
     const branches = new Map<string, Trace[]>();
     for (const t of traces) {
       const warnings: string[] = [];
-      if (recordedWorkflow(t.manifest, t.dir))
+      if (isWorkflowManifest(t.manifest))
         branches.set(t.dir, await branchTraces({ err: (line) => void warnings.push(line.trim()) }, t.dir));
       t.warnings.push(...warnings);
     }

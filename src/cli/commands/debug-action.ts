@@ -22,7 +22,7 @@ import { withMcp } from '../mcp-setup.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { printRunEnd, runExitCode } from '../run-report.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
-import { recordedWorkflow } from '../workflow-replay.js';
+import { isWorkflowManifest } from '../../kit/workflow/index.js';
 import type { DebugFlags } from './command-flags.js';
 
 /** What `qitos debug` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -98,7 +98,7 @@ async function debugTrace(
     throw new CliError('--task and --model are for a live run; a recorded run replays its own task and model outputs');
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
-  if (recordedWorkflow(m, parent.dir))
+  if (isWorkflowManifest(m))
     throw new CliError(`trace ${parent.dir} is a workflow run: qitos debug takes an agent's run`);
   const config = await effectiveConfig(run.config, flags, io.cwd);
   const model = new ReplayModel(parent.steps, {

@@ -9,7 +9,7 @@ import { CliError } from '../cli-error.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { withMcp } from '../mcp-setup.js';
-import { recordedWorkflow } from '../workflow-replay.js';
+import { isWorkflowManifest } from '../../kit/workflow/index.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
 import { autoApprove } from '../../engine/permission-gate.js';
@@ -19,7 +19,7 @@ import { ttyApprover } from '../tty-approver.js';
 export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Promise<void> {
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
-  if (recordedWorkflow(m, parent.dir)) {
+  if (isWorkflowManifest(m)) {
     const file = typeof m.agent.config?.file === 'string' ? m.agent.config.file : '<workflow.yaml>';
     throw new CliError(
       `trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow ` +

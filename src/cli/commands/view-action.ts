@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { loadTrace } from '../trace-loader.js';
 import { fileSafeName, type Trace } from '../../trace/index.js';
 import { branchTraces } from '../view/branch-traces.js';
-import { recordedWorkflow } from '../workflow-replay.js';
+import { isWorkflowManifest } from '../../kit/workflow/index.js';
 import { viewData } from '../view/view-data.js';
 import { viewHtml } from '../view/view-html.js';
 import { CliError } from '../cli-error.js';
@@ -19,7 +19,7 @@ export async function viewAction(
   const traces = [await loadTrace(io, pathA)];
   if (pathB) traces.push(await loadTrace(io, pathB));
   const branches = new Map<string, Trace[]>();
-  for (const t of traces) if (recordedWorkflow(t.manifest, t.dir)) branches.set(t.dir, await branchTraces(io, t.dir));
+  for (const t of traces) if (isWorkflowManifest(t.manifest)) branches.set(t.dir, await branchTraces(io, t.dir));
   const html = viewHtml(viewData(traces, branches));
   const out = flags.output
     ? resolve(io.cwd, flags.output)

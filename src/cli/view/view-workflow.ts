@@ -1,5 +1,7 @@
 import type { Trace } from '../../trace/index.js';
 import { stateAtStep } from '../../trace/index.js';
+import { errorMessage } from '../../core/index.js';
+import { recordedWorkflowJson } from '../../kit/workflow/index.js';
 
 /** A workflow node as the viewer draws it: its kind, how it ended (or that it is next / never ran), visits and tokens. */
 export interface ViewWorkflowNode {
@@ -31,14 +33,21 @@ type Rec = {
 type Thread = { status?: unknown; current?: unknown; completed?: unknown };
 
 /**
- * The graph of a workflow run (a trace whose agent config records a `workflow`), with each node's status from the
- * thread in the run's last state. Null for other runs. A trace whose last state cannot be rebuilt still shows the
- * graph, every node `pending`, and says why in `warnings`.
+ * The graph of a workflow run (a trace whose agent config records a `workflow`, or a branch's `workflowRef` found
+ * in its parent run's manifest), with each node's status from the thread in the run's last state. Null for other
+ * runs. A trace whose last state cannot be rebuilt still shows the graph, every node `pending`, and says why in
+ * `warnings`; a branch whose parent run is not there (or records another workflow) shows no graph and says why.
  */
 export function viewWorkflow(t: Trace, warnings: string[], branches: readonly Trace[] = []): ViewWorkflow | null {
-  const wf = (
-    t.manifest.agent.config as { workflow?: { name?: unknown; nodes?: unknown; edges?: unknown } } | undefined
-  )?.workflow;
+  const config = t.manifest.agent.config as { workflow?: unknown; workflowRef?: unknown } | undefined;
+  let wf: { name?: unknown; nodes?: unknown; edges?: unknown } | undefined;
+  try {
+    // a branch names its workflow by hash: it is read from its parent run's manifest (and checked)
+    wf = (config?.workflowRef === undefined ? config?.workflow : recordedWorkflowJson(t.manifest, t.dir)) as typeof wf;
+  } catch (err) {
+    warnings.push(`the workflow's graph is not shown: ${errorMessage(err)}`);
+    return null;
+  }
   if (!wf || !Array.isArray(wf.nodes)) return null;
   const nodes = (wf.nodes as Node[]).filter((n) => typeof n?.id === 'string');
   const edges: ViewWorkflow['edges'] = [];

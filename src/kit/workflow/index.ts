@@ -65,4 +65,11 @@ export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunR
 export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';
 export { forkWorkflow, type ForkWorkflowOptions } from './fork-workflow.js';
 export { readWorkflowTrace, reopenThread } from './read-workflow-trace.js';
+export {
+  isWorkflowManifest,
+  recordedWorkflowJson,
+  recordedWorkflowRef,
+  workflowSha256,
+  type WorkflowRef,
+} from './recorded-workflow.js';
 export { previousThread, resumeSourceOf, type ResumeSource, type PreviousThread } from './previous-thread.js';

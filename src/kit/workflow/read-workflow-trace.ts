@@ -2,6 +2,7 @@ import { canonicalJson } from '../../core/index.js';
 import { readTrace, type Trace } from '../../trace/index.js';
 import type { WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
+import { isWorkflowManifest, recordedWorkflowRef } from './recorded-workflow.js';
 import { WorkflowError } from './workflow-error.js';
 
 /**
@@ -15,14 +16,18 @@ export async function readWorkflowTrace(
 ): Promise<Trace> {
   const trace = await readTrace(traceDir);
   const m = trace.manifest;
-  const recorded = m.agent.config?.workflow;
-  if (m.agent.name !== 'WorkflowAgent' || !recorded)
+  if (!isWorkflowManifest(m))
     throw new WorkflowError(`trace ${trace.dir} is not a workflow run (agent ${m.agent.name})`);
-  if (!allowChanged && canonicalJson(recorded) !== canonicalJson(workflow.toJSON())) {
+  if (allowChanged) return trace;
+  // A branch names its workflow by hash: compared with the caller's own, it needs no look-up in its parent.
+  const ref = recordedWorkflowRef(m);
+  const same = ref
+    ? ref.sha256 === workflow.sha256
+    : canonicalJson(m.agent.config?.workflow) === canonicalJson(workflow.toJSON());
+  if (!same)
     throw new WorkflowError(
       `trace ${trace.dir} ran another version of workflow "${workflow.name}" (resuming with a changed workflow must be allowed explicitly)`,
     );
-  }
   return trace;
 }
 

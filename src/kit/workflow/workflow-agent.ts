@@ -56,6 +56,11 @@ export interface WorkflowAgentOptions extends Omit<AgentModuleOptions, 'parser'>
   maxSubworkflowDepth?: number;
   /** The subworkflow nodes this thread runs inside, outermost first (`file (node "id")`); the subworkflow tool sets it. */
   subworkflowChain?: readonly string[];
+  /**
+   * Record the workflow in the manifest by its hash (`agent.config.workflowRef`) instead of whole: for a child thread
+   * whose parent run's manifest holds that exact workflow (`childAgent` sets it). Readers find it through the parent.
+   */
+  workflowByRef?: boolean;
 }
 
 /** How deep subworkflows nest unless `maxSubworkflowDepth` says otherwise. */
@@ -111,7 +116,9 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       tools,
       name: options.name ?? 'WorkflowAgent',
       config: {
-        workflow: options.workflow.toJSON(),
+        ...(options.workflowByRef
+          ? { workflowRef: { sha256: options.workflow.sha256 } }
+          : { workflow: options.workflow.toJSON() }),
         ...(options.entry ? { entry: options.entry } : {}),
         ...(options.stopAt ? { stopAt: options.stopAt } : {}),
         ...options.config,
@@ -128,7 +135,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
 
   /**
    * The agent of a child thread: same options (model, tools, reducers, processors), another entry/stop or workflow,
-   * labelled `thread` in its manifest.
+   * labelled `thread` in its manifest. A child that runs this agent's workflow (a fork's branch) records it by hash.
    */
   childAgent(spec: {
     workflow?: WorkflowDefinition;
@@ -140,11 +147,14 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   }): WorkflowAgent {
     const tools = this.tools.list().filter((t) => t.id !== FORK_TOOL && t.id !== SUBWORKFLOW_TOOL);
     const { entry: _e, stopAt: _s, config: _c, resumeOf: _r, ...rest } = this.options;
+    const workflow = spec.workflow ?? this.workflow;
     return new WorkflowAgent({
       ...rest,
       model: this.model,
       tools,
-      workflow: spec.workflow ?? this.workflow,
+      workflow,
+      // this run's manifest holds the workflow (whole, or by reference to its own parent's): the child names it
+      workflowByRef: workflow === this.workflow || workflow.sha256 === this.workflow.sha256,
       ...(spec.entry ? { entry: spec.entry } : {}),
       ...(spec.stopAt ? { stopAt: spec.stopAt } : {}),
       ...(spec.resumeOf ? { resumeOf: spec.resumeOf } : {}),

@@ -1,6 +1,7 @@
 import { formatZodIssue } from '../../core/index.js';
 import { checkWorkflow, type WorkflowProblem } from './check-workflow.js';
 import { isNodeConfig, nodeConfigFromJSON, type NodeConfig } from './nodes/node-config.js';
+import { workflowSha256 } from './recorded-workflow.js';
 import { WorkflowError } from './workflow-error.js';
 import { WorkflowFile, type WorkflowEdge } from './workflow-file.js';
 
@@ -38,7 +39,7 @@ export class WorkflowDefinition {
   readonly source: WorkflowSource | undefined;
   private readonly out: ReadonlyMap<string, readonly string[]>;
   /** The JSON form, built on first use: every run of the workflow (each fork branch is one) records it in its manifest. */
-  private readonly memo: { json?: Readonly<WorkflowFile> } = {};
+  private readonly memo: { json?: Readonly<WorkflowFile>; sha256?: string } = {};
 
   private constructor(
     file: {
@@ -126,6 +127,11 @@ export class WorkflowDefinition {
       nodes: [...this.nodes.values()].map((n) => n.toJSON() as Record<string, unknown>),
       edges: this.edges.map((e) => ({ ...e })),
     }));
+  }
+
+  /** The sha-256 (hex) of the canonical JSON of `toJSON()`: what a branch's manifest names it by (`workflowRef`). */
+  get sha256(): string {
+    return (this.memo.sha256 ??= workflowSha256(this.toJSON()));
   }
 }
 
