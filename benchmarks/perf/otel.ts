@@ -8,11 +8,15 @@
  * takes from the machine, mostly on another core), and wall time; medians of alternating rounds. CPU time is the
  * figure that holds on a shared machine; wall time moves with its load. The main thread's CPU time is read from
  * /proc/self/task/<pid>/schedstat (ns) on Linux, else `process.threadCpuUsage` (Node 23.9+).
+ * A control separates what export does on the run's thread from what any busy second thread does to it: the same
+ * traced run without export while a worker thread does unrelated work on the other core at about the export worker's
+ * duty (spins 0.6 ms, sleeps 0.4 ms).
  * Run: npm run bench:otel [-- --steps 2000 --rounds 9]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AgentModule, Engine, baseState, defineTool, type State, type Task } from '../../src/index.js';
@@ -130,6 +134,23 @@ async function runOnce(dir: string, tap: OtlpTap | undefined): Promise<Figures> 
   return { main: main / STEPS, cpu: (c.user + c.system) / STEPS, wall: (wall * 1000) / STEPS };
 }
 
+/** The control: a worker thread busy with work of its own (no records, no spans) for the length of one run. */
+async function runBesideBusyThread(dir: string): Promise<Figures> {
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const spin = new Worker(
+    `const { workerData } = require('node:worker_threads'); const stop = new Int32Array(workerData);
+     while (!Atomics.load(stop, 0)) { const t = performance.now(); while (performance.now() - t < 0.6); Atomics.wait(stop, 0, 0, 0.4); }`,
+    { eval: true, workerData: stop.buffer },
+  );
+  await new Promise((resolve) => spin.once('online', resolve));
+  try {
+    return await runOnce(dir, undefined);
+  } finally {
+    Atomics.store(stop, 0, 1);
+    await spin.terminate();
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const collector = await startCollector();
@@ -144,12 +165,14 @@ try {
   await runOnce(dir, tap);
   const plain: Figures[] = [];
   const exported: Figures[] = [];
-  // ABBA order: whichever run goes first in a round does not bias one side (it measurably did, by ~10%)
-  for (let r = 0; r < ROUNDS; r++) {
-    if (r % 2) exported.push(await runOnce(dir, tap));
-    plain.push(await runOnce(dir, undefined));
-    if (!(r % 2)) exported.push(await runOnce(dir, tap));
-  }
+  const beside: Figures[] = [];
+  // The order rotates each round: whichever run goes first in a round does not bias one side (it measurably did)
+  const kinds = [
+    async () => plain.push(await runOnce(dir, undefined)),
+    async () => exported.push(await runOnce(dir, tap)),
+    async () => beside.push(await runBesideBusyThread(dir)),
+  ];
+  for (let r = 0; r < ROUNDS; r++) for (let k = 0; k < kinds.length; k++) await kinds[(r + k) % kinds.length]!();
   console.log(`steps per run: ${STEPS}, rounds: ${ROUNDS} (medians; each step: a model call and a tool call)`);
   const label = { main: 'main-thread CPU', cpu: 'process CPU', wall: 'wall' };
   for (const k of ['main', 'cpu', 'wall'] as const) {
@@ -165,6 +188,11 @@ try {
         (k === 'main' ? `  (target <= 5%: ${overhead <= 5 ? 'OK' : 'OVER'})` : ''),
     );
   }
+  const control = median(plain.map((x, i) => beside[i]!.main - x.main));
+  console.log(
+    `control        : no export, a busy worker thread beside the run: main-thread CPU paired difference ` +
+      `${control >= 0 ? '+' : ''}${control.toFixed(1)} µs = ${((control / median(plain.map((x) => x.main))) * 100).toFixed(1)}%`,
+  );
   const hand: number[] = [];
   for (let r = 0; r < 5; r++) hand.push(await handOver(tap, lastTraceDir!));
   console.log(
