@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, type Manifest } from '../../../src/core/index.js';
+import type { Manifest } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import {
   WorkflowDefinition,
@@ -15,16 +14,10 @@ import {
   workflowSha256,
 } from '../../../src/kit/workflow/index.js';
 import { readTrace } from '../../../src/trace/index.js';
+import { echo } from '../../helpers/workflow-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-ref-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const echo = defineTool({
-  id: 'echo',
-  description: 'Echoes.',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
 
 /** start -> fork fan -> a, b (tool nodes) -> join j -> end: two branches, each a child run under threads/. */
 const fanOut = (name = 'fan-out') => ({

@@ -6,16 +6,11 @@ import { z } from 'zod';
 import { defineTool, type ModelMessage } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import { WorkflowDefinition, loadWorkflowFile, runWorkflow } from '../../../src/kit/workflow/index.js';
+import { echo } from '../../helpers/workflow-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-sub-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const echo = defineTool({
-  id: 'echo',
-  description: 'Echoes.',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
 const big = defineTool({
   id: 'big',
   description: 'A long output.',

@@ -2,20 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import { WorkflowDefinition, WorkflowError, loadWorkflowFile, runWorkflow } from '../../../src/kit/workflow/index.js';
+import { echo } from '../../helpers/workflow-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-cycle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const echo = defineTool({
-  id: 'echo',
-  description: 'Echoes.',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
 
 /** start -> (the given middle node) -> end. */
 const flow = (name: string, middle: Record<string, unknown>) => ({
