@@ -8,6 +8,7 @@ import type {
   BenchSweepFlags,
 } from './command-flags.js';
 import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
+import { withOtelOptions } from '../otel-options.js';
 
 /**
  * `qitos bench run | sweep | compare | merge | report`: run a suite, sweep a grid of settings, compare two runs with
@@ -18,30 +19,24 @@ export function registerBenchCommand(program: Command): void {
     .command('bench')
     .description('run benchmark suites, sweep grids of settings, compare runs (paired statistics) and merge shards');
 
-  bench
-    .command('run')
-    .description('run every task of a suite (concurrently, with resume and sharding), score it and write a report')
-    .argument(
-      '<suite>',
-      'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
-    )
-    .option(
-      '-a, --agent <module>',
-      "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule " +
-        'subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module',
-    )
-    .option('--export <name>', 'export of the agent class (for modules without createAgent)')
-    .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
-    .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
-    .option('--set <key=value>', SET_HELP, repeatable, [])
-    .option(
-      '--otel <endpoint>',
-      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
-    )
-    .option(
-      '--otel-content',
-      'put message content (prompts, replies, tool arguments and results) on the exported spans',
-    )
+  withOtelOptions(
+    bench
+      .command('run')
+      .description('run every task of a suite (concurrently, with resume and sharding), score it and write a report')
+      .argument(
+        '<suite>',
+        'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
+      )
+      .option(
+        '-a, --agent <module>',
+        "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule " +
+          'subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module',
+      )
+      .option('--export <name>', 'export of the agent class (for modules without createAgent)')
+      .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
+      .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
+      .option('--set <key=value>', SET_HELP, repeatable, []),
+  )
     .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
     .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
     .option(

@@ -2,29 +2,24 @@ import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { RunFlags } from './command-flags.js';
 import { positiveInt, promptArg, repeatable, SET_HELP } from '../option-parsers.js';
+import { withOtelOptions } from '../otel-options.js';
 
 /** `qitos run <agent-module> --task "…"`: runs an agent with a live view and writes a trace. */
 export function registerRunCommand(program: Command): void {
-  program
-    .command('run')
-    .description('run an agent module on a task, with a live view of its steps, and write a trace')
-    .argument('<agent-module>', '.ts or .js file exporting an AgentModule subclass')
-    .option('-t, --task <text>', 'the task objective')
-    .option('--mcp-prompt <server/prompt>', 'take the task from a prompt of a configured MCP server')
-    .option('--arg <key=value>', 'an argument of the --mcp-prompt prompt (repeatable)', promptArg, {})
-    .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini or scripted:replies.json')
-    .option('-c, --config <file.yaml>', 'config file (flags override it)')
-    .option('--mcp <file.yaml>', "MCP servers for this run: the mcp: section of this file joins the config's")
-    .option('--set <key=value>', SET_HELP, repeatable, [])
-    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
-    .option(
-      '--otel <endpoint>',
-      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
-    )
-    .option(
-      '--otel-content',
-      'put message content (prompts, replies, tool arguments and results) on the exported spans',
-    )
+  withOtelOptions(
+    program
+      .command('run')
+      .description('run an agent module on a task, with a live view of its steps, and write a trace')
+      .argument('<agent-module>', '.ts or .js file exporting an AgentModule subclass')
+      .option('-t, --task <text>', 'the task objective')
+      .option('--mcp-prompt <server/prompt>', 'take the task from a prompt of a configured MCP server')
+      .option('--arg <key=value>', 'an argument of the --mcp-prompt prompt (repeatable)', promptArg, {})
+      .option('-m, --model <provider:model>', 'model, e.g. openai:gpt-4o-mini or scripted:replies.json')
+      .option('-c, --config <file.yaml>', 'config file (flags override it)')
+      .option('--mcp <file.yaml>', "MCP servers for this run: the mcp: section of this file joins the config's")
+      .option('--set <key=value>', SET_HELP, repeatable, [])
+      .option('--trace-dir <dir>', 'folder for traces (default: traces)'),
+  )
     .option('--max-steps <n>', 'step budget', positiveInt)
     .option('-w, --workspace <dir>', "workspace folder the agent's file and shell tools work in (a jailed host env)")
     .option(

@@ -2,59 +2,57 @@ import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { ServeFlags } from './command-flags.js';
 import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import { withOtelOptions } from '../otel-options.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `qitos serve --agent <module|react>`: the agent behind an OpenAI-compatible HTTP API, with runs and skills. */
 export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
-    .description(
-      'serve an agent behind an OpenAI-compatible API (POST /v1/chat/completions), with its runs and the skills API',
-    )
-    .requiredOption(
-      '-a, --agent <module|react>',
-      '.ts or .js file exporting an AgentModule subclass, or "react" for the built-in ReActAgent',
-    )
-    .option(
-      '--export <name>',
-      'export of the agent class (default: the default export, else the one AgentModule subclass)',
-    )
-    .option('--name <id>', 'the model id clients name to reach this agent (default: "react", or the module file name)')
-    .option('-m, --model <provider:model>', 'model of the agent, e.g. openai:gpt-4o-mini or scripted:replies.json')
-    .option(
-      '--serve-model <provider:model>',
-      'also offer the agent on this model, as "<name>@<provider:model>" (repeatable)',
-      collect,
-      [],
-    )
-    .option('-c, --config <file.yaml>', 'config file (flags override it)')
-    .option('--host <host>', 'address to listen on; other than loopback, QITOS_SERVE_TOKEN must be set', '127.0.0.1')
-    .option('--port <n>', 'port to listen on (0: any free port)', nonNegativeInt, 8787)
-    .option('--max-runs <n>', 'runs at once; more are answered 429 (default 8)', positiveInt)
-    .option(
-      '--allowed-host <name[:port]>',
-      'also answer requests naming this Host, e.g. a proxy in front (repeatable; others get 403)',
-      collect,
-      [],
-    )
-    .option('--max-connections <n>', 'open connections at once (default 128)', positiveInt)
-    .option('--headers-timeout <ms>', "time a client has to send a request's headers (default 10000)", positiveInt)
-    .option(
-      '--request-timeout <ms>',
-      'time a client has to send a whole request, headers and body (default 60000)',
-      positiveInt,
-    )
-    .option('--skills-root <dir>', "skills root managed by /v1/skills (its skills are also the agent's)")
-    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
-    .option(
-      '--otel <endpoint>',
-      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
-    )
-    .option(
-      '--otel-content',
-      'put message content (prompts, replies, tool arguments and results) on the exported spans',
-    )
+  withOtelOptions(
+    program
+      .command('serve')
+      .description(
+        'serve an agent behind an OpenAI-compatible API (POST /v1/chat/completions), with its runs and the skills API',
+      )
+      .requiredOption(
+        '-a, --agent <module|react>',
+        '.ts or .js file exporting an AgentModule subclass, or "react" for the built-in ReActAgent',
+      )
+      .option(
+        '--export <name>',
+        'export of the agent class (default: the default export, else the one AgentModule subclass)',
+      )
+      .option(
+        '--name <id>',
+        'the model id clients name to reach this agent (default: "react", or the module file name)',
+      )
+      .option('-m, --model <provider:model>', 'model of the agent, e.g. openai:gpt-4o-mini or scripted:replies.json')
+      .option(
+        '--serve-model <provider:model>',
+        'also offer the agent on this model, as "<name>@<provider:model>" (repeatable)',
+        collect,
+        [],
+      )
+      .option('-c, --config <file.yaml>', 'config file (flags override it)')
+      .option('--host <host>', 'address to listen on; other than loopback, QITOS_SERVE_TOKEN must be set', '127.0.0.1')
+      .option('--port <n>', 'port to listen on (0: any free port)', nonNegativeInt, 8787)
+      .option('--max-runs <n>', 'runs at once; more are answered 429 (default 8)', positiveInt)
+      .option(
+        '--allowed-host <name[:port]>',
+        'also answer requests naming this Host, e.g. a proxy in front (repeatable; others get 403)',
+        collect,
+        [],
+      )
+      .option('--max-connections <n>', 'open connections at once (default 128)', positiveInt)
+      .option('--headers-timeout <ms>', "time a client has to send a request's headers (default 10000)", positiveInt)
+      .option(
+        '--request-timeout <ms>',
+        'time a client has to send a whole request, headers and body (default 60000)',
+        positiveInt,
+      )
+      .option('--skills-root <dir>', "skills root managed by /v1/skills (its skills are also the agent's)")
+      .option('--trace-dir <dir>', 'folder for traces (default: traces)'),
+  )
     .option('--max-steps <n>', 'step budget of each run', positiveInt)
     .addHelpText(
       'after',

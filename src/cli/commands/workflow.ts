@@ -2,32 +2,30 @@ import { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 import { positiveInt, varArg } from '../option-parsers.js';
+import { withOtelOptions } from '../otel-options.js';
 
 /** `qitos workflow run|resume|fork|check`: runs or checks a workflow file (docs/workflow.md). */
 export function registerWorkflowCommand(program: Command): void {
   const workflow = new Command('workflow').description('run or check a workflow file (nodes and edges in YAML)');
-  workflow
-    .command('run')
-    .description('run a workflow on the qitos engine and write a trace')
-    .argument('<flow.yaml>', 'the workflow file')
-    .option(
-      '--var <key=value>',
-      "a variable of the run, over the file's vars (repeatable; key:=<json> for a number, list or object)",
-      varArg,
-      {},
-    )
-    .option('-m, --model <provider:model>', 'model of the LLM nodes, e.g. openai:gpt-4o-mini or scripted:replies.json')
-    .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
-    .option('-c, --config <file.yaml>', 'config file (flags override it)')
-    .option('--trace-dir <dir>', 'folder for traces (default: traces)')
-    .option(
-      '--otel <endpoint>',
-      'export the runs live to this OpenTelemetry collector (OTLP/HTTP, e.g. http://localhost:4318)',
-    )
-    .option(
-      '--otel-content',
-      'put message content (prompts, replies, tool arguments and results) on the exported spans',
-    )
+  withOtelOptions(
+    workflow
+      .command('run')
+      .description('run a workflow on the qitos engine and write a trace')
+      .argument('<flow.yaml>', 'the workflow file')
+      .option(
+        '--var <key=value>',
+        "a variable of the run, over the file's vars (repeatable; key:=<json> for a number, list or object)",
+        varArg,
+        {},
+      )
+      .option(
+        '-m, --model <provider:model>',
+        'model of the LLM nodes, e.g. openai:gpt-4o-mini or scripted:replies.json',
+      )
+      .option('--tools <module>', '.ts or .js module whose exported tools (or arrays of tools) join the built-in ones')
+      .option('-c, --config <file.yaml>', 'config file (flags override it)')
+      .option('--trace-dir <dir>', 'folder for traces (default: traces)'),
+  )
     .option('--max-steps <n>', 'step budget (every node step and every LLM turn is a step)', positiveInt)
     .option('-w, --workspace <dir>', 'workspace folder for the file and shell tools (a jailed host env)')
     .option('--json', 'print the result as JSON')
