@@ -1,3 +1,5 @@
+import type { Approver } from './permission.js';
+import type { PermissionRules } from './permission-rules.js';
 import type { RunParent } from './run-link.js';
 import type { TraceTap } from './trace-tap.js';
 import type { Tokens } from './usage.js';
@@ -13,4 +15,16 @@ export interface ParentLink extends RunParent {
   traced?(traceDir: string, manifestSha256: string): void;
   /** The parent's trace tap (`TraceOptions.tap`): a traced sub-run's records go to it too, unless its own options set one. */
   tap?: TraceTap;
+  /**
+   * The parent's permission rules, approver and approval timeout. A sub-run (a fork's branch, a subworkflow, a
+   * sub-agent) without rules or an approver of its own is held to its parent's: it may not do what its parent may not.
+   */
+  permission?: InheritedPermission;
+}
+
+/** What a sub-run takes of its parent's permission (`ParentLink.permission`). */
+export interface InheritedPermission {
+  rules: PermissionRules | undefined;
+  approver: Approver | undefined;
+  timeoutMs: number | undefined;
 }

@@ -1,12 +1,14 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type {
+  Approver,
   Budget,
   CallModel,
   CustomPartKinds,
   Env,
   Model,
   ModelStreamEvent,
+  InheritedPermission,
   ParentLink,
   Parser,
   Policy,
@@ -109,7 +111,7 @@ export function openRun<S extends State>(
     memoryInput: options.memoryInput,
     budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
     ...gates(options, rules, run, env, events, controller.signal),
-    childLink: () => childLink(run, services, traceOpts?.tap ?? options.parent?.tap),
+    childLink: () => childLink(run, services, traceOpts?.tap ?? options.parent?.tap, inherited(options, rules)),
     onToolState: (action, state) =>
       events.emit({ type: 'tool_state', step: run.step, callId: action.id, tool: action.name, state }),
   };
@@ -160,11 +162,31 @@ function modelInputBuilder(parser: Parser | undefined, partKinds: CustomPartKind
   );
 }
 
-/** The engine's permission rules compiled for a run (`~` is the home folder), or undefined without rules. */
+/**
+ * The engine's permission rules compiled for a run (`~` is the home folder); without rules of its own, a sub-run's
+ * parent's; else undefined.
+ */
 function permissionRules<S extends State>(options: EngineOptions<S>): PermissionRules | undefined {
   return options.permission === undefined
-    ? undefined
+    ? options.parent?.permission?.rules
     : new PermissionRules(options.permission, { home: options.home ?? homedir() });
+}
+
+/** What a sub-run of this run is held to, unless it brings its own (`ParentLink.permission`). */
+function inherited<S extends State>(
+  options: EngineOptions<S>,
+  rules: PermissionRules | undefined,
+): InheritedPermission {
+  return {
+    rules,
+    approver: approverOf(options),
+    timeoutMs: options.approvalTimeoutMs ?? options.parent?.permission?.timeoutMs,
+  };
+}
+
+/** The run's approver: its own, else (a sub-run) its parent's. */
+function approverOf<S extends State>(options: EngineOptions<S>): Approver | undefined {
+  return options.onApproval ?? options.parent?.permission?.approver;
 }
 
 /**
@@ -179,7 +201,7 @@ function gates<S extends State>(
   events: RunEvents,
   signal: AbortSignal,
 ): { permission: PermissionGate | undefined; asker: PermissionGate | undefined } {
-  if (!rules && !options.onApproval) return { permission: undefined, asker: undefined };
+  if (!rules && !approverOf(options)) return { permission: undefined, asker: undefined };
   const gate = permissionGate(options, rules ?? new PermissionRules({}), run, env, events, signal);
   return { permission: rules && gate, asker: gate };
 }
@@ -196,8 +218,8 @@ function permissionGate<S extends State>(
   return new PermissionGate({
     runId: run.runId,
     rules,
-    approver: options.onApproval,
-    timeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    approver: approverOf(options),
+    timeoutMs: options.approvalTimeoutMs ?? options.parent?.permission?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     root: () => workspaceRoot(env),
     signal,
     step: () => run.step,
@@ -279,6 +301,7 @@ export function childLink<S extends State>(
   run: RunStart<S>,
   services: Pick<RunServices<S>, 'traceDir' | 'depth' | 'budget' | 'parent' | 'recorder'>,
   tap?: TraceTap,
+  permission?: InheritedPermission,
 ): ParentLink {
   const b = services.budget;
   const share: Budget = {};
@@ -293,6 +316,7 @@ export function childLink<S extends State>(
     depth: services.depth + 1,
     ...(Object.keys(share).length ? { budget: share } : {}),
     ...(tap ? { tap } : {}),
+    ...(permission && (permission.rules || permission.approver) ? { permission } : {}),
     spend: (tokens: Tokens, cost: number | null, modelCalls: number) => {
       run.usage = {
         tokens: addTokens(run.usage.tokens, tokens),

@@ -93,6 +93,42 @@ describe('task tool', () => {
     );
   });
 
+  it("a sub-agent without rules of its own is held to its parent's permission rules and asks its approver", async () => {
+    const asked: string[] = [];
+    const task = taskTool({
+      createAgent: () => ({
+        agent: scriptedAgent(
+          [
+            callReply('calculate', { expression: '6 * 7' }),
+            (req) => ({ text: finalReply(`calculate said: ${toolResultsIn(req).at(-1)?.output}`) }),
+          ],
+          { tools: [calculateTool()] },
+        ).agent,
+      }),
+    });
+    const parentAgent = () =>
+      scriptedAgent(
+        [
+          callReply('task', { description: 'multiply', prompt: 'What is 6 * 7?' }),
+          (req) => ({ text: finalReply(String(toolResultsIn(req).at(-1)?.output)) }),
+        ],
+        { tools: [task] },
+      ).agent;
+    const run = (answer: 'once' | 'reject') =>
+      new Engine({
+        agent: parentAgent(),
+        trace: false,
+        permission: { calculate: 'ask' },
+        onApproval: (request) => {
+          asked.push(`${request.tool} in ${request.runId.includes('.') ? 'the sub-agent' : 'the parent'}`);
+          return { decision: answer, ...(answer === 'reject' ? { message: 'no sums' } : {}) };
+        },
+      }).run('go');
+    expect((await run('once')).finalResult).toBe('calculate said: 6 * 7 = 42');
+    expect(asked).toEqual(['calculate in the sub-agent']);
+    expect((await run('reject')).finalResult).toMatch(/^calculate said: .*no sums/);
+  });
+
   it('refuses to nest deeper than maxDepth', async () => {
     const makeTask = (): ReturnType<typeof taskTool> =>
       taskTool({
