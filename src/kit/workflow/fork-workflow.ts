@@ -1,6 +1,6 @@
 import type { TaskInput } from '../../core/index.js';
 import { stateAtStep } from '../../trace/index.js';
-import { readWorkflowTrace, reopenThread } from './read-workflow-trace.js';
+import { readWorkflowTrace, recordedStopAt, reopenThread } from './read-workflow-trace.js';
 import type { ResumeWorkflowOptions } from './resume-workflow.js';
 import { runWorkflow, type WorkflowRunResult } from './run-workflow.js';
 import type { WorkflowState } from './thread-state.js';
@@ -28,6 +28,7 @@ export async function forkWorkflow(
   const trace = await readWorkflowTrace(traceDir, workflow, options.allowChangedWorkflow === true);
   if (!workflow.nodes.has(atNode))
     throw new WorkflowError(`workflow "${workflow.name}" has no node "${atNode}"`, { nodeId: atNode });
+  const stopAt = recordedStopAt(trace, workflow);
   const visit = options.visit ?? 1;
   const first = (trace.manifest.initialState as { step?: number } | null)?.step ?? 0;
   const steps = [first, ...trace.steps.map((s) => s.step)];
@@ -42,6 +43,7 @@ export async function forkWorkflow(
     return runWorkflow(workflow, {
       ...rest,
       task: trace.manifest.task as unknown as TaskInput,
+      ...(stopAt ? { stopAt } : {}),
       resumeFrom: { state, step },
       parent: { runId: trace.manifest.runId, path: trace.dir, kind: 'fork', atStep: step },
     });

@@ -31,6 +31,21 @@ export async function readWorkflowTrace(
   return trace;
 }
 
+/**
+ * Where the recorded thread stops (`agent.config.stopAt`: a fork's branch stops at its join), so that resuming or
+ * forking a branch's own trace stops there too; undefined for a whole run. A node the workflow does not have is an
+ * error (the trace is untrusted data).
+ */
+export function recordedStopAt(trace: Trace, workflow: WorkflowDefinition): string | undefined {
+  const stopAt = trace.manifest.agent.config?.stopAt;
+  if (stopAt === undefined) return undefined;
+  if (typeof stopAt !== 'string' || !workflow.nodes.has(stopAt))
+    throw new WorkflowError(
+      `trace ${trace.dir} stops its thread at ${JSON.stringify(stopAt)}, which is not a node of workflow "${workflow.name}"`,
+    );
+  return stopAt;
+}
+
 /** Makes a recorded thread state runnable again: running, no stop reason, with `vars` set over its variables. */
 export function reopenThread(state: WorkflowState, vars: Record<string, unknown> | undefined): WorkflowState {
   const thread = state.thread;

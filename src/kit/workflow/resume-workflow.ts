@@ -1,6 +1,6 @@
 import type { TaskInput } from '../../core/index.js';
 import { stateAtStep } from '../../trace/index.js';
-import { readWorkflowTrace, reopenThread } from './read-workflow-trace.js';
+import { readWorkflowTrace, recordedStopAt, reopenThread } from './read-workflow-trace.js';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 import type { WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
@@ -30,6 +30,7 @@ export async function resumeWorkflow(
 ): Promise<WorkflowRunResult> {
   const trace = await readWorkflowTrace(traceDir, workflow, options.allowChangedWorkflow === true);
   const m = trace.manifest;
+  const stopAt = recordedStopAt(trace, workflow);
   const last = trace.steps.length ? trace.steps[trace.steps.length - 1].step : 0;
   const state = stateAtStep(trace, last) as WorkflowState;
   if (!state.thread) throw new WorkflowError(`trace ${trace.dir} has no workflow thread in its state`);
@@ -41,6 +42,7 @@ export async function resumeWorkflow(
   return runWorkflow(workflow, {
     ...rest,
     task: m.task as unknown as TaskInput,
+    ...(stopAt ? { stopAt } : {}),
     ...(current !== null ? { resumeOf: { runId: m.runId, traceDir: trace.dir, node: current, afterStep: last } } : {}),
     resumeFrom: { state, step: last },
     parent: { runId: m.runId, path: trace.dir, kind: 'fork', atStep: last },

@@ -8,6 +8,7 @@ import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import {
   WorkflowDefinition,
   WorkflowError,
+  forkWorkflow,
   readWorkflowTrace,
   recordedWorkflowJson,
   runWorkflow,
@@ -167,6 +168,33 @@ describe('a branch names its workflow by hash', () => {
     expect(() => recordedWorkflowJson(m, '/nowhere')).toThrow(
       'manifest.json in /nowhere: agent.config.workflowRef: expected { sha256: <64 hex digits> }',
     );
+  });
+});
+
+describe("resuming or forking a branch's own trace", () => {
+  it('forks a branch at its node and stops at its join, as the branch did; a stop node not in the workflow is named', async () => {
+    const def = WorkflowDefinition.create(fanOut());
+    const { threads } = await traced(def);
+    const branchA = threads.find((t) => manifestOf(t).agent.config?.entry === 'a')!;
+    const r = await forkWorkflow(branchA, def, 'a', {
+      model: new ScriptedModel([]),
+      tools: [echo],
+      trace: { dir: mkdtempSync(join(dir, 'fork-')) },
+    });
+    expect(r.status, r.reason).toBe('completed');
+    expect(r.vars.ra).toBe('A');
+    expect(manifestOf(r.traceDir!).agent.config?.stopAt).toBe('j');
+
+    const tampered = mkdtempSync(join(dir, 'tampered-'));
+    cpSync(branchA, tampered, { recursive: true });
+    const m = manifestOf(tampered);
+    (m.agent.config as Record<string, unknown>).stopAt = 'nowhere';
+    (m.agent.config as Record<string, unknown>).workflow = def.toJSON();
+    delete (m.agent.config as Record<string, unknown>).workflowRef;
+    writeFileSync(join(tampered, 'manifest.json'), JSON.stringify(m));
+    await expect(
+      forkWorkflow(tampered, def, 'a', { model: new ScriptedModel([]), tools: [echo], trace: false }),
+    ).rejects.toThrow(`stops its thread at "nowhere", which is not a node of workflow "fan-out"`);
   });
 });
 
