@@ -132,6 +132,43 @@ describe.skipIf(!data)('qitos bench run tau-bench/<domain>', () => {
     expect(summary.passHatK).toEqual({ 1: 1, 2: 1 });
   }, 60_000);
 
+  it('qitos bench sweep runs a tau-bench suite for every cell of a grid, each cell a tau-bench run of its own', async () => {
+    const r = await qitos(
+      [
+        'bench',
+        'sweep',
+        'tau-bench/airline',
+        '--agent',
+        'ground-truth',
+        '--task-ids',
+        '0-1',
+        '--grid',
+        'engine.maxSteps=2,60',
+        '-o',
+        'sweep',
+        '--no-progress',
+      ],
+      dir,
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('sweep of suite tau-bench-airline-test: 2 cells, baseline engine.maxSteps=2');
+    for (const [cell, maxSteps] of [
+      ['engine.maxSteps-2', 2],
+      ['engine.maxSteps-60', 60],
+    ] as const) {
+      const run = JSON.parse(readFileSync(join(dir, 'sweep', cell, 'run.json'), 'utf8'));
+      expect(run.config).toMatchObject({
+        engine: { maxSteps },
+        tau: { domain: 'airline', split: 'test', agent: 'ground-truth', userStrategy: 'scripted' },
+      });
+      const results = lines(join(dir, 'sweep', cell, 'results.jsonl'));
+      expect(results.map((x) => [x.taskId, x.details.reward]).sort()).toEqual([
+        ['0', 1],
+        ['1', 1],
+      ]);
+    }
+  }, 60_000);
+
   it('bad input is a one-line error naming what was wrong', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--split', 'nope'], /has no split "nope" \(it has: test, train, dev\)/],
@@ -157,5 +194,21 @@ describe('tau-bench flags on other suites', () => {
     );
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/--user-model applies to tau-bench suites only/);
+    const sweep = await qitos(
+      [
+        'bench',
+        'sweep',
+        join(REPO, 'benchmarks/arithmetic'),
+        '--grid',
+        'engine.maxSteps=1,2',
+        '--split',
+        'dev',
+        '-o',
+        'y',
+      ],
+      dir,
+    );
+    expect(sweep.code).not.toBe(0);
+    expect(sweep.err).toMatch(/--split applies to tau-bench suites only/);
   });
 });

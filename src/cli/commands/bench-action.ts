@@ -38,7 +38,13 @@ import { buildAgent, buildPolicies, configBudget } from '../run-setup.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
 import type { QitosConfig } from '../config-schema.js';
-import type { BenchCompareFlags, BenchMergeFlags, BenchRunFlags, BenchSettingsFlags } from './command-flags.js';
+import type {
+  BenchCompareFlags,
+  BenchMergeFlags,
+  BenchRunFlags,
+  BenchSettingsFlags,
+  TauBenchFlags,
+} from './command-flags.js';
 import { autoApprove } from '../../engine/permission-gate.js';
 import { moduleSha256 } from '../module-hash.js';
 import { runSettings } from '../run-settings.js';
@@ -53,18 +59,8 @@ export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchR
   if (flags.forceResume && !flags.resume) throw new CliError('--force-resume goes with --resume');
   if (flags.trials !== undefined && flags.epochs !== undefined && flags.trials !== flags.epochs)
     throw new CliError('--trials is another name for --epochs: give one of them');
-  const tau = tauSuiteRef(suitePath, io.cwd);
-  const tauOnly = (['split', 'taskIds', 'userModel', 'userStrategy', 'dataDir'] as const).filter(
-    (k) => flags[k] !== undefined,
-  );
-  if (!tau && tauOnly.length)
-    throw new CliError(
-      `--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench ` +
-        `suites only (qitos bench run tau-bench/airline | tau-bench/retail)`,
-    );
-  const loaded = tau ? await loadTauBench(tau, flags, io.cwd) : undefined;
-  const suite = loaded ? loaded.suite : await loadBenchSuite(io, suitePath);
-  const prepared = loaded ? await prepareTauBenchRun(io, loaded, flags) : await prepareBenchRun(io, suite, flags);
+  const { suite, prepare } = await openBenchSuite(io, suitePath, flags);
+  const prepared = await prepare(flags);
   const out = resolve(
     io.cwd,
     flags.out ??
@@ -129,6 +125,33 @@ export async function loadBenchSuite(io: CliIO, suitePath: string): Promise<Suit
   return userErrorsAsync(() =>
     loadSuite(resolve(io.cwd, suitePath), { createModel: judgeModel, importModule: importUserModule }),
   );
+}
+
+/**
+ * The suite of `bench run` and `bench sweep` (a suite folder, file or module, or a built-in tau-bench suite,
+ * `tau-bench/<domain>`, loaded once), and how one run of it is prepared from settings flags (a sweep prepares one per
+ * cell). tau-bench flags on another suite are refused.
+ */
+export async function openBenchSuite(
+  io: CliIO,
+  suitePath: string,
+  flags: BenchSettingsFlags & TauBenchFlags,
+): Promise<{ suite: Suite; prepare: (flags: BenchSettingsFlags & TauBenchFlags) => Promise<PreparedBenchRun> }> {
+  const tau = tauSuiteRef(suitePath, io.cwd);
+  const tauOnly = (['split', 'taskIds', 'userModel', 'userStrategy', 'dataDir'] as const).filter(
+    (k) => flags[k] !== undefined,
+  );
+  if (!tau && tauOnly.length)
+    throw new CliError(
+      `--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench ` +
+        `suites only (qitos bench run tau-bench/airline | tau-bench/retail)`,
+    );
+  if (!tau) {
+    const suite = await loadBenchSuite(io, suitePath);
+    return { suite, prepare: (f) => prepareBenchRun(io, suite, f) };
+  }
+  const loaded = await loadTauBench(tau, flags, io.cwd);
+  return { suite: loaded.suite, prepare: (f) => prepareTauBenchRun(io, loaded, f) };
 }
 
 /**

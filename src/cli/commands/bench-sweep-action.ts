@@ -19,7 +19,7 @@ import { watchStopSignals } from '../../engine/signal-watcher.js';
 import { CliError } from '../cli-error.js';
 import { EXIT_INTERRUPTED } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
-import { loadBenchSuite, prepareBenchRun, userErrors, userErrorsAsync } from './bench-action.js';
+import { openBenchSuite, userErrors, userErrorsAsync } from './bench-action.js';
 import type { BenchSweepFlags } from './command-flags.js';
 
 /**
@@ -34,7 +34,7 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
   const cells = userErrors(() => sweepCells(grid));
   const baseline = userErrors(() => findBaseline(cells, flags.baseline));
   const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
-  const suite = await loadBenchSuite(io, suitePath);
+  const { suite, prepare } = await openBenchSuite(io, suitePath, flags);
   const out = resolve(io.cwd, flags.out);
   const shownOut = relative(io.cwd, out) || '.';
 
@@ -43,7 +43,7 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
   const prepared = [];
   for (const cell of cells) {
     const set = [...(flags.set ?? []), ...cell.settings.map((s) => `${s.key}=${s.value}`)];
-    const options = await prefixed(cell.label, () => prepareBenchRun(io, suite, { ...flags, set }));
+    const options = await prefixed(cell.label, () => prepare({ ...flags, set }));
     const dir = join(out, cell.name);
     const full = { ...options, outDir: dir, resume: true, forceResume: flags.forceResume, epochs: flags.epochs };
     await prefixed(cell.label, () => checkRunFolder(full));

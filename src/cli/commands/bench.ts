@@ -9,6 +9,7 @@ import type {
 } from './command-flags.js';
 import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 import { withOtelOptions } from '../otel-options.js';
+import { withTauBenchOptions } from '../tau-bench-options.js';
 
 /**
  * `qitos bench run | sweep | compare | merge | report`: run a suite, sweep a grid of settings, compare two runs with
@@ -19,64 +20,58 @@ export function registerBenchCommand(program: Command): void {
     .command('bench')
     .description('run benchmark suites, sweep grids of settings, compare runs (paired statistics) and merge shards');
 
-  withOtelOptions(
-    bench
-      .command('run')
-      .description('run every task of a suite (concurrently, with resume and sharding), score it and write a report')
-      .argument(
-        '<suite>',
-        'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
+  withTauBenchOptions(
+    withOtelOptions(
+      bench
+        .command('run')
+        .description('run every task of a suite (concurrently, with resume and sharding), score it and write a report')
+        .argument(
+          '<suite>',
+          'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
+        )
+        .option(
+          '-a, --agent <module>',
+          "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule " +
+            'subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module',
+        )
+        .option('--export <name>', 'export of the agent class (for modules without createAgent)')
+        .option(
+          '-m, --model <provider:model>',
+          'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json',
+        )
+        .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
+        .option('--set <key=value>', SET_HELP, repeatable, []),
+    )
+      .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
+      .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
+      .option(
+        '--shard <i/n|auto>',
+        'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from ' +
+          'QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a ' +
+          'Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
+      )
+      .option('-o, --out <dir>', 'output folder (default: .bench-out/<suite>-<time>)')
+      .option(
+        '--resume',
+        'continue the run in --out: skip task/epoch pairs already in results.jsonl; refused when its recorded settings differ',
       )
       .option(
-        '-a, --agent <module>',
-        "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule " +
-          'subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module',
+        '--force-resume',
+        'with --resume: continue even when the recorded settings differ (mixes two variants; run.json records it)',
       )
-      .option('--export <name>', 'export of the agent class (for modules without createAgent)')
-      .option('-m, --model <provider:model>', 'model for every task, e.g. openai:gpt-4o-mini or scripted:replies.json')
-      .option('-c, --config <file.yaml>', 'config file (model options, budgets, policies); flags override it')
-      .option('--set <key=value>', SET_HELP, repeatable, []),
+      .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
+      .option('--max-steps <n>', 'step budget of every task', positiveInt)
+      .option(
+        '--auto',
+        'approve every call a permission rule would ask about (deny rules still refuse); without it asks are refused',
+      )
+      .option('--no-progress', 'no progress bar or progress lines')
+      .option('--json', 'print summary.json instead of the text summary'),
   )
-    .option('-j, --concurrency <n>', 'trials at once (default: 4 per core, 2..32)', positiveInt)
-    .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
-    .option(
-      '--shard <i/n|auto>',
-      'run only shard i of n (0-based), chosen by a stable hash of the task id; auto: from ' +
-        'QITOS_SHARD=i/n, a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + QITOS_SHARD_COUNT) or a ' +
-        'Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT)',
-    )
-    .option('-o, --out <dir>', 'output folder (default: .bench-out/<suite>-<time>)')
-    .option(
-      '--resume',
-      'continue the run in --out: skip task/epoch pairs already in results.jsonl; refused when its recorded settings differ',
-    )
-    .option(
-      '--force-resume',
-      'with --resume: continue even when the recorded settings differ (mixes two variants; run.json records it)',
-    )
-    .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second (N/s) or minute (N/m), across all trials')
-    .option('--max-steps <n>', 'step budget of every task', positiveInt)
-    .option(
-      '--auto',
-      'approve every call a permission rule would ask about (deny rules still refuse); without it asks are refused',
-    )
-    .option('--no-progress', 'no progress bar or progress lines')
-    .option('--json', 'print summary.json instead of the text summary')
-    .option('--split <name>', 'tau-bench: the task split (test, train, dev; default test)')
-    .option('--task-ids <ids>', 'tau-bench: only these tasks, e.g. 0,3,10-19')
     .option(
       '--trials <n>',
       'tau-bench: runs per task (the same as --epochs; pass^k is reported for k up to n)',
       positiveInt,
-    )
-    .option('--user-model <provider:model>', "tau-bench: the simulated customer's model (default: --model)")
-    .option(
-      '--user-strategy <name>',
-      "tau-bench: llm (default), react, verify, reflection or scripted (the ground-truth agent's default)",
-    )
-    .option(
-      '--data-dir <dir>',
-      'tau-bench: where `qitos tau-bench fetch` installed the data (default: $QITOS_TAU_BENCH_DATA or the cache)',
     )
     .addHelpText(
       'after',
@@ -93,46 +88,51 @@ export function registerBenchCommand(program: Command): void {
       await benchRunAction(ioOf(this), suitePath, flags);
     });
 
-  bench
-    .command('sweep')
-    .description(
-      'run a suite for every cell of a grid of settings (concurrently, resumable) and compare ' +
-        'every cell with a baseline (paired, Holm-corrected)',
-    )
-    .argument('<suite>', 'suite folder (suite.yaml or suite.ts), a suite.yaml file, or a suite module')
-    .requiredOption(
-      '--grid <key=v1,v2,...>',
-      'an axis of the grid: a config path (as --set takes it, or model) and its comma-separated ' +
-        'values (repeatable: the cells are the cross product)',
-      repeatable,
-      [],
-    )
-    .requiredOption(
-      '-o, --out <dir>',
-      'sweep folder: one bench output folder per cell, named by its settings, and sweep.json',
-    )
-    .option(
-      '--baseline <cell>',
-      'the cell the others are compared with, as key=value,... (default: the first cell: the first value of every axis)',
-    )
-    .option('-a, --agent <module>', "agent module (default: the suite's agent)")
-    .option('--export <name>', 'export of the agent class (for modules without createAgent)')
-    .option('-m, --model <provider:model>', 'model of every cell (a model axis overrides it)')
-    .option('-c, --config <file.yaml>', 'config file of every cell; flags, --set and the grid override it')
-    .option('--set <key=value>', SET_HELP, repeatable, [])
-    .option('-j, --concurrency <n>', 'trials at once across all cells (default: 4 per core, 2..32)', positiveInt)
-    .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
-    .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second or minute, across all cells')
-    .option('--max-steps <n>', 'step budget of every task', positiveInt)
-    .option(
-      '--force-resume',
-      'continue cell folders whose recorded settings differ (mixes variants; run.json records it)',
-    )
-    .option('--seed <n>', 'bootstrap seed of the comparisons (default 1)', nonNegativeInt)
-    .option('--resamples <n>', 'bootstrap resamples (default 10000)', positiveInt)
-    .option('--csv <file>', 'also write the table as CSV')
-    .option('--no-progress', 'no line per finished cell')
-    .option('--json', 'print the sweep (sweep.json) instead of the table')
+  withTauBenchOptions(
+    bench
+      .command('sweep')
+      .description(
+        'run a suite for every cell of a grid of settings (concurrently, resumable) and compare ' +
+          'every cell with a baseline (paired, Holm-corrected)',
+      )
+      .argument(
+        '<suite>',
+        'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
+      )
+      .requiredOption(
+        '--grid <key=v1,v2,...>',
+        'an axis of the grid: a config path (as --set takes it, or model) and its comma-separated ' +
+          'values (repeatable: the cells are the cross product)',
+        repeatable,
+        [],
+      )
+      .requiredOption(
+        '-o, --out <dir>',
+        'sweep folder: one bench output folder per cell, named by its settings, and sweep.json',
+      )
+      .option(
+        '--baseline <cell>',
+        'the cell the others are compared with, as key=value,... (default: the first cell: the first value of every axis)',
+      )
+      .option('-a, --agent <module>', "agent module (default: the suite's agent)")
+      .option('--export <name>', 'export of the agent class (for modules without createAgent)')
+      .option('-m, --model <provider:model>', 'model of every cell (a model axis overrides it)')
+      .option('-c, --config <file.yaml>', 'config file of every cell; flags, --set and the grid override it')
+      .option('--set <key=value>', SET_HELP, repeatable, [])
+      .option('-j, --concurrency <n>', 'trials at once across all cells (default: 4 per core, 2..32)', positiveInt)
+      .option('-k, --epochs <n>', "runs per task (default: the suite's epochs)", positiveInt)
+      .option('--rate-limit <N[/s|/m]>', 'at most N model requests per second or minute, across all cells')
+      .option('--max-steps <n>', 'step budget of every task', positiveInt)
+      .option(
+        '--force-resume',
+        'continue cell folders whose recorded settings differ (mixes variants; run.json records it)',
+      )
+      .option('--seed <n>', 'bootstrap seed of the comparisons (default 1)', nonNegativeInt)
+      .option('--resamples <n>', 'bootstrap resamples (default 10000)', positiveInt)
+      .option('--csv <file>', 'also write the table as CSV')
+      .option('--no-progress', 'no line per finished cell')
+      .option('--json', 'print the sweep (sweep.json) instead of the table'),
+  )
     .addHelpText(
       'after',
       '\nExamples:\n  $ qitos bench sweep benchmarks/arithmetic --grid ' +

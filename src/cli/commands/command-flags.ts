@@ -72,7 +72,7 @@ export interface BenchSettingsFlags {
 }
 
 /** The flags of `qitos bench run`. */
-export interface BenchRunFlags extends BenchSettingsFlags {
+export interface BenchRunFlags extends BenchSettingsFlags, TauBenchFlags {
   concurrency?: number;
   epochs?: number;
   shard?: string;
@@ -83,17 +83,21 @@ export interface BenchRunFlags extends BenchSettingsFlags {
   rateLimit?: string;
   json?: boolean;
   progress?: boolean;
-  /** tau-bench (`bench run tau-bench/<domain>`): the split, the tasks, the simulated customer, the data dir; `trials` is `epochs`. */
+  /** tau-bench: runs per task, another name for `epochs`. */
+  trials?: number;
+}
+
+/** The tau-bench flags of `bench run` and `bench sweep` (`tau-bench/<domain>`): the split, the tasks, the customer, the data. */
+export interface TauBenchFlags {
   split?: string;
   taskIds?: string;
   userModel?: string;
   userStrategy?: string;
-  trials?: number;
   dataDir?: string;
 }
 
 /** The flags of `qitos bench sweep`. */
-export interface BenchSweepFlags extends BenchSettingsFlags {
+export interface BenchSweepFlags extends BenchSettingsFlags, TauBenchFlags {
   grid: string[];
   out: string;
   baseline?: string;
