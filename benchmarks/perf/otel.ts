@@ -3,7 +3,8 @@
  * step, the JSONL trace on) with live OTLP export (`otlpTap`, http/protobuf, to a collector in another process on
  * 127.0.0.1) against the same run without export.   target: export adds <= 5% to a traced step (the run's thread)
  * Spans are built and sent by the export worker thread, so three figures per step: the run's (main) thread CPU
- * time (what export takes from the run: handing records over), this whole process's CPU time (user + system, the
+ * time (what export takes from the run: the worker reads the run's records from its trace files, so nothing is
+ * handed over per step; what is left is a second busy thread's effect), this whole process's CPU time (user + system, the
  * worker's span building, serialization and sending included, as the exported runs end with a flush: what export
  * takes from the machine, mostly on another core), and wall time; medians of alternating rounds. CPU time is the
  * figure that holds on a shared machine; wall time moves with its load. The main thread's CPU time is read from
@@ -94,8 +95,9 @@ type Figures = { main: number; cpu: number; wall: number };
 let lastTraceDir: string | undefined;
 
 /**
- * The hand-over alone: a recorded run's records (with their JSONL lines, as the trace writer gives them) fed to the
- * tap in a loop, no engine around it: the run's thread's CPU per step for handing a step's records to the worker.
+ * The hand-over of a recorded trace (`qitos trace export`): a recorded run's records (with their JSONL lines) fed to
+ * the tap in a loop, no engine around it: the caller's CPU per step for handing a step's records to the worker. A
+ * live run hands over none: the worker reads its records from its trace files.
  */
 async function handOver(tap: OtlpTap, traceDir: string): Promise<number> {
   const trace = await readTrace(traceDir);
@@ -196,7 +198,7 @@ try {
   const hand: number[] = [];
   for (let r = 0; r < 5; r++) hand.push(await handOver(tap, lastTraceDir!));
   console.log(
-    `hand-over alone (a recorded run's records fed to the tap, no engine): ` +
+    `hand-over of a recorded trace (qitos trace export; a live run hands over none): ` +
       `${median(hand).toFixed(1)} µs per step of main-thread CPU`,
   );
   console.log(`export requests received:    ${await collector.requests()}; failures reported: ${failures.length}`);

@@ -20,5 +20,9 @@ export interface RunTap {
  * sub-runs of a traced run (`ParentLink.tap`).
  */
 export interface TraceTap {
-  open(manifest: Manifest): RunTap | undefined;
+  /**
+   * `dir`: the run's trace folder, where the writer appends the records it also hands to the returned tap (a tap may
+   * read them from there instead); absent when the records come from elsewhere (a recorded trace being exported).
+   */
+  open(manifest: Manifest, dir?: string): RunTap | undefined;
 }

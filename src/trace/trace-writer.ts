@@ -76,7 +76,7 @@ export class TraceWriter {
     this.fresh = mkdirSync(this.dir, { recursive: true }) !== undefined;
     const written = this.writeManifest(manifest);
     this.fresh = false;
-    if (this.tap) this.tapped(() => (this.runTap = this.tap!.open(written)));
+    if (this.tap) this.tapped(() => (this.runTap = this.tap!.open(written, this.dir)));
     this.eventsFd = openSync(join(this.dir, 'events.jsonl'), 'a');
     this.stepsFd = openSync(join(this.dir, 'steps.jsonl'), 'a');
   }

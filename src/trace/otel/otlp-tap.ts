@@ -207,9 +207,24 @@ export async function otlpTap(options: OtlpTapOptions = {}): Promise<OtlpTap> {
 
   return {
     endpoint,
-    open(first: Manifest): RunTap | undefined {
+    open(first: Manifest, dir?: string): RunTap | undefined {
       if (stopped || dead) return undefined;
       const handle = String(nextRun++);
+      if (dir !== undefined && !options.redactor) {
+        // The worker reads the run's records from its trace files as the writer appends them: the run's thread
+        // hands over nothing per step, only the folder now and the final manifest at the end.
+        push(`t${handle} ${JSON.stringify({ dir, manifest: first })}`);
+        send();
+        return {
+          event: () => undefined,
+          step: () => undefined,
+          finish: (last: Manifest) => {
+            if (dead) return;
+            push(`f${handle} ${JSON.stringify(last)}`);
+            send();
+          },
+        };
+      }
       push(`o${handle} ${JSON.stringify(clean(first))}`);
       return {
         event: (rec: EventRecord, line?: string) => {

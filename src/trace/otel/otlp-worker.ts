@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { RunTap } from '../../core/index.js';
 import { errorMessage } from '../../core/index.js';
 import { sdkSpanTap, type SdkSpanTapConfig } from './sdk-span-tap.js';
+import { TraceTail } from './trace-tail.js';
 
 /** What the worker is started with. */
 export interface ExportWorkerData {
@@ -19,8 +20,9 @@ export interface ExportWorkerData {
 }
 
 /**
- * One record handed over: its kind (`o` a run's first manifest, `e` an event, `s` a step, `f` the final manifest),
- * the run's handle, a space and the record's JSON (one line: JSON text holds no raw newline).
+ * One record handed over: its kind (`o` a run's first manifest, `e` an event, `s` a step, `f` the final manifest;
+ * `t` a run whose records the worker reads from its trace folder itself, `{ dir, manifest }`), the run's handle, a
+ * space and the record's JSON (one line: JSON text holds no raw newline).
  */
 export type ExportOp = string;
 
@@ -40,6 +42,47 @@ const counter = new Int32Array(processed);
 const report = (line: string) => port.postMessage({ report: line } satisfies ExportWorkerReply);
 const tap = await sdkSpanTap(config, report);
 const runs = new Map<string, RunTap>();
+/** The runs read from their trace folders, by handle, and how often they are read. */
+const tails = new Map<string, TraceTail>();
+const TAIL_MS = 50;
+let tailTimer: ReturnType<typeof setInterval> | undefined;
+
+/** Applies what the followed runs' writers appended since the last read (events first, as the writer writes them). */
+function readTails(): void {
+  for (const [handle, tail] of tails) readTail(handle, tail);
+}
+
+function readTail(handle: string, tail: TraceTail): void {
+  const run = runs.get(handle);
+  try {
+    tail.read((file, line) => {
+      const rec = JSON.parse(line);
+      if (file === 'events.jsonl') run?.event(rec);
+      else run?.step(rec);
+    });
+  } catch (err) {
+    report(`qitos: OpenTelemetry export could not read the trace in ${tail.dir} (${errorMessage(err)})`);
+  }
+}
+
+/** Follows a run's trace folder until its final manifest comes. */
+function follow(handle: string, dir: string): void {
+  tails.set(handle, new TraceTail(dir));
+  tailTimer ??= setInterval(readTails, TAIL_MS);
+}
+
+/** The run's last lines, then its end: its writer closed its files before it sent the final manifest. */
+function unfollow(handle: string): void {
+  const tail = tails.get(handle);
+  if (!tail) return;
+  readTail(handle, tail);
+  tail.close();
+  tails.delete(handle);
+  if (!tails.size && tailTimer) {
+    clearInterval(tailTimer);
+    tailTimer = undefined;
+  }
+}
 
 /** Applies one record; one that cannot become spans is reported (the run's thread tells only the first failure). */
 function apply(op: ExportOp): void {
@@ -51,11 +94,16 @@ function apply(op: ExportOp): void {
       case 'o':
         runs.set(handle, tap.open(rec));
         return;
+      case 't':
+        runs.set(handle, tap.open(rec.manifest));
+        follow(handle, rec.dir);
+        return;
       case 'e':
         return runs.get(handle)?.event(rec);
       case 's':
         return runs.get(handle)?.step(rec);
       case 'f':
+        unfollow(handle);
         runs.get(handle)?.finish(rec);
         runs.delete(handle);
         return;
@@ -71,7 +119,13 @@ port.on('message', (msg: ExportWorkerRequest) => {
     ops.pop(); // after the last newline
     for (const op of ops) apply(op);
     Atomics.add(counter, 0, ops.length);
-  } else if ('flush' in msg) void tap.flush().then(() => port.postMessage({ done: msg.flush }));
-  else void tap.shutdown().then(() => port.postMessage({ done: msg.shutdown }));
+  } else if ('flush' in msg) {
+    readTails();
+    void tap.flush().then(() => port.postMessage({ done: msg.flush }));
+  } else {
+    readTails();
+    if (tailTimer) clearInterval(tailTimer);
+    void tap.shutdown().then(() => port.postMessage({ done: msg.shutdown }));
+  }
 });
 port.postMessage({ started: true } satisfies ExportWorkerReply);

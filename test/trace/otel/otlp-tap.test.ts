@@ -383,6 +383,21 @@ describe('OpenTelemetry export (otlpTap) to a local OTLP receiver', () => {
     },
   );
 
+  it('a long live run, read by the export worker from its trace files as they grow, sends every span', async () => {
+    const dir = await tempDir();
+    const r = await receiver();
+    const tap = await otlpTap({ endpoint: r.url, scheduledDelayMs: 10 });
+    const model = new ScriptedModel([call('add', { a: 1, b: 2 })], { loop: true });
+    const result = await new Engine({
+      agent: new ModelPathAgent({ model, parser: jsonParser(), tools: [addTool], config: { maxSteps: 200 } }),
+      trace: { dir, tap },
+    }).run('add forever');
+    await tap.shutdown();
+    expect(result.steps).toBe(200);
+    expect(r.spans).toHaveLength(401); // the run, and a chat and an execute_tool span per step
+    expect(byName(r.spans, 'execute_tool add')).toHaveLength(200);
+  });
+
   it('qitos trace export: a recorded trace becomes the same spans, with its recorded times (OTLP/JSON here)', async () => {
     const dir = await tempDir();
     const live = await receiver();
