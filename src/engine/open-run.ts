@@ -39,6 +39,9 @@ import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './permission-gate.js';
 
+/** The run signal's lifelong 'abort' listener (see openRun): its work is to be there. */
+const holdListenerEntry = (): void => undefined;
+
 /**
  * Sets a run up: its state before `initState`, and its services: the trace recorder, the hook bus, this run's
  * policy instances (`Policy.forRun`), the model chain (the engine's middleware, the user's, the model's own
@@ -51,6 +54,12 @@ export function openRun<S extends State>(
 ): { run: RunStart<S>; services: RunServices<S> } {
   const agent = options.agent;
   const controller = new AbortController();
+  // Tool calls, permission asks and model requests each add an 'abort' listener to the run's signal and remove it when
+  // they end. Node drops the signal's 'abort' entry from its listener Map when the last listener goes, and once the
+  // signal is in V8's old generation every drop and re-add rehashes that Map into a new old-generation table: ~150 B
+  // per step of garbage only a full GC frees, which grew Node 24's RSS through a long run (docs/performance.md,
+  // Kernel). One listener held for the run's life keeps the entry, so per-call listeners cost only young garbage.
+  controller.signal.addEventListener('abort', holdListenerEntry);
   const runId = options.runId ?? newRunId();
   const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
   const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
