@@ -47,6 +47,40 @@ describe('the run signal', () => {
     expect(getEventListeners(model.seen[0].signal, 'abort')).toHaveLength(1);
   });
 
+  it('ten tool calls at once raise no MaxListenersExceededWarning (the lifelong listener does not count)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      let started = 0;
+      let allStarted = () => {};
+      const all = new Promise<void>((resolve) => (allStarted = resolve));
+      const meet = defineTool({
+        id: 'meet',
+        description: 'returns once all ten calls are running',
+        parameters: z.object({}),
+        execute: async () => {
+          if (++started === 10) allStarted();
+          await all;
+          return 'met';
+        },
+      });
+      const call = '{"name":"meet","args":{}}';
+      const model = new ScriptedModel([`{"actions":[${Array(10).fill(call).join(',')}]}`], { loop: true });
+      const r = await new Engine({
+        agent: new ToolAgent({ tools: [meet], model, parser: jsonParser() }),
+        tools: { parallel: true, concurrency: 10 },
+        trace: false,
+      }).run({ id: 't', objective: 'meet', budget: { maxSteps: 1 } });
+      expect(r.stopReason).toBe('budget_steps');
+      expect(started).toBe(10);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('still stops a run whose tool waits, when the caller aborts', async () => {
     const caller = new AbortController();
     const wait = defineTool({
