@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type {
@@ -41,6 +42,24 @@ import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './permission-gate.js';
 
+/** The run signal's lifelong 'abort' listener (see runAbortController): its work is to be there. */
+const holdListenerEntry = (): void => undefined;
+
+/**
+ * The run's abort controller. Tool calls, permission asks and model requests each add an 'abort' listener to its signal
+ * and remove it when they end. Node drops the signal's 'abort' entry from its listener Map when the last listener
+ * goes, and once the signal is in V8's old generation every drop and re-add rehashes that Map into a new
+ * old-generation table: ~150 B per step of garbage only a full GC frees, which grew Node 24's RSS through a long run
+ * (docs/performance.md, Kernel). One listener held for the run's life keeps the entry, so per-call listeners cost only
+ * young garbage; it does not count towards Node's leak warning (ten tool calls at once stay as quiet as before).
+ */
+function runAbortController(): AbortController {
+  const controller = new AbortController();
+  controller.signal.addEventListener('abort', holdListenerEntry);
+  setMaxListeners(getMaxListeners(controller.signal) + 1, controller.signal);
+  return controller;
+}
+
 /**
  * Sets a run up: its state before `initState`, and its services: the trace recorder, the hook bus, this run's
  * policy instances (`Policy.forRun`), the model chain (the engine's middleware, the user's, the model's own
@@ -52,7 +71,7 @@ export function openRun<S extends State>(
   sink: EventSink | undefined,
 ): { run: RunStart<S>; services: RunServices<S> } {
   const agent = options.agent;
-  const controller = new AbortController();
+  const controller = runAbortController();
   const runId = options.runId ?? newRunId();
   const traceOpts = options.trace === false ? undefined : (options.trace ?? {});
   const traceDir = traceOpts ? resolve(traceOpts.dir ?? 'traces', runId) : null;
