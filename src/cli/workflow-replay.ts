@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { ActionRunner, AnyTool, Approver, Hook, Manifest, ParentLink } from '../core/index.js';
 import { defineTool, errorMessage } from '../core/index.js';
 import { Engine, type RunResult } from '../engine/engine.js';
+import type { EngineOptions } from '../engine/engine-options.js';
 import { mcpParameters } from '../kit/mcp/mcp-parameters.js';
 import {
   WorkflowAgent,
@@ -90,6 +91,8 @@ export interface WorkflowReplaySetup {
   resumeFrom?: { state: WorkflowState; step: number };
   /** Serves the recorded answers to asks (tool nodes' under --live-tools, interrupt nodes' values). */
   onApproval?: Approver;
+  /** The step debugger (`qitos debug <trace>`): breakpoints, onBreak, breakCondition. */
+  debug?: Pick<EngineOptions<WorkflowState>, 'breakpoints' | 'onBreak' | 'breakCondition'>;
 }
 
 /**
@@ -142,6 +145,7 @@ export async function replayWorkflow(
       ? { approvalTimeoutMs: s.config.engine.approvalTimeoutMs }
       : {}),
     ...(s.onApproval ? { onApproval: s.onApproval } : {}),
+    ...s.debug,
     trace: {
       dir: resolve(io.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR),
       config: recordableConfig(s.config) as Record<string, unknown>,

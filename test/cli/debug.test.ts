@@ -182,6 +182,24 @@ describe('an edited run: debug, replay and fork', () => {
   });
 });
 
+describe('qitos debug <trace> of a workflow run', () => {
+  it('rebuilds the recorded workflow under the debugger: a breakpoint on its fork stops it, and it ends as recorded', async () => {
+    const flow = join(__dirname, '../../examples/workflows/research-summarise.yaml');
+    const replies = join(__dirname, '../../examples/workflows/research-summarise.replies.json');
+    const rec = await qitos(['workflow', 'run', flow, '--model', `scripted:${replies}`, '--json'], dir);
+    expect(rec.code, rec.err).toBe(0);
+    const recorded = JSON.parse(rec.out);
+    const r = await debug([recorded.traceDir, '-b', 'tool _workflow_fork', '-q'], ['c', 'show decision', 'c']);
+    expect(r.code, r.err + r.out).toBe(0);
+    expect(r.out).toContain(`debugging a replay of workflow run ${recorded.runId}`);
+    expect(r.out).toMatch(/stopped at step \d+, before act: breakpoint 1 \(tool _workflow_fork\)/);
+    expect(r.out).toContain('1. _workflow_fork {"fork":"sides"}');
+    expect(r.out).toContain(`final:  ${recorded.output}`);
+    const m = JSON.parse(await readFile(join(traceOf(r.out), 'manifest.json'), 'utf8'));
+    expect(m.parent).toMatchObject({ runId: recorded.runId, kind: 'replay' });
+  });
+});
+
 /** `qitos debug` under a pseudo-terminal (util-linux `script`): each command is typed once the prompt shows. */
 function debugOnTerminal(args: string[], commands: string[]): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, QITOS_BIN, 'debug', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');

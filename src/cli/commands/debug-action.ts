@@ -22,7 +22,9 @@ import { withMcp } from '../mcp-setup.js';
 import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
 import { printRunEnd, runExitCode } from '../run-report.js';
 import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
-import { isWorkflowManifest } from '../../kit/workflow/index.js';
+import type { WorkflowState } from '../../kit/workflow/index.js';
+import { recordedWorkflow, replayWorkflow, type WorkflowReplaySetup } from '../workflow-replay.js';
+import { checkTraceTrust, traceUses } from '../trace-trust.js';
 import type { DebugFlags } from './command-flags.js';
 
 /** What `qitos debug` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -98,8 +100,6 @@ async function debugTrace(
     throw new CliError('--task and --model are for a live run; a recorded run replays its own task and model outputs');
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
-  if (isWorkflowManifest(m))
-    throw new CliError(`trace ${parent.dir} is a workflow run: qitos debug takes an agent's run`);
   const config = await effectiveConfig(run.config, flags, io.cwd);
   const model = new ReplayModel(parent.steps, {
     id: m.model?.id ?? 'replay:none',
@@ -112,6 +112,32 @@ async function debugTrace(
   const edits = new ReplayEdits(parent.steps);
   const initial = m.initialState as { step?: unknown } | null;
   const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
+  const debug = {
+    breakpoints: [...session.breakpoints, ...edits.breakpoints],
+    onBreak: edits.onBreak(session.onBreak),
+    breakCondition: session.condition,
+  };
+  const workflow = recordedWorkflow(m, parent.dir);
+  if (workflow) {
+    // A workflow run has no agent module: its agent is rebuilt from the workflow its trace records.
+    checkTraceTrust(io, parent.dir, run.untrusted, traceUses(m, run.recorded, config, flags), flags);
+    if (flags.agent) throw new CliError('--agent: a workflow run is rebuilt from the workflow its trace records');
+    io.out(`debugging a replay of workflow run ${m.runId} (${parent.steps.length} recorded steps)\n`);
+    return (await replayWorkflow(io, {
+      workflow,
+      trace: parent,
+      config,
+      model,
+      executor,
+      toolsModule: undefined,
+      parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
+      hooks: viewHooks(io, flags),
+      signingKey: await loadTraceKey(io.env, { create: true }),
+      onApproval: approvals.approver,
+      ...(resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt) as WorkflowState, step: resumeAt } } : {}),
+      debug: debug as WorkflowReplaySetup['debug'],
+    })) as RunResult<State>;
+  }
   const loaded = await recordedRunAgent(io, run, config, flags);
   const agent = buildAgent(loaded, config, model);
   io.out(`debugging a replay of ${m.runId} (${parent.steps.length} recorded steps)\n`);
@@ -131,11 +157,7 @@ async function debugTrace(
       signingKey: await loadTraceKey(io.env, { create: true }),
       redactor: io.redactor,
       onApproval: approvals.approver,
-      debug: {
-        breakpoints: [...session.breakpoints, ...edits.breakpoints],
-        onBreak: edits.onBreak(session.onBreak),
-        breakCondition: session.condition,
-      },
+      debug,
     });
     const task = m.task as Parameters<typeof engine.run>[0];
     return engine.run(task, resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
