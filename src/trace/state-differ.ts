@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
  * copy is updated by what changed only.
  */
 export class StateDiffer {
-  private readonly copy: Json = {};
+  private readonly copy: Json = Object.create(null);
   private messages: unknown[] | undefined;
   private messageRefs: unknown[] = [];
 
@@ -96,28 +96,31 @@ function diffObject(copy: Json, value: Json): StateDiff | undefined {
   return diff.set || diff.splice || diff.unset || diff.patch ? diff : undefined;
 }
 
-/** Whether a live value writes the same JSON as `copy` (a JSON value). Walks plain objects and arrays. */
+/**
+ * Whether a live value writes the same JSON as `copy` (a copy `toJson` made). Walks plain objects and arrays
+ * rather than writing JSON text: this runs over the whole state every step.
+ */
 function sameJson(copy: unknown, value: unknown): boolean {
   if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) return copy === null;
-    return copy === value;
+    if (copy === value) return true;
+    return typeof value === 'number' && !Number.isFinite(value) && copy === null;
   }
-  if (copy === null || typeof copy !== 'object')
-    return isPlainObject(value) || Array.isArray(value) ? false : sameText(copy, value);
   if (Array.isArray(value)) {
     if (!Array.isArray(copy) || copy.length !== value.length) return false;
     for (let i = 0; i < value.length; i++) if (!sameJson(copy[i], inArray(value[i]))) return false;
     return true;
   }
   if (!isPlainObject(value)) return sameText(copy, value);
-  if (Array.isArray(copy)) return false;
+  if (copy === null || typeof copy !== 'object' || Array.isArray(copy)) return false;
+  // Copies have no prototype, so a key they lack reads as undefined.
   const c = copy as Json;
   const v = value as Json;
   let n = 0;
-  for (const key of Object.keys(v)) {
+  for (const key in v) {
     const x = v[key];
     if (isAbsent(x)) continue;
-    if (!Object.hasOwn(c, key) || !sameJson(c[key], x)) return false;
+    const y = c[key];
+    if (y === undefined || !sameJson(y, x)) return false;
     n++;
   }
   return n === Object.keys(c).length;
@@ -128,10 +131,21 @@ function sameText(copy: unknown, value: unknown): boolean {
   return JSON.stringify(copy) === JSON.stringify(value);
 }
 
-/** A JSON copy of a value (what the trace line will hold). */
+/** A JSON copy of a value (what the trace line holds), its objects without a prototype. */
 function toJson(value: unknown): unknown {
-  if (typeof value === 'number' && !Number.isFinite(value)) return null;
-  return value === null || typeof value !== 'object' ? value : JSON.parse(JSON.stringify(value));
+  if (value === null || typeof value !== 'object')
+    return typeof value === 'number' && !Number.isFinite(value) ? null : value;
+  if (Array.isArray(value)) return value.map((x) => toJson(inArray(x)));
+  if (!isPlainObject(value)) {
+    const text = JSON.stringify(value);
+    return text === undefined ? null : toJson(JSON.parse(text));
+  }
+  const out: Json = Object.create(null);
+  for (const key in value as Json) {
+    const x = (value as Json)[key];
+    if (!isAbsent(x)) out[key] = toJson(x);
+  }
+  return out;
 }
 
 /** An array item as JSON writes it (null for what it leaves out of an object). */
