@@ -9,10 +9,13 @@ type Json = Record<string, unknown>;
  * previous values cannot be kept by reference): an object in both states gets a `patch` with the changes inside it,
  * an array in both a `splice` from its first changed item, anything else a `set`. So a step that appends one record
  * to a list nested in a large object (a workflow thread's `completed`) writes that record, not the object, and the
- * copy is updated by what changed only.
+ * copy is updated by what changed only. The comparison walks the whole state, except objects and arrays that are
+ * frozen all the way down (a workflow freezes each node's record): their JSON cannot change, so once one equals a
+ * copy it is skipped for as long as it stays in the state, and a step's cost does not grow with them.
  */
 export class StateDiffer {
   private readonly copy: Json = Object.create(null);
+  private readonly settled = new Settled();
   private messages: unknown[] | undefined;
   private messageRefs: unknown[] = [];
 
@@ -35,7 +38,7 @@ export class StateDiffer {
         continue;
       }
       // A top-level key is never dropped for holding nothing JSON can write: it is set to null (as always).
-      diffKey(diff, this.copy, key, isAbsent(value) ? null : value);
+      diffKey(this.settled, diff, this.copy, key, isAbsent(value) ? null : value);
     }
     for (const key of Object.keys(this.copy)) {
       if (!Object.hasOwn(state, key)) {
@@ -57,57 +60,72 @@ export class StateDiffer {
 }
 
 /** Records in `diff` how `value` differs from `copy[key]`, and brings the copy up to date. */
-function diffKey(diff: StateDiff, copy: Json, key: string, value: unknown): void {
+function diffKey(s: Settled, diff: StateDiff, copy: Json, key: string, value: unknown): void {
   const had = Object.hasOwn(copy, key);
-  const old = had ? copy[key] : undefined;
+  let old = had ? copy[key] : undefined;
+  if (had && s.same(old, value)) return;
   if (had && isPlainObject(value) && isPlainObject(old)) {
-    const sub = diffObject(old as Json, value as Json);
+    if (s.pinned(old as object)) put(copy, key, (old = toJson(old)));
+    const sub = diffObject(s, old as Json, value as Json);
     if (sub) put((diff.patch ??= {}) as Json, key, sub);
+    else s.note(old, value);
     return;
   }
   if (had && Array.isArray(value) && Array.isArray(old)) {
     let at = 0;
     const n = Math.min(old.length, value.length);
-    while (at < n && sameJson(old[at], inArray(value[at]))) at++;
-    if (at === old.length && at === value.length) return;
+    while (at < n && sameJson(s, old[at], inArray(value[at]))) at++;
+    if (at === old.length && at === value.length) return s.note(old, value);
     put((diff.splice ??= {}) as Json, key, { at, items: value.slice(at) });
-    old.length = at;
-    for (let i = at; i < value.length; i++) old.push(toJson(inArray(value[i])));
+    if (s.pinned(old)) put(copy, key, (old = (old as unknown[]).slice()));
+    const arr = old as unknown[];
+    arr.length = at;
+    for (let i = at; i < value.length; i++) arr.push(s.copy(inArray(value[i])));
     return;
   }
-  if (had && sameJson(old, value)) return;
+  if (had && sameJson(s, old, value)) return;
   put((diff.set ??= {}) as Json, key, value);
-  put(copy, key, toJson(value));
+  put(copy, key, s.copy(value));
 }
 
 /** The changes inside an object (undefined when none); `copy` is updated to match. */
-function diffObject(copy: Json, value: Json): StateDiff | undefined {
+function diffObject(s: Settled, copy: Json, value: Json): StateDiff | undefined {
   const diff: StateDiff = {};
-  for (const key of Object.keys(value)) {
+  let n = 0;
+  for (const key in value) {
     const v = value[key];
-    if (!isAbsent(v)) diffKey(diff, copy, key, v);
+    if (isAbsent(v)) continue;
+    n++;
+    // The common case inline (a variable that kept its value): no call per unchanged scalar.
+    if (copy[key] === v && (v === null || typeof v !== 'object')) continue;
+    diffKey(s, diff, copy, key, v);
   }
-  for (const key of Object.keys(copy)) {
-    if (!Object.hasOwn(value, key) || isAbsent(value[key])) {
-      (diff.unset ??= []).push(key);
-      delete copy[key];
+  // Every key of `value` is in `copy` now, so equal counts mean nothing to remove.
+  const keys = Object.keys(copy);
+  if (keys.length !== n)
+    for (const key of keys) {
+      if (!Object.hasOwn(value, key) || isAbsent(value[key])) {
+        (diff.unset ??= []).push(key);
+        delete copy[key];
+      }
     }
-  }
   return diff.set || diff.splice || diff.unset || diff.patch ? diff : undefined;
 }
 
 /**
  * Whether a live value writes the same JSON as `copy` (a copy `toJson` made). Walks plain objects and arrays
- * rather than writing JSON text: this runs over the whole state every step.
+ * rather than writing JSON text: this runs over the whole state every step (settled values excepted).
  */
-function sameJson(copy: unknown, value: unknown): boolean {
+function sameJson(s: Settled, copy: unknown, value: unknown): boolean {
   if (value === null || typeof value !== 'object') {
     if (copy === value) return true;
     return typeof value === 'number' && !Number.isFinite(value) && copy === null;
   }
+  if (s.same(copy, value)) return true;
   if (Array.isArray(value)) {
     if (!Array.isArray(copy) || copy.length !== value.length) return false;
-    for (let i = 0; i < value.length; i++) if (!sameJson(copy[i], inArray(value[i]))) return false;
+    for (let i = 0; i < value.length; i++) if (!sameJson(s, copy[i], inArray(value[i]))) return false;
+    s.note(copy, value);
     return true;
   }
   if (!isPlainObject(value)) return sameText(copy, value);
@@ -120,10 +138,61 @@ function sameJson(copy: unknown, value: unknown): boolean {
     const x = v[key];
     if (isAbsent(x)) continue;
     const y = c[key];
-    if (y === undefined || !sameJson(y, x)) return false;
+    if (y === undefined || !sameJson(s, y, x)) return false;
     n++;
   }
-  return n === Object.keys(c).length;
+  if (n !== Object.keys(c).length) return false;
+  s.note(copy, value);
+  return true;
+}
+
+/**
+ * Live objects and arrays frozen all the way down (plain ones only: a frozen Date can still change), each with the
+ * copy it was last seen equal to. Such a copy is never changed in place (the differ replaces it instead), so while
+ * the live value is at the copy's place in the state, the two still write the same JSON.
+ */
+class Settled {
+  private readonly copyOf = new WeakMap<object, unknown>();
+  private readonly copies = new WeakSet<object>();
+  private readonly frozen = new WeakSet<object>();
+
+  /** True when `value` is settled and `copy` is its copy. */
+  same(copy: unknown, value: unknown): boolean {
+    return value !== null && typeof value === 'object' && this.copyOf.get(value) === copy;
+  }
+
+  /** `copy` now equals `value`: remember the pair when `value` is frozen all the way down. */
+  note(copy: unknown, value: unknown): void {
+    if (copy !== null && typeof copy === 'object' && Object.isFrozen(value) && this.deepFrozen(value as object)) {
+      this.copyOf.set(value as object, copy);
+      this.copies.add(copy);
+    }
+  }
+
+  /** True for a copy a settled value points at (so it must not be changed in place). */
+  pinned(copy: object): boolean {
+    return this.copies.has(copy);
+  }
+
+  /** A JSON copy of a live value, noted when it is settled. */
+  copy(value: unknown): unknown {
+    const c = toJson(value);
+    this.note(c, value);
+    return c;
+  }
+
+  private deepFrozen(value: object): boolean {
+    if (this.frozen.has(value)) return true;
+    if (!Object.isFrozen(value) || !(Array.isArray(value) || isPlainObject(value))) return false;
+    // A getter can answer differently each time, frozen or not.
+    for (const d of Object.values(Object.getOwnPropertyDescriptors(value))) {
+      if (!('value' in d)) return false;
+      const x: unknown = d.value;
+      if (x !== null && typeof x === 'object' && !this.deepFrozen(x)) return false;
+    }
+    this.frozen.add(value);
+    return true;
+  }
 }
 
 /** For values JSON writes in their own way (a Date, a class with `toJSON`): compare the texts. */

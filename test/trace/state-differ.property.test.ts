@@ -11,6 +11,8 @@ const change = fc.record({
   kind: fc.constantFrom('set', 'delete', 'push', 'setAt', 'insertAt', 'truncate', 'replace'),
   key: fc.constantFrom('a', 'b', 'list', 'obj', 'thread', 'x y', 'constructor', 'toString'),
   index: fc.nat(),
+  /** Insert the value frozen all the way down (as a workflow's node records are), or the last frozen one again. */
+  frozen: fc.constantFrom('no', 'no', 'fresh', 'again'),
   value: fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
     fc.constant(undefined),
@@ -30,10 +32,21 @@ function containers(value: unknown, out: Array<Json | unknown[]> = []): Array<Js
   return out;
 }
 
-function applyChange(state: Json, c: Change): void {
-  const all = containers(state);
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const x of Object.values(value)) deepFreeze(x);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function applyChange(state: Json, c: Change, frozen: { last: unknown }): void {
+  // Frozen values cannot be changed in place (that would throw): only the others are targets.
+  const all = containers(state).filter((x) => !Object.isFrozen(x));
   const target = all[c.pick % all.length];
-  const v = structuredClone(c.value);
+  let v = structuredClone(c.value);
+  if (c.frozen === 'fresh') frozen.last = v = deepFreeze(v);
+  else if (c.frozen === 'again' && frozen.last !== undefined) v = frozen.last;
   if (Array.isArray(target)) {
     const i = target.length ? c.index % target.length : 0;
     if (c.kind === 'push' || c.kind === 'set') target.push(v);
@@ -41,7 +54,8 @@ function applyChange(state: Json, c: Change): void {
     else if (c.kind === 'insertAt') target.splice(i, 0, v);
     else target.length = Math.min(target.length, c.index % 4);
   } else if (c.kind === 'delete' || c.kind === 'truncate') delete target[c.key];
-  else if (c.kind === 'push' && Array.isArray(target[c.key])) (target[c.key] as unknown[]).push(v);
+  else if (c.kind === 'push' && Array.isArray(target[c.key]) && !Object.isFrozen(target[c.key]))
+    (target[c.key] as unknown[]).push(v);
   else if (c.kind === 'replace') target[c.key] = c.index % 2 ? {} : [];
   else target[c.key] = v;
 }
@@ -52,7 +66,7 @@ const recorded = (s: Json): Json =>
   json(Object.fromEntries(Object.entries(s).map(([k, v]) => [k, v === undefined ? null : v]))) as Json;
 
 describe('StateDiffer', () => {
-  it('the recorded diffs rebuild every state exactly, for random in-place changes at any depth', () => {
+  it('the recorded diffs rebuild every state exactly, for random in-place changes at any depth (frozen values too)', () => {
     fc.assert(
       fc.property(
         fc.jsonValue({ maxDepth: 3 }),
@@ -60,14 +74,16 @@ describe('StateDiffer', () => {
         (init, steps) => {
           const state: Json = { step: 0, thread: { completed: [], vars: {} }, start: init };
           const differ = new StateDiffer(state);
+          const frozen = { last: undefined as unknown };
           let rebuilt = recorded(state);
           for (const [n, changes] of steps.entries()) {
             state.step = n + 1;
-            for (const c of changes) applyChange(state, c);
+            for (const c of changes) applyChange(state, c, frozen);
             // What steps.jsonl holds and a reader validates.
             const diff = StateDiff.parse(json(differ.diff(state)));
             rebuilt = applyStateDiff(rebuilt, diff);
             expect(rebuilt).toEqual(recorded(state));
+            expect(differ.diff(state)).toEqual({});
           }
         },
       ),
@@ -93,6 +109,21 @@ describe('StateDiffer', () => {
       sizes.push(JSON.stringify(diff).replace(/\d+/g, '').length);
     }
     expect(new Set(sizes).size).toBe(1);
+  });
+
+  it('a frozen value put back after its place held another value is recorded again', () => {
+    const f = deepFreeze({ a: 1, b: { c: 2 }, list: [1, 2] });
+    const state: Json = { thread: { rec: f } };
+    const differ = new StateDiffer(state);
+    let rebuilt = recorded(state);
+    const t = state.thread as Json;
+    for (const next of [{ a: 1, b: { c: 3 }, list: [1] }, f, { a: 2, b: { c: 2 }, list: [1, 2] }, f]) {
+      t.rec = next;
+      rebuilt = applyStateDiff(rebuilt, StateDiff.parse(json(differ.diff(state))));
+      expect(rebuilt).toEqual(recorded(state));
+      // A step that changes nothing records nothing (and the differ has now seen `next` equal to its copy).
+      expect(differ.diff(state)).toEqual({});
+    }
   });
 
   it('still reads a diff written before `patch` existed (top-level set, splice and unset)', () => {
