@@ -115,11 +115,21 @@ export const EventRecord = z.object({
 });
 export type EventRecord = z.infer<typeof EventRecord>;
 
-/** Top-level state changes of one step: keys set to a value, arrays replaced from an index on, keys removed. */
+/**
+ * The state changes of one step, on one object: keys set to a value, arrays replaced from an index on, keys removed,
+ * and `patch`: keys whose value is an object in both states, with the changes inside it (so a change deep in a large
+ * object, e.g. a workflow thread, records only what changed, not the whole object). Traces written before `patch`
+ * existed have only top-level `set`, `splice` and `unset`.
+ */
 export const StateDiff = z.object({
   set: z.record(z.string(), z.unknown()).optional(),
-  splice: z.record(z.string(), z.object({ at: z.number().int(), items: z.array(z.unknown()) })).optional(),
+  splice: z
+    .record(z.string(), z.object({ at: z.number().int().nonnegative(), items: z.array(z.unknown()) }))
+    .optional(),
   unset: z.array(z.string()).optional(),
+  get patch(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof StateDiff>> {
+    return z.record(z.string(), StateDiff).optional();
+  },
 });
 export type StateDiff = z.infer<typeof StateDiff>;
 

@@ -299,6 +299,7 @@ function detailOf(d: StepDiff, a: StepRecord | undefined, b: StepRecord | undefi
     const keys = (s: StepRecord) => [
       ...Object.keys(s.stateDiff.set ?? {}),
       ...Object.keys(s.stateDiff.splice ?? {}),
+      ...Object.keys(s.stateDiff.patch ?? {}),
       ...(s.stateDiff.unset ?? []),
     ];
     const all = [...new Set([...keys(a!), ...keys(b!)])].filter(
@@ -315,7 +316,8 @@ function detailOf(d: StepDiff, a: StepRecord | undefined, b: StepRecord | undefi
 }
 
 function pick(s: StepRecord, key: string): unknown {
-  return [s.stateDiff.set?.[key], s.stateDiff.splice?.[key], s.stateDiff.unset?.includes(key)];
+  const d = s.stateDiff;
+  return [d.set?.[key], d.splice?.[key], d.patch?.[key], d.unset?.includes(key)];
 }
 
 function totals(t: Trace): RunTotals {

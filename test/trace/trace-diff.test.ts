@@ -78,3 +78,14 @@ describe('diffTraces (properties)', () => {
     );
   });
 });
+
+describe('diffTraces (state)', () => {
+  it('names the top-level key whose nested patch differs', () => {
+    const a = traceOf(['1 + 1'], 'a');
+    const b = traceOf(['1 + 1'], 'b');
+    a.steps[0].stateDiff = { patch: { thread: { set: { current: 'n1' } } } };
+    b.steps[0].stateDiff = { patch: { thread: { set: { current: 'n2' } } } };
+    const d = diffTraces(a, b);
+    expect(d.first).toMatchObject({ step: 1, phase: 'state', detail: 'state differs in thread' });
+  });
+});

@@ -141,15 +141,25 @@ function compactStep(s: StepRecord): Record<string, unknown> {
 
 /**
  * A state diff as the page shows it: what was set and unset, and per spliced list where and how many items; of
- * spliced messages only the user messages' text parts (shown under the model input). The assistant and tool
- * messages a step appends repeat its model reply and tool results, which the page shows from the step itself.
+ * spliced top-level messages only the user messages' text parts (shown under the model input). The assistant and
+ * tool messages a step appends repeat its model reply and tool results, which the page shows from the step itself.
+ * Changes inside an object (`patch`) are paged the same way, level by level.
  */
-function pageStateDiff(diff: StepRecord['stateDiff']): unknown {
-  if (!diff?.splice) return diff;
-  const splice: Record<string, { at: number; items: unknown[] }> = {};
-  for (const [key, { at, items }] of Object.entries(diff.splice))
-    splice[key] = { at, items: key === 'messages' ? items.map(pageMessage) : items.map(() => null) };
-  return { ...diff, splice };
+function pageStateDiff(diff: StepRecord['stateDiff'], top = true): unknown {
+  if (!diff?.splice && !diff?.patch) return diff;
+  const out: Record<string, unknown> = { ...diff };
+  if (diff.splice) {
+    const splice: Record<string, { at: number; items: unknown[] }> = {};
+    for (const [key, { at, items }] of Object.entries(diff.splice))
+      splice[key] = { at, items: top && key === 'messages' ? items.map(pageMessage) : items.map(() => null) };
+    out.splice = splice;
+  }
+  if (diff.patch) {
+    const patch: Record<string, unknown> = {};
+    for (const [key, sub] of Object.entries(diff.patch)) patch[key] = pageStateDiff(sub, false);
+    out.patch = patch;
+  }
+  return out;
 }
 
 function pageMessage(item: unknown): unknown {

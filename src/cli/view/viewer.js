@@ -752,17 +752,22 @@
       }
 
       var st = section('State changes', has('state'));
-      var sd = s.state || {};
       var rows = [];
-      Object.keys(sd.set || {}).forEach(function (k) {
-        rows.push(['set ' + k, json(sd.set[k])]);
-      });
-      Object.keys(sd.splice || {}).forEach(function (k) {
-        rows.push([k, sd.splice[k].items.length + ' item(s) from index ' + sd.splice[k].at]);
-      });
-      (sd.unset || []).forEach(function (k) {
-        rows.push(['unset', k]);
-      });
+      // A patch holds the changes inside an object: its rows name the key path (thread.vars.x).
+      (function stateRows(sd, path) {
+        Object.keys(sd.set || {}).forEach(function (k) {
+          rows.push(['set ' + path + k, json(sd.set[k])]);
+        });
+        Object.keys(sd.splice || {}).forEach(function (k) {
+          rows.push([path + k, sd.splice[k].items.length + ' item(s) from index ' + sd.splice[k].at]);
+        });
+        (sd.unset || []).forEach(function (k) {
+          rows.push(['unset', path + k]);
+        });
+        Object.keys(sd.patch || {}).forEach(function (k) {
+          stateRows(sd.patch[k] || {}, path + k + '.');
+        });
+      })(s.state || {}, '');
       if (rows.length) {
         var dd = el('details');
         add(dd, el('summary', null, rows.length + ' change(s)'), kv(rows));

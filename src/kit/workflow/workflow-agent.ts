@@ -28,6 +28,7 @@ import type { BranchOutcome, NodeRecord, ThreadState, WorkflowState } from './th
 import type { WorkflowDefinition } from './workflow-definition.js';
 import type { ResumeSource } from './previous-thread.js';
 import { WorkflowError } from './workflow-error.js';
+import { frozenRecord } from './frozen-record.js';
 
 /** Options of a WorkflowAgent: those of every agent (model, tools), the workflow, and what its nodes may name. */
 export interface WorkflowAgentOptions extends Omit<AgentModuleOptions, 'parser'> {
@@ -441,15 +442,17 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     if (p.calls > 0 && iteration < node.maxIterations) {
       t.active = { node: node.id, iteration, messages, text, toolCalls, tokens };
       if (p.summarised)
-        t.completed.push({
-          node: node.id,
-          kind: 'context',
-          step: ctx.step,
-          status: 'done',
-          inputs: { tokenLimit: node.tokenLimit },
-          outputs: summarised,
-          attempts: 1,
-        });
+        t.completed.push(
+          frozenRecord({
+            node: node.id,
+            kind: 'context',
+            step: ctx.step,
+            status: 'done',
+            inputs: { tokenLimit: node.tokenLimit },
+            outputs: summarised,
+            attempts: 1,
+          }),
+        );
       return;
     }
     t.active = null;
@@ -782,14 +785,16 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     rec: Pick<NodeRecord, 'status' | 'inputs' | 'outputs'> & { error?: string; tokens?: NodeRecord['tokens'] },
     next: string | null,
   ): void {
-    t.completed.push({
-      node: node.id,
-      kind: node.kind,
-      step: ctx.step,
-      attempts: t.attempts + 1,
-      ...rec,
-      ...this.executionTime(node, ctx),
-    });
+    t.completed.push(
+      frozenRecord({
+        node: node.id,
+        kind: node.kind,
+        step: ctx.step,
+        attempts: t.attempts + 1,
+        ...rec,
+        ...this.executionTime(node, ctx),
+      }),
+    );
     t.attempts = 0;
     if (t.status === 'waiting') return; // an interrupt stays on its node
     t.current = next;
@@ -804,17 +809,19 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
   }
 
   private fail(t: ThreadState, node: NodeConfig, ctx: AgentContext, inputs: unknown, error: string): void {
-    t.completed.push({
-      node: node.id,
-      kind: node.kind,
-      step: ctx.step,
-      status: 'error',
-      inputs,
-      outputs: null,
-      error,
-      attempts: t.attempts + 1,
-      ...this.executionTime(node, ctx),
-    });
+    t.completed.push(
+      frozenRecord({
+        node: node.id,
+        kind: node.kind,
+        step: ctx.step,
+        status: 'error',
+        inputs,
+        outputs: null,
+        error,
+        attempts: t.attempts + 1,
+        ...this.executionTime(node, ctx),
+      }),
+    );
     t.status = 'failed';
     t.reason = `node "${node.id}" (${node.kind}) failed: ${error}`;
   }

@@ -58,6 +58,36 @@ describe('node results carry their execution time (seed 001 section 4)', () => {
     expect(node('ask').executionTimeMs).toBe(rec('ask').executionTimeMs);
   });
 
+  it("a node step's state diff appends the node's record to the thread, and the page lists it without its content", async () => {
+    const flow = WorkflowDefinition.create({
+      name: 'two',
+      nodes: [
+        { kind: 'start', id: 's' },
+        { kind: 'tool', id: 't1', toolName: 'tick', parameters: {} },
+        { kind: 'tool', id: 't2', toolName: 'tick', parameters: {} },
+        { kind: 'end', id: 'e' },
+      ],
+      edges: [
+        { from: 's', to: 't1' },
+        { from: 't1', to: 't2' },
+        { from: 't2', to: 'e' },
+      ],
+    });
+    const tick = defineTool({ id: 'tick', description: 'ok', parameters: z.object({}), execute: () => 'ok' });
+    const r = await runWorkflow(flow, { tools: [tick], trace: { dir } });
+    expect(r.status).toBe('completed');
+    expect(Object.isFrozen(r.run.state.thread.completed[0])).toBe(true);
+    const trace = await readTrace(r.traceDir!);
+    const at = trace.steps.findIndex((st) => st.stateDiff.patch?.thread?.splice?.completed);
+    expect(at).toBeGreaterThanOrEqual(0);
+    const thread = trace.steps[at].stateDiff.patch!.thread;
+    // The thread is patched (its scalars set, its lists spliced), not written whole.
+    expect(trace.steps[at].stateDiff.set?.thread).toBeUndefined();
+    expect(thread.splice!.completed.items).toHaveLength(1);
+    const page = viewData([trace]).steps[0][at] as { state: { patch: { thread: { splice: unknown } } } };
+    expect(page.state.patch.thread.splice).toEqual({ completed: { at: thread.splice!.completed.at, items: [null] } });
+  });
+
   it('a trace written before the time was recorded shows no time, not zero', async () => {
     const flow = WorkflowDefinition.create({
       name: 'old',
