@@ -82,6 +82,7 @@ const VOLATILE = new Set([
   'time',
   'latencyMs',
   'durationMs',
+  'executionTimeMs',
   'startedAt',
 ]);
 
