@@ -56,7 +56,9 @@ const holdListenerEntry = (): void => undefined;
 function runAbortController(): AbortController {
   const controller = new AbortController();
   controller.signal.addEventListener('abort', holdListenerEntry);
-  setMaxListeners(getMaxListeners(controller.signal) + 1, controller.signal);
+  // 0 is "no limit" (a signal's default on Node 22 and later): it stays so; a limit gets one more for this listener.
+  const max = getMaxListeners(controller.signal);
+  if (max > 0) setMaxListeners(max + 1, controller.signal);
   return controller;
 }
 
