@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest, Manifest } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import { WorkflowDefinition, runWorkflow, type RunWorkflowOptions } from '../../../src/kit/workflow/index.js';
-import { echo } from '../../helpers/workflow-fixtures.js';
+import { echo, fanOutWorkflow } from '../../helpers/workflow-fixtures.js';
 
 // A fork's branches and a subworkflow are child runs: they are held to the workflow run's permission rules and ask
 // its approver, as its own nodes are (they ran with no rules at all before).
@@ -13,24 +13,12 @@ const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-perm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** start -> fork -> a: echo A, b: interrupt for `colour` -> join -> end. */
-const fanOut = WorkflowDefinition.create({
-  nodes: [
-    { kind: 'start', id: 's' },
-    { kind: 'fork', id: 'fan' },
-    { kind: 'tool', id: 'a', toolName: 'echo', parameters: { text: 'A' }, output: 'ra' },
-    { kind: 'interrupt', id: 'b', prompt: 'Colour?', variable: 'colour' },
-    { kind: 'join', id: 'j', fork: 'fan', output: 'both' },
-    { kind: 'end', id: 'e', result: '{{both.a.ra}} {{both.b.colour}}' },
-  ],
-  edges: [
-    { from: 's', to: 'fan' },
-    { from: 'fan', to: 'a' },
-    { from: 'fan', to: 'b' },
-    { from: 'a', to: 'j' },
-    { from: 'b', to: 'j' },
-    { from: 'j', to: 'e' },
-  ],
-});
+const fanOut = WorkflowDefinition.create(
+  fanOutWorkflow({
+    b: { kind: 'interrupt', id: 'b', prompt: 'Colour?', variable: 'colour' },
+    result: '{{both.a.ra}} {{both.b.colour}}',
+  }),
+);
 const run = (o: Partial<RunWorkflowOptions>) =>
   runWorkflow(fanOut, { model: new ScriptedModel([]), tools: [echo], trace: false, ...o });
 

@@ -15,31 +15,12 @@ import {
   workflowSha256,
 } from '../../../src/kit/workflow/index.js';
 import { readTrace } from '../../../src/trace/index.js';
-import { echo } from '../../helpers/workflow-fixtures.js';
+import { echo, fanOutWorkflow } from '../../helpers/workflow-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-ref-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** start -> fork fan -> a, b (tool nodes) -> join j -> end: two branches, each a child run under threads/. */
-const fanOut = (name = 'fan-out') => ({
-  name,
-  nodes: [
-    { kind: 'start', id: 's' },
-    { kind: 'fork', id: 'fan' },
-    { kind: 'tool', id: 'a', toolName: 'echo', parameters: { text: 'A' }, output: 'ra' },
-    { kind: 'tool', id: 'b', toolName: 'echo', parameters: { text: 'B' }, output: 'rb' },
-    { kind: 'join', id: 'j', fork: 'fan', output: 'both' },
-    { kind: 'end', id: 'e' },
-  ],
-  edges: [
-    { from: 's', to: 'fan' },
-    { from: 'fan', to: 'a' },
-    { from: 'fan', to: 'b' },
-    { from: 'a', to: 'j' },
-    { from: 'b', to: 'j' },
-    { from: 'j', to: 'e' },
-  ],
-});
+const fanOut = (name = 'fan-out') => fanOutWorkflow({ name });
 
 /** Runs `def` traced into a folder of its own; returns the run's folder and its threads' folders. */
 async function traced(def: WorkflowDefinition): Promise<{ traceDir: string; threads: string[] }> {
