@@ -52,13 +52,18 @@ function readTails(): void {
   for (const [handle, tail] of tails) readTail(handle, tail);
 }
 
+/** Applies a followed run's new lines; a line that cannot become spans is reported and the next ones still apply. */
 function readTail(handle: string, tail: TraceTail): void {
   const run = runs.get(handle);
   try {
     tail.read((file, line) => {
-      const rec = JSON.parse(line);
-      if (file === 'events.jsonl') run?.event(rec);
-      else run?.step(rec);
+      try {
+        const rec = JSON.parse(line);
+        if (file === 'events.jsonl') run?.event(rec);
+        else run?.step(rec);
+      } catch (err) {
+        report(`qitos: OpenTelemetry export could not make spans of a trace record (${errorMessage(err)})`);
+      }
     });
   } catch (err) {
     report(`qitos: OpenTelemetry export could not read the trace in ${tail.dir} (${errorMessage(err)})`);
