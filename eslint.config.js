@@ -49,5 +49,5 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // The viewer's and the board's page scripts run in the browser.
-  { files: ['src/cli/view/*.js', 'src/cli/board/*.js'], languageOptions: { globals: globals.browser } },
+  { files: ['src/app/view/*.js', 'src/server/board/*.js'], languageOptions: { globals: globals.browser } },
 );

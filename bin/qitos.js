@@ -17,7 +17,7 @@ for (const stream of [process.stdout, process.stderr]) {
 const source = new URL('../src/cli/main.ts', import.meta.url);
 let entry = new URL('../dist/cli/main.js', import.meta.url);
 if (existsSync(source)) {
-  // As src/cli/user-module.ts registers tsx for an installed package: both hooks, stacks at .ts lines.
+  // As src/app/user-module.ts registers tsx for an installed package: both hooks, stacks at .ts lines.
   process.setSourceMapsEnabled(true);
   const [{ register }, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
   register();

@@ -10,7 +10,7 @@ import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine/engine.js';
 import { main as qitos } from '../src/cli/main.js';
-import { moduleSha256 } from '../src/cli/module-hash.js';
+import { moduleSha256 } from '../src/app/module-hash.js';
 import { loadTraceKey } from '../src/trace/index.js';
 import { CalculatorAgent, SAMPLE_TASK, scriptedCalculatorModel } from './calculator-agent.js';
 

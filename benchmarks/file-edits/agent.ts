@@ -16,7 +16,7 @@ import {
 import { MemoryEnv } from '../../src/envs/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { editTool, globTool, readTool, writeTool } from '../../src/kit/tools/index.js';
-import type { AgentFactoryContext, BenchAgent } from '../../src/kit/bench/index.js';
+import type { AgentFactoryContext, BenchAgent } from '../../src/bench/index.js';
 
 type Edit = { path: string; find: string; replace: string } | { path: string; write: string };
 

@@ -3,7 +3,7 @@
  * that content, and no other file may have been created or removed. The score is the share of files that are
  * right; only a fully right workspace passes.
  */
-import type { Score, ScoreInput } from '../../src/kit/bench/index.js';
+import type { Score, ScoreInput } from '../../src/bench/index.js';
 import type { MemoryEnv } from '../../src/envs/index.js';
 
 export function checkWorkspace({ env, expected }: ScoreInput): Score {

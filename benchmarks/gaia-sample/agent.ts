@@ -6,7 +6,7 @@
 import { AgentModule, baseState, type AgentModuleOptions, type State, type Task } from '../../src/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { calculateTool } from '../../src/kit/tools/index.js';
-import type { AgentFactoryContext } from '../../src/kit/bench/index.js';
+import type { AgentFactoryContext } from '../../src/bench/index.js';
 
 const GAIA_RULES =
   'Your final answer should be a number OR as few words as possible OR a comma separated list of numbers and/or strings. ' +

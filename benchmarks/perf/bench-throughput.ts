@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { AgentModule, baseState, defineTool, type AgentModuleOptions, type State, type Task } from '../../src/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { createModel } from '../../src/models/index.js';
-import { custom, defineSuite, runSuite } from '../../src/kit/bench/index.js';
+import { custom, defineSuite, runSuite } from '../../src/bench/index.js';
 import { startFakeOpenAI } from '../../src/kit/testing/fake-llm-servers.js';
 import { writePerformanceSection } from './performance-doc.js';
 

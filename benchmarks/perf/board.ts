@@ -14,9 +14,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BoardIndex } from '../../src/cli/board/board-index.js';
-import { createBoardApp } from '../../src/cli/board/board-app.js';
-import { listRuns } from '../../src/cli/run-listing.js';
+import { BoardIndex } from '../../src/server/board/board-index.js';
+import { createBoardApp } from '../../src/server/board/board-app.js';
+import { listRuns } from '../../src/app/run-listing.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 const RUNS = 10_000;

@@ -18,7 +18,7 @@ import { Engine, defineTool, type ModelRequest } from '../../src/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
 import { ReActAgent } from '../../src/kit/agents/index.js';
 import { compaction, type CompactionOptions } from '../../src/kit/policies/index.js';
-import { quantile, seededRandom } from '../../src/kit/bench/stats.js';
+import { quantile, seededRandom } from '../../src/bench/stats.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 const STEPS = 200;

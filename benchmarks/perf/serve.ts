@@ -27,7 +27,7 @@ import type { ModelRequest, State } from '../../src/core/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { ReActAgent } from '../../src/kit/agents/index.js';
 import { ScriptedModel } from '../../src/models/index.js';
-import { startServer } from '../../src/cli/server/index.js';
+import { startServer } from '../../src/server/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 const REQUESTS = 200;

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { quantile, seededRandom } from '../../src/kit/bench/stats.js';
+import { quantile, seededRandom } from '../../src/bench/stats.js';
 import { SkillsSandboxExecutor, ToolRetrievalService, hashingEmbedder } from '../../src/kit/skills/index.js';
 import { VectorMatrix } from '../../src/models/embedders/index.js';
 import { writePerformanceSection } from './performance-doc.js';

@@ -6,8 +6,8 @@
  * in docs/performance.md `## tau-bench`.
  */
 import { cpuUsage } from 'node:process';
-import { loadTauDomain, type TauDomain, type TauSession } from '../../src/kit/tau-bench/index.js';
-import { TAU_FETCH_COMMAND, tauDataDir, tauDataInstalled } from '../../src/kit/tau-bench/install.js';
+import { loadTauDomain, type TauDomain, type TauSession } from '../../src/bench/tau-bench/index.js';
+import { TAU_FETCH_COMMAND, tauDataDir, tauDataInstalled } from '../../src/bench/tau-bench/install.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 if (!tauDataInstalled(tauDataDir())) {

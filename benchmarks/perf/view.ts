@@ -20,9 +20,9 @@ import { AgentModule, Engine, baseState, defineTool, type State, type Task } fro
 import { ScriptedModel } from '../../src/models/index.js';
 import { jsonParser } from '../../src/kit/parsers/index.js';
 import { readTrace } from '../../src/trace/index.js';
-import { viewData } from '../../src/cli/view/view-data.js';
-import { jsonForScript, viewHtml } from '../../src/cli/view/view-html.js';
-import { quantile, seededRandom } from '../../src/kit/bench/stats.js';
+import { viewData } from '../../src/app/view/view-data.js';
+import { jsonForScript, viewHtml } from '../../src/app/view/view-html.js';
+import { quantile, seededRandom } from '../../src/bench/stats.js';
 import { writePerformanceSection } from './performance-doc.js';
 
 const STEPS = 10_000;

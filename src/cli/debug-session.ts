@@ -17,7 +17,7 @@ import {
 import { evaluateCondition, parseExpr, type Expr } from '../kit/expr/index.js';
 import { REPLAY_EDIT_ID } from '../trace/index.js';
 import type { LineReader } from './line-reader.js';
-import { terminalBlock, terminalText } from './terminal-text.js';
+import { terminalBlock, terminalText } from '../app/terminal-text.js';
 
 /** The id of the stop before step 1 every session starts with. */
 const START_ID = 'start';

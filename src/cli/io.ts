@@ -2,23 +2,12 @@
 /// <reference types="node" preserve="true" />
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import type { Redactor } from '../core/index.js';
+import type { AppIO } from '../app/app-io.js';
 
 /** Where a CLI invocation writes and which folder it resolves paths against. Tests pass their own. */
-export interface CliIO {
-  out(text: string): void;
-  err(text: string): void;
-  /** Folder relative paths are resolved against. */
-  cwd: string;
-  /** Environment (API keys for providers, CI). */
-  env: Record<string, string | undefined>;
+export interface CliIO extends AppIO {
   /** Exit code a command sets when it finished but failed its check (e.g. replay decisions differ). */
   exitCode: number;
-  /**
-   * The secrets of this command's runs (`main` sets it; see commandRedactor): what `out` and `err` print, the
-   * traces and the server's answers pass through it. MCP servers add their expanded `${VAR}` values.
-   */
-  redactor?: Redactor;
   /** The terminal's input when there is one (`qitos run` asks permission questions there); absent in tests and pipes. */
   tty?: Readable;
   /** The command's input, terminal or pipe (`qitos debug` reads its commands there). */

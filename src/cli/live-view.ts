@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hook, HookEvent, StepRecord } from '../core/index.js';
-import { fmtMs, fmtTokens, preview } from './text-format.js';
+import { fmtMs, fmtTokens, preview } from '../app/text-format.js';
 
 /**
  * The compact live view of `qitos run`: one line per step (step, action(s) or final, observation preview,

@@ -1,12 +1,12 @@
 import { CommanderError } from 'commander';
 import { QitosError } from '../core/errors.js';
-import { CliError } from './cli-error.js';
-import { EXIT_BAD_INPUT, EXIT_FAILED } from './exit-codes.js';
+import { AppError } from '../app/app-error.js';
+import { EXIT_BAD_INPUT, EXIT_FAILED } from '../app/exit-codes.js';
 import { processIO, type CliIO } from './io.js';
 import { zodProblem } from './peer-dependencies.js';
 import { createProgram } from './program.js';
-import { terminalBlock, terminalText } from './terminal-text.js';
-import { commandRedactor, redactIO } from './run-redactor.js';
+import { terminalBlock, terminalText } from '../app/terminal-text.js';
+import { commandRedactor, redactIO } from '../app/run-redactor.js';
 
 /**
  * Runs the `qitos` command line with `argv` (the arguments after the command name) and returns the exit
@@ -32,7 +32,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     const failure = await describeFailure(err);
     // Messages quote what we did not write (entry names, server output, trace values): escaped for the terminal.
     io.err(`qitos: ${terminalText(failure.message)}\n`);
-    if (err instanceof CliError && err.detail)
+    if (err instanceof AppError && err.detail)
       io.err(terminalBlock(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`));
     if (io.env.QITOS_DEBUG) io.err(stackOf(err));
     if (argv.includes('--json')) io.out(JSON.stringify({ error: failure.message }) + '\n');
@@ -43,7 +43,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
 /** The one line and exit code of an error that ended a command. */
 async function describeFailure(err: unknown): Promise<{ message: string; exitCode: number }> {
   const firstLine = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  if (err instanceof CliError) return { message: firstLine, exitCode: err.exitCode };
+  if (err instanceof AppError) return { message: firstLine, exitCode: err.exitCode };
   if (err instanceof QitosError || (await isTraceError(err))) return { message: firstLine, exitCode: EXIT_BAD_INPUT };
   // A command's modules failed to load or crashed: first rule out the peer dependency the user installs.
   const peer = zodProblem();

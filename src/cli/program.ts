@@ -23,7 +23,7 @@ import { registerTraceCommand } from './commands/trace.js';
  * The `qitos` program. Each command is declared in `commands/<name>.ts` (`register<Name>Command(program)`: its
  * arguments, options and help) and does its work in `commands/<name>-action.ts`, which the declaration imports
  * only when the command runs: `qitos --help` and a command load nothing of what the other commands need. An
- * action reaches its IO with `ioOf(this)` (see io.ts), throws `CliError` for bad input (one line, exit 2) and sets
+ * action reaches its IO with `ioOf(this)` (see io.ts), throws `AppError` for bad input (one line, exit 2) and sets
  * `io.exitCode` when it finished but failed.
  */
 export function createProgram(io: CliIO): Command {

@@ -2,9 +2,9 @@ import type { Failure, State } from '../core/index.js';
 import { totalTokens } from '../core/index.js';
 import type { RunResult } from '../engine/engine.js';
 import type { CliIO } from './io.js';
-import { fmtCost, preview } from './text-format.js';
-import { EXIT_FAILED, EXIT_INTERRUPTED } from './exit-codes.js';
-import { terminalBlock } from './terminal-text.js';
+import { fmtCost, preview } from '../app/text-format.js';
+import { EXIT_FAILED, EXIT_INTERRUPTED } from '../app/exit-codes.js';
+import { terminalBlock } from '../app/terminal-text.js';
 
 /** What run, replay and fork print (or return as JSON) about a finished run. */
 export function runSummary(r: RunResult<State>) {

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
 import { CHROMIUM, requires } from '../helpers/requires.js';
-import { benchReportData } from '../../src/kit/bench/index.js';
-import { niceTicks } from '../../src/cli/bench-report/report-svg.js';
+import { benchReportData } from '../../src/bench/index.js';
+import { niceTicks } from '../../src/app/bench-report/report-svg.js';
 
 const REPO = resolve(__dirname, '../..');
 const EVIL_ID = '<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">';

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
 import { summaryText } from '../../src/cli/commands/bench-action.js';
-import { summarize } from '../../src/kit/bench/index.js';
+import { summarize } from '../../src/bench/index.js';
 import { emptyTokens } from '../../src/core/index.js';
 
 const REPO = resolve(__dirname, '../..');

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mergeConfig, parseConfig } from '../../src/cli/config-loader.js';
-import { CliError } from '../../src/cli/cli-error.js';
+import { mergeConfig, parseConfig } from '../../src/app/config-loader.js';
+import { AppError } from '../../src/app/app-error.js';
 import { yamlBomb } from '../helpers/yaml-bomb.js';
 
 function errorOf(text: string): string {
   try {
     parseConfig(text, 'qitos.yaml');
   } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
+    expect(err).toBeInstanceOf(AppError);
     return (err as Error).message;
   }
   throw new Error('expected a config error');
@@ -102,7 +102,7 @@ describe('docs/config.md', () => {
     const yaml = /```yaml\n([\s\S]*?)```/.exec(md)![1];
     const c = parseConfig(yaml, 'docs/config.md');
     // every section of the schema is shown in the docs' example
-    const { QitosConfig } = await import('../../src/cli/config-schema.js');
+    const { QitosConfig } = await import('../../src/app/config-schema.js');
     expect(Object.keys(c).sort()).toEqual(Object.keys(QitosConfig.shape).sort());
   });
 });

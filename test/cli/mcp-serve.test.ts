@@ -7,10 +7,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/models/index.js';
-import { startMcpHttpServer, type McpHttpServer } from '../../src/cli/server/mcp-http-server.js';
-import { runToolName } from '../../src/cli/server/agent-mcp-server.js';
+import { startMcpHttpServer, type McpHttpServer } from '../../src/server/mcp-http-server.js';
+import { runToolName } from '../../src/server/agent-mcp-server.js';
 import { CALC_AGENT, CALC_SCRIPT, tempDir } from '../helpers/cli-harness.js';
-import { adder, scriptedEngine } from './server/serve-fixtures.js';
+import { adder, scriptedEngine } from '../server/serve-fixtures.js';
 
 const BIN = resolve(__dirname, '../../bin/qitos.js');
 

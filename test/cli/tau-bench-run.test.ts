@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_HOME, qitos, tempDir } from '../helpers/cli-harness.js';
-import { tauDataDir } from '../../src/kit/tau-bench/index.js';
-import { NO_DATA, tauDataInstalledHere } from '../kit/tau-bench/tau-test-domain.js';
+import { tauDataDir } from '../../src/bench/tau-bench/index.js';
+import { NO_DATA, tauDataInstalledHere } from '../bench/tau-bench/tau-test-domain.js';
 
 const REPO = resolve(__dirname, '../..');
 const data = tauDataInstalledHere();

@@ -1,9 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { installTauData, loadTauDomain, tauDataDir } from '../../src/kit/tau-bench/index.js';
-import { readUpstreamFile, tauDataInstalled, upstreamUrl } from '../../src/kit/tau-bench/install.js';
-import { TAU_BENCH_COMMIT, UPSTREAM_FILES } from '../../src/kit/tau-bench/upstream-files.js';
+import { installTauData, loadTauDomain, tauDataDir } from '../../src/bench/tau-bench/index.js';
+import { readUpstreamFile, tauDataInstalled, upstreamUrl } from '../../src/bench/tau-bench/install.js';
+import { TAU_BENCH_COMMIT, UPSTREAM_FILES } from '../../src/bench/tau-bench/upstream-files.js';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { jsonForScript } from '../../src/cli/view/view-html.js';
+import { jsonForScript } from '../../src/app/view/view-html.js';
 import { qitos, recordCalcRun, tempDir, CALC_AGENT, CALC_SCRIPT } from '../helpers/cli-harness.js';
 import { CHROMIUM, requires } from '../helpers/requires.js';
 

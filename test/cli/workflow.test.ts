@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { qitos, tempDir } from '../helpers/cli-harness.js';
 import { readTrace } from '../../src/trace/index.js';
-import { branchTraces } from '../../src/cli/view/branch-traces.js';
-import { viewData } from '../../src/cli/view/view-data.js';
+import { branchTraces } from '../../src/app/view/branch-traces.js';
+import { viewData } from '../../src/app/view/view-data.js';
 
 const EXAMPLE = resolve(__dirname, '../../examples/workflows/tool-pipeline.yaml');
 const REPLIES = resolve(__dirname, '../../examples/workflows/tool-pipeline.replies.json');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AgentModule, type AgentModuleOptions } from '../../src/engine/agent-module.js';
 import { baseState, decide, type Decision, type State, type Task } from '../../src/core/index.js';
 import { jsonParser } from '../../src/kit/parsers/json-parser.js';
-import type { BenchTaskInput } from '../../src/kit/bench/bench-task.js';
+import type { BenchTaskInput } from '../../src/bench/bench-task.js';
 
 /** Answers `task.inputs.answer` after `inputs.delayMs` (abortable only between steps, as agents are). */
 export class OracleAgent extends AgentModule<State> {

@@ -11,7 +11,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
-import { seededRandom } from '../../src/kit/bench/stats.js';
+import { seededRandom } from '../../src/bench/stats.js';
 
 const { onnx } = onnxProto;
 

@@ -23,21 +23,21 @@ import {
   type Shard,
   type Suite,
   type Summary,
-} from '../../kit/bench/index.js';
-import { agentFactoryFromModule } from '../../kit/bench/bench-agent.js';
-import { formatShard } from '../../kit/bench/shard.js';
-import { importAgentModule, loadAgent } from '../agent-loader.js';
-import { importUserModule } from '../user-module.js';
-import { CliError } from '../cli-error.js';
-import { effectiveConfig } from '../effective-config.js';
-import { commandTelemetry } from '../telemetry-setup.js';
-import { EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
+} from '../../bench/index.js';
+import { agentFactoryFromModule } from '../../bench/bench-agent.js';
+import { formatShard } from '../../bench/shard.js';
+import { importAgentModule, loadAgent } from '../../app/agent-loader.js';
+import { importUserModule } from '../../app/user-module.js';
+import { AppError } from '../../app/app-error.js';
+import { effectiveConfig } from '../../app/effective-config.js';
+import { commandTelemetry } from '../../app/telemetry-setup.js';
+import { EXIT_FAILED, EXIT_INTERRUPTED } from '../../app/exit-codes.js';
 import type { CliIO } from '../io.js';
-import { resolveModel } from '../model-resolver.js';
-import { buildAgent, buildPolicies, configBudget } from '../run-setup.js';
+import { resolveModel } from '../../app/model-resolver.js';
+import { buildAgent, buildPolicies, configBudget } from '../../app/build-engine.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
-import { connectConfiguredMcp, recordableConfig } from '../mcp-setup.js';
-import type { QitosConfig } from '../config-schema.js';
+import { connectConfiguredMcp, recordableConfig } from '../../app/mcp-setup.js';
+import type { QitosConfig } from '../../app/config-schema.js';
 import type {
   BenchCompareFlags,
   BenchMergeFlags,
@@ -46,19 +46,19 @@ import type {
   TauBenchFlags,
 } from './command-flags.js';
 import { autoApprove } from '../../engine/permission-gate.js';
-import { moduleSha256 } from '../module-hash.js';
-import { runSettings } from '../run-settings.js';
+import { moduleSha256 } from '../../app/module-hash.js';
+import { runSettings } from '../../app/run-settings.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
-import { loadTauBench, prepareTauBenchRun, tauSuiteRef } from '../tau-bench-run.js';
+import { loadTauBench, prepareTauBenchRun, tauSuiteRef } from '../../app/tau-bench-run.js';
 
 /** What `qitos bench run` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function benchRunAction(io: CliIO, suitePath: string, flags: BenchRunFlags): Promise<void> {
   const shard = flags.shard !== undefined ? userErrors(() => pickShard(flags.shard!, io)) : undefined;
   const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
-  if (flags.resume && !flags.out) throw new CliError('--resume needs --out <dir>: the folder of the run to continue');
-  if (flags.forceResume && !flags.resume) throw new CliError('--force-resume goes with --resume');
+  if (flags.resume && !flags.out) throw new AppError('--resume needs --out <dir>: the folder of the run to continue');
+  if (flags.forceResume && !flags.resume) throw new AppError('--force-resume goes with --resume');
   if (flags.trials !== undefined && flags.epochs !== undefined && flags.trials !== flags.epochs)
-    throw new CliError('--trials is another name for --epochs: give one of them');
+    throw new AppError('--trials is another name for --epochs: give one of them');
   const { suite, prepare } = await openBenchSuite(io, suitePath, flags);
   const prepared = await prepare(flags);
   const out = resolve(
@@ -142,7 +142,7 @@ export async function openBenchSuite(
     (k) => flags[k] !== undefined,
   );
   if (!tau && tauOnly.length)
-    throw new CliError(
+    throw new AppError(
       `--${tauOnly[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to tau-bench ` +
         `suites only (qitos bench run tau-bench/airline | tau-bench/retail)`,
     );
@@ -174,9 +174,9 @@ export async function prepareBenchRun(io: CliIO, suite: Suite, flags: BenchSetti
   if (!config.model && suite.model) config = await effectiveConfig(config, { model: suite.model }, io.cwd);
 
   const agentPath = flags.agent ? resolve(io.cwd, flags.agent) : suite.agent;
-  if (!agentPath) throw new CliError(`suite "${suite.name}" names no agent: pass --agent <module>`);
+  if (!agentPath) throw new AppError(`suite "${suite.name}" names no agent: pass --agent <module>`);
   if (!existsSync(agentPath))
-    throw new CliError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
+    throw new AppError(`agent module not found: ${flags.agent ?? relative(io.cwd, agentPath)}`);
   const agent = await agentFactory(agentPath, flags.export, config, io);
   // The suite's MCP servers, with the config's of the same name winning; each trial connects its own.
   const mcp = suite.mcp || config.mcp ? { ...suite.mcp, ...config.mcp } : undefined;
@@ -347,7 +347,7 @@ function pickShard(value: string, io: CliIO): Shard {
 
 /** What `qitos bench compare` does. */
 export async function benchCompareAction(io: CliIO, a: string, b: string, flags: BenchCompareFlags): Promise<void> {
-  if (flags.rubric !== undefined && !flags.judge) throw new CliError('--rubric needs --judge <provider:model>');
+  if (flags.rubric !== undefined && !flags.judge) throw new AppError('--rubric needs --judge <provider:model>');
   // Paths are shown as the user gave them, so the printed `qitos diff` lines can be pasted.
   const dirs: [string, string] = [resolve(io.cwd, a), resolve(io.cwd, b)];
   const c = userErrors(() =>
@@ -488,7 +488,7 @@ export function userErrors<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    throw CliError.of(err);
+    throw AppError.of(err);
   }
 }
 
@@ -496,6 +496,6 @@ export async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw CliError.of(err);
+    throw AppError.of(err);
   }
 }

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { benchReportData } from '../../kit/bench/report-data.js';
-import { benchReportHtml } from '../bench-report/report-html.js';
-import { CliError } from '../cli-error.js';
+import { benchReportData } from '../../bench/report-data.js';
+import { benchReportHtml } from '../../app/bench-report/report-html.js';
+import { AppError } from '../../app/app-error.js';
 import type { CliIO } from '../io.js';
 import type { BenchReportFlags } from './command-flags.js';
 
@@ -15,12 +15,12 @@ export async function benchReportAction(io: CliIO, dirs: string[], flags: BenchR
       dirs,
     );
   } catch (err) {
-    throw new CliError((err as Error).message, undefined, { cause: err });
+    throw new AppError((err as Error).message, undefined, { cause: err });
   }
   const html = benchReportHtml(data);
   const out = resolve(io.cwd, flags.out ?? 'bench-report.html');
   await writeFile(out, html).catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`cannot write ${out}: ${err.message}`);
+    throw new AppError(`cannot write ${out}: ${err.message}`);
   });
   const flips = data.tasks.filter((t) => t.flips).length;
   if (flags.json)

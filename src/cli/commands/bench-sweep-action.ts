@@ -9,15 +9,15 @@ import {
   sweepCells,
   sweepReport,
   type SweepCellRun,
-} from '../../kit/bench/index.js';
-import { TrialSlots } from '../../kit/bench/trial-slots.js';
-import { checkRunFolder, defaultConcurrency } from '../../kit/bench/run-suite.js';
-import { findBaseline } from '../../kit/bench/sweep-grid.js';
-import { sweepCsv } from '../../kit/bench/sweep-report.js';
-import { writeJsonAtomic } from '../../kit/bench/run-info.js';
+} from '../../bench/index.js';
+import { TrialSlots } from '../../bench/trial-slots.js';
+import { checkRunFolder, defaultConcurrency } from '../../bench/run-suite.js';
+import { findBaseline } from '../../bench/sweep-grid.js';
+import { sweepCsv } from '../../bench/sweep-report.js';
+import { writeJsonAtomic } from '../../bench/run-info.js';
 import { watchStopSignals } from '../../engine/signal-watcher.js';
-import { CliError } from '../cli-error.js';
-import { EXIT_INTERRUPTED } from '../exit-codes.js';
+import { AppError } from '../../app/app-error.js';
+import { EXIT_INTERRUPTED } from '../../app/exit-codes.js';
 import type { CliIO } from '../io.js';
 import { openBenchSuite, userErrors, userErrorsAsync } from './bench-action.js';
 import type { BenchSweepFlags } from './command-flags.js';
@@ -105,7 +105,7 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
     try {
       writeFileSync(csv, sweepCsv(report));
     } catch (err) {
-      throw new CliError(`--csv ${flags.csv}: cannot write: ${(err as Error).message}`);
+      throw new AppError(`--csv ${flags.csv}: cannot write: ${(err as Error).message}`);
     }
   }
   io.out(

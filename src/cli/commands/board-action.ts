@@ -1,9 +1,9 @@
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BoardIndex } from '../board/board-index.js';
-import { startBoard } from '../board/start-board.js';
-import { CliError } from '../cli-error.js';
+import { BoardIndex } from '../../server/board/board-index.js';
+import { startBoard } from '../../server/board/start-board.js';
+import { AppError } from '../../app/app-error.js';
 import type { CliIO } from '../io.js';
 import { stopSignal } from '../stop-signal.js';
 import type { BoardFlags } from './command-flags.js';
@@ -30,7 +30,7 @@ export async function boardAction(io: CliIO, dirs: string[], flags: BoardFlags):
     ...(flags.headersTimeout ? { headersTimeoutMs: flags.headersTimeout } : {}),
     ...(flags.requestTimeout ? { requestTimeoutMs: flags.requestTimeout } : {}),
   }).catch((err: Error) => {
-    throw new CliError(err.message);
+    throw new AppError(err.message);
   });
   const runs = index.rows().length;
   const benches = index.benchList().length;
@@ -47,7 +47,7 @@ export async function boardAction(io: CliIO, dirs: string[], flags: BoardFlags):
 /** A folder the board lists, as its real path (symbolic links resolved once, here); a missing one is an error. */
 function boardRoot(io: CliIO, dir: string): string {
   const path = resolve(io.cwd, dir);
-  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`board: folder not found: ${path}`);
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new AppError(`board: folder not found: ${path}`);
   return realpathSync(path);
 }
 

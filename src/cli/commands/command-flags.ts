@@ -1,5 +1,6 @@
 /** The flags of the commands that load their action lazily, shared by the command and its action. */
-import type { ConfigFlags } from '../effective-config.js';
+import type { ConfigFlags } from '../../app/effective-config.js';
+import type { BenchSettingsFlags, TauBenchFlags } from '../../app/bench-settings.js';
 
 /** The flags of `qitos run`. */
 export interface RunFlags extends ConfigFlags {
@@ -55,22 +56,6 @@ export interface DiffFlags {
   exitCode?: boolean;
 }
 
-/** What a bench run's settings are made of (`bench run` and every cell of `bench sweep`). */
-export interface BenchSettingsFlags {
-  agent?: string;
-  export?: string;
-  model?: string;
-  config?: string;
-  maxSteps?: number;
-  /** `--set key=value`s (see ConfigFlags.set). */
-  set?: string[];
-  /** Approve every permission ask; without it a bench run refuses them (no one is there to answer). */
-  auto?: boolean;
-  /** `--otel <endpoint>` and `--otel-content` (see ConfigFlags). */
-  otel?: string;
-  otelContent?: boolean;
-}
-
 /** The flags of `qitos bench run`. */
 export interface BenchRunFlags extends BenchSettingsFlags, TauBenchFlags {
   concurrency?: number;
@@ -85,15 +70,6 @@ export interface BenchRunFlags extends BenchSettingsFlags, TauBenchFlags {
   progress?: boolean;
   /** tau-bench: runs per task, another name for `epochs`. */
   trials?: number;
-}
-
-/** The tau-bench flags of `bench run` and `bench sweep` (`tau-bench/<domain>`): the split, the tasks, the customer, the data. */
-export interface TauBenchFlags {
-  split?: string;
-  taskIds?: string;
-  userModel?: string;
-  userStrategy?: string;
-  dataDir?: string;
 }
 
 /** The flags of `qitos bench sweep`. */
@@ -222,3 +198,5 @@ export interface TraceExportFlags {
   serviceName?: string;
   json?: boolean;
 }
+
+export type { BenchSettingsFlags, TauBenchFlags };

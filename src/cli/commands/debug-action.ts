@@ -11,25 +11,25 @@ import {
   stateAtStep,
 } from '../../trace/index.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
-import { loadAgent } from '../agent-loader.js';
-import { CliError } from '../cli-error.js';
+import { loadAgent } from '../../app/agent-loader.js';
+import { AppError } from '../../app/app-error.js';
 import { DebugSession } from '../debug-session.js';
-import { effectiveConfig, requireText } from '../effective-config.js';
+import { effectiveConfig, requireText } from '../../app/effective-config.js';
 import type { CliIO } from '../io.js';
 import { LineReader } from '../line-reader.js';
 import { LiveView } from '../live-view.js';
-import { withMcp } from '../mcp-setup.js';
-import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
+import { withMcp } from '../../app/mcp-setup.js';
+import { openRecordedRun, recordedRunAgent } from '../../app/recorded-run.js';
 import { printRunEnd, runExitCode } from '../run-report.js';
-import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
+import { buildAgent, buildEngine, configuredModel } from '../../app/build-engine.js';
 import type { WorkflowState } from '../../kit/workflow/index.js';
-import { recordedWorkflow, replayWorkflow, type WorkflowReplaySetup } from '../workflow-replay.js';
-import { checkTraceTrust, traceUses } from '../trace-trust.js';
+import { recordedWorkflow, replayWorkflow, type WorkflowReplaySetup } from '../../app/workflow-replay.js';
+import { checkTraceTrust, traceUses } from '../../app/trace-trust.js';
 import type { DebugFlags } from './command-flags.js';
 
 /** What `qitos debug` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function debugAction(io: CliIO, target: string, flags: DebugFlags): Promise<void> {
-  if (!io.stdin) throw new CliError('qitos debug reads its commands from standard input, and there is none');
+  if (!io.stdin) throw new AppError('qitos debug reads its commands from standard input, and there is none');
   const isTrace = await stat(join(resolve(io.cwd, target), 'manifest.json')).then(
     (s) => s.isFile(),
     () => false,
@@ -41,7 +41,7 @@ export async function debugAction(io: CliIO, target: string, flags: DebugFlags):
       try {
         session.add(spec);
       } catch (err) {
-        throw new CliError(`--break: ${(err as Error).message}`);
+        throw new AppError(`--break: ${(err as Error).message}`);
       }
     }
     const result = isTrace ? await debugTrace(io, target, flags, session) : await debugLive(io, target, flags, session);
@@ -60,10 +60,10 @@ function viewHooks(io: CliIO, flags: DebugFlags) {
 /** `qitos debug <agent> --task …`: a live run. */
 async function debugLive(io: CliIO, modulePath: string, flags: DebugFlags, session: DebugSession) {
   if (flags.task === undefined)
-    throw new CliError(`--task is required to debug a live run (${modulePath} is not a trace folder)`);
+    throw new AppError(`--task is required to debug a live run (${modulePath} is not a trace folder)`);
   requireText(flags.task, '--task');
   if (flags.agent || flags.trustTrace || flags.allowChangedAgent)
-    throw new CliError('--agent, --trust-trace and --allow-changed-agent are for debugging a recorded run');
+    throw new AppError('--agent, --trust-trace and --allow-changed-agent are for debugging a recorded run');
   const config = await effectiveConfig({}, flags, io.cwd);
   const loaded = await loadAgent(modulePath, flags.export, io.cwd);
   const model = await configuredModel(config, io.cwd, io.env);
@@ -97,7 +97,7 @@ async function debugTrace(
   session: DebugSession,
 ): Promise<RunResult<State>> {
   if (flags.task !== undefined || flags.model !== undefined)
-    throw new CliError('--task and --model are for a live run; a recorded run replays its own task and model outputs');
+    throw new AppError('--task and --model are for a live run; a recorded run replays its own task and model outputs');
   const run = await openRecordedRun(io, path, flags);
   const { trace: parent, manifest: m } = run;
   const config = await effectiveConfig(run.config, flags, io.cwd);
@@ -121,7 +121,7 @@ async function debugTrace(
   if (workflow) {
     // A workflow run has no agent module: its agent is rebuilt from the workflow its trace records.
     checkTraceTrust(io, parent.dir, run.untrusted, traceUses(m, run.recorded, config, flags), flags);
-    if (flags.agent) throw new CliError('--agent: a workflow run is rebuilt from the workflow its trace records');
+    if (flags.agent) throw new AppError('--agent: a workflow run is rebuilt from the workflow its trace records');
     io.out(`debugging a replay of workflow run ${m.runId} (${parent.steps.length} recorded steps)\n`);
     return (await replayWorkflow(io, {
       workflow,

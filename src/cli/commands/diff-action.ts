@@ -1,7 +1,7 @@
 import type { CliIO } from '../io.js';
-import { loadTrace } from '../trace-loader.js';
+import { loadTrace } from '../../app/trace-loader.js';
 import { diffTraces, type RunTotals, type TextDiff, type TraceDiff } from '../../trace/index.js';
-import { fmtCost, fmtMs, preview, table } from '../text-format.js';
+import { fmtCost, fmtMs, preview, table } from '../../app/text-format.js';
 import type { DiffFlags } from './command-flags.js';
 
 /** What `qitos diff` does (loaded when the command runs). */

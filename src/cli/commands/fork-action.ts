@@ -1,14 +1,14 @@
 import type { SimpleDecision, StepRecord, Task } from '../../core/index.js';
-import { effectiveConfig } from '../effective-config.js';
+import { effectiveConfig } from '../../app/effective-config.js';
 import { LiveView } from '../live-view.js';
-import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
+import { buildAgent, buildEngine, configuredModel } from '../../app/build-engine.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import { stateAtStep } from '../../trace/index.js';
 import { checkRecordedStateVersion, recordedStateVersion } from '../../engine/resumed-state.js';
-import { CliError } from '../cli-error.js';
-import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
+import { AppError } from '../../app/app-error.js';
+import { openRecordedRun, recordedRunAgent } from '../../app/recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
-import { withMcp } from '../mcp-setup.js';
+import { withMcp } from '../../app/mcp-setup.js';
 import { isWorkflowManifest } from '../../kit/workflow/index.js';
 import type { CliIO } from '../io.js';
 import type { ForkFlags } from './command-flags.js';
@@ -21,7 +21,7 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   const { trace: parent, manifest: m } = run;
   if (isWorkflowManifest(m)) {
     const file = typeof m.agent.config?.file === 'string' ? m.agent.config.file : '<workflow.yaml>';
-    throw new CliError(
+    throw new AppError(
       `trace ${parent.dir} is a workflow run: fork it from a node with \`qitos workflow ` +
         `fork ${parent.dir} ${file} --at <node>\` (its tools and models come from you, not the ` +
         `trace)`,
@@ -36,7 +36,7 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   state.finalResult = null;
   const task = { ...(m.task as unknown as Task) };
   if (flags.task !== undefined) {
-    if (!flags.task.trim()) throw new CliError('--task must not be empty');
+    if (!flags.task.trim()) throw new AppError('--task must not be empty');
     task.objective = flags.task;
     state.task = flags.task;
   }
@@ -47,11 +47,11 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
   try {
     checkRecordedStateVersion(agent, m);
   } catch (err) {
-    throw new CliError(`cannot fork ${parent.dir}: ${(err as Error).message}`);
+    throw new AppError(`cannot fork ${parent.dir}: ${(err as Error).message}`);
   }
   // A run built in code (not by `qitos run`) records the model's id but not how to rebuild it.
   if (!model && !agent.model && m.model?.id) {
-    throw new CliError(
+    throw new AppError(
       `trace ${parent.dir} ran on model ${m.model.id}, which its recorded config does not name ` +
         `(it was not started with \`qitos run\`); pass --model`,
     );
@@ -113,14 +113,14 @@ export async function forkAction(io: CliIO, path: string, flags: ForkFlags): Pro
 /** Candidate `j` of the branch decision recorded at step `at`, or a one-line error saying why there is none. */
 function branchCandidate(steps: readonly StepRecord[], dir: string, at: number, j: number): SimpleDecision {
   const rec = steps.find((s) => s.step === at);
-  if (!rec) throw new CliError(`trace ${dir} has no step ${at}`);
+  if (!rec) throw new AppError(`trace ${dir} has no step ${at}`);
   if (!rec.branch)
-    throw new CliError(
+    throw new AppError(
       `step ${at} of ${dir} is not a branch step (it recorded no candidates), so --branch has nothing to choose from`,
     );
   const candidate = rec.branch.candidates[j];
   if (!candidate)
-    throw new CliError(
+    throw new AppError(
       `step ${at} of ${dir} has candidates 0..${rec.branch.candidates.length - 1}; --branch ${j} is not one of them`,
     );
   return candidate;

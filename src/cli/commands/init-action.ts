@@ -1,6 +1,6 @@
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { CliError } from '../cli-error.js';
+import { AppError } from '../../app/app-error.js';
 import type { CliIO } from '../io.js';
 
 /**
@@ -66,24 +66,24 @@ export async function initAction(io: CliIO, dir: string, opts: { force?: boolean
 async function checkTarget(root: string, shown: string, force: boolean): Promise<void> {
   const stat = await lstat(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
-    throw new CliError(`cannot read ${shown}: ${err.message}`);
+    throw new AppError(`cannot read ${shown}: ${err.message}`);
   });
   if (!stat) return;
-  if (!stat.isDirectory()) throw new CliError(`${shown} exists and is not a folder`);
+  if (!stat.isDirectory()) throw new AppError(`${shown} exists and is not a folder`);
   const entries = await readdir(root);
   if (entries.length && !force)
-    throw new CliError(
+    throw new AppError(
       `${shown} is not empty (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}, ` +
         `e.g. ${entries.sort()[0]}): choose a new folder, or pass --force to write the project ` +
         `over it`,
     );
   for (const sub of ['suite', 'test']) {
     const s = await lstat(join(root, sub)).catch(() => undefined);
-    if (s && !s.isDirectory()) throw new CliError(`${join(shown, sub)} exists and is not a folder`);
+    if (s && !s.isDirectory()) throw new AppError(`${join(shown, sub)} exists and is not a folder`);
   }
   for (const f of [{ path: 'package.json' }, ...SCAFFOLD]) {
     const s = await lstat(join(root, f.path)).catch(() => undefined);
-    if (s?.isDirectory()) throw new CliError(`${join(shown, f.path)} is a folder; the project needs a file there`);
+    if (s?.isDirectory()) throw new AppError(`${join(shown, f.path)} is a folder; the project needs a file there`);
   }
 }
 

@@ -7,11 +7,11 @@ import {
   type SettingDifference,
 } from '../../core/index.js';
 import { readManifest } from '../../trace/trace-reader.js';
-import { manifestSettings } from '../run-settings.js';
-import { loadTrace } from '../trace-loader.js';
-import { fmtCost, fmtMs, preview, variantText } from '../text-format.js';
+import { manifestSettings } from '../../app/run-settings.js';
+import { loadTrace } from '../../app/trace-loader.js';
+import { fmtCost, fmtMs, preview, variantText } from '../../app/text-format.js';
 import type { CliIO } from '../io.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../../app/terminal-text.js';
 
 /** What `qitos inspect` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function inspectAction(io: CliIO, path: string, opts: { json?: boolean }): Promise<void> {

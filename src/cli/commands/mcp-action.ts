@@ -1,13 +1,13 @@
-import { CliError } from '../cli-error.js';
-import { effectiveConfig } from '../effective-config.js';
+import { AppError } from '../../app/app-error.js';
+import { effectiveConfig } from '../../app/effective-config.js';
 import type { CliIO } from '../io.js';
-import { withMcp } from '../mcp-setup.js';
-import { table } from '../text-format.js';
+import { withMcp } from '../../app/mcp-setup.js';
+import { table } from '../../app/text-format.js';
 import { errorMessage, newActionId, nullEnv } from '../../core/index.js';
 import { ActionExecutor } from '../../engine/action-executor.js';
 import { ToolRegistry } from '../../engine/tool-registry.js';
 import { mcpToolId } from '../../kit/mcp/index.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../../app/terminal-text.js';
 
 /**
  * What `qitos mcp call` does: connects the config's servers, calls `server`'s `tool` through the same tool the
@@ -24,15 +24,15 @@ export async function mcpCallAction(
   try {
     args = JSON.parse(opts.args);
   } catch (error) {
-    throw new CliError(`--args: not JSON (${errorMessage(error)}): write a JSON object, e.g. '{"path": "README.md"}'`);
+    throw new AppError(`--args: not JSON (${errorMessage(error)}): write a JSON object, e.g. '{"path": "README.md"}'`);
   }
   if (!args || typeof args !== 'object' || Array.isArray(args))
-    throw new CliError(
+    throw new AppError(
       `--args: expected a JSON object, got ${Array.isArray(args) ? 'an array' : JSON.stringify(args)}`,
     );
   const config = await effectiveConfig({}, { config: opts.config }, io.cwd);
   if (!config.mcp || !Object.hasOwn(config.mcp, server))
-    throw new CliError(
+    throw new AppError(
       `${opts.config} has no MCP server "${server}"${config.mcp ? ` (its servers: ${Object.keys(config.mcp).join(', ')})` : ''}`,
     );
   const result = await withMcp(
@@ -41,12 +41,12 @@ export async function mcpCallAction(
     async (m) => {
       const status = m!.statuses().find((s) => s.name === server)!;
       if (status.state === 'failed')
-        throw new CliError(`MCP server "${server}" is not available: ${(status.reason ?? '').split('\n')[0]}`);
+        throw new AppError(`MCP server "${server}" is not available: ${(status.reason ?? '').split('\n')[0]}`);
       const id = mcpToolId(server, tool);
       const registry = new ToolRegistry();
       m!.attach(registry);
       if (!registry.has(id))
-        throw new CliError(
+        throw new AppError(
           `MCP server "${server}" has no tool "${tool}"${status.tools.length ? ` (its tools: ${status.tools.join(', ')})` : ''}`,
         );
       const [r] = await new ActionExecutor(registry, { timeoutMs: opts.timeout }).run(
@@ -100,7 +100,7 @@ export async function mcpCallAction(
 export async function mcpListAction(io: CliIO, opts: { config: string; json?: boolean }): Promise<void> {
   const config = await effectiveConfig({}, { config: opts.config }, io.cwd);
   if (!config.mcp || Object.keys(config.mcp).length === 0)
-    throw new CliError(`${opts.config} has no MCP servers (add an mcp: section, see docs/mcp.md)`);
+    throw new AppError(`${opts.config} has no MCP servers (add an mcp: section, see docs/mcp.md)`);
   const servers = await withMcp(config, io, async (m) => m!.statuses(), { quiet: true });
   io.exitCode = servers.some((s) => s.state === 'failed') ? 1 : 0;
   if (opts.json) {

@@ -1,14 +1,14 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CliError } from '../cli-error.js';
-import { effectiveConfig } from '../effective-config.js';
+import { AppError } from '../../app/app-error.js';
+import { effectiveConfig } from '../../app/effective-config.js';
 import type { CliIO } from '../io.js';
-import { withMcp } from '../mcp-setup.js';
-import { servedAgentClass, servedAgents } from '../served-agents.js';
-import { agentMcpServer, runToolName } from '../server/agent-mcp-server.js';
-import { startMcpHttpServer } from '../server/mcp-http-server.js';
+import { withMcp } from '../../app/mcp-setup.js';
+import { servedAgentClass, servedAgents } from '../../app/served-agents.js';
+import { agentMcpServer, runToolName } from '../../server/agent-mcp-server.js';
+import { startMcpHttpServer } from '../../server/mcp-http-server.js';
 import type { McpServeFlags } from './command-flags.js';
-import { LiveRuns } from '../server/live-runs.js';
-import { SERVE_DEFAULTS } from '../server/serve-options.js';
+import { LiveRuns } from '../../server/live-runs.js';
+import { SERVE_DEFAULTS } from '../../server/serve-options.js';
 import { connectionFlags, TOKEN_ENV } from './serve-action.js';
 import { stopSignal } from '../stop-signal.js';
 
@@ -34,7 +34,7 @@ export async function mcpServeAction(io: CliIO, flags: McpServeFlags): Promise<v
         ...(flags.maxRuns ? { maxRuns: flags.maxRuns } : {}),
         ...connectionFlags(flags),
       }).catch((err: Error) => {
-        throw new CliError(err.message);
+        throw new AppError(err.message);
       });
       io.err(
         `qitos mcp serve: streamable HTTP at ${server.url}/mcp  tools: ${tools}\nqitos mcp serve: ${server.authNote}\n`,

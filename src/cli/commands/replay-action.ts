@@ -10,25 +10,25 @@ import {
   type ReplayDrift,
 } from '../../trace/index.js';
 import { canonicalJson } from '../../core/index.js';
-import { effectiveConfig } from '../effective-config.js';
+import { effectiveConfig } from '../../app/effective-config.js';
 import { LiveView } from '../live-view.js';
-import { buildAgent, buildEngine } from '../run-setup.js';
+import { buildAgent, buildEngine } from '../../app/build-engine.js';
 import { runExitCode, runSummary } from '../run-report.js';
-import { loadTrace } from '../trace-loader.js';
-import { preview } from '../text-format.js';
-import { openRecordedRun, recordedRunAgent } from '../recorded-run.js';
+import { loadTrace } from '../../app/trace-loader.js';
+import { preview } from '../../app/text-format.js';
+import { openRecordedRun, recordedRunAgent } from '../../app/recorded-run.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { checkRecordedStateVersion, recordedStateVersion } from '../../engine/resumed-state.js';
 import type { PermissionRule, State } from '../../core/index.js';
 import type { RunResult } from '../../engine/engine.js';
 import type { WorkflowState } from '../../kit/workflow/index.js';
-import { CliError } from '../cli-error.js';
-import { checkTraceTrust, traceUses } from '../trace-trust.js';
-import { recordedWorkflow, replayWorkflow } from '../workflow-replay.js';
-import { withMcp } from '../mcp-setup.js';
+import { AppError } from '../../app/app-error.js';
+import { checkTraceTrust, traceUses } from '../../app/trace-trust.js';
+import { recordedWorkflow, replayWorkflow } from '../../app/workflow-replay.js';
+import { withMcp } from '../../app/mcp-setup.js';
 import type { CliIO } from '../io.js';
 import type { ReplayFlags } from './command-flags.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../../app/terminal-text.js';
 
 /** What `qitos replay` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function replayAction(io: CliIO, path: string, flags: ReplayFlags): Promise<void> {
@@ -67,7 +67,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     // A workflow run has no agent module: its agent is rebuilt from the workflow the manifest records.
     checkTraceTrust(io, parent.dir, run.untrusted, traceUses(m, run.recorded, runConfig, flags), flags);
     if (flags.agent)
-      throw new CliError(
+      throw new AppError(
         '--agent: a workflow run is rebuilt from the workflow its trace records; replay it without --agent',
       );
     result = (await replayWorkflow(io, {
@@ -85,7 +85,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     })) as RunResult<State>;
   } else {
     if (flags.tools)
-      throw new CliError(
+      throw new AppError(
         '--tools: only a workflow run takes the module of its tools; this trace is a run of ' + m.agent.name,
       );
     const loaded = await recordedRunAgent(io, run, runConfig, flags);
@@ -93,7 +93,7 @@ export async function replayAction(io: CliIO, path: string, flags: ReplayFlags):
     try {
       checkRecordedStateVersion(agent, m);
     } catch (err) {
-      throw new CliError(`cannot replay ${parent.dir}: ${(err as Error).message}`);
+      throw new AppError(`cannot replay ${parent.dir}: ${(err as Error).message}`);
     }
     // The recorded MCP servers are started again: their tool schemas are part of every request, and --live-tools calls them.
     result = await withMcp(runConfig, io, async (mcp) => {

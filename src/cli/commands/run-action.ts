@@ -1,14 +1,14 @@
 import { newId, type TaskInput } from '../../core/index.js';
 import { mcpPromptTask, parsePromptRef } from '../../kit/mcp/mcp-prompt-task.js';
-import { loadAgent } from '../agent-loader.js';
-import { CliError } from '../cli-error.js';
-import { effectiveConfig, requireText } from '../effective-config.js';
+import { loadAgent } from '../../app/agent-loader.js';
+import { AppError } from '../../app/app-error.js';
+import { effectiveConfig, requireText } from '../../app/effective-config.js';
 import type { CliIO } from '../io.js';
 import { LiveView } from '../live-view.js';
-import { withMcp } from '../mcp-setup.js';
-import { buildAgent, buildEngine, configuredModel } from '../run-setup.js';
+import { withMcp } from '../../app/mcp-setup.js';
+import { buildAgent, buildEngine, configuredModel } from '../../app/build-engine.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
-import { withTelemetry } from '../telemetry-setup.js';
+import { withTelemetry } from '../../app/telemetry-setup.js';
 import { printRunEnd, runExitCode, runSummary } from '../run-report.js';
 import type { RunFlags } from './command-flags.js';
 import { autoApprove } from '../../engine/permission-gate.js';
@@ -17,11 +17,11 @@ import { ttyApprover } from '../tty-approver.js';
 /** What `qitos run` does (loaded when the command runs, so `qitos --help` stays fast). */
 export async function runAction(io: CliIO, modulePath: string, flags: RunFlags): Promise<void> {
   if (flags.mcpPrompt === undefined && flags.task === undefined)
-    throw new CliError('--task is required (or --mcp-prompt <server>/<prompt>)');
+    throw new AppError('--task is required (or --mcp-prompt <server>/<prompt>)');
   if (flags.mcpPrompt === undefined) requireText(flags.task, '--task');
-  else if (flags.task !== undefined) throw new CliError('give either --task or --mcp-prompt, not both');
+  else if (flags.task !== undefined) throw new AppError('give either --task or --mcp-prompt, not both');
   if (flags.mcpPrompt === undefined && Object.keys(flags.arg).length)
-    throw new CliError('--arg is for the arguments of an --mcp-prompt prompt');
+    throw new AppError('--arg is for the arguments of an --mcp-prompt prompt');
   const config = await effectiveConfig({}, flags, io.cwd);
   const loaded = await loadAgent(modulePath, flags.export, io.cwd);
   const model = await configuredModel(config, io.cwd, io.env);
@@ -68,11 +68,11 @@ async function promptTask(
   ref: string,
   args: Record<string, string>,
 ): Promise<TaskInput> {
-  if (!mcp) throw new CliError('--mcp-prompt needs the MCP server in the config (an mcp: section, see docs/mcp.md)');
+  if (!mcp) throw new AppError('--mcp-prompt needs the MCP server in the config (an mcp: section, see docs/mcp.md)');
   try {
     const { server, name } = parsePromptRef(ref);
     return { id: newId('task'), ...(await mcpPromptTask(mcp, server, name, args)) };
   } catch (error) {
-    throw new CliError(`--mcp-prompt: ${(error as Error).message.split('\n')[0]}`);
+    throw new AppError(`--mcp-prompt: ${(error as Error).message.split('\n')[0]}`);
   }
 }

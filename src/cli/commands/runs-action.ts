@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { listRuns } from '../run-listing.js';
-import { fmtCost, preview, table, variantText } from '../text-format.js';
+import { listRuns } from '../../app/run-listing.js';
+import { fmtCost, preview, table, variantText } from '../../app/text-format.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos runs` does (loaded when the command runs, so `qitos --help` stays fast). */

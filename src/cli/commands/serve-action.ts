@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { SkillManager } from '../../kit/skills/index.js';
 import { ApprovalQueue } from '../../engine/approval-queue.js';
-import { CliError } from '../cli-error.js';
-import { effectiveConfig } from '../effective-config.js';
-import { withTelemetry } from '../telemetry-setup.js';
+import { AppError } from '../../app/app-error.js';
+import { effectiveConfig } from '../../app/effective-config.js';
+import { withTelemetry } from '../../app/telemetry-setup.js';
 import type { CliIO } from '../io.js';
-import { withMcp } from '../mcp-setup.js';
-import { servedAgentClass, servedAgents, traceRoot } from '../served-agents.js';
-import { startServer } from '../server/start-server.js';
+import { withMcp } from '../../app/mcp-setup.js';
+import { servedAgentClass, servedAgents, traceRoot } from '../../app/served-agents.js';
+import { startServer } from '../../server/start-server.js';
 import type { ServeFlags } from './command-flags.js';
 import { stopSignal } from '../stop-signal.js';
 
@@ -35,7 +35,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
   const { loaded, name } = await servedAgentClass(io, flags.agent, flags.export, flags.name);
   const skills = skillsRoot
     ? await SkillManager.open(skillsRoot).catch((err: Error) => {
-        throw new CliError(`--skills-root: ${err.message}`);
+        throw new AppError(`--skills-root: ${err.message}`);
       })
     : undefined;
   const token = io.env[TOKEN_ENV] || undefined;
@@ -56,7 +56,7 @@ export async function serveAction(io: CliIO, flags: ServeFlags): Promise<void> {
         ...connectionFlags(flags),
         ...(io.redactor ? { redactor: io.redactor.add(token) } : {}),
       }).catch((err: Error) => {
-        throw new CliError(err.message);
+        throw new AppError(err.message);
       });
       // one write: a reader that waits for the "listening" line gets the token line with it
       io.out(

@@ -9,11 +9,11 @@ import {
   transformersEmbedder,
   type InstalledSkill,
 } from '../../kit/skills/index.js';
-import { CliError } from '../cli-error.js';
+import { AppError } from '../../app/app-error.js';
 import type { CliIO } from '../io.js';
-import { table } from '../text-format.js';
+import { table } from '../../app/text-format.js';
 import type { RootFlags } from './command-flags.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../../app/terminal-text.js';
 
 /** `qitos skills install`. */
 export async function installAction(io: CliIO, zip: string, flags: RootFlags & { replace?: boolean }): Promise<void> {
@@ -34,7 +34,7 @@ export async function updateAction(
   flags: RootFlags & { description?: string; zip?: string },
 ): Promise<void> {
   if ((flags.description === undefined) === (flags.zip === undefined))
-    throw new CliError('give exactly one of --description <text> or --zip <file>');
+    throw new AppError('give exactly one of --description <text> or --zip <file>');
   const manager = await open(io, flags);
   const r = await attempt(() =>
     manager.update(
@@ -118,11 +118,11 @@ export function embedderFor(io: CliIO, flags: Pick<RootFlags, 'embedder' | 'embe
   if (kind === 'transformers' && arg) return transformersEmbedder({ modelPath: resolve(io.cwd, arg) });
   if (kind === 'openai' && arg) {
     if (!flags.embedderUrl)
-      throw new CliError('--embedder openai:<model> needs --embedder-url <base URL>, e.g. http://localhost:11434/v1');
+      throw new AppError('--embedder openai:<model> needs --embedder-url <base URL>, e.g. http://localhost:11434/v1');
     const apiKey = io.env.QITOS_EMBEDDER_API_KEY ?? io.env.OPENAI_API_KEY ?? 'none';
     return attemptSync(() => openAIEmbedder({ model: arg, baseURL: flags.embedderUrl!, apiKey }));
   }
-  throw new CliError(`unknown --embedder "${spec}": use hashing, transformers:<model folder> or openai:<model>`);
+  throw new AppError(`unknown --embedder "${spec}": use hashing, transformers:<model folder> or openai:<model>`);
 }
 
 /** Runs a library call, turning its error into a one-line CLI error. */
@@ -130,8 +130,8 @@ async function attempt<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError((err as Error).message);
+    if (err instanceof AppError) throw err;
+    throw new AppError((err as Error).message);
   }
 }
 
@@ -139,7 +139,7 @@ function attemptSync<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    throw new CliError((err as Error).message);
+    throw new AppError((err as Error).message);
   }
 }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { installTauData, tauDataDir } from '../../kit/tau-bench/index.js';
-import { CliError } from '../cli-error.js';
+import { installTauData, tauDataDir } from '../../bench/tau-bench/index.js';
+import { AppError } from '../../app/app-error.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos tau-bench fetch` does. */
@@ -12,7 +12,7 @@ export async function tauBenchFetchAction(io: CliIO, opts: { from?: string; data
   try {
     result = await installTauData({ from, dataDir });
   } catch (e) {
-    throw CliError.of(e);
+    throw AppError.of(e);
   }
   io.out(
     `installed ${result.files} files of sierra-research/tau-bench@${result.commit} (every sha256 checked) in ${result.dataDir} ` +

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { exportTraces, otlpTap, TraceError, type OtlpTap } from '../../trace/index.js';
-import { CliError } from '../cli-error.js';
-import { EXIT_FAILED } from '../exit-codes.js';
+import { AppError } from '../../app/app-error.js';
+import { EXIT_FAILED } from '../../app/exit-codes.js';
 import type { CliIO } from '../io.js';
 import type { TraceExportFlags } from './command-flags.js';
 
@@ -34,7 +34,7 @@ export async function traceExportAction(io: CliIO, traces: string[], flags: Trac
       },
     });
   } catch (err) {
-    throw new CliError(`trace export: ${(err as Error).message}`);
+    throw new AppError(`trace export: ${(err as Error).message}`);
   }
   io.redactor?.add(...Object.values(tap.endpoint.headers));
   let runs = 0;
@@ -44,7 +44,7 @@ export async function traceExportAction(io: CliIO, traces: string[], flags: Trac
       tap,
     );
   } catch (err) {
-    if (err instanceof TraceError) throw new CliError(err.message);
+    if (err instanceof TraceError) throw new AppError(err.message);
     throw err;
   } finally {
     await tap.shutdown();

@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadTrace } from '../trace-loader.js';
+import { loadTrace } from '../../app/trace-loader.js';
 import { fileSafeName, type Trace } from '../../trace/index.js';
-import { branchTraces } from '../view/branch-traces.js';
+import { branchTraces } from '../../app/view/branch-traces.js';
 import { isWorkflowManifest } from '../../kit/workflow/index.js';
-import { viewData } from '../view/view-data.js';
-import { viewHtml } from '../view/view-html.js';
-import { CliError } from '../cli-error.js';
+import { viewData } from '../../app/view/view-data.js';
+import { viewHtml } from '../../app/view/view-html.js';
+import { AppError } from '../../app/app-error.js';
 import type { CliIO } from '../io.js';
 
 /** What `qitos view` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -31,7 +31,7 @@ export async function viewAction(
           `qitos-diff-${fileSafeName(traces[0].manifest.runId)}-vs-${fileSafeName(traces[1].manifest.runId)}.html`,
         );
   await writeFile(out, html).catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`cannot write ${out}: ${err.message}`);
+    throw new AppError(`cannot write ${out}: ${err.message}`);
   });
   const steps = traces.map((t) => t.steps.length);
   if (flags.json) io.out(JSON.stringify({ output: out, bytes: Buffer.byteLength(html), steps }, null, 2) + '\n');

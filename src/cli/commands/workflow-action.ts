@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import type { AnyTool, Approver, Hook, Model } from '../../core/index.js';
-import { builtinTools } from '../../kit/tools/builtin-tools.js';
+import type { Approver, Hook, Model } from '../../core/index.js';
 import {
   WorkflowError,
   forkWorkflow,
@@ -13,15 +12,15 @@ import {
 } from '../../kit/workflow/index.js';
 import { ttyApprover } from '../tty-approver.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
-import { commandTelemetry } from '../telemetry-setup.js';
-import { CliError } from '../cli-error.js';
-import { effectiveConfig } from '../effective-config.js';
-import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../exit-codes.js';
+import { commandTelemetry } from '../../app/telemetry-setup.js';
+import { AppError } from '../../app/app-error.js';
+import { effectiveConfig } from '../../app/effective-config.js';
+import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../../app/exit-codes.js';
 import type { CliIO } from '../io.js';
-import { recordableConfig } from '../mcp-setup.js';
-import { resolveModel } from '../model-resolver.js';
-import { DEFAULT_TRACE_DIR, buildEnv, configuredModel, workflowBudget } from '../run-setup.js';
-import { importUserModule } from '../user-module.js';
+import { recordableConfig } from '../../app/mcp-setup.js';
+import { resolveModel } from '../../app/model-resolver.js';
+import { DEFAULT_TRACE_DIR, buildEnv, configuredModel, workflowBudget } from '../../app/build-engine.js';
+import { workflowTools } from '../../app/workflow-tools.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 
 /** What `qitos workflow check` does: parse and check, print `ok` or every problem (exit 2). */
@@ -65,7 +64,7 @@ export async function workflowForkAction(
   flags: WorkflowRunFlags & { at: string },
 ): Promise<void> {
   const m = /^([^@]+)(?:@([1-9][0-9]*))?$/.exec(flags.at);
-  if (!m) throw new CliError(`--at: expected <node> or <node>@<visit>, got "${flags.at}"`);
+  if (!m) throw new AppError(`--at: expected <node> or <node>@<visit>, got "${flags.at}"`);
   await workflowRunAction(io, file, flags, {
     trace: resolve(io.cwd, trace),
     at: { node: m[1], visit: m[2] ? Number(m[2]) : 1 },
@@ -80,14 +79,14 @@ export async function workflowRunAction(
   from?: { trace: string; at?: { node: string; visit: number } },
 ): Promise<void> {
   const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
-    throw err instanceof WorkflowError ? new CliError(err.message.split('\n').join(' ')) : err;
+    throw err instanceof WorkflowError ? new AppError(err.message.split('\n').join(' ')) : err;
   });
   // `workflow:` is recorded even when empty: it tells a replay that the engine: budget did not apply (runs before it did).
   const config = await effectiveConfig({}, flags, io.cwd).then((c) => ({ ...c, workflow: c.workflow ?? {} }));
   const model = await configuredModel(config, io.cwd, io.env);
   const llm = [...def.nodes.values()].filter((n) => n.kind === 'llm');
   if (!model && llm.length)
-    throw new CliError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
+    throw new AppError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
   const env = buildEnv(config, io.cwd);
   const tools = await workflowTools(io, flags.tools, env !== undefined);
   const nodeModels = await modelsOfNodes(def, io);
@@ -129,7 +128,7 @@ export async function workflowRunAction(
     else result = await resumeWorkflow(from.trace, def, { ...options, allowChangedWorkflow });
   } catch (err) {
     if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError'))
-      throw new CliError(err.message);
+      throw new AppError(err.message);
     throw err;
   } finally {
     await telemetry?.shutdown();
@@ -181,30 +180,6 @@ function streamedNodes(io: CliIO): Hook {
   };
 }
 
-/** Built-in tools (those needing file or process ops only with an env) plus the exported tools of `--tools`. */
-export async function workflowTools(
-  io: Pick<CliIO, 'cwd'>,
-  module: string | undefined,
-  hasEnv: boolean,
-): Promise<AnyTool[]> {
-  const tools = builtinTools({}).filter((t) => hasEnv || t.requires.length === 0);
-  if (!module) return tools;
-  const abs = resolve(io.cwd, module);
-  const exports = await importUserModule(abs).catch((err: Error) => {
-    throw new CliError(`--tools: cannot load ${module}: ${err.message}`);
-  });
-  const isTool = (v: unknown): v is AnyTool =>
-    !!v &&
-    typeof v === 'object' &&
-    typeof (v as AnyTool).id === 'string' &&
-    typeof (v as AnyTool).execute === 'function' &&
-    'parameters' in (v as object);
-  const own = Object.values(exports).flatMap((v) => (Array.isArray(v) ? v.filter(isTool) : isTool(v) ? [v] : []));
-  if (!own.length) throw new CliError(`--tools: ${module} exports no tools (defineTool values, or arrays of them)`);
-  const ids = new Set(own.map((t) => t.id));
-  return [...tools.filter((t) => !ids.has(t.id)), ...own];
-}
-
 /** The models LLM nodes name (`provider` and `model`), resolved before the run (a scripted model reads its file). */
 async function modelsOfNodes(def: WorkflowDefinition, io: CliIO): Promise<Map<string, Model>> {
   const out = new Map<string, Model>();
@@ -224,9 +199,9 @@ function workflowApprover(
   flags: WorkflowRunFlags,
   from: { trace: string; at?: unknown } | undefined,
 ): { onApproval?: Approver } {
-  if (flags.approve && flags.reject !== undefined) throw new CliError('give either --approve or --reject, not both');
+  if (flags.approve && flags.reject !== undefined) throw new AppError('give either --approve or --reject, not both');
   if ((flags.approve || flags.reject !== undefined) && (!from || from.at))
-    throw new CliError(
+    throw new AppError(
       '--approve and --reject answer the ask a waiting run stopped at: use them with qitos workflow resume',
     );
   if (flags.approve) return { onApproval: waitingAskAnswer({ decision: 'once' }) };

@@ -14,7 +14,7 @@ import {
   runWorkflow,
 } from '../../../src/kit/workflow/index.js';
 import { readTrace } from '../../../src/trace/index.js';
-import { viewData } from '../../../src/cli/view/view-data.js';
+import { viewData } from '../../../src/app/view/view-data.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-results-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,249 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type {
+  ActionRunner,
+  Approver,
+  Budget,
+  Critic,
+  Env,
+  Hook,
+  Memory,
+  Model,
+  ParentLink,
+  Policy,
+  Redactor,
+  Search,
+  State,
+  TraceTap,
+} from '../core/index.js';
+import { HostEnv, MemoryEnv } from '../envs/index.js';
+import { Engine, type EngineOptions } from '../engine/engine.js';
+import type { AgentModule } from '../engine/agent-module.js';
+import { compaction, doomLoop } from '../kit/policies/index.js';
+import { hashingEmbedder } from '../kit/skills/index.js';
+import { markdownMemory, summaryMemory, vectorMemory, windowMemory } from '../kit/memory/index.js';
+import { passThroughCritic, reactSelfReflectionCritic, selfReflectionCritic } from '../kit/critics/index.js';
+import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../kit/search/index.js';
+import { AppError } from './app-error.js';
+import { addSkills } from './skills-setup.js';
+import type { LoadedAgent } from './agent-loader.js';
+import type { QitosConfig } from './config-schema.js';
+import { resolveModel } from './model-resolver.js';
+import { recordableConfig } from './mcp-setup.js';
+import type { McpManager } from '../kit/mcp/mcp-manager.js';
+
+/** Default traces folder (relative to the working folder). */
+export const DEFAULT_TRACE_DIR = 'traces';
+
+/**
+ * Builds the agent the way every command does: `new AgentClass({ model, modelParams, ...config.agent })`.
+ * The convention for agent modules: the constructor takes AgentModuleOptions plus the agent's own config.
+ */
+export function buildAgent(
+  loaded: LoadedAgent,
+  config: QitosConfig,
+  model: Model | undefined,
+): AgentModule<State, unknown> {
+  const options = {
+    ...(model ? { model } : {}),
+    ...(config.model?.params ? { modelParams: config.model.params } : {}),
+    ...config.agent,
+  };
+  try {
+    return new loaded.AgentClass(options);
+  } catch (err) {
+    throw new AppError(`cannot construct agent ${loaded.export} from ${loaded.module}: ${(err as Error).message}`);
+  }
+}
+
+/** The model the config names (`--model` already merged in), or undefined to keep the agent's own. */
+export async function configuredModel(
+  config: QitosConfig,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<Model | undefined> {
+  return config.model ? resolveModel(config.model, cwd, env) : undefined;
+}
+
+/** Policies the config asks for, in order: doom-loop, then compaction (which keeps the outputs of the agent's `keepOutput` tools). */
+export function buildPolicies(config: QitosConfig, agent: AgentModule<State, unknown>): Policy<State>[] {
+  const out: Policy<State>[] = [];
+  const p = config.policies ?? {};
+  try {
+    if (p.doomLoop) out.push(doomLoop(p.doomLoop === true ? {} : p.doomLoop));
+    if (p.compaction)
+      out.push(compaction({ ...(p.compaction === true ? {} : p.compaction), tools: agent.tools.list() }));
+  } catch (err) {
+    throw new AppError(`policies: ${(err as Error).message}`);
+  }
+  return out;
+}
+
+/** The env the config asks for (`env:` or `--workspace`), or undefined for none. Host roots are relative to `cwd`. */
+export function buildEnv(config: QitosConfig, cwd: string): Env | undefined {
+  const e = config.env;
+  if (!e) return undefined;
+  try {
+    if (e.type === 'memory') return new MemoryEnv({ files: e.files ?? {} });
+    const { type: _type, root, ...options } = e;
+    return new HostEnv({ ...options, root: resolve(cwd, root) });
+  } catch (err) {
+    throw new AppError(`env: ${(err as Error).message}`);
+  }
+}
+
+/** A factory of the memory the config asks for (every run its own instance; files carry over runs), or undefined. */
+export function buildMemory(config: QitosConfig, cwd: string): (() => Memory) | undefined {
+  const m = config.memory;
+  if (!m) return undefined;
+  const base = config.env?.type === 'host' ? resolve(cwd, config.env.root) : cwd;
+  switch (m.type) {
+    case 'window':
+      return () => windowMemory(m);
+    case 'summary':
+      return () => summaryMemory(m);
+    case 'vector': {
+      const embedder = hashingEmbedder(m.dimensions ? { dimensions: m.dimensions } : {});
+      return () =>
+        vectorMemory({
+          embedder,
+          ...(m.maxRecords ? { maxRecords: m.maxRecords } : {}),
+          ...(m.path ? { path: resolve(cwd, m.path) } : {}),
+        });
+    }
+    case 'markdown': {
+      const path = m.path ? resolve(cwd, m.path) : join(base, '.qitos', 'memory.md');
+      return () => markdownMemory({ path, ...(m.maxRecords ? { maxRecords: m.maxRecords } : {}) });
+    }
+  }
+}
+
+/** The critics the config asks for, in order. */
+export function buildCritics(config: QitosConfig): Critic<State>[] {
+  return (config.critics ?? []).map((c) => {
+    if (c.type === 'pass-through') return passThroughCritic();
+    if (c.type === 'self-reflection') return selfReflectionCritic(c);
+    return reactSelfReflectionCritic(c);
+  });
+}
+
+/** The search the config asks for, or undefined (a branch then acts on its first candidate). */
+export function buildSearch(config: QitosConfig): Search<State> | undefined {
+  const s = config.search;
+  if (!s) return undefined;
+  if (s.type === 'greedy') return greedySearch();
+  if (s.type === 'beam') return beamSearch(s);
+  if (s.type === 'best-first') return bestFirstSearch(s);
+  return treeSearch(s);
+}
+
+/** What one engine run of a command needs besides the config. */
+export interface EngineSetup {
+  agent: AgentModule<State, unknown>;
+  loaded: LoadedAgent;
+  config: QitosConfig;
+  cwd: string;
+  /** Forces this memory on the engine (replay serves the recorded reads), whatever the config asks for. */
+  memory?: Memory;
+  /** Forces this model on the engine (replay), whatever the agent built for itself. */
+  model?: Model;
+  executor?: ActionRunner;
+  /** The recorded run a replay or fork descends from. */
+  parent?: ParentLink;
+  hooks?: Hook[];
+  /** Where a one-line warning goes (the env runs commands without a sandbox). */
+  warn?: (line: string) => void;
+  /** Connected MCP servers (withMcp): their tools join the agent's, and the run records their events. */
+  mcp?: McpManager;
+  /** This machine's trace key (loadTraceKey): the run's manifest is signed with it. */
+  signingKey?: Uint8Array | undefined;
+  /** The command's secrets (`io.redactor`): kept out of the trace and the event stream. */
+  redactor?: Redactor | undefined;
+  /** Where the run's trace records also go (the command's OpenTelemetry export, `withTelemetry`). */
+  tap?: TraceTap | undefined;
+  /** End runs on SIGINT/SIGTERM/SIGHUP (default true); a server handles the signals itself. */
+  handleSigint?: boolean;
+  /** Answers permission asks (the terminal, `--auto`, a server's approvals); without one an ask is refused. */
+  onApproval?: Approver;
+  /** The step debugger (`qitos debug`; a replay serving recorded edits): breakpoints, onBreak, breakCondition. */
+  debug?: Pick<EngineOptions<State>, 'breakpoints' | 'onBreak' | 'breakCondition'>;
+}
+
+/** The run budget the config's `engine:` section sets (only the limits it names). */
+export function configBudget(config: QitosConfig): Budget {
+  const e = config.engine ?? {};
+  return Object.fromEntries(
+    Object.entries({
+      maxSteps: e.maxSteps,
+      maxSeconds: e.maxSeconds,
+      maxTokens: e.maxTokens,
+      maxCost: e.maxCost,
+    }).filter(([, v]) => v !== undefined),
+  );
+}
+
+/** The budget of a workflow run: the config's `workflow:` section (the `engine:` budget is for agents). */
+export function workflowBudget(config: QitosConfig): Budget {
+  const w = config.workflow ?? {};
+  return Object.fromEntries(
+    Object.entries({
+      maxSteps: w.maxSteps,
+      maxSeconds: w.maxSeconds,
+      maxTokens: w.maxTokens,
+      maxCost: w.maxCost,
+    }).filter(([, v]) => v !== undefined),
+  );
+}
+
+/** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
+export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
+  const e = s.config.engine ?? {};
+  const env = buildEnv(s.config, s.cwd);
+  // Said once per command (one engine each): commands of this run are not sandboxed, and why.
+  if (env instanceof HostEnv && env.sandboxNote) s.warn?.(`warning: ${env.sandboxNote}\n`);
+  const skillPolicies = await addSkills(s.agent, s.config, env, s.cwd, s.warn);
+  s.mcp?.attach(s.agent.tools);
+  const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
+  // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
+  await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new AppError(
+      `trace folder ${traceDir} cannot be ` +
+        `created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`,
+    );
+  });
+  const memory = s.memory ?? buildMemory(s.config, s.cwd);
+  const search = buildSearch(s.config);
+  return new Engine<State>({
+    agent: s.agent,
+    ...(env ? { env } : {}),
+    ...(s.model ? { model: s.model } : {}),
+    ...(memory ? { memory } : {}),
+    critics: buildCritics(s.config),
+    ...(search ? { search } : {}),
+    policies: [...buildPolicies(s.config, s.agent), ...skillPolicies, ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
+    hooks: s.hooks ?? [],
+    budget: configBudget(s.config),
+    ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
+    tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+    ...(s.executor ? { executor: s.executor } : {}),
+    handleSigint: s.handleSigint ?? true,
+    ...(s.redactor ? { redactor: s.redactor } : {}),
+    ...(s.parent ? { parent: s.parent } : {}),
+    ...(s.config.permission !== undefined ? { permission: s.config.permission } : {}),
+    ...(s.onApproval ? { onApproval: s.onApproval } : {}),
+    ...(e.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: e.approvalTimeoutMs } : {}),
+    ...s.debug,
+    trace: {
+      dir: traceDir,
+      streamDeltas: s.config.trace?.streamDeltas ?? false,
+      agentSource: {
+        module: s.loaded.module,
+        export: s.loaded.export,
+        ...(s.loaded.sha256 ? { sha256: s.loaded.sha256 } : {}),
+      },
+      config: recordableConfig(s.config) as Record<string, unknown>,
+      ...(s.signingKey ? { signingKey: s.signingKey } : {}),
+      ...(s.tap ? { tap: s.tap } : {}),
+    },
+  });
+}
