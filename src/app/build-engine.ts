@@ -10,12 +10,14 @@ import type {
   Memory,
   Model,
   ParentLink,
+  PermissionConfig,
   Policy,
   Redactor,
   Search,
   State,
   TraceTap,
 } from '../core/index.js';
+import type { ExecutorOptions } from '../engine/action-executor.js';
 import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
@@ -171,77 +173,146 @@ export interface EngineSetup {
 
 /** The run budget the config's `engine:` section sets (only the limits it names). */
 export function configBudget(config: QitosConfig): Budget {
-  const e = config.engine ?? {};
-  return Object.fromEntries(
-    Object.entries({
-      maxSteps: e.maxSteps,
-      maxSeconds: e.maxSeconds,
-      maxTokens: e.maxTokens,
-      maxCost: e.maxCost,
-    }).filter(([, v]) => v !== undefined),
-  );
+  return definedLimits(config.engine ?? {});
 }
 
 /** The budget of a workflow run: the config's `workflow:` section (the `engine:` budget is for agents). */
 export function workflowBudget(config: QitosConfig): Budget {
-  const w = config.workflow ?? {};
+  return definedLimits(config.workflow ?? {});
+}
+
+function definedLimits(section: Budget): Budget {
+  const { maxSteps, maxSeconds, maxTokens, maxCost } = section;
   return Object.fromEntries(
-    Object.entries({
-      maxSteps: w.maxSteps,
-      maxSeconds: w.maxSeconds,
-      maxTokens: w.maxTokens,
-      maxCost: w.maxCost,
-    }).filter(([, v]) => v !== undefined),
+    Object.entries({ maxSteps, maxSeconds, maxTokens, maxCost }).filter(([, v]) => v !== undefined),
   );
+}
+
+/**
+ * What a config decides of an engine, the same for every front end (`qitos run`, `bench`, `serve`, `workflow`,
+ * `replay`, `fork`, `debug`): its env, memory, critics, search, budget, recovery, tool execution, permission rules
+ * and trace folder. A front end adds what is its own (the agent, the model, hooks, who answers asks).
+ */
+export interface ConfiguredEngine {
+  /** A new env for each run (a bench run calls it once per trial), or undefined when the config names none. */
+  env(): Env | undefined;
+  memory: (() => Memory) | undefined;
+  critics: Critic<State>[];
+  search: Search<State> | undefined;
+  /** The `engine:` budget (`workflow:` for a workflow run). */
+  budget: Budget;
+  maxRecoveries: number | undefined;
+  tools: ExecutorOptions;
+  permission: PermissionConfig | undefined;
+  approvalTimeoutMs: number | undefined;
+  /** The trace folder, absolute. */
+  traceDir: string;
+  streamDeltas: boolean;
+  /** The config as every trace records it (secrets left out), so replay and fork rebuild the same engine. */
+  recorded: Record<string, unknown>;
+}
+
+/**
+ * The engine a config describes. `kind: 'workflow'` takes the `workflow:` budget and no memory, critics or search
+ * (a workflow's nodes decide; docs/workflow.md).
+ */
+export function configuredEngine(
+  config: QitosConfig,
+  cwd: string,
+  kind: 'agent' | 'workflow' = 'agent',
+): ConfiguredEngine {
+  const e = config.engine ?? {};
+  const agent = kind === 'agent';
+  // Built once here so a bad env section is an error before any run starts; later runs get fresh instances.
+  let first = buildEnv(config, cwd);
+  return {
+    env: () => {
+      const env = first ?? buildEnv(config, cwd);
+      first = undefined;
+      return env;
+    },
+    memory: agent ? buildMemory(config, cwd) : undefined,
+    critics: agent ? buildCritics(config) : [],
+    search: agent ? buildSearch(config) : undefined,
+    budget: agent ? configBudget(config) : workflowBudget(config),
+    maxRecoveries: e.maxRecoveries,
+    tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+    permission: config.permission,
+    approvalTimeoutMs: e.approvalTimeoutMs,
+    traceDir: resolve(cwd, config.trace?.dir ?? DEFAULT_TRACE_DIR),
+    streamDeltas: config.trace?.streamDeltas ?? false,
+    recorded: recordableConfig(config) as Record<string, unknown>,
+  };
+}
+
+/**
+ * The policies of one agent's run, in order: the config's (doom-loop, compaction), its skills' (whose tools this
+ * registers on the agent) and the MCP servers' (whose tools join the agent's).
+ */
+export async function agentPolicies(
+  agent: AgentModule<State, unknown>,
+  config: QitosConfig,
+  env: Env | undefined,
+  cwd: string,
+  options: { mcp?: McpManager | undefined; warn?: ((line: string) => void) | undefined } = {},
+): Promise<Policy<State>[]> {
+  const skillPolicies = await addSkills(agent, config, env, cwd, options.warn);
+  options.mcp?.attach(agent.tools);
+  return [...buildPolicies(config, agent), ...skillPolicies, ...(options.mcp ? [options.mcp.runPolicy<State>()] : [])];
+}
+
+/** Makes the trace folder, so a bad one is a one-line error, not a run that fails to start and names a trace that does not exist. */
+export async function ensureTraceDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new AppError(
+      `trace folder ${dir} cannot be ` +
+        `created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`,
+    );
+  });
+}
+
+/** Says once per command that its commands are not sandboxed, and why. */
+export function warnSandbox(env: Env | undefined, warn: ((line: string) => void) | undefined): void {
+  if (env instanceof HostEnv && env.sandboxNote) warn?.(`warning: ${env.sandboxNote}\n`);
 }
 
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
-  const e = s.config.engine ?? {};
-  const env = buildEnv(s.config, s.cwd);
-  // Said once per command (one engine each): commands of this run are not sandboxed, and why.
-  if (env instanceof HostEnv && env.sandboxNote) s.warn?.(`warning: ${env.sandboxNote}\n`);
-  const skillPolicies = await addSkills(s.agent, s.config, env, s.cwd, s.warn);
-  s.mcp?.attach(s.agent.tools);
-  const traceDir = resolve(s.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR);
-  // Checked here so a bad folder is a one-line error, not a run that fails to start and names a trace that does not exist.
-  await mkdir(traceDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-    throw new AppError(
-      `trace folder ${traceDir} cannot be ` +
-        `created: ${err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'a file is in the way' : err.message}`,
-    );
-  });
-  const memory = s.memory ?? buildMemory(s.config, s.cwd);
-  const search = buildSearch(s.config);
+  const c = configuredEngine(s.config, s.cwd);
+  const env = c.env();
+  warnSandbox(env, s.warn);
+  const policies = await agentPolicies(s.agent, s.config, env, s.cwd, { mcp: s.mcp, warn: s.warn });
+  await ensureTraceDir(c.traceDir);
+  const memory = s.memory ?? c.memory;
   return new Engine<State>({
     agent: s.agent,
     ...(env ? { env } : {}),
     ...(s.model ? { model: s.model } : {}),
     ...(memory ? { memory } : {}),
-    critics: buildCritics(s.config),
-    ...(search ? { search } : {}),
-    policies: [...buildPolicies(s.config, s.agent), ...skillPolicies, ...(s.mcp ? [s.mcp.runPolicy<State>()] : [])],
+    critics: c.critics,
+    ...(c.search ? { search: c.search } : {}),
+    policies,
     hooks: s.hooks ?? [],
-    budget: configBudget(s.config),
-    ...(e.maxRecoveries !== undefined ? { maxRecoveries: e.maxRecoveries } : {}),
-    tools: { parallel: e.parallelTools, concurrency: e.toolConcurrency, timeoutMs: e.toolTimeoutMs },
+    budget: c.budget,
+    ...(c.maxRecoveries !== undefined ? { maxRecoveries: c.maxRecoveries } : {}),
+    tools: c.tools,
     ...(s.executor ? { executor: s.executor } : {}),
     handleSigint: s.handleSigint ?? true,
     ...(s.redactor ? { redactor: s.redactor } : {}),
     ...(s.parent ? { parent: s.parent } : {}),
-    ...(s.config.permission !== undefined ? { permission: s.config.permission } : {}),
+    ...(c.permission !== undefined ? { permission: c.permission } : {}),
     ...(s.onApproval ? { onApproval: s.onApproval } : {}),
-    ...(e.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: e.approvalTimeoutMs } : {}),
+    ...(c.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: c.approvalTimeoutMs } : {}),
     ...s.debug,
     trace: {
-      dir: traceDir,
-      streamDeltas: s.config.trace?.streamDeltas ?? false,
+      dir: c.traceDir,
+      streamDeltas: c.streamDeltas,
       agentSource: {
         module: s.loaded.module,
         export: s.loaded.export,
         ...(s.loaded.sha256 ? { sha256: s.loaded.sha256 } : {}),
       },
-      config: recordableConfig(s.config) as Record<string, unknown>,
+      config: c.recorded,
       ...(s.signingKey ? { signingKey: s.signingKey } : {}),
       ...(s.tap ? { tap: s.tap } : {}),
     },

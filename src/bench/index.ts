@@ -22,6 +22,15 @@ export { llmJudge, DEFAULT_JUDGE_PROMPT, type LlmJudgeOptions } from './scorers/
 export { gaiaMatch } from './scorers/gaia-match.js';
 export { toBenchAgent, type AgentFactory, type AgentFactoryContext, type BenchAgent } from './bench-agent.js';
 export { runSuite, type RunSuiteOptions, type RunSuiteResult, type BenchProgress } from './run-suite.js';
+export {
+  findSuiteProvider,
+  providerOptions,
+  type SuiteProvider,
+  type SuiteOption,
+  type SuiteRunContext,
+  type ProvidedRun,
+  type ProvidedSuite,
+} from './suite-provider.js';
 export { ResultLine } from './result-line.js';
 export { RateLimiter, parseRateLimit, rateLimitMiddleware, rateLimitedModel, type RateLimit } from './rate-limit.js';
 export { parseShard, shardFromEnv, type Shard, type ShardFromEnv } from './shard.js';

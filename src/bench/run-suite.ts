@@ -102,10 +102,21 @@ export interface RunSuiteOptions {
   signingKey?: Uint8Array | undefined;
   /** Where every trial's trace records also go (live OpenTelemetry export: `otlpTap`). */
   tap?: TraceTap | undefined;
-  /** Engine settings applied to every trial (recovery limit, tool execution). */
+  /**
+   * Engine settings applied to every trial: recovery limit, tool execution, permission rules and who answers asks,
+   * memory (a factory gives each trial its own), critics, search.
+   */
   engine?: Pick<
     EngineOptions<State>,
-    'maxRecoveries' | 'tools' | 'failOnHookError' | 'permission' | 'onApproval' | 'approvalTimeoutMs'
+    | 'maxRecoveries'
+    | 'tools'
+    | 'failOnHookError'
+    | 'permission'
+    | 'onApproval'
+    | 'approvalTimeoutMs'
+    | 'memory'
+    | 'critics'
+    | 'search'
   >;
 }
 

@@ -19,7 +19,8 @@ import { watchStopSignals } from '../../engine/signal-watcher.js';
 import { AppError } from '../../app/app-error.js';
 import { EXIT_INTERRUPTED } from '../../app/exit-codes.js';
 import type { CliIO } from '../io.js';
-import { openBenchSuite, userErrors, userErrorsAsync } from './bench-action.js';
+import { openBenchSuite, userErrors, userErrorsAsync } from '../../app/bench-run.js';
+import { suiteProviders } from '../../app/suite-providers.js';
 import type { BenchSweepFlags } from './command-flags.js';
 
 /**
@@ -34,7 +35,7 @@ export async function benchSweepAction(io: CliIO, suitePath: string, flags: Benc
   const cells = userErrors(() => sweepCells(grid));
   const baseline = userErrors(() => findBaseline(cells, flags.baseline));
   const rateLimit = flags.rateLimit !== undefined ? userErrors(() => parseRateLimit(flags.rateLimit!)) : undefined;
-  const { suite, prepare } = await openBenchSuite(io, suitePath, flags);
+  const { suite, prepare } = await openBenchSuite(io, suitePath, flags, suiteProviders());
   const out = resolve(io.cwd, flags.out);
   const shownOut = relative(io.cwd, out) || '.';
 

@@ -9,7 +9,8 @@ import type {
 } from './command-flags.js';
 import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 import { withOtelOptions } from '../otel-options.js';
-import { withTauBenchOptions } from '../tau-bench-options.js';
+import type { SuiteProvider } from '../../bench/index.js';
+import { suiteProviders } from '../../app/suite-providers.js';
 
 /**
  * `qitos bench run | sweep | compare | merge | report`: run a suite, sweep a grid of settings, compare two runs with
@@ -19,20 +20,49 @@ export function registerBenchCommand(program: Command): void {
   const bench = program
     .command('bench')
     .description('run benchmark suites, sweep grids of settings, compare runs (paired statistics) and merge shards');
+  const providers = suiteProviders();
+  registerBenchRun(bench, providers);
+  registerBenchSweep(bench, providers);
+  registerBenchCompare(bench);
+  registerBenchMerge(bench);
+  registerBenchReport(bench);
+}
 
-  withTauBenchOptions(
+/** What the `<suite>` argument takes: a suite on disk, or a benchmark's suite by name. */
+function suiteArgumentHelp(providers: readonly SuiteProvider[]): string {
+  const named = providers.flatMap((p) => p.suites).join(' | ');
+  return `suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module${named ? `, or ${named}` : ''}`;
+}
+
+/** Adds the options every suite provider declares (each names its benchmark; given for another suite, refused). */
+function withSuiteOptions(command: Command, providers: readonly SuiteProvider[]): Command {
+  for (const p of providers) for (const o of p.options) command.option(o.flag, o.description);
+  return command;
+}
+
+/** The benchmarks known by name, and their examples, after a command's own help. */
+function benchmarksHelp(providers: readonly SuiteProvider[]): string {
+  return providers
+    .map(
+      (p) =>
+        `\n${p.name}: ${p.description}\n` +
+        (p.agentHelp ? `  --agent: ${p.agentHelp}\n` : '') +
+        (p.examples ?? []).map((e) => `  $ ${e}\n`).join(''),
+    )
+    .join('');
+}
+
+function registerBenchRun(bench: Command, providers: readonly SuiteProvider[]): void {
+  withSuiteOptions(
     withOtelOptions(
       bench
         .command('run')
         .description('run every task of a suite (concurrently, with resume and sharding), score it and write a report')
-        .argument(
-          '<suite>',
-          'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
-        )
+        .argument('<suite>', suiteArgumentHelp(providers))
         .option(
           '-a, --agent <module>',
-          "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule " +
-            'subclass; tau-bench: tool-calling (default), react, act, ground-truth or a module',
+          "agent module (default: the suite's agent): exports createAgent(ctx) or an AgentModule subclass " +
+            '(a benchmark may also name its own agents: see below)',
         )
         .option('--export <name>', 'export of the agent class (for modules without createAgent)')
         .option(
@@ -67,38 +97,33 @@ export function registerBenchCommand(program: Command): void {
       )
       .option('--no-progress', 'no progress bar or progress lines')
       .option('--json', 'print summary.json instead of the text summary'),
+    providers,
   )
-    .option(
-      '--trials <n>',
-      'tau-bench: runs per task (the same as --epochs; pass^k is reported for k up to n)',
-      positiveInt,
-    )
+    .option('--trials <n>', 'runs per task (the same as --epochs; pass^k is reported for k up to n)', positiveInt)
     .addHelpText(
       'after',
       '\nExamples:\n  $ qitos bench run benchmarks/arithmetic\n' +
-        '  $ qitos bench run tau-bench/retail --model openai:gpt-4o --user-model openai:gpt-4o --trials 4 --agent tool-calling\n' +
-        '  $ qitos bench run tau-bench/airline --agent ground-truth   # sanity check: reward 1.0 ' +
-        'on every task\n  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini ' +
+        '  $ qitos bench run benchmarks/gaia-sample --model openai:gpt-4o-mini ' +
         '--epochs 3 --rate-limit 300/m\n' +
         '  $ qitos bench run benchmarks/arithmetic --shard auto --out runs/shard-$JOB_COMPLETION_INDEX   # in a Kubernetes Indexed Job\n' +
-        '  $ qitos bench run benchmarks/arithmetic --out runs/a --resume\n',
+        '  $ qitos bench run benchmarks/arithmetic --out runs/a --resume\n' +
+        benchmarksHelp(providers),
     )
     .action(async function (this: Command, suitePath: string, flags: BenchRunFlags) {
       const { benchRunAction } = await import('./bench-action.js');
       await benchRunAction(ioOf(this), suitePath, flags);
     });
+}
 
-  withTauBenchOptions(
+function registerBenchSweep(bench: Command, providers: readonly SuiteProvider[]): void {
+  withSuiteOptions(
     bench
       .command('sweep')
       .description(
         'run a suite for every cell of a grid of settings (concurrently, resumable) and compare ' +
           'every cell with a baseline (paired, Holm-corrected)',
       )
-      .argument(
-        '<suite>',
-        'suite folder (suite.yaml or suite.ts), a suite.yaml file, a suite module, or tau-bench/airline | tau-bench/retail',
-      )
+      .argument('<suite>', suiteArgumentHelp(providers))
       .requiredOption(
         '--grid <key=v1,v2,...>',
         'an axis of the grid: a config path (as --set takes it, or model) and its comma-separated ' +
@@ -132,6 +157,7 @@ export function registerBenchCommand(program: Command): void {
       .option('--csv <file>', 'also write the table as CSV')
       .option('--no-progress', 'no line per finished cell')
       .option('--json', 'print the sweep (sweep.json) instead of the table'),
+    providers,
   )
     .addHelpText(
       'after',
@@ -145,7 +171,9 @@ export function registerBenchCommand(program: Command): void {
       const { benchSweepAction } = await import('./bench-sweep-action.js');
       await benchSweepAction(ioOf(this), suitePath, flags);
     });
+}
 
+function registerBenchCompare(bench: Command): void {
   bench
     .command('compare')
     .description(
@@ -170,7 +198,9 @@ export function registerBenchCommand(program: Command): void {
       const { benchCompareAction } = await import('./bench-action.js');
       await benchCompareAction(ioOf(this), a, b, flags);
     });
+}
 
+function registerBenchMerge(bench: Command): void {
   bench
     .command('merge')
     .description('join the output folders of shards into one run; fails when a task is missing or recorded twice')
@@ -181,7 +211,9 @@ export function registerBenchCommand(program: Command): void {
       const { benchMergeAction } = await import('./bench-action.js');
       benchMergeAction(ioOf(this), dirs, flags);
     });
+}
 
+function registerBenchReport(bench: Command): void {
   bench
     .command('report')
     .description(

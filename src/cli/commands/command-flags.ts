@@ -1,6 +1,6 @@
 /** The flags of the commands that load their action lazily, shared by the command and its action. */
 import type { ConfigFlags } from '../../app/effective-config.js';
-import type { BenchSettingsFlags, TauBenchFlags } from '../../app/bench-settings.js';
+import type { BenchSettings } from '../../app/bench-run.js';
 
 /** The flags of `qitos run`. */
 export interface RunFlags extends ConfigFlags {
@@ -56,8 +56,20 @@ export interface DiffFlags {
   exitCode?: boolean;
 }
 
+/** What a bench run's settings are made of (`bench run` and every cell of `bench sweep`), and its OpenTelemetry export. */
+export interface BenchSettingsFlags extends BenchSettings {
+  /** `--otel <endpoint>` and `--otel-content` (see ConfigFlags). */
+  otel?: string;
+  otelContent?: boolean;
+}
+
+/** The options suite providers declare (`--split`, `--task-ids`, ...), by key, as given. */
+export interface SuiteOptionFlags {
+  [providerOption: string]: unknown;
+}
+
 /** The flags of `qitos bench run`. */
-export interface BenchRunFlags extends BenchSettingsFlags, TauBenchFlags {
+export interface BenchRunFlags extends BenchSettingsFlags, SuiteOptionFlags {
   concurrency?: number;
   epochs?: number;
   shard?: string;
@@ -73,7 +85,7 @@ export interface BenchRunFlags extends BenchSettingsFlags, TauBenchFlags {
 }
 
 /** The flags of `qitos bench sweep`. */
-export interface BenchSweepFlags extends BenchSettingsFlags, TauBenchFlags {
+export interface BenchSweepFlags extends BenchSettingsFlags, SuiteOptionFlags {
   grid: string[];
   out: string;
   baseline?: string;
@@ -199,4 +211,3 @@ export interface TraceExportFlags {
   json?: boolean;
 }
 
-export type { BenchSettingsFlags, TauBenchFlags };
