@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { ActionRunner, AnyTool, Approver, Hook, Manifest, ParentLink } from '../core/index.js';
 import { defineTool, errorMessage } from '../core/index.js';
 import { Engine, type RunResult } from '../engine/engine.js';
@@ -15,8 +14,7 @@ import { traceTexts, type ReplayModel, type Trace } from '../trace/index.js';
 import { AppError } from './app-error.js';
 import type { QitosConfig } from './config-schema.js';
 import type { AppIO } from './app-io.js';
-import { recordableConfig } from './mcp-setup.js';
-import { DEFAULT_TRACE_DIR, buildEnv, configBudget, workflowBudget } from './build-engine.js';
+import { configuredEngine } from './build-engine.js';
 import { workflowTools } from './workflow-tools.js';
 
 /** The ids of a WorkflowAgent's own tools: it registers them itself, so a rebuilt agent must not get them twice. */
@@ -107,7 +105,9 @@ export async function replayWorkflow(
   s: WorkflowReplaySetup,
 ): Promise<RunResult<WorkflowState>> {
   const m = s.trace.manifest;
-  const env = buildEnv(s.config, io.cwd);
+  // Runs record a workflow: section (empty when none was given); runs recorded before it existed took engine:'s budget.
+  const c = configuredEngine(s.config, io.cwd, s.config.workflow ? 'workflow' : 'agent');
+  const env = c.env();
   const tools = s.executor
     ? recordedTools(s.trace)
     : await workflowTools(io as AppIO, s.toolsModule, env !== undefined);
@@ -130,25 +130,21 @@ export async function replayWorkflow(
       );
     throw err;
   }
-  // Runs record a workflow: section (empty when none was given); runs recorded before it existed took engine:'s budget.
-  const budget = s.config.workflow ? workflowBudget(s.config) : configBudget(s.config);
   const engine = new Engine<WorkflowState>({
     agent,
     ...(env ? { env } : {}),
-    budget,
+    budget: c.budget,
     ...(s.executor ? { executor: s.executor } : {}),
     hooks: s.hooks,
     handleSigint: true,
     parent: s.parent,
-    ...(s.config.permission !== undefined ? { permission: s.config.permission } : {}),
-    ...(s.config.engine?.approvalTimeoutMs !== undefined
-      ? { approvalTimeoutMs: s.config.engine.approvalTimeoutMs }
-      : {}),
+    ...(c.permission !== undefined ? { permission: c.permission } : {}),
+    ...(c.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: c.approvalTimeoutMs } : {}),
     ...(s.onApproval ? { onApproval: s.onApproval } : {}),
     ...s.debug,
     trace: {
-      dir: resolve(io.cwd, s.config.trace?.dir ?? DEFAULT_TRACE_DIR),
-      config: recordableConfig(s.config) as Record<string, unknown>,
+      dir: c.traceDir,
+      config: c.recorded,
       ...(s.signingKey ? { signingKey: s.signingKey } : {}),
     },
   });

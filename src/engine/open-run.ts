@@ -82,8 +82,12 @@ export function openRun<S extends State>(
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
   const rules = permissionRules(options);
+  // What the loop holds the run to: the tightest of the task's, the engine's and the parent's share.
+  const budget = tightestBudget(task.budget, options.budget, options.parent?.budget);
   const recorder =
-    traceDir && traceOpts ? newRecorder(traceDir, traceOpts, options, model, env, policies, rules) : undefined;
+    traceDir && traceOpts
+      ? newRecorder(traceDir, traceOpts, options, { model, env, policies, budget }, rules)
+      : undefined;
   const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
   let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
@@ -130,7 +134,7 @@ export function openRun<S extends State>(
       memory &&
       new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events),
     memoryInput: options.memoryInput,
-    budget: tightestBudget(task.budget, options.budget, options.parent?.budget),
+    budget,
     ...gates(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services, traceOpts?.tap ?? options.parent?.tap, inherited(options, rules)),
     onToolState: (action, state) =>
@@ -147,17 +151,23 @@ export function openRun<S extends State>(
   return { run, services };
 }
 
+/** What a run was set up with, as its manifest describes it. */
+interface RunSetup<S extends State> {
+  model: Model | undefined;
+  env: Env;
+  policies: readonly Policy<S>[];
+  budget: Budget;
+}
+
 /** The trace recorder of a traced run; its manifest describes the run and its permission rules. */
 function newRecorder<S extends State>(
   traceDir: string,
   traceOpts: TraceOptions,
   options: EngineOptions<S>,
-  model: Model | undefined,
-  env: Env,
-  policies: readonly Policy<S>[],
+  run: RunSetup<S>,
   rules: PermissionRules | undefined,
 ): RunRecorder {
-  const manifest = describeRun(options, traceOpts, model, env, policies);
+  const manifest = describeRun(options, traceOpts, run);
   return new RunRecorder(
     traceDir,
     { ...manifest, ...(rules ? { permission: rules.rules } : {}) },
@@ -274,9 +284,7 @@ function newRunStart<S extends State>(runId: string, task: Task): RunStart<S> {
 function describeRun<S extends State>(
   options: EngineOptions<S>,
   trace: TraceOptions,
-  model: Model | undefined,
-  env: Env,
-  policies: readonly Policy<S>[],
+  { model, env, policies, budget }: RunSetup<S>,
 ): RunDescription {
   const agent: AgentModule<S, unknown> = options.agent;
   const parent = options.parent;
@@ -297,7 +305,8 @@ function describeRun<S extends State>(
     policies: policies.map((p) => p.name),
     env: { name: env.name, ...(env.sandbox ? { sandbox: env.sandbox } : {}) },
     seed: options.seed ?? agent.modelParams.seed ?? null,
-    budget: options.budget,
+    // What the loop holds the run to: the tightest of the task's, the engine's and the parent's share.
+    budget,
     parent: parent
       ? {
           runId: parent.runId,

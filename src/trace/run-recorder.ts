@@ -54,7 +54,7 @@ export interface RunDescription {
   policies: string[];
   env: { name: string; sandbox?: string };
   seed: number | null;
-  /** The engine's budget; the task's budget and the state's `maxSteps` are added per run. */
+  /** The run's budget (the tightest of the task's, the engine's and a parent's share); the state's `maxSteps` bounds its steps too. */
   budget: Budget | undefined;
   parent: RunParent | null;
   config?: Record<string, unknown>;
@@ -284,7 +284,7 @@ export class RunRecorder {
       parser: d.parser,
       tools: d.tools,
       policies: d.policies,
-      budget: { ...d.budget, ...run.task.budget, maxSteps: run.state?.maxSteps },
+      budget: { ...d.budget, maxSteps: effectiveMaxSteps(d.budget?.maxSteps, run.state?.maxSteps) },
       env: d.env,
       seed: d.seed,
       hashes: (this.hashes ??= {
@@ -299,4 +299,9 @@ export class RunRecorder {
       summary,
     };
   }
+}
+
+/** The step limit a run is held to: the state's `maxSteps` and the budget's, whichever is smaller. */
+function effectiveMaxSteps(budget: number | undefined, state: number | undefined): number | undefined {
+  return budget === undefined ? state : state === undefined ? budget : Math.min(budget, state);
 }

@@ -210,4 +210,3 @@ export interface TraceExportFlags {
   serviceName?: string;
   json?: boolean;
 }
-

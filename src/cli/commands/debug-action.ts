@@ -2,14 +2,6 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { State } from '../../core/index.js';
 import type { RunResult } from '../../engine/engine.js';
-import {
-  ReplayApprovals,
-  ReplayEdits,
-  ReplayExecutor,
-  ReplayMemory,
-  ReplayModel,
-  stateAtStep,
-} from '../../trace/index.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
 import { loadAgent } from '../../app/agent-loader.js';
 import { AppError } from '../../app/app-error.js';
@@ -19,12 +11,9 @@ import type { CliIO } from '../io.js';
 import { LineReader } from '../line-reader.js';
 import { LiveView } from '../live-view.js';
 import { withMcp } from '../../app/mcp-setup.js';
-import { openRecordedRun, recordedRunAgent } from '../../app/recorded-run.js';
+import { replaySession } from '../../app/replay-session.js';
 import { printRunEnd, runExitCode } from '../run-report.js';
 import { buildAgent, buildEngine, configuredModel } from '../../app/build-engine.js';
-import type { WorkflowState } from '../../kit/workflow/index.js';
-import { recordedWorkflow, replayWorkflow, type WorkflowReplaySetup } from '../../app/workflow-replay.js';
-import { checkTraceTrust, traceUses } from '../../app/trace-trust.js';
 import type { DebugFlags } from './command-flags.js';
 
 /** What `qitos debug` does (loaded when the command runs, so `qitos --help` stays fast). */
@@ -98,68 +87,16 @@ async function debugTrace(
 ): Promise<RunResult<State>> {
   if (flags.task !== undefined || flags.model !== undefined)
     throw new AppError('--task and --model are for a live run; a recorded run replays its own task and model outputs');
-  const run = await openRecordedRun(io, path, flags);
-  const { trace: parent, manifest: m } = run;
-  const config = await effectiveConfig(run.config, flags, io.cwd);
-  const model = new ReplayModel(parent.steps, {
-    id: m.model?.id ?? 'replay:none',
-    allowDrift: true,
-    events: parent.events,
+  const replay = await replaySession(io, path, {
+    mode: 'debug',
+    flags,
+    settings: flags,
+    hooks: viewHooks(io, flags),
+    debug: { breakpoints: session.breakpoints, onBreak: session.onBreak, breakCondition: session.condition },
   });
-  const executor = new ReplayExecutor(parent.steps, { allowDrift: true });
-  const memory = new ReplayMemory(parent.events, { allowDrift: true });
-  const approvals = new ReplayApprovals(parent.events);
-  const edits = new ReplayEdits(parent.steps);
-  const initial = m.initialState as { step?: unknown } | null;
-  const resumeAt = initial && typeof initial.step === 'number' && initial.step > 0 ? initial.step : 0;
-  const debug = {
-    breakpoints: [...session.breakpoints, ...edits.breakpoints],
-    onBreak: edits.onBreak(session.onBreak),
-    breakCondition: session.condition,
-  };
-  const workflow = recordedWorkflow(m, parent.dir);
-  if (workflow) {
-    // A workflow run has no agent module: its agent is rebuilt from the workflow its trace records.
-    checkTraceTrust(io, parent.dir, run.untrusted, traceUses(m, run.recorded, config, flags), flags);
-    if (flags.agent) throw new AppError('--agent: a workflow run is rebuilt from the workflow its trace records');
-    io.out(`debugging a replay of workflow run ${m.runId} (${parent.steps.length} recorded steps)\n`);
-    return (await replayWorkflow(io, {
-      workflow,
-      trace: parent,
-      config,
-      model,
-      executor,
-      toolsModule: undefined,
-      parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
-      hooks: viewHooks(io, flags),
-      signingKey: await loadTraceKey(io.env, { create: true }),
-      onApproval: approvals.approver,
-      ...(resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt) as WorkflowState, step: resumeAt } } : {}),
-      debug: debug as WorkflowReplaySetup['debug'],
-    })) as RunResult<State>;
-  }
-  const loaded = await recordedRunAgent(io, run, config, flags);
-  const agent = buildAgent(loaded, config, model);
-  io.out(`debugging a replay of ${m.runId} (${parent.steps.length} recorded steps)\n`);
-  return withMcp(config, io, async (mcp) => {
-    const engine = await buildEngine({
-      agent,
-      loaded,
-      config,
-      cwd: io.cwd,
-      warn: (l) => io.err(l),
-      model,
-      executor,
-      ...(memory.recorded ? { memory } : {}),
-      parent: { runId: m.runId, path: parent.dir, kind: 'replay' },
-      hooks: viewHooks(io, flags),
-      ...(mcp ? { mcp } : {}),
-      signingKey: await loadTraceKey(io.env, { create: true }),
-      redactor: io.redactor,
-      onApproval: approvals.approver,
-      debug,
-    });
-    const task = m.task as Parameters<typeof engine.run>[0];
-    return engine.run(task, resumeAt ? { resumeFrom: { state: stateAtStep(parent, resumeAt), step: resumeAt } } : {});
-  });
+  const { manifest: m, trace } = replay.recorded;
+  io.out(
+    `debugging a replay of ${replay.workflow ? 'workflow run ' : ''}${m.runId} (${trace.steps.length} recorded steps)\n`,
+  );
+  return replay.run();
 }

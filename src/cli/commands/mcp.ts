@@ -96,6 +96,7 @@ export function registerMcpCommand(program: Command): void {
     )
     .option('--trace-dir <dir>', 'folder for traces (default: traces)')
     .option('--max-steps <n>', 'step budget of each run', positiveInt)
+    .option('-w, --workspace <dir>', "workspace folder the agent's file and shell tools work in (a jailed host env)")
     .addHelpText(
       'after',
       '\nExample (an MCP host\'s config):\n  { "command": "npx", "args": ["qitos", "mcp", ' +

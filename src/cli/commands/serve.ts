@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ioOf } from '../io.js';
 import type { ServeFlags } from './command-flags.js';
-import { nonNegativeInt, positiveInt } from '../option-parsers.js';
+import { nonNegativeInt, positiveInt, repeatable, SET_HELP } from '../option-parsers.js';
 import { withOtelOptions } from '../otel-options.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -54,12 +54,21 @@ export function registerServeCommand(program: Command): void {
       .option('--trace-dir <dir>', 'folder for traces (default: traces)'),
   )
     .option('--max-steps <n>', 'step budget of each run', positiveInt)
+    .option(
+      '-w, --workspace <dir>',
+      "workspace folder the agent's file and shell tools work in (a jailed host env; the config's env: otherwise)",
+    )
+    .option('--set <key=value>', SET_HELP, repeatable, [])
+    .option(
+      '--permission <file>',
+      "permission rules (YAML or JSON, opencode's shape) replacing the config's permission: section",
+    )
     .addHelpText(
       'after',
       '\nThe bearer token clients must send is read from QITOS_SERVE_TOKEN (optional on ' +
         'loopback).\n\nExample:\n  $ qitos serve --agent react --model openai:gpt-4o-mini\n  $ ' +
         'QITOS_SERVE_TOKEN=s3cret qitos serve --agent examples/calculator-agent.ts --host 0.0.0.0 ' +
-        '--port 8080\n  $ curl -s localhost:8787/v1/chat/completions -H "content-type: ' +
+        '--port 8080\n  $ qitos serve --agent examples/file-editor-agent.ts --workspace ./repo --model openai:gpt-4o-mini\n  $ curl -s localhost:8787/v1/chat/completions -H "content-type: ' +
         'application/json" \\\n      -d ' +
         '\'{"model":"react","messages":[{"role":"user","content":"What is 17 * 23?"}]}\'\n',
     )

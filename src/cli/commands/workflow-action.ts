@@ -17,9 +17,8 @@ import { AppError } from '../../app/app-error.js';
 import { effectiveConfig } from '../../app/effective-config.js';
 import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED } from '../../app/exit-codes.js';
 import type { CliIO } from '../io.js';
-import { recordableConfig } from '../../app/mcp-setup.js';
 import { resolveModel } from '../../app/model-resolver.js';
-import { DEFAULT_TRACE_DIR, buildEnv, configuredModel, workflowBudget } from '../../app/build-engine.js';
+import { configuredEngine, configuredModel } from '../../app/build-engine.js';
 import { workflowTools } from '../../app/workflow-tools.js';
 import type { WorkflowCheckFlags, WorkflowRunFlags } from './command-flags.js';
 
@@ -87,12 +86,12 @@ export async function workflowRunAction(
   const llm = [...def.nodes.values()].filter((n) => n.kind === 'llm');
   if (!model && llm.length)
     throw new AppError(`--model is required: the workflow has LLM nodes (${llm.map((n) => n.id).join(', ')})`);
-  const env = buildEnv(config, io.cwd);
+  // The engine the config describes, as for every front end (a workflow takes the workflow: budget).
+  const c = configuredEngine(config, io.cwd, 'workflow');
+  const env = c.env();
   const tools = await workflowTools(io, flags.tools, env !== undefined);
   const nodeModels = await modelsOfNodes(def, io);
-  const traceDir = resolve(io.cwd, config.trace?.dir ?? DEFAULT_TRACE_DIR);
   const signingKey = await loadTraceKey(io.env, { create: true });
-  const budget = workflowBudget(config);
   const telemetry = await commandTelemetry(io, config);
   let result;
   try {
@@ -101,20 +100,20 @@ export async function workflowRunAction(
       tools,
       vars: flags.var,
       ...(env ? { env } : {}),
-      budget,
+      budget: c.budget,
       ...(nodeModels.size ? { resolveModel: (id: string) => nodeModels.get(id)! } : {}),
       handleSigint: true,
       ...(flags.json ? {} : { hooks: [streamedNodes(io)] }),
       // the run's settings as `qitos run` records them (a replay rebuilds its env, budget and trace folder from them)
       trace: {
-        dir: traceDir,
-        config: recordableConfig(config) as Record<string, unknown>,
+        dir: c.traceDir,
+        config: c.recorded,
         ...(signingKey ? { signingKey } : {}),
         ...(telemetry ? { tap: telemetry } : {}),
       },
       config: { file: resolve(io.cwd, file) },
-      ...(config.permission !== undefined ? { permission: config.permission } : {}),
-      ...(config.engine?.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: config.engine.approvalTimeoutMs } : {}),
+      ...(c.permission !== undefined ? { permission: c.permission } : {}),
+      ...(c.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: c.approvalTimeoutMs } : {}),
       ...workflowApprover(io, flags, from),
     };
     const allowChangedWorkflow = flags.allowChanged === true;
