@@ -59,6 +59,24 @@ function imports(file: string): string[] {
   ].map((m) => m[1] ?? m[2]);
 }
 
+/**
+ * A two-column table of a markdown document (`| <first> | may import |`), as rows of names: the first cell's name,
+ * and the names in backticks of the second (none for "(nothing of ours)").
+ */
+function docTable(doc: string, first: string): Record<string, string[]> {
+  const lines = doc.split('\n');
+  const start = lines.findIndex((l) => new RegExp(`^\\| ${first} \\|`).test(l));
+  if (start < 0) throw new Error(`docs/architecture.md has no table headed "| ${first} |"`);
+  const out: Record<string, string[]> = {};
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const [name, uses] = line.split('|').slice(1, 3);
+    const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    out[names(name)[0]] = names(uses);
+  }
+  return out;
+}
+
 const layerOf = (file: string) => relative(SRC, file).split('/')[0];
 /**
  * What breaks the kit's rooms: an import of another kit folder that its row does not allow, or one that goes past
@@ -293,6 +311,12 @@ describe('architecture', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('docs/architecture.md draws the same layer and kit tables as this test', () => {
+    const doc = readFileSync(resolve(__dirname, '../docs/architecture.md'), 'utf8');
+    expect(docTable(doc, 'layer')).toEqual(ALLOWED);
+    expect(docTable(doc, 'kit folder')).toEqual(KIT_ALLOWED);
   });
 
   it('knows every layer it finds', () => {

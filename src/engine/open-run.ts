@@ -82,12 +82,8 @@ export function openRun<S extends State>(
   const env = options.env ?? nullEnv;
   const policies = (options.policies ?? []).map((p) => p.forRun?.({ runId }) ?? p);
   const rules = permissionRules(options);
-  // What the loop holds the run to: the tightest of the task's, the engine's and the parent's share.
-  const budget = tightestBudget(task.budget, options.budget, options.parent?.budget);
-  const recorder =
-    traceDir && traceOpts
-      ? newRecorder(traceDir, traceOpts, options, { model, env, policies, budget }, rules)
-      : undefined;
+  const setup = { model, env, policies, budget: tightestBudget(task.budget, options.budget, options.parent?.budget) };
+  const recorder = traceDir && traceOpts ? newRecorder(traceDir, traceOpts, options, setup, rules) : undefined;
   const events = new RunEvents(run, options.hooks ?? [], recorder, sink, !!options.failOnHookError, options.redactor);
   let chain: ModelChain | undefined;
   const base = model ? unwrapModel(model) : undefined;
@@ -134,7 +130,7 @@ export function openRun<S extends State>(
       memory &&
       new RunMemoryAccess(memory, () => ({ runId, step: run.step, signal: controller.signal, callModel }), events),
     memoryInput: options.memoryInput,
-    budget,
+    budget: setup.budget,
     ...gates(options, rules, run, env, events, controller.signal),
     childLink: () => childLink(run, services, traceOpts?.tap ?? options.parent?.tap, inherited(options, rules)),
     onToolState: (action, state) =>
@@ -156,6 +152,7 @@ interface RunSetup<S extends State> {
   model: Model | undefined;
   env: Env;
   policies: readonly Policy<S>[];
+  /** What the loop holds the run to: the tightest of the task's, the engine's and the parent's share. */
   budget: Budget;
 }
 

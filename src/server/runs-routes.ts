@@ -1,9 +1,9 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { readManifest, readTrace, TraceError, type Trace } from '../trace/index.js';
-import { AppError } from '../app/app-error.js';
 import { listRuns } from '../app/run-listing.js';
 import { viewData } from '../app/view/view-data.js';
 import { viewHtml } from '../app/view/view-html.js';
@@ -49,12 +49,8 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
         q.error.issues[0].path.join('.'),
       );
     const { limit, offset } = q.data;
-    let rows: Awaited<ReturnType<typeof listRuns>>['rows'] = [];
-    try {
-      rows = (await listRuns(options.traceDir)).rows;
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err; // no trace folder yet: no runs
-    }
+    // No trace folder yet: no runs.
+    const rows = existsSync(options.traceDir) ? (await listRuns(options.traceDir)).rows : [];
     const page = rows
       .slice(offset, offset + limit)
       .map(({ path: _path, ...row }) => ({ ...row, live: runs.get(row.runId) !== undefined }));
