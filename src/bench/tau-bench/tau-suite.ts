@@ -17,15 +17,9 @@ import { TauEnv } from './tau-env.js';
 import { tauScorer } from './tau-scorer.js';
 import type { TauDomain, TauTask } from './types.js';
 import { createUserSimulator } from './user/user-strategy.js';
+import { TAU_AGENTS, isTauAgentKind, type TauAgentKind } from './tau-agent-kinds.js';
 
-/** The built-in agents: the original's baselines (`tool-calling`, `react`, `act`) and the `ground-truth` sanity check. */
-export const TAU_AGENTS = ['tool-calling', 'react', 'act', 'ground-truth'] as const;
-export type TauAgentKind = (typeof TAU_AGENTS)[number];
-
-/** Whether a string names a built-in tau agent. */
-export function isTauAgentKind(name: string): name is TauAgentKind {
-  return (TAU_AGENTS as readonly string[]).includes(name);
-}
+export { TAU_AGENTS, isTauAgentKind, type TauAgentKind };
 
 /** The suite name of a domain's split (`tau-bench-retail-test`): a resume of another split is refused by name. */
 export function tauSuiteName(domain: string, split: string): string {
