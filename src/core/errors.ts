@@ -192,7 +192,7 @@ export class TimeBudgetError extends AbortedError {
  * RECOVER's kind of an error: the kind of a QitosError (of any installed copy) when it is one RECOVER tells apart,
  * else undefined (a QitosError of another kind, anything else).
  */
-export function recoverKindOf(err: unknown): ErrorKind | undefined {
+function recoverKindOf(err: unknown): ErrorKind | undefined {
   if (!QitosError.isInstance(err)) return undefined;
   return (ERROR_KINDS as readonly string[]).includes(err.kind) ? (err.kind as ErrorKind) : undefined;
 }
