@@ -161,7 +161,7 @@ export {
   type HookEventType,
 } from './core/index.js';
 
-// Errors: every failure the loop classifies is one of these.
+// Errors: every error qitos-ts throws is a QitosError (`kind`, `isInstance`); the loop's own failures are these.
 export {
   QitosError,
   ParseError,
@@ -170,6 +170,7 @@ export {
   AbortedError,
   TimeBudgetError,
   type ErrorKind,
+  type QitosErrorKind,
   type ModelErrorKind,
 } from './core/index.js';
 

@@ -27,7 +27,7 @@ export function parseConfig(text: string, name: string): QitosConfig {
   try {
     yaml = parseYaml(text);
   } catch (err) {
-    if (!(err instanceof YamlError)) throw err;
+    if (!YamlError.isInstance(err)) throw err;
     throw new AppError(`${name}:${err.line}: ${err.message}`);
   }
   const { doc, lines } = yaml;

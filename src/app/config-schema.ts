@@ -47,7 +47,7 @@ export const PermissionSection = z.custom<PermissionConfig>().superRefine((value
   try {
     parsePermissionConfig(value, '');
   } catch (err) {
-    if (!(err instanceof PermissionConfigError)) throw err;
+    if (!PermissionConfigError.isInstance(err)) throw err;
     ctx.addIssue({ code: 'custom', path: err.path, message: err.reason });
   }
 });

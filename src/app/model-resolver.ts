@@ -17,7 +17,7 @@ export async function resolveModel(
   try {
     return createModel(spec.id, { ...spec.options, env });
   } catch (err) {
-    if (err instanceof ModelConfigError) throw new AppError(err.message.split('\n')[0]);
+    if (ModelConfigError.isInstance(err)) throw new AppError(err.message.split('\n')[0]);
     throw err;
   }
 }

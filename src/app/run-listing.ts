@@ -96,7 +96,7 @@ export async function listRuns(root: string, depth = 3): Promise<{ rows: RunRow[
       try {
         rows.push(row(dir, await readManifest(dir)));
       } catch (err) {
-        if (!(err instanceof TraceError)) throw err;
+        if (!TraceError.isInstance(err)) throw err;
         skipped.push(err.message);
       }
     }

@@ -15,7 +15,7 @@ export async function loadTrace(io: Pick<AppIO, 'cwd' | 'err'>, path: string, ke
     for (const w of trace.warnings) io.err(`warning: ${dir}: ${w}\n`);
     return trace;
   } catch (err) {
-    if (err instanceof TraceError) throw new AppError(err.message);
+    if (TraceError.isInstance(err)) throw new AppError(err.message);
     throw err;
   }
 }

@@ -38,7 +38,7 @@ export function recordedWorkflow(m: Manifest, dir: string): WorkflowDefinition |
   } catch (err) {
     throw new AppError(
       `corrupt trace: manifest.json in ${dir}: ` +
-        `agent.config.workflow: ${err instanceof WorkflowError ? err.message.split('\n').join(' ') : errorMessage(err)}`,
+        `agent.config.workflow: ${WorkflowError.isInstance(err) ? err.message.split('\n').join(' ') : errorMessage(err)}`,
     );
   }
 }
@@ -123,7 +123,7 @@ export async function replayWorkflow(
       ...(typeof at.stopAt === 'string' ? { stopAt: at.stopAt } : {}),
     });
   } catch (err) {
-    if (err instanceof WorkflowError)
+    if (WorkflowError.isInstance(err))
       throw new AppError(
         `cannot rebuild the workflow of ` +
           `trace ${s.trace.dir}: ${err.message}${s.executor ? '' : ' (pass the module of its tools with --tools)'}`,

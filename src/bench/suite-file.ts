@@ -37,7 +37,7 @@ export function parseSuiteFile(text: string, file: string): SuiteFile {
   try {
     parsed = parseYaml(text);
   } catch (err) {
-    if (!(err instanceof YamlError)) throw err;
+    if (!YamlError.isInstance(err)) throw err;
     throw new Error(
       `${file} line ${err.line}: invalid YAML: ${err.message.replace(/^YAML syntax error: /, '').replace(/:\s*$/, '')}`,
     );

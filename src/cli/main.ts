@@ -29,10 +29,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
         io.out(JSON.stringify({ error: err.message.replace(/^error: /, '') }) + '\n');
       return err.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
     }
-    const failure = await describeFailure(err);
+    const failure = describeFailure(err);
     // Messages quote what we did not write (entry names, server output, trace values): escaped for the terminal.
     io.err(`qitos: ${terminalText(failure.message)}\n`);
-    if (err instanceof AppError && err.detail)
+    if (AppError.isInstance(err) && err.detail)
       io.err(terminalBlock(err.detail.endsWith('\n') ? err.detail : `${err.detail}\n`));
     if (io.env.QITOS_DEBUG) io.err(stackOf(err));
     if (argv.includes('--json')) io.out(JSON.stringify({ error: failure.message }) + '\n');
@@ -40,22 +40,18 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
 }
 
-/** The one line and exit code of an error that ended a command. */
-async function describeFailure(err: unknown): Promise<{ message: string; exitCode: number }> {
+/**
+ * The one line and exit code of an error that ended a command. Errors are recognised with `isInstance`, so an
+ * error made by another installed copy of qitos-ts (a project's own, which its agent module imports) counts too.
+ */
+function describeFailure(err: unknown): { message: string; exitCode: number } {
   const firstLine = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  if (err instanceof AppError) return { message: firstLine, exitCode: err.exitCode };
-  if (err instanceof QitosError || (await isTraceError(err))) return { message: firstLine, exitCode: EXIT_BAD_INPUT };
+  if (AppError.isInstance(err)) return { message: firstLine, exitCode: err.exitCode };
+  if (QitosError.isInstance(err)) return { message: firstLine, exitCode: EXIT_BAD_INPUT };
   // A command's modules failed to load or crashed: first rule out the peer dependency the user installs.
   const peer = zodProblem();
   if (peer) return { message: peer, exitCode: EXIT_BAD_INPUT };
   return { message: `internal error: ${firstLine}`, exitCode: EXIT_FAILED };
-}
-
-/** TraceError lives with the trace reader, which only a command that reads traces loads. */
-async function isTraceError(err: unknown): Promise<boolean> {
-  if (!(err instanceof Error) || err.name !== 'TraceError') return false;
-  const { TraceError } = await import('../trace/trace-reader.js');
-  return err instanceof TraceError;
 }
 
 /** The stack of an error and of its causes, for QITOS_DEBUG. */

@@ -5,6 +5,7 @@ import {
   type PermissionAction,
   type PermissionRule,
 } from './permission.js';
+import { QitosError, markErrorClass } from './errors.js';
 
 const KEY = /^[A-Za-z0-9_*?-]+$/;
 const RANK: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -30,13 +31,20 @@ export function expandHome(pattern: string, home: string): string {
 }
 
 /** A permission config that is not valid: `path` is the key (and pattern) at fault, `reason` what is wrong there. */
-export class PermissionConfigError extends Error {
+export class PermissionConfigError extends QitosError {
+  static {
+    markErrorClass(this, 'PermissionConfigError');
+  }
+
   constructor(
     readonly path: string[],
     readonly reason: string,
     where: string,
   ) {
-    super(`${[where, ...path.map((p, i) => (i === 1 ? JSON.stringify(p) : p))].filter(Boolean).join('.')}: ${reason}`);
+    super(
+      'config',
+      `${[where, ...path.map((p, i) => (i === 1 ? JSON.stringify(p) : p))].filter(Boolean).join('.')}: ${reason}`,
+    );
     this.name = 'PermissionConfigError';
   }
 }

@@ -72,12 +72,12 @@ export async function takeModelTurn<S extends State>(
   const parsed = parser.parse(response, { tools: agent.tools.names, specs: agent.tools.specs() });
   // Whatever the parser, a decision nested past the limit would overflow the stack where it is hashed and traced.
   const outcome =
-    !(parsed instanceof ParseError) && nestsDeeperThan(parsed)
+    !ParseError.isInstance(parsed) && nestsDeeperThan(parsed)
       ? new ParseError(
           `the decision nests deeper than ${MAX_JSON_DEPTH} levels of JSON arrays and objects: send flatter arguments`,
         )
       : parsed;
-  if (outcome instanceof ParseError) failPendingTools(message, outcome.message);
+  if (ParseError.isInstance(outcome)) failPendingTools(message, outcome.message);
   else if (outcome.mode === 'act' && !parser.native) addParsedTools(message, outcome);
   return {
     built,

@@ -196,7 +196,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
     if (decision === undefined) {
       const turn = await takeModelTurn(this, observation, this.ctx);
       rec.modelTurn(turn);
-      if (turn.outcome instanceof ParseError) throw turn.outcome;
+      if (ParseError.isInstance(turn.outcome)) throw turn.outcome;
       decision = turn.outcome;
     }
     if (decision.mode === 'branch') {
@@ -347,7 +347,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   /** How an aborted run ends: `budget_time` when its time budget aborted it, else `interrupted`. */
   private abortVerdict(): StopVerdict {
     const reason = this.services.signal.reason;
-    if (reason instanceof TimeBudgetError) return { reason: 'budget_time', message: reason.message };
+    if (TimeBudgetError.isInstance(reason)) return { reason: 'budget_time', message: reason.message };
     return { reason: 'interrupted', message: `run interrupted${reason instanceof Error ? `: ${reason.message}` : ''}` };
   }
 

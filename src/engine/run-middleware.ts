@@ -83,7 +83,7 @@ export function policyMiddleware<S extends State>(start: RunStart<S>, services: 
     try {
       return await next(rewritten);
     } catch (err) {
-      if (!(err instanceof ModelError) || !(await stateFromPolicy(run, err))) throw err;
+      if (!ModelError.isInstance(err) || !(await stateFromPolicy(run, err))) throw err;
       const { system, tools, params } = partsOf(call.request);
       const rebuilt = services.input.build(system, run.state.messages);
       const request: ModelRequest = { ...call.request, messages: rebuilt.messages };

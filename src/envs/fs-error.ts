@@ -5,7 +5,7 @@ import { EnvError } from '../core/index.js';
  * says what went wrong in words a model can act on. Errors that are already EnvErrors pass through.
  */
 export function fsError(err: unknown, shown: string, action: string): EnvError {
-  if (err instanceof EnvError) return err;
+  if (EnvError.isInstance(err)) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'ENOENT':

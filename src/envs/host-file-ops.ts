@@ -133,7 +133,7 @@ export class HostFileOps implements FileOps {
         // The start folder must exist; a folder removed, unreadable or swapped for a symlink mid-walk is skipped.
         if (
           relDir &&
-          (err instanceof EnvError || code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'ELOOP')
+          (EnvError.isInstance(err) || code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'ELOOP')
         )
           return [];
         throw fsError(err, cwdShown, 'search');

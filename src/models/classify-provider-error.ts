@@ -52,7 +52,7 @@ export function classifyProviderError(
   sdk: SdkErrorClasses,
   endpoint?: string,
 ): ModelError {
-  if (err instanceof ModelError) return err;
+  if (ModelError.isInstance(err)) return err;
   const where = `${provider}: `;
   if (err instanceof sdk.APIUserAbortError)
     return new ModelError('aborted', `${where}request aborted`, undefined, { cause: err });

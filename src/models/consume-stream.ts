@@ -28,7 +28,7 @@ export async function consumeStream<T>(
       try {
         handle(r.value);
       } catch (err) {
-        if (err instanceof ModelError) throw err;
+        if (ModelError.isInstance(err)) throw err;
         throw new QitosError('internal', `${failure}: ${errorMessage(err)}`, { cause: err });
       }
       const wait = settle?.();

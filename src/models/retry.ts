@@ -88,7 +88,7 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
       return result;
     } catch (err) {
       // A kernel error that is not a model error (a bug while handling a chunk) is not the provider's fault: no retry.
-      if (err instanceof QitosError && !(err instanceof ModelError)) throw err;
+      if (QitosError.isInstance(err) && !ModelError.isInstance(err)) throw err;
       if (options.signal?.aborted) error = abortedError(options.signal, err);
       else if (timedOut)
         error = new ModelError(
@@ -98,7 +98,7 @@ export async function callWithRetry<T>(attempt: (ctx: AttemptContext) => Promise
           { cause: err },
         );
       else if (options.classify) error = options.classify(err);
-      else if (err instanceof ModelError) error = err;
+      else if (ModelError.isInstance(err)) error = err;
       else throw err;
     } finally {
       clearTimeout(timer);
@@ -169,7 +169,7 @@ export function parseRetryAfter(
 }
 
 function retryAfterOf(error: ModelError): number | undefined {
-  return error instanceof ProviderError ? error.retryAfterMs : undefined;
+  return ProviderError.isInstance(error) ? error.retryAfterMs : undefined;
 }
 
 function abortedError(signal: AbortSignal, cause?: unknown): ModelError {

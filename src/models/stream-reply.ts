@@ -37,7 +37,7 @@ export async function streamReply<Chunk>(spec: StreamReplySpec<Chunk>): Promise<
     if (last) await last;
     return response;
   } catch (err) {
-    if (err instanceof QitosError && !(err instanceof ModelError)) throw err;
+    if (QitosError.isInstance(err) && !ModelError.isInstance(err)) throw err;
     throw spec.classify(err);
   }
 }

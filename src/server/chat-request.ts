@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { newId, type Message } from '../core/index.js';
+import { QitosError, markErrorClass, newId, type Message } from '../core/index.js';
 
 /** Text content: a string, or an array of text parts (other part kinds are refused: the agent reads text). */
 const Content = z.union([
@@ -79,12 +79,16 @@ export function chatTask(messages: ChatMessage[], agent: string): ChatTask {
 }
 
 /** A request that is valid JSON of the right shape but cannot be run; `param` names the field. */
-export class ChatRequestError extends Error {
+export class ChatRequestError extends QitosError {
+  static {
+    markErrorClass(this, 'ChatRequestError');
+  }
+
   constructor(
     message: string,
     readonly param: string,
   ) {
-    super(message);
+    super('http', message);
     this.name = 'ChatRequestError';
   }
 }

@@ -98,8 +98,9 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 
   const app = new Hono();
   app.onError((err, c) => {
-    const e =
-      err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
+    const e = HttpError.isInstance(err)
+      ? err
+      : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
     return c.json(e.body(), e.status, e.headers);
   });
   app.use('*', guard.middleware());

@@ -1,10 +1,15 @@
+import { QitosError, markErrorClass } from '../core/index.js';
 /** The error body OpenAI's API answers with, which the `openai` SDK reads into `APIError`. */
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
 /** An error a route answers with: HTTP status plus the OpenAI-style body, and extra headers (`retry-after`). */
-export class HttpError extends Error {
+export class HttpError extends QitosError {
+  static {
+    markErrorClass(this, 'HttpError');
+  }
+
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503,
     message: string,
@@ -13,7 +18,7 @@ export class HttpError extends Error {
     readonly param: string | null = null,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super('http', message);
     this.name = 'HttpError';
   }
 

@@ -35,7 +35,7 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
     try {
       return await readTrace(traceDir(id), { validateSteps: false });
     } catch (err) {
-      if (err instanceof TraceError)
+      if (TraceError.isInstance(err))
         throw new HttpError(404, `no run ${id}: ${err.message}`, 'invalid_request_error', 'run_not_found', 'id');
       throw err;
     }
@@ -66,7 +66,7 @@ export function runsRoutes(app: Hono, { options, runs }: RouteContext): void {
   app.get('/v1/runs/:id', async (c) => {
     const id = c.req.param('id');
     const manifest = await readManifest(traceDir(id)).catch((err: unknown) => {
-      if (err instanceof TraceError)
+      if (TraceError.isInstance(err))
         throw new HttpError(404, `no run ${id}: ${err.message}`, 'invalid_request_error', 'run_not_found', 'id');
       throw err;
     });

@@ -39,8 +39,9 @@ export function createServeApp(options: ServeAppOptions): ServeApp {
   const ctx: RouteContext = { options, runs };
   const app = new Hono();
   app.onError((err, c) => {
-    const e =
-      err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
+    const e = HttpError.isInstance(err)
+      ? err
+      : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
     return c.json(e.body(), e.status, e.headers);
   });
   app.notFound((c) =>
@@ -83,7 +84,7 @@ async function chat(c: Context, ctx: RouteContext): Promise<Response> {
   try {
     task = chatTask(req.messages, served.engine.agent.name);
   } catch (err) {
-    if (err instanceof ChatRequestError) throw invalidRequest(err.message, err.param);
+    if (ChatRequestError.isInstance(err)) throw invalidRequest(err.message, err.param);
     throw err;
   }
   const maxRuns = ctx.options.maxRuns ?? SERVE_DEFAULTS.maxRuns;

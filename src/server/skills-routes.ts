@@ -99,7 +99,7 @@ async function mutation<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     const message = (err as Error).message;
-    if (err instanceof SkillZipError) throw invalidRequest(message, 'file', 'invalid_skill_zip');
+    if (SkillZipError.isInstance(err)) throw invalidRequest(message, 'file', 'invalid_skill_zip');
     // The manager's words name the CLI's way (`update`); a REST client replaces with ?replace=true or PATCH.
     if (/already installed/.test(message))
       throw new HttpError(

@@ -1,4 +1,4 @@
-import { QitosError } from '../core/index.js';
+import { QitosError, markErrorClass } from '../core/index.js';
 
 /** The part of a model request or tool call where a replay left its recording. */
 export type DriftPart =
@@ -34,6 +34,10 @@ export const DRIFT_PART_NAMES: Record<DriftPart, string> = {
  * request would not fix it, so it is classified like a bad model request.
  */
 export class ReplayDriftError extends QitosError {
+  static {
+    markErrorClass(this, 'ReplayDriftError');
+  }
+
   constructor(readonly drift: ReplayDrift) {
     super('model_request', drift.message);
     this.name = 'ReplayDriftError';

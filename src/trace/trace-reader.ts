@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventRecord, Manifest, StepRecord } from '../core/index.js';
+import { QitosError, markErrorClass, type EventRecord, type Manifest, type StepRecord } from '../core/index.js';
 import { checkManifestSignature } from './manifest-signature.js';
 import { fileSha256, isDigest, traceFilesProblem } from './trace-files.js';
 import {
@@ -45,9 +45,13 @@ export interface ReadTraceOptions {
 }
 
 /** Raised for anything that is not a readable trace; the message is one line naming the problem. */
-export class TraceError extends Error {
+export class TraceError extends QitosError {
+  static {
+    markErrorClass(this, 'TraceError');
+  }
+
   constructor(message: string) {
-    super(message);
+    super('trace', message);
     this.name = 'TraceError';
   }
 }

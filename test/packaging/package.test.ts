@@ -336,6 +336,24 @@ describe('the packed package, installed into a fresh project', () => {
     expect(out.run).toEqual({ stopReason: 'final', finalResult: '42', steps: 2 });
   });
 
+  it('two installed copies: each recognises the errors of the other with isInstance, and RECOVER reads them', async () => {
+    const r = await sh(process.execPath, ['two-copies.mjs']);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({
+      copies: true,
+      instanceOf: [false, false],
+      isInstance: [true, true, true, true],
+      otherClass: [false, false],
+      kind: 'trace',
+      // The parse error of the agent's own copy is fed back to the model, which then answers.
+      run: {
+        stopReason: 'final',
+        finalResult: '42',
+        failures: [{ step: 1, kind: 'parse', message: expect.stringContaining('No JSON'), fatal: false }],
+      },
+    });
+  });
+
   it("the README's example runs as written (npx tsx)", async () => {
     const r = await sh('npx', ['--no-install', 'tsx', 'main.ts']);
     expect(r.code, r.stderr).toBe(0);

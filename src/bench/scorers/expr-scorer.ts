@@ -63,7 +63,7 @@ export function exprScorer(options: { expr: string; threshold?: number }): Score
       } catch (err) {
         // A run that ended without an answer fails as such (`contains(answer, "x")` cannot read null); any other
         // error (a missing field, "a" < 1) is the expression's, and is recorded as a scoring error, not a quiet fail.
-        if (input.answer === null && err instanceof ExprError) return verdict(false, `no answer (${err.message})`);
+        if (input.answer === null && ExprError.isInstance(err)) return verdict(false, `no answer (${err.message})`);
         throw new Error(`${show(source)}: ${(err as Error).message}`);
       }
       if (typeof value === 'boolean') return verdict(value, `${show(source)} is ${value}`);

@@ -71,7 +71,7 @@ export class TauSessionImpl implements TauSession {
       try {
         kwargs = pyJsonParse(args);
       } catch (e) {
-        if (!(e instanceof PyException)) throw e;
+        if (!PyException.isInstance(e)) throw e;
         // the original's agents crash on arguments that are not JSON; a session reports it to the model instead
         this.recorded.push({ name, kwargs: new Map(), kwargsJson: '{}' });
         return { observation: `Error: tool arguments are not valid JSON: ${e.message}`, error: true, terminate: false };
@@ -89,7 +89,7 @@ export class TauSessionImpl implements TauSession {
     try {
       out = tool.run(this.data, bindArgs(this.ctx.domain, tool, kwargs));
     } catch (e) {
-      if (!(e instanceof PyException)) throw e;
+      if (!PyException.isInstance(e)) throw e;
       return { observation: `Error: ${e.message}`, error: true, terminate };
     }
     if (typeof out !== 'string') {

@@ -130,7 +130,7 @@ async function attempt<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (AppError.isInstance(err)) throw err;
     throw new AppError((err as Error).message);
   }
 }

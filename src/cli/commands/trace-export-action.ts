@@ -44,7 +44,7 @@ export async function traceExportAction(io: CliIO, traces: string[], flags: Trac
       tap,
     );
   } catch (err) {
-    if (err instanceof TraceError) throw new AppError(err.message);
+    if (TraceError.isInstance(err)) throw new AppError(err.message);
     throw err;
   } finally {
     await tap.shutdown();

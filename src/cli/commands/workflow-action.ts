@@ -12,6 +12,7 @@ import {
 } from '../../kit/workflow/index.js';
 import { ttyApprover } from '../tty-approver.js';
 import { loadTraceKey } from '../../trace/trace-key.js';
+import { TraceError } from '../../trace/index.js';
 import { commandTelemetry } from '../../app/telemetry-setup.js';
 import { AppError } from '../../app/app-error.js';
 import { effectiveConfig } from '../../app/effective-config.js';
@@ -30,7 +31,7 @@ export async function workflowCheckAction(io: CliIO, file: string, flags: Workfl
       io.out(JSON.stringify({ ok: true, name: def.name, nodes: def.nodes.size, edges: def.edges.length }) + '\n');
     else io.out(`ok: ${def.name}: ${def.nodes.size} nodes, ${def.edges.length} edges\n`);
   } catch (err) {
-    if (!(err instanceof WorkflowError)) throw err;
+    if (!WorkflowError.isInstance(err)) throw err;
     if (flags.json)
       io.out(
         JSON.stringify({
@@ -78,7 +79,7 @@ export async function workflowRunAction(
   from?: { trace: string; at?: { node: string; visit: number } },
 ): Promise<void> {
   const def = await loadWorkflowFile(file, io.cwd).catch((err: unknown) => {
-    throw err instanceof WorkflowError ? new AppError(err.message.split('\n').join(' ')) : err;
+    throw WorkflowError.isInstance(err) ? new AppError(err.message.split('\n').join(' ')) : err;
   });
   // `workflow:` is recorded even when empty: it tells a replay that the engine: budget did not apply (runs before it did).
   const config = await effectiveConfig({}, flags, io.cwd).then((c) => ({ ...c, workflow: c.workflow ?? {} }));
@@ -126,8 +127,7 @@ export async function workflowRunAction(
       });
     else result = await resumeWorkflow(from.trace, def, { ...options, allowChangedWorkflow });
   } catch (err) {
-    if (err instanceof WorkflowError || (err instanceof Error && err.name === 'TraceError'))
-      throw new AppError(err.message);
+    if (WorkflowError.isInstance(err) || TraceError.isInstance(err)) throw new AppError(err.message);
     throw err;
   } finally {
     await telemetry?.shutdown();

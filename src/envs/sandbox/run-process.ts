@@ -70,7 +70,7 @@ export async function runProcess(
   const { signal } = options;
   // Already aborted: the same error as an abort while it runs (the caller's own reason when it is one).
   if (signal?.aborted)
-    throw signal.reason instanceof AbortedError
+    throw AbortedError.isInstance(signal.reason)
       ? signal.reason
       : new AbortedError(`command aborted before it started: ${label()}`);
   const r = await runProcessBytes(file, args, options).catch((e: NodeJS.ErrnoException) => {

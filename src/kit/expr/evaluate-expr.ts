@@ -218,7 +218,7 @@ class Evaluator {
     try {
       out = f.fn(args);
     } catch (e) {
-      if (e instanceof ExprError)
+      if (ExprError.isInstance(e))
         throw e.column === undefined ? err(`${e.message} (${name}() at column ${pos + 1})`, pos) : e;
       throw err(`${name}() at column ${pos + 1} failed: ${e instanceof Error ? e.message : String(e)}`, pos);
     }

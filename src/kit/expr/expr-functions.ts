@@ -91,8 +91,8 @@ export const EXPR_FUNCTIONS: Readonly<Record<string, ExprFunction>> = Object.fre
       try {
         re = compileLinearRegex(str('matches (pattern)', pattern), f);
       } catch (err) {
-        if (err instanceof ExprError) throw err;
-        const what = err instanceof LinearRegexError ? 'unsupported' : 'invalid';
+        if (ExprError.isInstance(err)) throw err;
+        const what = LinearRegexError.isInstance(err) ? 'unsupported' : 'invalid';
         throw new ExprError(`matches: ${what} pattern ${JSON.stringify(pattern)}: ${(err as Error).message}`);
       }
       try {

@@ -1,3 +1,5 @@
+import { QitosError, markErrorClass } from '../../core/index.js';
+
 /**
  * A regular expression matcher that runs in time linear in the text (times the pattern's size), whatever the
  * pattern: `matches` in expressions uses it, because a backtracking engine (JavaScript's RegExp) takes exponential
@@ -12,9 +14,13 @@
  */
 
 /** Raised for a pattern this matcher refuses (unsupported syntax, too large) or a match over its work limit. */
-export class LinearRegexError extends Error {
+export class LinearRegexError extends QitosError {
+  static {
+    markErrorClass(this, 'LinearRegexError');
+  }
+
   constructor(message: string) {
-    super(message);
+    super('expr', message);
     this.name = 'LinearRegexError';
   }
 }

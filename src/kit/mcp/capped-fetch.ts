@@ -1,7 +1,13 @@
+import { QitosError, markErrorClass } from '../../core/index.js';
+
 /** A message from an MCP server was larger than the configured limit. */
-export class McpMessageTooLargeError extends Error {
+export class McpMessageTooLargeError extends QitosError {
+  static {
+    markErrorClass(this, 'McpMessageTooLargeError');
+  }
+
   constructor(readonly limit: number) {
-    super(`the server sent a message larger than ${limit} bytes (the maxMessageBytes limit)`);
+    super('mcp', `the server sent a message larger than ${limit} bytes (the maxMessageBytes limit)`);
     this.name = 'McpMessageTooLargeError';
   }
 }

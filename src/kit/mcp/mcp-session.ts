@@ -121,8 +121,8 @@ export class McpSession {
       });
       client.onerror = (error) => {
         // Transport errors also fail the pending request, which reports them; these two explain a closed connection.
-        if (error instanceof McpMessageTooLargeError || /ReadBuffer exceeded maximum size/.test(error.message)) {
-          const e = error instanceof McpMessageTooLargeError ? error : new McpMessageTooLargeError(maxBytes);
+        if (McpMessageTooLargeError.isInstance(error) || /ReadBuffer exceeded maximum size/.test(error.message)) {
+          const e = McpMessageTooLargeError.isInstance(error) ? error : new McpMessageTooLargeError(maxBytes);
           if (session) session.noteTooLarge(e);
           else tooLarge = e;
         }

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../core/index.js';
+import { QitosError, errorMessage, markErrorClass } from '../../core/index.js';
 
 /** What providers read when a template is resolved: task and state fields, plus anything a caller adds. */
 export interface VariableContext {
@@ -26,13 +26,17 @@ export interface VariableEngineOptions {
 }
 
 /** A template could not be resolved: unknown variables (with `unknown: 'error'`) or a provider failed. */
-export class VariableError extends Error {
+export class VariableError extends QitosError {
+  static {
+    markErrorClass(this, 'VariableError');
+  }
+
   constructor(
     message: string,
     readonly variables: string[],
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('prompt', message, options);
     this.name = 'VariableError';
   }
 }

@@ -54,7 +54,7 @@ export function parseSkillFile(text: string): SkillFile | { error: string } {
   try {
     value = parseYaml(m[1]).value;
   } catch (err) {
-    if (!(err instanceof YamlError)) throw err;
+    if (!YamlError.isInstance(err)) throw err;
     // the frontmatter starts on the line after the opening ---
     return { error: `frontmatter is not valid YAML: line ${err.line + 1}, column ${err.column}: ${err.message}` };
   }

@@ -4,6 +4,7 @@ import { dirname, join, posix, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { isInside } from '../../envs/index.js';
+import { QitosError, markErrorClass } from '../../core/index.js';
 
 /** Limits on what a skill ZIP may unpack to. Every field has a default. */
 export interface SkillZipLimits {
@@ -39,9 +40,13 @@ const UNIX_TYPES: Record<number, string | undefined> = {
 };
 
 /** A skill ZIP that was refused; the message names the entry and the rule it broke. */
-export class SkillZipError extends Error {
+export class SkillZipError extends QitosError {
+  static {
+    markErrorClass(this, 'SkillZipError');
+  }
+
   constructor(message: string) {
-    super(`skill ZIP refused: ${message}`);
+    super('skill', `skill ZIP refused: ${message}`);
     this.name = 'SkillZipError';
   }
 }
@@ -170,7 +175,7 @@ async function planEntries(zip: yauzl.ZipFile, lim: Required<SkillZipLimits>): P
       plan.push({ entry, name, dir });
     }
   } catch (err) {
-    if (err instanceof SkillZipError) throw err;
+    if (SkillZipError.isInstance(err)) throw err;
     throw new SkillZipError(readerMessage((err as Error).message));
   }
   // A file "a" and an entry "a/b" cannot both exist: refuse here rather than fail half-way through writing.
@@ -256,7 +261,7 @@ async function writeEntry(
         failed = true;
         stream.destroy();
         fail(
-          err instanceof SkillZipError
+          SkillZipError.isInstance(err)
             ? err
             : new SkillZipError(`entry "${p.name}" is damaged: ${readerMessage((err as Error).message)}`),
         );

@@ -15,9 +15,14 @@
  */
 import { EXPR_MATH_FUNCTIONS, ExprError, MATH_FUNCTIONS, evaluateExpr } from '../expr/index.js';
 import { parseTokens, tokenizeExpr, type Token } from '../expr/index.js';
+import { markErrorClass } from '../../core/index.js';
 
 /** An expression that cannot be evaluated; the message names the problem and its column. */
 export class ArithmeticError extends ExprError {
+  static {
+    markErrorClass(this, 'ArithmeticError');
+  }
+
   constructor(message: string, column?: number) {
     super(message, column);
     this.name = 'ArithmeticError';
@@ -66,9 +71,8 @@ export function evaluateArithmetic(expression: string): number {
     const value = evaluateExpr(parsed, CONSTANTS, { functions: EXPR_MATH_FUNCTIONS }) as number;
     return value === 0 ? 0 : value; // no -0 in answers
   } catch (err) {
-    if (err instanceof ExprError && !(err instanceof ArithmeticError))
-      throw new ArithmeticError(err.message, err.column);
-    throw err;
+    if (ArithmeticError.isInstance(err) || !ExprError.isInstance(err)) throw err;
+    throw new ArithmeticError(err.message, err.column);
   }
 }
 

@@ -19,7 +19,7 @@ export function calculateTool() {
         const text = formatNumber(value);
         return { output: `${args.expression.trim()} = ${text}`, title: text, metadata: { value } };
       } catch (err) {
-        if (err instanceof ArithmeticError) throw toolError(`cannot evaluate "${args.expression}": ${err.message}`);
+        if (ArithmeticError.isInstance(err)) throw toolError(`cannot evaluate "${args.expression}": ${err.message}`);
         throw err;
       }
     },

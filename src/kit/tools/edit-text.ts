@@ -1,11 +1,19 @@
 import { REPLACERS, exact, occurrences, type EditCandidate, type Replacer } from './edit-replacers.js';
 import { LineEndings, withLineEnds } from './line-endings.js';
+import { QitosError, markErrorClass } from '../../core/index.js';
 
 const BOM = '\uFEFF';
 
 /** An edit that cannot be made, with a message the model can act on. */
-export class EditError extends Error {
-  override readonly name = 'EditError';
+export class EditError extends QitosError {
+  static {
+    markErrorClass(this, 'EditError');
+  }
+
+  constructor(message: string) {
+    super('edit', message);
+    this.name = 'EditError';
+  }
 }
 
 /** What {@link editText} did. */

@@ -50,7 +50,7 @@ export function editTool() {
         try {
           r = editText(content, args.oldString, args.newString, { replaceAll: args.replaceAll, file: st.path });
         } catch (err) {
-          if (err instanceof EditError) throw toolError(err.message);
+          if (EditError.isInstance(err)) throw toolError(err.message);
           throw err;
         }
         await files.writeText(st.path, r.text);

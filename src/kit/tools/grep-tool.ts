@@ -183,7 +183,7 @@ async function loadCandidate(files: FileOps, file: string, maxFileBytes: number)
     return await files.readBytes(file);
   } catch (err) {
     // A symlink out of the workspace, or a file that vanished or is unreadable: skip it and say so.
-    if (!(err instanceof EnvError)) throw err;
+    if (!EnvError.isInstance(err)) throw err;
     return 'unreadable';
   }
 }

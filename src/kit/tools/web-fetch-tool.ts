@@ -259,10 +259,10 @@ function decode(bytes: Uint8Array, contentType: string): string {
 }
 
 function fetchFailure(err: unknown, url: URL, timeoutMs: number, started: number): Error {
-  if (err instanceof QitosError) return err;
+  if (QitosError.isInstance(err)) return err;
   const e = err as Error & { cause?: { code?: string; message?: string } };
   // A refusal of the address check comes back as the cause of undici's "fetch failed".
-  if (e?.cause instanceof QitosError) return e.cause;
+  if (QitosError.isInstance(e?.cause)) return e.cause;
   if (e?.name === 'TimeoutError') return toolError(`fetching ${url} timed out after ${timeoutMs} ms.`);
   if (e?.name === 'AbortError') return toolError(`fetching ${url} was aborted after ${Date.now() - started} ms.`);
   const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);

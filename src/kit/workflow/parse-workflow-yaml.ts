@@ -16,7 +16,7 @@ export function parseWorkflowYaml(text: string, name: string, options: { baseDir
   try {
     parsed = parseYaml(text);
   } catch (err) {
-    if (!(err instanceof YamlError)) throw err;
+    if (!YamlError.isInstance(err)) throw err;
     throw new WorkflowError(`${name}:${err.line}:${err.column}: ${err.message}`, {
       line: err.line,
       column: err.column,
@@ -39,7 +39,7 @@ export function parseWorkflowYaml(text: string, name: string, options: { baseDir
       edges,
     });
   } catch (err) {
-    if (!(err instanceof WorkflowError) || err.line !== undefined) throw err;
+    if (!WorkflowError.isInstance(err) || err.line !== undefined) throw err;
     // A node config or file-shape error: point at the field inside the node when there is one.
     let pos: SourcePosition = { line: 1, column: 1 };
     if (err.nodeId !== undefined && Array.isArray(file.nodes)) {

@@ -69,7 +69,7 @@ async function nodesOf(file: string): Promise<unknown> {
   try {
     return (parseYaml(text).value as { nodes?: unknown } | null)?.nodes;
   } catch (err) {
-    if (err instanceof YamlError) return undefined;
+    if (YamlError.isInstance(err)) return undefined;
     throw err;
   }
 }

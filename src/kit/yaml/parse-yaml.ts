@@ -1,16 +1,21 @@
 import { LineCounter, isAlias, parseDocument, visit, type Document } from 'yaml';
+import { QitosError, markErrorClass } from '../../core/index.js';
 
 /** How many alias expansions one document may make when it is turned into data (the `yaml` package's `maxAliasCount`). */
 export const MAX_YAML_ALIASES = 100;
 
 /** A YAML text that is not usable data: a syntax error, or aliases that expand too much. Line and column are 1-based. */
-export class YamlError extends Error {
+export class YamlError extends QitosError {
+  static {
+    markErrorClass(this, 'YamlError');
+  }
+
   constructor(
     message: string,
     readonly line: number,
     readonly column: number,
   ) {
-    super(message);
+    super('yaml', message);
     this.name = 'YamlError';
   }
 }

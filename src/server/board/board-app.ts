@@ -54,8 +54,9 @@ export function createBoardApp(options: BoardAppOptions): Hono {
   const refreshMs = options.refreshMs ?? 1000;
   const app = new Hono();
   app.onError((err, c) => {
-    const e =
-      err instanceof HttpError ? err : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
+    const e = HttpError.isInstance(err)
+      ? err
+      : new HttpError(500, `internal error: ${(err as Error).message}`, 'server_error');
     return c.json(e.body(), e.status, { ...e.headers, 'cache-control': 'no-store' });
   });
   app.notFound((c) =>
@@ -194,7 +195,7 @@ async function openRun(index: BoardIndex, id: string): Promise<Trace> {
   try {
     return await readTrace(found.dir, { validateSteps: false });
   } catch (err) {
-    if (err instanceof TraceError)
+    if (TraceError.isInstance(err))
       throw new HttpError(409, err.message, 'invalid_request_error', 'trace_unreadable', 'run');
     throw err;
   }

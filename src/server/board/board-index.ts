@@ -195,7 +195,7 @@ export class BoardIndex {
         e.row = rowOf(await readManifest(e.dir), `${e.root}/${e.rel}`, e.rel || '.', e.row?.bench ?? null);
         e.problem = null;
       } catch (err) {
-        if (!(err instanceof TraceError)) throw err;
+        if (!TraceError.isInstance(err)) throw err;
         e.row = null;
         e.problem = err.message;
       }

@@ -20,7 +20,7 @@ export function pyCalculate(expression: string): string {
     else throw new PyException('TypeError', `float() argument must be a string or a real number, not '${v.kind}'`);
     return pyFloatRepr(pyRoundFloat(f, 2));
   } catch (e) {
-    if (e instanceof PyException) return `Error: ${e.message}`;
+    if (PyException.isInstance(e)) return `Error: ${e.message}`;
     throw e;
   }
 }

@@ -1,4 +1,5 @@
 import { PyFloat, type PyDict, type PyValue } from './py-value.js';
+import { QitosError, markErrorClass } from '../../../core/index.js';
 
 /** A `Name(key=value, ...)` call in a literal (the tasks files' `Task(...)` and `Action(...)`). */
 export class PyCall {
@@ -11,14 +12,18 @@ export class PyCall {
 export type PyLiteral = PyValue | PyCall | PyLiteral[] | Map<string, PyLiteral>;
 
 /** A parse error naming the file, line and column. */
-export class PyLiteralError extends Error {
+export class PyLiteralError extends QitosError {
+  static {
+    markErrorClass(this, 'PyLiteralError');
+  }
+
   constructor(
     readonly file: string,
     readonly line: number,
     readonly col: number,
     message: string,
   ) {
-    super(`${file}:${line}:${col}: ${message}`);
+    super('bench', `${file}:${line}:${col}: ${message}`);
     this.name = 'PyLiteralError';
   }
 }

@@ -1,3 +1,5 @@
+import { QitosError, markErrorClass } from '../../../core/index.js';
+
 /**
  * Python values as the original's tools see them after `json.loads`: `str` is a JS string, `int` a JS number
  * (a bigint beyond 2^53), `float` a {@link PyFloat} (so `46.0` stays a float), `bool` a boolean, `None` null,
@@ -41,12 +43,16 @@ export function pyTypeName(v: PyValue | undefined): string {
 }
 
 /** An exception as the original raises it: `String(e)` in the env gives `Error: <message>`. */
-export class PyException extends Error {
+export class PyException extends QitosError {
+  static {
+    markErrorClass(this, 'PyException');
+  }
+
   constructor(
     readonly pyType: string,
     message: string,
   ) {
-    super(message);
+    super('bench', message);
     this.name = pyType;
   }
 }
