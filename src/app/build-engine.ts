@@ -149,6 +149,14 @@ export interface EngineSetup {
   memory?: Memory;
   /** Forces this model on the engine (replay), whatever the agent built for itself. */
   model?: Model;
+  /** Forces this env (a benchmark's own, e.g. a tau-bench episode), whatever the config asks for. */
+  env?: Env;
+  /** Policies of this run besides the config's (a benchmark trial's own). */
+  policies?: Policy<State>[];
+  /** Services the run's tools read (`ctx.services`), e.g. a benchmark trial's. */
+  services?: Record<string, unknown>;
+  /** A benchmark trial's suite record, kept in the trace's config (`suite`) so the run can be rebuilt again. */
+  suite?: { provider: string; record: Record<string, unknown> };
   executor?: ActionRunner;
   /** The recorded run a replay or fork descends from. */
   parent?: ParentLink;
@@ -279,9 +287,12 @@ export function warnSandbox(env: Env | undefined, warn: ((line: string) => void)
 /** An Engine with the config's budgets, recovery, tool options, policies and tracing; SIGINT, SIGTERM and SIGHUP end the run cleanly. */
 export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
   const c = configuredEngine(s.config, s.cwd);
-  const env = c.env();
+  const env = s.env ?? c.env();
   warnSandbox(env, s.warn);
-  const policies = await agentPolicies(s.agent, s.config, env, s.cwd, { mcp: s.mcp, warn: s.warn });
+  const policies = [
+    ...(s.policies ?? []),
+    ...(await agentPolicies(s.agent, s.config, env, s.cwd, { mcp: s.mcp, warn: s.warn })),
+  ];
   await ensureTraceDir(c.traceDir);
   const memory = s.memory ?? c.memory;
   return new Engine<State>({
@@ -293,6 +304,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
     ...(c.search ? { search: c.search } : {}),
     policies,
     hooks: s.hooks ?? [],
+    ...(s.services ? { services: s.services } : {}),
     budget: c.budget,
     ...(c.maxRecoveries !== undefined ? { maxRecoveries: c.maxRecoveries } : {}),
     tools: c.tools,
@@ -312,7 +324,7 @@ export async function buildEngine(s: EngineSetup): Promise<Engine<State>> {
         export: s.loaded.export,
         ...(s.loaded.sha256 ? { sha256: s.loaded.sha256 } : {}),
       },
-      config: c.recorded,
+      config: s.suite ? { ...c.recorded, suite: { provider: s.suite.provider, ...s.suite.record } } : c.recorded,
       ...(s.signingKey ? { signingKey: s.signingKey } : {}),
       ...(s.tap ? { tap: s.tap } : {}),
     },

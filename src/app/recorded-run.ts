@@ -25,6 +25,14 @@ export interface RecordedRun {
   config: QitosConfig;
   /** Why the trace does not count as written here (undefined: its manifest is signed with this machine's key). */
   untrusted: string | undefined;
+  /** A bench trial of a provider's suite (tau-bench): the provider and its recorded settings (`config.suite`). */
+  suite: RecordedSuite | undefined;
+}
+
+/** What a trial of a provider's suite records besides the config: the provider's name and its settings of the run. */
+export interface RecordedSuite {
+  provider: string;
+  record: Record<string, unknown>;
 }
 
 /** Reads the trace a replay or fork command was given and checks its signature. Nothing it names is loaded yet. */
@@ -36,7 +44,7 @@ export async function openRecordedRun(
   const key = await loadTraceKey(io.env);
   const trace = await loadTrace(io, path, key);
   const manifest = trace.manifest;
-  const recorded = recordedConfig(manifest, trace.dir);
+  const { config: recorded, suite } = recordedConfig(manifest, trace.dir);
   const untrusted = untrustedReason(trace, traceKeyPath(io.env));
   return {
     trace,
@@ -44,6 +52,7 @@ export async function openRecordedRun(
     recorded,
     config: untrusted && !flags.trustTrace ? untrustedBase(recorded, flags) : recorded,
     untrusted,
+    suite,
   };
 }
 
@@ -63,12 +72,56 @@ export async function recordedRunAgent(
   return loadRecordedAgent(io, run.manifest, run.trace.dir, flags);
 }
 
-/** The config a trace was recorded with (what `qitos run` wrote in the manifest). */
-function recordedConfig(m: Manifest, dir: string): QitosConfig {
-  const parsed = QitosConfig.safeParse(m.config ?? {});
+/**
+ * The config a trace was recorded with (what `qitos run` wrote in the manifest), and a bench trial's suite record
+ * (`suite: { provider, ... }`; tau-bench trials recorded before providers wrote it as `tau`).
+ */
+function recordedConfig(m: Manifest, dir: string): { config: QitosConfig; suite: RecordedSuite | undefined } {
+  const { suite, tau, ...rest } = (m.config ?? {}) as Record<string, unknown>;
+  const parsed = QitosConfig.safeParse(rest);
   if (!parsed.success)
     throw new AppError(`corrupt trace: manifest.json in ${dir}: config.${formatZodIssue(parsed.error.issues[0])}`);
-  return parsed.data;
+  const record = (v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  const s = record(suite);
+  const t = record(tau);
+  if (suite !== undefined && (!s || typeof s.provider !== 'string'))
+    throw new AppError(`corrupt trace: manifest.json in ${dir}: config.suite: expected an object naming its provider`);
+  const { provider, ...settings } = s ?? {};
+  return {
+    config: parsed.data,
+    suite: s
+      ? { provider: provider as string, record: settings }
+      : t
+        ? { provider: 'tau-bench', record: t }
+        : undefined,
+  };
+}
+
+/**
+ * Checks that the module file at `path` still holds what the recorded run imported (the manifest's `agent.sha256`):
+ * another file at that path is other code. `--trust-trace` or `--allow-changed-agent` runs a changed module
+ * knowingly (a line says so first).
+ */
+export async function checkRecordedModule(
+  io: Pick<AppIO, 'err'>,
+  m: Manifest,
+  dir: string,
+  absPath: string,
+  flags: TrustFlags,
+): Promise<void> {
+  const module = m.agent.module;
+  const expected = m.agent.sha256;
+  const actual = await moduleSha256(absPath);
+  if (expected === actual) return;
+  const what =
+    expected === undefined
+      ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be ` +
+        `told apart from another file at that path (its sha-256 is ${actual})`
+      : `agent module ${module} changed since trace ${dir} was recorded: sha-256 ${actual}, the run imported ${expected}`;
+  if (!flags.trustTrace && !flags.allowChangedAgent)
+    throw new AppError(`${what}; pass --allow-changed-agent to run it as it is now, or --agent to name a module`);
+  io.err(`${flags.allowChangedAgent ? '--allow-changed-agent' : '--trust-trace'}: ${what}; running it as it is now\n`);
 }
 
 /**
@@ -97,19 +150,6 @@ async function loadRecordedAgent(
         `was started in; run this command from there, or pass --agent)`,
     );
   }
-  const expected = m.agent.sha256;
-  const actual = await moduleSha256(absPath);
-  if (expected !== actual) {
-    const what =
-      expected === undefined
-        ? `trace ${dir} does not record the sha-256 of its agent module ${module}, so it cannot be ` +
-          `told apart from another file at that path (its sha-256 is ${actual})`
-        : `agent module ${module} changed since trace ${dir} was recorded: sha-256 ${actual}, the run imported ${expected}`;
-    if (!flags.trustTrace && !flags.allowChangedAgent)
-      throw new AppError(`${what}; pass --allow-changed-agent to run it as it is now, or --agent to name a module`);
-    io.err(
-      `${flags.allowChangedAgent ? '--allow-changed-agent' : '--trust-trace'}: ${what}; running it as it is now\n`,
-    );
-  }
+  await checkRecordedModule(io, m, dir, absPath, flags);
   return loadAgent(module, m.agent.export, io.cwd);
 }

@@ -18,7 +18,22 @@ import { buildAgent, buildEngine, configuredModel } from './build-engine.js';
 import type { QitosConfig } from './config-schema.js';
 import { effectiveConfig, type ConfigFlags } from './effective-config.js';
 import { withMcp } from './mcp-setup.js';
-import { openRecordedRun, recordedRunAgent, type RecordedRun } from './recorded-run.js';
+import {
+  checkRecordedModule,
+  openRecordedRun,
+  recordedRunAgent,
+  type RecordedRun,
+  type RecordedSuite,
+} from './recorded-run.js';
+import { toBenchAgent, type BenchAgent, type SuiteProvider, type SuiteRunContext } from '../bench/index.js';
+import type { AgentModule } from '../engine/agent-module.js';
+import type { LoadedAgent } from './agent-loader.js';
+import { userErrors, userErrorsAsync } from './bench-run.js';
+import { resolveModel } from './model-resolver.js';
+import { moduleSha256 } from './module-hash.js';
+import { suiteProviders } from './suite-providers.js';
+import { importUserModule } from './user-module.js';
+import { resolve } from 'node:path';
 import { checkTraceTrust, traceUses, type TrustFlags } from './trace-trust.js';
 import { recordedWorkflow, replayWorkflow } from './workflow-replay.js';
 
@@ -47,6 +62,8 @@ export interface ReplaySessionOptions {
   debug?: DebugHandlers;
   /** fork: the new run starts after step `at` (with `branch`: runs step `at` again on that recorded candidate). */
   fork?: { at: number; branch?: number; task?: string };
+  /** The benchmarks whose trials can be rebuilt (default: `suiteProviders()`). */
+  providers?: readonly SuiteProvider[];
 }
 
 /** What serves a recording back in a replay (or debug): each reports what drifted after the run. */
@@ -110,7 +127,9 @@ export async function replaySession(io: AppIO, path: string, options: ReplaySess
     run: () =>
       workflow
         ? runWorkflow(io, session, options, workflow)
-        : runAgent(io, session, options, start.state as State | undefined),
+        : recorded.suite
+          ? runTrial(io, session, options, recorded.suite, start.state as State | undefined)
+          : runAgent(io, session, options, start.state as State | undefined),
   };
   return session;
 }
@@ -203,6 +222,27 @@ async function runAgent(
     throw new AppError(`cannot ${mode} ${trace.dir}: ${(err as Error).message}`);
   }
   if (mode === 'fork') checkForkModel(io, recorded, model, agent.model);
+  return runEngine(io, session, options, state, { agent, loaded, model });
+}
+
+/** What a rebuilt run runs: its agent (and the module it is recorded as), model, and a benchmark trial's own parts. */
+interface RebuiltAgent {
+  agent: AgentModule<State, unknown>;
+  loaded: LoadedAgent;
+  model: Model | undefined;
+  trial?: Pick<BenchAgent, 'env' | 'policies' | 'hooks' | 'services'> & { suite: RecordedSuite };
+}
+
+/** Builds the run's engine through `buildEngine` and runs it from the session's starting point. */
+async function runEngine(
+  io: AppIO,
+  session: ReplaySession,
+  options: ReplaySessionOptions,
+  state: State | undefined,
+  { agent, loaded, model, trial }: RebuiltAgent,
+): Promise<RunResult<State>> {
+  const { recorded, config, served, mode } = session;
+  const { trace, manifest: m } = recorded;
   const task = { ...(m.task as unknown as Task) };
   if (options.fork?.task !== undefined) task.objective = options.fork.task;
   const debug = debugHandlers(session, options);
@@ -218,11 +258,15 @@ async function runAgent(
       ...(model ? { model } : {}),
       ...(served?.executor ? { executor: served.executor } : {}),
       ...(served?.memory.recorded ? { memory: served.memory } : {}),
+      ...(trial?.env ? { env: trial.env } : {}),
+      ...(trial?.policies ? { policies: trial.policies } : {}),
+      ...(trial?.services ? { services: trial.services } : {}),
+      ...(trial ? { suite: trial.suite } : {}),
       parent:
         mode === 'fork'
           ? { runId: m.runId, path: trace.dir, kind: 'fork', atStep: session.after }
           : { runId: m.runId, path: trace.dir, kind: 'replay' },
-      hooks: options.hooks ?? [],
+      hooks: [...(trial?.hooks ?? []), ...(options.hooks ?? [])],
       ...(mcp ? { mcp } : {}),
       signingKey: await loadTraceKey(io.env, { create: true }),
       redactor: io.redactor,
@@ -239,6 +283,84 @@ async function runAgent(
       : undefined;
     return engine.run(task, resumeFrom ? { resumeFrom } : {});
   });
+}
+
+/**
+ * A trial of a benchmark's suite (tau-bench): its provider opens the recorded suite again and makes the trial's agent
+ * and env as the bench run did. A replay serves every recorded model call (the agent's and, by purpose, the
+ * simulated customer's); a fork calls the models the trial named. A module agent is checked against its sha-256.
+ */
+async function runTrial(
+  io: AppIO,
+  session: ReplaySession,
+  options: ReplaySessionOptions,
+  suite: RecordedSuite,
+  state: State | undefined,
+): Promise<RunResult<State>> {
+  const { recorded, config, served } = session;
+  const { trace, manifest: m } = recorded;
+  const providers = options.providers ?? suiteProviders();
+  const provider = providers.find((p) => p.name === suite.provider);
+  if (!provider)
+    throw new AppError(
+      `trace ${trace.dir} is a trial of a "${suite.provider}" suite, which this qitos-ts does not know`,
+    );
+  if (options.flags.agent)
+    throw new AppError(`--agent: a ${provider.name} trial is rebuilt from the settings its trace records`);
+  const again = userErrors(() => provider.reopen(suite.record));
+  const module = again.module ? resolve(io.cwd, again.agent) : undefined;
+  const uses = traceUses(
+    module ? m : { ...m, agent: { ...m.agent, module: undefined } },
+    recorded.recorded,
+    config,
+    options.flags,
+  );
+  checkTraceTrust(io, trace.dir, recorded.untrusted, uses, options.flags);
+  if (module) await checkRecordedModule(io, m, trace.dir, module, options.flags);
+  const opened = await userErrorsAsync(() => provider.open(again.name, again.options, io.cwd));
+  const task = opened.suite.tasks.find((t) => t.id === m.task.id);
+  if (!task) throw new AppError(`${again.name} has no task "${String(m.task.id)}" (the trial's task)`);
+  const models = new Map<string, Promise<Model>>();
+  const ctx: SuiteRunContext = {
+    cwd: io.cwd,
+    agent: again.agent,
+    export: undefined,
+    modelId: config.model?.id,
+    maxSteps: config.engine?.maxSteps,
+    // A replay serves every call from the recording (by purpose); a fork builds the models the trial named.
+    model: (id) => {
+      if (served) return Promise.resolve(served.model);
+      if (!models.has(id))
+        models.set(id, resolveModel(id === config.model?.id ? config.model : { id }, io.cwd, io.env));
+      return models.get(id)!;
+    },
+    importModule: importUserModule,
+    moduleSha256,
+  };
+  const run = await userErrorsAsync(() => opened.prepare(ctx));
+  const model = served?.model ?? run.model;
+  const built = toBenchAgent(
+    await userErrorsAsync(async () =>
+      run.agentFactory({ task, epoch: 0, model, signal: new AbortController().signal }),
+    ),
+  );
+  const loaded: LoadedAgent = {
+    AgentClass: built.agent.constructor as LoadedAgent['AgentClass'],
+    module: m.agent.module ?? run.agentLabel,
+    export: m.agent.export ?? 'default',
+    absPath: module ?? '',
+    ...(m.agent.sha256 ? { sha256: m.agent.sha256 } : {}),
+  };
+  try {
+    return await runEngine(io, session, options, state, {
+      agent: built.agent as AgentModule<State, unknown>,
+      loaded,
+      model,
+      trial: { ...built, suite },
+    });
+  } finally {
+    await built.dispose?.();
+  }
 }
 
 /** A fork needs a model its config can build, and says so when its requests go elsewhere than the parent's did. */

@@ -30,6 +30,7 @@ export {
   type SuiteRunContext,
   type ProvidedRun,
   type ProvidedSuite,
+  type ReopenedSuite,
 } from './suite-provider.js';
 export { ResultLine } from './result-line.js';
 export { RateLimiter, parseRateLimit, rateLimitMiddleware, rateLimitedModel, type RateLimit } from './rate-limit.js';

@@ -89,8 +89,23 @@ export interface SuiteProvider {
   options: readonly SuiteOption[];
   /** The key of its settings in run.json (kept stable: resume compares it). */
   recordKey: string;
+  /**
+   * How a recorded trial's suite is opened again (`qitos replay`, `fork`, `debug` of a trial): the suite, options and
+   * `--agent` a run's `record` stands for, and whether that agent is a module (code: checked against the sha-256 the
+   * trace records before it is imported). Throws saying why when this provider cannot rebuild the record.
+   */
+  reopen(record: Readonly<Record<string, unknown>>): ReopenedSuite;
   /** Opens the suite `name` (one of `suites`) with the options given (only this provider's keys). */
   open(name: string, options: Readonly<Record<string, string | undefined>>, cwd: string): Promise<ProvidedSuite>;
+}
+
+/** What a recorded trial's suite is opened again with (`SuiteProvider.reopen`). */
+export interface ReopenedSuite {
+  name: string;
+  options: Record<string, string | undefined>;
+  agent: string;
+  /** Whether `agent` is a module path (else a name the provider knows). */
+  module: boolean;
 }
 
 /**

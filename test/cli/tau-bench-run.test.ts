@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_HOME, qitos, tempDir } from '../helpers/cli-harness.js';
@@ -25,6 +25,24 @@ function qitosProcess(args: string[]): Promise<{ code: number | null; out: strin
   let err = '';
   child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
+  return new Promise((res) => child.on('close', (code) => res({ code, out, err })));
+}
+
+/** `qitos <args>` in a real process whose standard input is `input` (the debugger reads its commands there). */
+function qitosProcessWithInput(
+  args: string[],
+  input: string,
+): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [join(REPO, 'bin/qitos.js'), ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, QITOS_TAU_BENCH_DATA: tauDataDir() },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
+  child.stdin.end(input);
   return new Promise((res) => child.on('close', (code) => res({ code, out, err })));
 }
 
@@ -167,6 +185,89 @@ describe.skipIf(!data)('qitos bench run tau-bench/<domain>', () => {
         ['1', 1],
       ]);
     }
+  }, 60_000);
+
+  it('a trial is a run like any other: replay serves the agent and the customer from the recording; fork and debug rebuild it', async () => {
+    writeFileSync(
+      join(dir, 'user.json'),
+      JSON.stringify(['I want to cancel an order.', 'Yes, go ahead.', '###STOP###']),
+    );
+    writeFileSync(
+      join(dir, 'acts.json'),
+      JSON.stringify(['Shall I cancel order #W5442520?', cancel('#W5442520'), 'It is cancelled.']),
+    );
+    const args = ['bench', 'run', 'tau-bench/retail', '--split', 'dev', '--task-ids', '0', '--no-progress'];
+    const run = await qitos(
+      [...args, '--model', 'scripted:acts.json', '--user-model', 'scripted:user.json', '-o', 'a'],
+      dir,
+    );
+    expect(run.code, run.err).toBe(0);
+    const trace = join(dir, 'a', 'traces', '0.e1');
+    const m = JSON.parse(readFileSync(join(trace, 'manifest.json'), 'utf8'));
+    expect(m.config.suite).toMatchObject({
+      provider: 'tau-bench',
+      domain: 'retail',
+      split: 'dev',
+      agent: 'tool-calling',
+    });
+
+    // Every model call, the customer's too, comes from the recording: the scripts are gone.
+    rmSync(join(dir, 'user.json'));
+    rmSync(join(dir, 'acts.json'));
+    const replay = await qitos(['replay', trace, '--json', '--trace-dir', 'replays'], dir);
+    expect(replay.code, replay.err + replay.out).toBe(0);
+    const outcome = JSON.parse(replay.out);
+    expect(outcome).toMatchObject({ matched: true, drifts: [] });
+    expect(outcome.replay.stopReason).toBe(m.summary.stopReason);
+    const again = JSON.parse(readFileSync(join(outcome.replay.traceDir, 'manifest.json'), 'utf8'));
+    expect(again.config.suite).toEqual(m.config.suite);
+    // A replay of the replay: the record carried over.
+    const twice = await qitos(['replay', outcome.replay.traceDir, '--json', '--trace-dir', 'replays'], dir);
+    expect(JSON.parse(twice.out).matched, twice.err).toBe(true);
+
+    const debug = await qitosProcessWithInput(['debug', trace, '-q', '--trace-dir', 'debugs'], 'c\n');
+    expect(debug.code, debug.err + debug.out).toBe(0);
+    expect(debug.out).toContain(`debugging a replay of ${m.runId}`);
+
+    // A fork calls the models the trial named, from the state after step 1.
+    writeFileSync(join(dir, 'user.json'), JSON.stringify(['Yes, go ahead.', '###STOP###']));
+    writeFileSync(join(dir, 'acts.json'), JSON.stringify([cancel('#W5442520'), 'It is cancelled.']));
+    const fork = await qitos(['fork', trace, '--at', '1', '--json', '-q', '--trace-dir', 'forks'], dir);
+    expect(fork.code, fork.err + fork.out).toBe(0);
+    const forked = JSON.parse(fork.out);
+    expect(forked.parent).toMatchObject({ runId: m.runId, atStep: 1 });
+    expect(forked.stopReason).toBe('env_terminal');
+  }, 120_000);
+
+  it('a trial recorded before providers (config.tau) replays; an unknown provider or commit is refused plainly', async () => {
+    const run = await qitos(
+      [
+        ...['bench', 'run', 'tau-bench/airline', '--task-ids', '0', '--agent', 'ground-truth'],
+        '-o',
+        'gt',
+        '--no-progress',
+      ],
+      dir,
+    );
+    expect(run.code, run.err).toBe(0);
+    const trace = join(dir, 'gt', 'traces', '0.e1');
+    const file = join(trace, 'manifest.json');
+    const m = JSON.parse(readFileSync(file, 'utf8'));
+    const edited = (config: Record<string, unknown>) => writeFileSync(file, JSON.stringify({ ...m, config }));
+    const { suite, ...rest } = m.config;
+    const { provider: _provider, ...record } = suite;
+    edited({ ...rest, tau: record });
+    // An edited manifest is a trace from elsewhere: it names nothing to import here, so --trust-trace is enough.
+    const old = await qitos(['replay', trace, '--json', '--trust-trace'], dir);
+    expect(old.code, old.err + old.out).toBe(0);
+    expect(JSON.parse(old.out).matched).toBe(true);
+    edited({ ...rest, suite: { ...suite, provider: 'nosuch-bench' } });
+    const unknown = await qitos(['replay', trace, '--trust-trace'], dir);
+    expect(unknown.err).toMatch(/is a trial of a "nosuch-bench" suite, which this qitos-ts does not know/);
+    edited({ ...rest, suite: { ...suite, commit: 'f00' } });
+    const commit = await qitos(['replay', trace, '--trust-trace'], dir);
+    expect(commit.err).toMatch(/ran on tau-bench data at commit f00/);
+    expect(commit.err).not.toMatch(/corrupt/);
   }, 60_000);
 
   it('bad input is a one-line error naming what was wrong', async () => {

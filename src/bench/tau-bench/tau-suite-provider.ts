@@ -1,4 +1,6 @@
 import type { SuiteProvider } from '../suite-provider.js';
+import { isTauAgentKind } from './tau-agent-kinds.js';
+import { TAU_BENCH_COMMIT } from './upstream-files.js';
 
 /**
  * tau-bench as a suite provider: `qitos bench run tau-bench/airline | tau-bench/retail` with its split, tasks,
@@ -40,6 +42,23 @@ export function tauBenchSuites(): SuiteProvider {
           'tau-bench: where `qitos tau-bench fetch` installed the data (default: $QITOS_TAU_BENCH_DATA or the cache)',
       },
     ],
+    reopen: (record) => {
+      const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
+      const domain = text('domain');
+      const agent = text('agent');
+      if ((domain !== 'airline' && domain !== 'retail') || !agent)
+        throw new Error('the recorded tau-bench settings name no domain (airline, retail) or agent');
+      if (text('commit') !== TAU_BENCH_COMMIT)
+        throw new Error(
+          `the trial ran on tau-bench data at commit ${text('commit') ?? '(none)'}; this qitos-ts reads ${TAU_BENCH_COMMIT}`,
+        );
+      return {
+        name: `tau-bench/${domain}`,
+        options: { split: text('split'), userStrategy: text('userStrategy'), userModel: text('userModel') },
+        agent,
+        module: !isTauAgentKind(agent),
+      };
+    },
     open: async (name, options, cwd) => (await import('./tau-suite-run.js')).openTauSuite(name, options, cwd),
   };
 }
