@@ -86,7 +86,7 @@ export const CompactionPart = z.object({
 });
 
 /**
- * A part of a kind the user registered (seed 002 NFR-07): `kind` names it, `data` is checked against the schema
+ * A part of a kind the user registered (the tool system requirements' custom parts): `kind` names it, `data` is checked against the schema
  * registered for it (`CustomPartKinds`, passed to the engine), which also says how providers render it.
  */
 export const CustomPart = z.object({

@@ -48,6 +48,7 @@ export interface AgentModuleOptions {
   model?: Model;
   /** Turns model replies into Decisions on the model path. */
   parser?: Parser;
+  /** The tools the agent may call (a ToolRegistry, or tools to register in one). */
   tools?: Iterable<AnyTool> | ToolRegistry;
   /** Name recorded in traces (defaults to the class name). */
   name?: string;
@@ -55,11 +56,11 @@ export interface AgentModuleOptions {
   config?: Record<string, unknown>;
   /** A label for the experiment variant (e.g. "baseline", "with-critic"), recorded on user messages and in the manifest. */
   variant?: string;
-  /** Sampling parameters sent with every model request. */
   /** The version of this agent's state schema (default: the class's `static stateVersion`, else 1). */
   stateVersion?: number;
   /** How to read states of older versions (default: the class's `static stateMigrations`). */
   stateMigrations?: readonly StateMigration[];
+  /** Sampling parameters sent with every model request (recorded in the manifest with the model). */
   modelParams?: {
     temperature?: number;
     topP?: number;
@@ -98,11 +99,17 @@ export abstract class AgentModule<S extends State = State, O = unknown> {
   readonly stateVersion: number;
   /** Migrations run on a recorded state of an older version before this agent resumes, replays or forks it. */
   readonly stateMigrations: readonly StateMigration[];
+  /** The model of the model path, when the agent has its own (an engine's `model` takes precedence). */
   model: Model | undefined;
+  /** Turns model replies into Decisions on the model path. */
   parser: Parser | undefined;
+  /** The agent's tools; the engine's executor runs them in ACT. */
   readonly tools: ToolRegistry;
+  /** Free-form config recorded in the manifest (how to rebuild this agent). */
   readonly config: Record<string, unknown>;
+  /** The experiment variant's label, recorded on user messages and in the manifest. */
   readonly variant: string | undefined;
+  /** Sampling parameters sent with every model request. */
   modelParams: NonNullable<AgentModuleOptions['modelParams']>;
 
   constructor(options: AgentModuleOptions = {}) {

@@ -60,11 +60,11 @@ export interface EngineOptions<S extends State> {
   memory?: Memory | (() => Memory);
   /**
    * Retrieve from `memory` before every model-path call and give the model what was found after the system
-   * prompt (seed 003's `memory.retrieve_messages` in DECIDE); traced in the step record and served back on replay.
+   * prompt (the Python qitos kernel's `memory.retrieve_messages` in DECIDE); traced in the step record and served back on replay.
    */
   memoryInput?: MemoryInputOptions;
   /**
-   * Custom part kinds the history may hold (seed 002 NFR-07): each kind's zod schema checks a part's `data`, and
+   * Custom part kinds the history may hold (the tool system requirements' custom parts): each kind's zod schema checks a part's `data`, and
    * its `render` says what a provider gets (text, a file, or nothing). A part of a kind not listed here stops the
    * model turn with an error naming it.
    */

@@ -1,7 +1,7 @@
 import type { MemoryAccess, MemoryRecord, Message, State } from '../core/index.js';
 
 /**
- * Memory retrieval on the model path (seed 003's `memory.retrieve_messages(state, observation)` in DECIDE): before
+ * Memory retrieval on the model path (the Python qitos kernel's `memory.retrieve_messages(state, observation)` in DECIDE): before
  * each model call the engine asks the run's memory for the records relevant to this step and gives them to the
  * model after the system prompt. The read is a `memory` event like any other (so a replay serves it back), and
  * the step record's `model.memory` holds what was retrieved.

@@ -204,7 +204,7 @@ function assistantMessage<S extends State>(
 }
 
 /**
- * Where the step's tool calls act (seed 002's `path`): the root of the env's file ops as the env sees it (a
+ * Where the step's tool calls act (opencode's assistant `path`): the root of the env's file ops as the env sees it (a
  * container's path inside a sandbox), which is also where its commands run unless a call names another `cwd`.
  * None for an env without file ops.
  */
