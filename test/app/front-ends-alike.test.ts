@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { CONFIG_HOME, FIXTURES, qitos, serveProcess, tempDir } from '../helpers/cli-harness.js';
+import { CONFIG_HOME, FIXTURES, qitos, serveProcess, tempDir, type ServeProcess } from '../helpers/cli-harness.js';
 
 // One config through every front end: the engines they build must agree on what the config decides.
 const FILE_AGENT = join(FIXTURES, 'agents/file-agent.ts');
@@ -64,6 +64,20 @@ async function onlyTrace(root: string): Promise<string> {
   return found[0]!;
 }
 
+/** Asks the served agent `files` to count the lines, stops the server (its traces finalized) and returns the answer. */
+async function askAndStop(s: ServeProcess): Promise<string> {
+  const answer = await fetch(`${s.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'files', messages: [{ role: 'user', content: 'count the lines' }] }),
+  });
+  expect(answer.status, s.out()).toBe(200);
+  const text = (await answer.json()).choices[0].message.content as string;
+  s.child.kill('SIGTERM');
+  await s.exit;
+  return text;
+}
+
 async function debugTrace(traceDir: string): Promise<string> {
   let out = '';
   const io: CliIO = {
@@ -109,14 +123,7 @@ describe('one config, every front end', () => {
       { XDG_CONFIG_HOME: CONFIG_HOME },
     );
     children.push(s.child);
-    const answer = await fetch(`${s.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'files', messages: [{ role: 'user', content: 'count the lines' }] }),
-    });
-    expect(answer.status, s.out()).toBe(200);
-    s.child.kill('SIGTERM');
-    await s.exit;
+    await askAndStop(s);
     const served = await onlyTrace(join(dir, 'serve-traces'));
 
     const replay = await qitos(['replay', recorded, '--json', '--trace-dir', 'replay-traces'], dir);
@@ -170,15 +177,7 @@ describe('one config, every front end', () => {
       { XDG_CONFIG_HOME: CONFIG_HOME },
     );
     children.push(s.child);
-    const answer = await fetch(`${s.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'files', messages: [{ role: 'user', content: 'count the lines' }] }),
-    });
-    expect(answer.status, s.out()).toBe(200);
-    expect((await answer.json()).choices[0].message.content).toBe('done');
-    s.child.kill('SIGTERM');
-    await s.exit;
+    expect(await askAndStop(s)).toBe('done');
     const m = JSON.parse(await readFile(join(await onlyTrace(join(dir, 'traces')), 'manifest.json'), 'utf8'));
     expect(m.env.name).toBe('host');
     expect(m.config.env).toMatchObject({ type: 'host', root: join(dir, 'ws') });

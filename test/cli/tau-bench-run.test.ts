@@ -14,35 +14,21 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir('qitos-tau-cli-')));
 afterEach(() => cleanup());
 
-/** `node bin/qitos.js <args>` in a real process with a cleared environment (PATH, the config and data dirs only). */
-function qitosProcess(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+/**
+ * `node bin/qitos.js <args>` in a real process with a cleared environment (PATH, the config and data dirs only), its
+ * standard input `input` when given (the debugger reads its commands there).
+ */
+function qitosProcess(args: string[], input?: string): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [join(REPO, 'bin/qitos.js'), ...args], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, QITOS_TAU_BENCH_DATA: tauDataDir() },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
-  return new Promise((res) => child.on('close', (code) => res({ code, out, err })));
-}
-
-/** `qitos <args>` in a real process whose standard input is `input` (the debugger reads its commands there). */
-function qitosProcessWithInput(
-  args: string[],
-  input: string,
-): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [join(REPO, 'bin/qitos.js'), ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', XDG_CONFIG_HOME: CONFIG_HOME, QITOS_TAU_BENCH_DATA: tauDataDir() },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
-  child.stdin.end(input);
+  child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => void (err += d.toString()));
+  if (input !== undefined) child.stdin!.end(input);
   return new Promise((res) => child.on('close', (code) => res({ code, out, err })));
 }
 
@@ -225,7 +211,7 @@ describe.skipIf(!data)('qitos bench run tau-bench/<domain>', () => {
     const twice = await qitos(['replay', outcome.replay.traceDir, '--json', '--trace-dir', 'replays'], dir);
     expect(JSON.parse(twice.out).matched, twice.err).toBe(true);
 
-    const debug = await qitosProcessWithInput(['debug', trace, '-q', '--trace-dir', 'debugs'], 'c\n');
+    const debug = await qitosProcess(['debug', trace, '-q', '--trace-dir', 'debugs'], 'c\n');
     expect(debug.code, debug.err + debug.out).toBe(0);
     expect(debug.out).toContain(`debugging a replay of ${m.runId}`);
 
