@@ -27,6 +27,12 @@ const BASELINE = arg('baseline');
 const BUILD_INPUTS = ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const LOAD_LOG = join(REPO, 'test/packaging/load-log.mjs');
 
+interface Timing {
+  importCpuMs: number;
+  importMs: number;
+  wallMs: number;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -47,21 +53,27 @@ function build(root: string, revision?: string): string {
   return dir;
 }
 
-/** A fresh node process (in `cwd`) that imports `spec`: its import time (ms, from the process) and its wall time (ms). */
-function timedImport(spec: string, cwd: string): { importMs: number; wallMs: number } {
+/**
+ * A fresh node process (in `cwd`) that imports `spec`: the import's CPU time (user + system, all the process's
+ * threads) and wall time as the process measures them, and the process's wall time from spawn to exit (ms).
+ */
+function timedImport(spec: string, cwd: string): Timing {
   const t = performance.now();
   const r = spawnSync(
     process.execPath,
     [
       '--input-type=module',
       '-e',
-      `const t = performance.now(); await import(${JSON.stringify(spec)}); console.log(performance.now() - t);`,
+      `const c = process.cpuUsage(); const t = performance.now(); await import(${JSON.stringify(spec)}); ` +
+        'const wall = performance.now() - t; const u = process.cpuUsage(c); ' +
+        'console.log(JSON.stringify({ wall, cpu: (u.user + u.system) / 1000 }));',
     ],
     { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
   );
   const wallMs = performance.now() - t;
   if (r.status !== 0) throw new Error(`importing ${spec} failed: ${r.stderr}`);
-  return { importMs: Number(r.stdout.trim()), wallMs };
+  const own = JSON.parse(r.stdout) as { wall: number; cpu: number };
+  return { importCpuMs: own.cpu, importMs: own.wall, wallMs };
 }
 
 /** The modules importing `spec` (from `dir`) loads, by where they come from: the package (its `trace/` part), each dependency. */
@@ -97,9 +109,10 @@ try {
   console.log('compiling this checkout' + (BASELINE ? ` and ${BASELINE}` : '') + ' ...');
   const current = build(root);
   const baseline = BASELINE ? build(root, BASELINE) : undefined;
-  const baselineLabel = BASELINE
-    ? `${BASELINE} (${execFileSync('git', ['-C', REPO, 'rev-parse', '--short', BASELINE], { encoding: 'utf8' }).trim()})`
+  const short = BASELINE
+    ? execFileSync('git', ['-C', REPO, 'rev-parse', '--short', BASELINE], { encoding: 'utf8' }).trim()
     : '';
+  const baselineLabel = !BASELINE ? '' : short.startsWith(BASELINE) ? short : `${BASELINE} (${short})`;
 
   const fileUrl = (dir: string, file: string) => pathToFileURL(join(dir, file)).href;
   const rows: Array<{ name: string; dir?: string; spec?: string }> = [
@@ -111,41 +124,57 @@ try {
     { name: "`import 'qitos-ts/trace'`, this checkout", dir: current, spec: fileUrl(current, 'dist/trace/index.js') },
     { name: "`import 'zod'` alone, for reference", dir: current, spec: 'zod' },
   ];
-  const times = rows.map(() => ({ importMs: [] as number[], wallMs: [] as number[] }));
+  const times: Timing[][] = rows.map(() => []);
   for (let round = 0; round <= ROUNDS; round++) {
     rows.forEach((row, i) => {
-      const t = row.spec
-        ? timedImport(row.spec, row.dir!)
-        : (() => {
-            const s = performance.now();
-            execFileSync(process.execPath, ['-e', '0']);
-            return { importMs: NaN, wallMs: performance.now() - s };
-          })();
-      if (round === 0) return; // the warm-up round fills the file cache
-      times[i].importMs.push(t.importMs);
-      times[i].wallMs.push(t.wallMs);
+      let t: Timing;
+      if (row.spec) t = timedImport(row.spec, row.dir!);
+      else {
+        const start = performance.now();
+        execFileSync(process.execPath, ['-e', '0']);
+        t = { importCpuMs: NaN, importMs: NaN, wallMs: performance.now() - start };
+      }
+      if (round > 0) times[i].push(t); // round 0 warms the file cache
     });
   }
+  const med = (i: number, key: keyof Timing) => median(times[i].map((t) => t[key]));
+  const ms = (x: number) => (Number.isNaN(x) ? '-' : `${x.toFixed(0)} ms`);
 
   const table = rows.map((row, i) => {
     const m = row.dir && row.spec ? modulesLoaded(row.dir, row.spec) : undefined;
-    const imp = row.spec ? `${median(times[i].importMs).toFixed(0)} ms` : '-';
-    const loaded = m ? `${m.total}: ${m.ours} of the package (${m.trace} of them \`trace/\`); ${m.packages}` : '-';
-    return `| ${row.name} | ${imp} | ${median(times[i].wallMs).toFixed(0)} ms | ${loaded} |`;
+    const loaded = m
+      ? `${m.total}: ${m.ours ? `${m.ours} of the package (${m.trace} of them \`trace/\`); ` : ''}${m.packages}`
+      : '-';
+    return `| ${row.name} | ${ms(med(i, 'importCpuMs'))} | ${ms(med(i, 'importMs'))} | ${ms(med(i, 'wallMs'))} | ${loaded} |`;
   });
+  // This checkout against the baseline, round by round (both saw the same load): the median of the ratios.
+  const change = baseline
+    ? (key: keyof Timing) => {
+        const ratio = median(times[1].map((t, r) => t[key] / times[2][r][key]));
+        return `${ratio < 1 ? '' : '+'}${((ratio - 1) * 100).toFixed(0)}%`;
+      }
+    : undefined;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const section = [
     '## Import of `qitos-ts`',
     '',
     '`npm run bench:import` (`benchmarks/perf/import-root.ts`): the package compiled from the sources into a temporary',
-    `folder${BASELINE ? ` (and from ${baselineLabel}, the same way)` : ''}; ${ROUNDS} interleaved rounds of fresh processes after`,
-    'one warm-up round. "import" is the time of the `await import(...)` inside the process; "process" is spawn to exit.',
-    'Modules: every URL the import loads (test/packaging/load-log.mjs), node built-ins included.',
+    `folder${BASELINE ? ` (and from ${baselineLabel} the same way)` : ''}; ${ROUNDS} interleaved rounds of fresh processes after one`,
+    'warm-up round, medians. "import CPU" and "import wall" are measured inside the process around the',
+    '`await import(...)` (CPU: user + system time of all its threads, the figure that holds on a loaded machine);',
+    '"process" is spawn to exit. Modules: every URL the import loads (test/packaging/load-log.mjs), built-ins included.',
     `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, load average ${load} on the shared 2-core machine.`,
     '',
-    '| what | import (median) | process (median) | modules loaded |',
-    '|---|---|---|---|',
+    '| what | import CPU | import wall | process | modules loaded |',
+    '|---|---|---|---|---|',
     ...table,
+    ...(change
+      ? [
+          '',
+          `This checkout against ${baselineLabel}, as the median of the per-round ratios: import CPU ${change('importCpuMs')}, ` +
+            `import wall ${change('importMs')}, process ${change('wallMs')}.`,
+        ]
+      : []),
     '',
     'What the root loads is what running an agent needs: the kernel, the engine, and of `src/trace` the recording',
     'half (writer, recorder, state differ, hashing). Replay, diff and OpenTelemetry export, and the `diff` package, load',
