@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createTwoFilesPatch } from 'diff';
 import ts from 'typescript';
 import { packageEntries, REPO, type PackageEntry } from '../helpers/package-exports.js';
+import { publicApi } from './public-api.js';
 
 /**
  * The API report: for each entry point of package.json `exports`, every name it exports with its declaration as a
@@ -12,12 +13,16 @@ import { packageEntries, REPO, type PackageEntry } from '../helpers/package-expo
  * program the way a consumer's compiler reads the package. The reports are checked in (api/<entry>.api.md); the
  * packaging test fails when the sources would give a different one.
  *
- * Run: `npm run api` writes api/ from the sources; `npm run api -- --check` only compares (exit 1 on a difference).
+ * Run: `npm run api` writes api/ (and test/packaging/public-api.json, the export lists) from the sources;
+ * `npm run api -- --check` only compares (exit 1 on a difference).
  */
 
 /** The folder holding the checked-in reports. */
 export const REPORT_DIR = join(REPO, 'api');
-/** The command that regenerates the reports (what a failing check tells the reader to run). */
+/** The export lists the packaging tests pin (what `npm run api` writes besides the reports). */
+const PINNED_NAME = 'test/packaging/public-api.json';
+const PINNED = join(REPO, PINNED_NAME);
+/** The command that regenerates the reports and the pinned lists (what a failing check tells the reader to run). */
 export const REPORT_COMMAND = 'npm run api';
 
 /** A stability tag on an export: `@experimental` (may change in a minor version) or `@deprecated` (will go). */
@@ -316,20 +321,27 @@ export function writeReports(reports: Map<string, string>, dir = REPORT_DIR): vo
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const reports = apiReports();
+  // The reports, and the export lists test/packaging/public-api.json pins (runtime names from importing each source).
+  const surface = entryDeclarations();
+  const reports = apiReports(surface);
   const changed = reportDifferences(reports);
+  const api = await publicApi(surface, async (e) => Object.keys(await import(pathToFileURL(e.source).href)));
+  const pinned = `${JSON.stringify(api, null, 2)}\n`;
+  if (readFileSync(PINNED, 'utf8') !== pinned)
+    changed.push(createTwoFilesPatch(PINNED_NAME, PINNED_NAME, readFileSync(PINNED, 'utf8'), pinned));
   if (process.argv.includes('--check')) {
     if (changed.length > 0) {
       console.error(`${changed.join('\n')}\nThe API report differs from the sources: run ${REPORT_COMMAND}.`);
       process.exit(1);
     }
-    console.log(`api/: ${reports.size} reports match the sources`);
+    console.log(`api/: ${reports.size} reports and ${PINNED_NAME} match the sources`);
   } else {
     writeReports(reports);
+    writeFileSync(PINNED, pinned);
     console.log(
       changed.length === 0
-        ? `api/: ${reports.size} reports, unchanged`
-        : `api/: ${changed.length} of ${reports.size} reports changed:\n${changed.join('\n')}`,
+        ? `api/: ${reports.size} reports and ${PINNED_NAME}, unchanged`
+        : `${changed.length} files changed (api/: ${reports.size} reports; ${PINNED_NAME}):\n${changed.join('\n')}`,
     );
   }
 }
