@@ -54,7 +54,9 @@ export {
   type ToolStatus,
 } from './core/index.js';
 
-// The step debugger: the Engine's `breakpoints`, `onBreak` and `breakCondition` (docs/debugging.md).
+// The step debugger: the Engine's `breakpoints`, `onBreak` and `breakCondition` (docs/debugging.md). Not yet stable
+// (docs/api.md, "Stability"): what a break point can match and what `onBreak` can answer may still change.
+/** @experimental The step debugger. */
 export {
   type Breakpoint,
   type BreakPhase,

@@ -15,7 +15,9 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { quantile, seededRandom } from '../../src/bench/stats.js';
-import { SkillsSandboxExecutor, ToolRetrievalService, hashingEmbedder } from '../../src/kit/skills/index.js';
+import { SkillsSandboxExecutor } from '../../src/envs/index.js';
+import { ToolRetrievalService } from '../../src/kit/skills/index.js';
+import { hashingEmbedder } from '../../src/models/index.js';
 import { VectorMatrix } from '../../src/models/embedders/index.js';
 import { writePerformanceSection } from './performance-doc.js';
 

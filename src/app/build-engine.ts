@@ -22,7 +22,7 @@ import { HostEnv, MemoryEnv } from '../envs/index.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import type { AgentModule } from '../engine/agent-module.js';
 import { compaction, doomLoop } from '../kit/policies/index.js';
-import { hashingEmbedder } from '../kit/skills/index.js';
+import { hashingEmbedder } from '../models/index.js';
 import { markdownMemory, summaryMemory, vectorMemory, windowMemory } from '../kit/memory/index.js';
 import { passThroughCritic, reactSelfReflectionCritic, selfReflectionCritic } from '../kit/critics/index.js';
 import { beamSearch, bestFirstSearch, greedySearch, treeSearch } from '../kit/search/index.js';

@@ -8,7 +8,7 @@ import type {
   ToolSpec,
 } from '../core/index.js';
 import { canonicalJson, messageToModel, plainResults } from '../core/index.js';
-import { shortHash } from '../trace/index.js';
+import { shortHash } from '../trace/short-hash.js';
 
 /**
  * Builds the model messages from the history incrementally, so the kernel's per-step cost does not grow

@@ -32,7 +32,7 @@ import {
   totalTokens,
   unwrapModel,
 } from '../core/index.js';
-import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/index.js';
+import { RunRecorder, type RunDescription, type TraceOptions } from '../trace/run-recorder.js';
 import type { AgentModule } from './agent-module.js';
 import type { EngineOptions } from './engine-options.js';
 import { ModelInputBuilder } from './model-input.js';

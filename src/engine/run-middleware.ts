@@ -1,6 +1,6 @@
 import type { HookEvent, ModelCall, ModelMiddleware, ModelMessage, ModelRequest, State } from '../core/index.js';
 import { ModelError, addCost, addTokens, errorMessage } from '../core/index.js';
-import { sideCallHashes } from '../trace/index.js';
+import { sideCallHashes } from '../trace/side-call-hashes.js';
 import { policyContext } from './policy-context.js';
 import { withState, type RunServices, type RunStart, type RunState } from './run-context.js';
 

@@ -37,13 +37,20 @@ export {
 } from './trace-diff.js';
 export { unifiedTextDiff, jsonDiffText, type TextDiffOptions } from './text-diff.js';
 export { traceTexts, type TraceTexts } from './trace-texts.js';
+// Not yet stable (docs/api.md, "Stability"): OpenTelemetry export. Its spans follow the GenAI semantic
+// conventions, which are still in development upstream, and change with them (docs/telemetry.md).
+/** @experimental OpenTelemetry export. */
 export { otlpTap, type OtlpTap, type OtlpTapOptions } from './otel/otlp-tap.js';
+/** @experimental OpenTelemetry export. */
 export { exportTraces } from './otel/export-traces.js';
+/** @experimental OpenTelemetry export. */
 export {
   resolveOtlpEndpoint,
   DEFAULT_OTLP_TIMEOUT_MS,
   type OtlpEndpoint,
   type OtlpEndpointOptions,
 } from './otel/otlp-endpoint.js';
+/** @experimental OpenTelemetry export. */
 export { GEN_AI_SEMCONV_VERSION } from './otel/gen-ai-attributes.js';
+/** @experimental OpenTelemetry export. */
 export type { RunSpanOptions } from './otel/run-spans.js';

@@ -354,6 +354,33 @@ describe('the packed package, installed into a fresh project', () => {
     });
   });
 
+  it("import 'qitos-ts' loads no replay, diff or OpenTelemetry module, nor the diff or @opentelemetry packages; qitos-ts/trace does", async () => {
+    const load = (spec: string) =>
+      sh(process.execPath, ['--input-type=module', '-e', `await import('${spec}')`], { loads: true });
+    const ofTrace = (r: Ran) =>
+      r.loaded.filter((u) => u.includes('/node_modules/qitos-ts/dist/trace/')).map((u) => u.split('/dist/')[1]!);
+    const notForRunning = (r: Ran) => [
+      ...ofTrace(r).filter((f) => /^trace\/(index\.js|replay-|trace-diff|text-diff|trace-texts|otel\/)/.test(f)),
+      ...fromPackage(r.loaded, 'diff/'),
+      ...fromPackage(r.loaded, '@opentelemetry/'),
+    ];
+    const root = await load('qitos-ts');
+    expect(root.code, root.stderr).toBe(0);
+    expect(ofTrace(root)).toContain('trace/run-recorder.js'); // what a run records with
+    expect(notForRunning(root)).toEqual([]);
+
+    const trace = await load('qitos-ts/trace');
+    expect(trace.code, trace.stderr).toBe(0);
+    const loaded = notForRunning(trace).join('\n');
+    for (const part of [
+      'trace/replay-model.js',
+      'trace/trace-diff.js',
+      'trace/otel/otlp-tap.js',
+      '/node_modules/diff/',
+    ])
+      expect(loaded).toContain(part);
+  });
+
   it("the README's example runs as written (npx tsx)", async () => {
     const r = await sh('npx', ['--no-install', 'tsx', 'main.ts']);
     expect(r.code, r.stderr).toBe(0);

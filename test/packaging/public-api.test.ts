@@ -2,9 +2,19 @@ import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageEntries, REPO } from '../helpers/package-exports.js';
+import {
+  apiReports,
+  entryDeclarations,
+  REPORT_COMMAND,
+  reportDifferences,
+  type EntryDeclarations,
+} from './api-report.js';
 import { publicApi } from './public-api.js';
 
 const entries = packageEntries();
+/** Every entry point's declarations, from one declaration emit shared by the tests below (it takes seconds). */
+let surface: EntryDeclarations[] | undefined;
+const declarations = () => (surface ??= entryDeclarations(entries));
 
 describe('the public API (package.json exports)', () => {
   it('every entry point is an index.ts compiled to dist/, with its types listed first', () => {
@@ -29,10 +39,53 @@ describe('the public API (package.json exports)', () => {
     }
   });
 
-  it('each entry point exports exactly its pinned list (test/packaging/public-api.json; update with vitest -u)', async () => {
-    const api = await publicApi(entries, async (e) => Object.keys(await import(e.source)));
+  it(`each entry point exports exactly its pinned list (test/packaging/public-api.json; update with ${REPORT_COMMAND})`, async () => {
+    const api = await publicApi(declarations(), async (e) => Object.keys(await import(e.source)));
     await expect(JSON.stringify(api, null, 2) + '\n').toMatchFileSnapshot('./public-api.json');
-  }, 180_000); // the TypeScript checker over every entry point's sources
+  }, 600_000); // the TypeScript declaration emit over every entry point's sources: CPU-bound, ~20 s on a quiet machine
+
+  it(`each entry point's API report (api/<entry>.api.md) is what its declarations give (accept a change: ${REPORT_COMMAND})`, () => {
+    const changed = reportDifferences(apiReports(declarations()));
+    const shown = changed.map((patch) => {
+      const lines = patch.split('\n');
+      return lines.length > 120 ? [...lines.slice(0, 120), `... ${lines.length - 120} more lines`].join('\n') : patch;
+    });
+    expect(
+      changed.length,
+      `${shown.join('\n')}\nThe API report differs from the sources (above: checked in -> from the sources). ` +
+        `If the change to the public API is meant, run \`${REPORT_COMMAND}\` and commit api/.`,
+    ).toBe(0);
+  }, 600_000);
+
+  it('docs/api.md "Stability" lists exactly the experimental and deprecated exports of each entry point', () => {
+    const doc = readFileSync(join(REPO, 'docs/api.md'), 'utf8');
+    const section = /^## Stability\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(doc)?.[1];
+    expect(section, 'docs/api.md has a "## Stability" section').toBeDefined();
+    const listed = new Set<string>();
+    for (const row of section!.matchAll(/^\| `(qitos-ts[^`]*)` \| (experimental|deprecated) \| ([^|]+) \|/gm))
+      for (const name of row[3]!.matchAll(/`([^`]+)`/g)) listed.add(`${row[1]} ${row[2]} ${name[1]}`);
+    const tagged = new Set<string>();
+    for (const { entry, exports } of declarations())
+      for (const e of exports) for (const s of e.stability) tagged.add(`${entry.specifier} ${s.tag} ${e.name}`);
+    expect({ missingFromDoc: [...tagged].filter((t) => !listed.has(t)).sort() }).toEqual({ missingFromDoc: [] });
+    expect({ notTagged: [...listed].filter((t) => !tagged.has(t)).sort() }).toEqual({ notTagged: [] });
+  }, 600_000);
+
+  it('a deprecated export names its new home, which exports the same declaration, not deprecated', () => {
+    const byEntry = new Map(declarations().map((d) => [d.entry.specifier, d]));
+    const bad: string[] = [];
+    for (const { entry, exports } of declarations())
+      for (const e of exports)
+        for (const s of e.stability.filter((t) => t.tag === 'deprecated')) {
+          const home = /`(qitos-ts(?:\/[a-z-]+)?)`/.exec(s.text)?.[1];
+          const there = home === undefined ? undefined : byEntry.get(home)?.exports.find((x) => x.name === e.name);
+          if (!there) bad.push(`${entry.specifier} ${e.name}: ${home ?? 'no home named'} does not export it`);
+          else if (there.stability.some((t) => t.tag === 'deprecated')) bad.push(`${home} ${e.name}: deprecated too`);
+          else if (there.declarations.join('\n') !== e.declarations.join('\n'))
+            bad.push(`${entry.specifier} ${e.name}: declared differently in ${home}`);
+        }
+    expect(bad).toEqual([]);
+  }, 600_000);
 
   it("the root stays a kernel: at most 100 runtime names, none of the kernel's own helpers", () => {
     const api = JSON.parse(readFileSync(join(__dirname, 'public-api.json'), 'utf8')) as Record<

@@ -1,4 +1,4 @@
-import ts from 'typescript';
+import type { EntryDeclarations } from './api-report.js';
 import type { PackageEntry } from '../helpers/package-exports.js';
 
 /** What one entry point exports: names of runtime values, and names that exist only as types. */
@@ -9,33 +9,24 @@ export interface EntryApi {
 
 /**
  * The export lists of the package's entry points, keyed by specifier. `runtimeKeys` gives an entry's runtime
- * export names (importing its source here, its compiled file in the installed package); the TypeScript checker
- * gives every exported name of its source, so the names it lists beyond the runtime ones are the type-only exports.
+ * export names (importing its source here, its compiled file in the installed package); its declarations (the
+ * API report's, test/packaging/api-report.ts) give every exported name, so the names they list beyond the runtime
+ * ones are the type-only exports.
  */
 export async function publicApi(
-  entries: PackageEntry[],
+  surface: EntryDeclarations[],
   runtimeKeys: (e: PackageEntry) => Promise<string[]>,
 ): Promise<Record<string, EntryApi>> {
-  const program = ts.createProgram(
-    entries.map((e) => e.source),
-    {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      skipLibCheck: true,
-      types: ['node'],
-    },
-  );
-  const checker = program.getTypeChecker();
   const out: Record<string, EntryApi> = {};
-  for (const e of entries) {
-    const file = program.getSourceFile(e.source);
-    const symbol = file && checker.getSymbolAtLocation(file);
-    if (!symbol) throw new Error(`cannot read the exports of ${e.source}`);
-    const all = checker.getExportsOfModule(symbol).map((s) => s.name);
-    const values = [...(await runtimeKeys(e))].sort();
-    out[e.specifier] = { values, types: all.filter((n) => !values.includes(n)).sort() };
+  for (const { entry, exports } of surface) {
+    const values = [...(await runtimeKeys(entry))].sort();
+    out[entry.specifier] = {
+      values,
+      types: exports
+        .map((e) => e.name)
+        .filter((n) => !values.includes(n))
+        .sort(),
+    };
   }
   return out;
 }

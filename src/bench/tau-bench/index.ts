@@ -22,8 +22,8 @@ export { pyJsonParse, pyJsonDumps } from './py/py-json.js';
 export { TAU_BENCH_COMMIT, TAU_BENCH_REPO } from './upstream-files.js';
 export { TAU_FETCH_COMMAND } from './install.js';
 // tau-run: the episode (env, user simulator, tools), the agents and the suite
-export { TauEnv, USER_PURPOSE, type TauEnvOptions, type TauObservation, type UserCallContext } from './tau-env.js';
-export { tauTools, nativeRawArgs, tauEnvOf, type TauRawArgs } from './tau-tools.js';
+export { TauEnv, type TauEnvOptions, type TauObservation, type UserCallContext } from './tau-env.js';
+export { tauTools } from './tau-tools.js';
 export { tauScorer, isTauSuccess } from './tau-scorer.js';
 export {
   tauSuite,
@@ -39,18 +39,41 @@ export {
   type TauAgentBuilder,
 } from './tau-suite.js';
 export { TauAgent, TAU_MAX_STEPS, type TauAgentOptions } from './agents/tau-agent.js';
-export { TauToolCallingAgent, tauToolCallingParser } from './agents/tool-calling-agent.js';
-export { TauReactAgent, tauReactParser, type TauReactAgentOptions } from './agents/react-agent.js';
-export { TauGroundTruthAgent, GROUND_TRUTH_CLOSING } from './agents/ground-truth-agent.js';
-export { REACT_INSTRUCTION, ACT_INSTRUCTION } from './agents/react-prompts.js';
-export type { UserSimulator, UserTurn, AskUserModel } from './user/user-simulator.js';
-export { LlmUser } from './user/llm-user.js';
-export { ReactUser, parseReactUserReply } from './user/react-user.js';
-export { VerifyUser } from './user/verify-user.js';
-export { ReflectionUser } from './user/reflection-user.js';
-export { ScriptedUser } from './user/scripted-user.js';
-export { supervisorTranscript, verifyReply, reflectOnReply } from './user/supervisor.js';
+export { TauToolCallingAgent } from './agents/tool-calling-agent.js';
+export { TauReactAgent, type TauReactAgentOptions } from './agents/react-agent.js';
+export { TauGroundTruthAgent } from './agents/ground-truth-agent.js';
 export { createUserSimulator, isUserStrategy, USER_STRATEGIES, type UserStrategy } from './user/user-strategy.js';
+
+// Not yet stable (docs/api.md, "Stability"): the port's internals. The user simulators, their prompts and the
+// agents' prompts and parsers follow the Python original and change with the port; choose them by name through
+// `createUserSimulator`, `tauAgentFactory` and `tauSuite` above.
+/** @experimental A tau-bench port internal. */
+export { USER_PURPOSE } from './tau-env.js';
+/** @experimental A tau-bench port internal. */
+export { nativeRawArgs, tauEnvOf, type TauRawArgs } from './tau-tools.js';
+/** @experimental A tau-bench port internal. */
+export { tauToolCallingParser } from './agents/tool-calling-agent.js';
+/** @experimental A tau-bench port internal. */
+export { tauReactParser } from './agents/react-agent.js';
+/** @experimental A tau-bench port internal. */
+export { GROUND_TRUTH_CLOSING } from './agents/ground-truth-agent.js';
+/** @experimental A tau-bench port internal. */
+export { REACT_INSTRUCTION, ACT_INSTRUCTION } from './agents/react-prompts.js';
+/** @experimental A tau-bench port internal. */
+export type { UserSimulator, UserTurn, AskUserModel } from './user/user-simulator.js';
+/** @experimental A tau-bench port internal. */
+export { LlmUser } from './user/llm-user.js';
+/** @experimental A tau-bench port internal. */
+export { ReactUser, parseReactUserReply } from './user/react-user.js';
+/** @experimental A tau-bench port internal. */
+export { VerifyUser } from './user/verify-user.js';
+/** @experimental A tau-bench port internal. */
+export { ReflectionUser } from './user/reflection-user.js';
+/** @experimental A tau-bench port internal. */
+export { ScriptedUser } from './user/scripted-user.js';
+/** @experimental A tau-bench port internal. */
+export { supervisorTranscript, verifyReply, reflectOnReply } from './user/supervisor.js';
+/** @experimental A tau-bench port internal. */
 export {
   USER_GREETING,
   STOP_TOKEN,

@@ -38,22 +38,34 @@ export {
   type SyncReport,
   type ToolRetrievalOptions,
 } from './tool-retrieval-service.js';
-// Embedders are models (src/models/embedders, also in qitos-ts/models); kept here for code that imports them from skills.
+// Embedders are models (src/models/embedders, qitos-ts/models) and the skill scripts' sandbox is the envs'
+// (src/envs/sandbox, qitos-ts/envs). Their re-exports here stay for one minor version, each name deprecated.
 export {
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   hashingEmbedder,
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   hashText,
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   openAIEmbedder,
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   transformersEmbedder,
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   type HashingEmbedderOptions,
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   type OpenAIEmbedderOptions,
+  /** @deprecated Import it from `qitos-ts/models`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   type TransformersEmbedderOptions,
 } from '../../models/embedders/index.js';
-// The sandbox is the envs' (src/envs/sandbox, with HostEnv's command sandbox); kept here for code that imports it from skills.
 export {
+  /** @deprecated Import it from `qitos-ts/envs`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   SkillsSandboxExecutor,
+  /** @deprecated Import it from `qitos-ts/envs`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   sandboxHint,
+  /** @deprecated Import it from `qitos-ts/envs`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   type SkillsSandboxOptions,
+  /** @deprecated Import it from `qitos-ts/envs`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   type SkillScriptResult,
+  /** @deprecated Import it from `qitos-ts/envs`; this re-export leaves `qitos-ts/skills` in 0.3.0. */
   type SandboxInfo,
 } from '../../envs/index.js';
 export { skillScriptTool, type SkillScriptToolOptions } from './skill-script-tool.js';

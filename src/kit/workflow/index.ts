@@ -60,10 +60,12 @@ export {
 } from './context-processor.js';
 export type { JoinReducer } from './join-reducer.js';
 export { WorkflowAgent, DEFAULT_MAX_SUBWORKFLOW_DEPTH, type WorkflowAgentOptions } from './workflow-agent.js';
+/** @experimental Resuming and forking internals: `resumeWorkflow` and `forkWorkflow` are the stable way. */
 export type { ThreadHost } from './child-thread.js';
 export { runWorkflow, workflowResult, type RunWorkflowOptions, type WorkflowRunResult } from './run-workflow.js';
 export { resumeWorkflow, type ResumeWorkflowOptions } from './resume-workflow.js';
 export { forkWorkflow, type ForkWorkflowOptions } from './fork-workflow.js';
+/** @experimental Resuming and forking internals: `resumeWorkflow` and `forkWorkflow` are the stable way. */
 export { readWorkflowTrace, reopenThread } from './read-workflow-trace.js';
 export {
   isWorkflowManifest,
@@ -72,4 +74,5 @@ export {
   workflowSha256,
   type WorkflowRef,
 } from './recorded-workflow.js';
+/** @experimental Resuming and forking internals: `resumeWorkflow` and `forkWorkflow` are the stable way. */
 export { previousThread, resumeSourceOf, type ResumeSource, type PreviousThread } from './previous-thread.js';
