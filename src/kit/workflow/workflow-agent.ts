@@ -4,6 +4,7 @@ import { AgentModule, type AgentContext, type AgentModuleOptions } from '../../e
 import { ToolRegistry } from '../../engine/tool-registry.js';
 import { BUILTIN_CONTEXT_PROCESSORS, type ContextProcessor } from './context-processor.js';
 import { FORK_TOOL, forkTool } from './fork-tool.js';
+import type { Decided } from './handlers/node-handler.js';
 import { handlerOf } from './handlers/node-handlers.js';
 import type { NodeHost } from './handlers/node-host.js';
 import { NodeStep } from './handlers/node-step.js';
@@ -169,7 +170,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     return state;
   }
 
-  override async decide(state: WorkflowState, _observation: unknown, ctx: AgentContext): Promise<Decision> {
+  override decide(state: WorkflowState, _observation: unknown, ctx: AgentContext): Decision | Promise<Decision> {
     const t = state.thread;
     if (t.current === null) return { mode: 'final', answer: '' };
     if (t.current === this.options.stopAt)
@@ -177,9 +178,11 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     const node = this.workflow.node(t.current);
     const run = ctx.local(WorkflowRun);
     run.enter(node.id);
-    const { decision, work } = await handlerOf(node).decide(node, new NodeStep(this.host, t, ctx, run));
-    run.carry(ctx.step, node.id, work);
-    return decision;
+    const decided = handlerOf(node).decide(node, new NodeStep(this.host, t, ctx, run));
+    // Most nodes decide at once (a tool call, a condition): they pay for no promise.
+    if (decided instanceof Promise) return handOver(decided, run, ctx.step, node.id);
+    run.carry(ctx.step, node.id, decided.work);
+    return decided.decision;
   }
 
   override reduce(
@@ -217,4 +220,16 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
     if (t.status === 'waiting') return `workflow waiting for input: ${t.reason}`;
     return false;
   }
+}
+
+/** DECIDE's end for a node that decides asynchronously (a model turn, a processor, an interrupt's answer). */
+async function handOver(
+  decided: Promise<Decided<unknown>>,
+  run: WorkflowRun,
+  step: number,
+  node: string,
+): Promise<Decision> {
+  const { decision, work } = await decided;
+  run.carry(step, node, work);
+  return decision;
 }

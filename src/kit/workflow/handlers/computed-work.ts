@@ -1,6 +1,6 @@
 import type { NodeConfig } from '../nodes/node-config.js';
 import type { NodeRecord, ThreadState } from '../thread-state.js';
-import type { NodeHandler } from './node-handler.js';
+import type { Decided, NodeHandler } from './node-handler.js';
 import type { NodeHost } from './node-host.js';
 import type { NodeStep } from './node-step.js';
 
@@ -43,10 +43,15 @@ export function computedHandler<N extends NodeConfig>(
 ): NodeHandler<N, ComputedWork> {
   return {
     ...(check ? { check } : {}),
-    async decide(node, s) {
-      const work = await compute(node, s);
-      return { decision: { mode: 'wait', rationale: `${node.kind} node "${node.id}"` }, work };
+    decide(node, s) {
+      const work = compute(node, s);
+      return work instanceof Promise ? work.then((w) => waiting(node, w)) : waiting(node, work);
     },
     reduce: reduceComputed,
   };
+}
+
+/** The `wait` decision of a computed node, with its work. */
+function waiting(node: NodeConfig, work: ComputedWork): Decided<ComputedWork> {
+  return { decision: { mode: 'wait', rationale: `${node.kind} node "${node.id}"` }, work };
 }
