@@ -31,16 +31,7 @@ export class NodeStep {
   /** Records `node` as ended and moves the thread to `next` (an interrupt that waits stays on its node). */
   finish(node: NodeConfig, rec: NodeOutcome, next: string | null): void {
     const t = this.thread;
-    t.completed.push(
-      frozenRecord({
-        node: node.id,
-        kind: node.kind,
-        step: this.ctx.step,
-        attempts: t.attempts + 1,
-        ...rec,
-        ...this.run.executionTime(node.id),
-      }),
-    );
+    this.record(node, { attempts: t.attempts + 1, ...rec });
     t.attempts = 0;
     if (t.status === 'waiting') return;
     t.current = next;
@@ -49,20 +40,21 @@ export class NodeStep {
   /** Records `node` as failed with `error`, and the thread with it. */
   fail(node: NodeConfig, inputs: unknown, error: string): void {
     const t = this.thread;
-    t.completed.push(
+    this.record(node, { status: 'error', inputs, outputs: null, error, attempts: t.attempts + 1 });
+    t.status = 'failed';
+    t.reason = `node "${node.id}" (${node.kind}) failed: ${error}`;
+  }
+
+  /** Appends the node's record (frozen, in the order of `fields`: the trace keeps it) with how long the node took. */
+  private record(node: NodeConfig, fields: Omit<NodeRecord, 'node' | 'kind' | 'step'>): void {
+    this.thread.completed.push(
       frozenRecord({
         node: node.id,
         kind: node.kind,
         step: this.ctx.step,
-        status: 'error',
-        inputs,
-        outputs: null,
-        error,
-        attempts: t.attempts + 1,
+        ...fields,
         ...this.run.executionTime(node.id),
       }),
     );
-    t.status = 'failed';
-    t.reason = `node "${node.id}" (${node.kind}) failed: ${error}`;
   }
 }
