@@ -79,25 +79,8 @@ async function modelTurn(node: LLMNode, s: NodeStep): Promise<{ decision: Decisi
     });
     summarised = { before, after: estimateTokens(context) };
   }
-  const tools = node.toolMode === 'none' ? [] : node.availableTools.map((id) => toolSpec(host.tools.get(id)!));
   const iteration = (active?.iteration ?? 0) + 1;
-  const request: ModelRequest = {
-    messages: [
-      ...(node.systemPrompt
-        ? [{ role: 'system' as const, content: renderTemplate(node.systemPrompt, t.vars, node.id) }]
-        : []),
-      ...context,
-      ...turns,
-    ],
-    ...(tools.length
-      ? {
-          tools,
-          toolChoice: node.toolMode === 'required' && iteration === 1 ? ('required' as const) : ('auto' as const),
-        }
-      : {}),
-    ...(node.temperature !== undefined ? { temperature: node.temperature } : {}),
-    ...(node.maxTokens !== undefined ? { maxOutputTokens: node.maxTokens } : {}),
-  };
+  const request = turnRequest(node, s, [...context, ...turns], iteration);
   const modelId = llmNodeModelId(node);
   const model = modelId ? host.resolveModel!(modelId) : undefined;
   // stream: the reply's deltas reach hooks and Engine.stream as model_events, announced by the node that streams
@@ -120,18 +103,7 @@ async function modelTurn(node: LLMNode, s: NodeStep): Promise<{ decision: Decisi
   ctx.emit('token_usage', { node: node.id, tokens: response.usage, cost: response.cost });
   const calls = response.parts.filter((p): p is Extract<ResponsePart, { type: 'tool-call' }> => p.type === 'tool-call');
   const allowed = calls.filter((c) => c.args && node.toolMode !== 'none' && node.availableTools.includes(c.name));
-  const refused: ModelToolResultPart[] = calls
-    .filter((c) => !allowed.includes(c))
-    .map((c) => ({
-      type: 'tool-result',
-      callId: c.callId,
-      name: c.name,
-      isError: true,
-      output: !c.args
-        ? `the arguments of ${c.name} are not a JSON object: ${c.input.slice(0, 200)}`
-        : `tool "${c.name}" is not available here; ` +
-          `available: ${node.toolMode === 'none' ? '(none)' : node.availableTools.join(', ') || '(none)'}`,
-    }));
+  const refused = calls.filter((c) => !allowed.includes(c)).map((c) => refusal(node, c));
   const work: LLMTurn = {
     response: { parts: response.parts, usage: response.usage },
     userText,
@@ -145,6 +117,42 @@ async function modelTurn(node: LLMNode, s: NodeStep): Promise<{ decision: Decisi
       ? { mode: 'act', actions: allowed.map((c) => ({ id: c.callId, name: c.name, args: c.args! })), rationale: why }
       : { mode: 'wait', rationale: why },
     work,
+  };
+}
+
+/** The request of one turn: the node's system prompt, then `messages`, the tools it may use, its sampling. */
+function turnRequest(node: LLMNode, s: NodeStep, messages: ModelMessage[], iteration: number): ModelRequest {
+  const vars = s.thread.vars;
+  const tools = node.toolMode === 'none' ? [] : node.availableTools.map((id) => toolSpec(s.host.tools.get(id)!));
+  return {
+    messages: [
+      ...(node.systemPrompt
+        ? [{ role: 'system' as const, content: renderTemplate(node.systemPrompt, vars, node.id) }]
+        : []),
+      ...messages,
+    ],
+    ...(tools.length
+      ? {
+          tools,
+          toolChoice: node.toolMode === 'required' && iteration === 1 ? ('required' as const) : ('auto' as const),
+        }
+      : {}),
+    ...(node.temperature !== undefined ? { temperature: node.temperature } : {}),
+    ...(node.maxTokens !== undefined ? { maxOutputTokens: node.maxTokens } : {}),
+  };
+}
+
+/** The error result the model gets for a call it may not make here (not a JSON object, or a tool not offered). */
+function refusal(node: LLMNode, c: Extract<ResponsePart, { type: 'tool-call' }>): ModelToolResultPart {
+  return {
+    type: 'tool-result',
+    callId: c.callId,
+    name: c.name,
+    isError: true,
+    output: !c.args
+      ? `the arguments of ${c.name} are not a JSON object: ${c.input.slice(0, 200)}`
+      : `tool "${c.name}" is not available here; ` +
+        `available: ${node.toolMode === 'none' ? '(none)' : node.availableTools.join(', ') || '(none)'}`,
   };
 }
 
