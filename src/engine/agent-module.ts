@@ -40,6 +40,12 @@ export interface AgentContext {
    * `decidedBy: 'default'` means no one could answer (no approver).
    */
   askHuman?(what: HumanAsk): Promise<PermissionRecord>;
+  /**
+   * The run's own instance of `kind`, made with `new kind()` the first time the run asks for it: where an agent keeps
+   * what it carries from one phase or step of a run to a later one outside the state (not traced, not replayed; it
+   * ends with the run). Per-run data lives here or in the state, never on the agent, which may serve several runs.
+   */
+  local<T extends object>(kind: new () => T): T;
 }
 
 /** Options every AgentModule accepts. */

@@ -380,6 +380,7 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
   /** What agent methods are told about the run (`step` follows the loop). */
   private agentContext(): AgentContext {
     const { run, services } = this;
+    const locals = new Map<new () => object, object>();
     return {
       runId: run.runId,
       get step() {
@@ -392,6 +393,11 @@ export class RunLoop<S extends State> implements ActiveRun<S> {
       emit: (event, data) =>
         void services.events.emit({ type: 'agent', step: run.step, agent: services.agent.name, event, data }),
       ...(services.asker ? { askHuman: services.asker.askHuman.bind(services.asker) } : {}),
+      local: <T extends object>(kind: new () => T): T => {
+        let value = locals.get(kind) as T | undefined;
+        if (!value) locals.set(kind, (value = new kind()));
+        return value;
+      },
     };
   }
 

@@ -3,7 +3,7 @@ import type { Budget, TaskInput, ToolContext } from '../../core/index.js';
 import { borrowEnv, canonicalJson, tightestBudget } from '../../core/index.js';
 import { Engine, type RunResult } from '../../engine/engine.js';
 import type { AgentModule } from '../../engine/agent-module.js';
-import type { WorkflowState } from './thread-state.js';
+import type { ThreadState, WorkflowState } from './thread-state.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
 import type { ResumeSource } from './previous-thread.js';
 
@@ -24,8 +24,11 @@ export interface ThreadHost {
   }): AgentModule<WorkflowState>;
   /** The subworkflow nodes the host runs inside, outermost first, and how deep they may nest. */
   readonly subworkflows: { chain: readonly string[]; max: number };
-  /** The run this one resumes, the first time node `nodeId` asks (its child threads are reused or resumed once). */
-  takeResumeSource(nodeId: string): ResumeSource | undefined;
+  /**
+   * The run this one resumes, while node `nodeId` has not ended in `thread` since the resume: only a fork's first
+   * visit after a resume reuses or resumes the old run's branches.
+   */
+  resumeSource(nodeId: string, thread: ThreadState): ResumeSource | undefined;
 }
 
 /**

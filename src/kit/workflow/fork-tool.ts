@@ -31,13 +31,14 @@ export function forkTool(agent: ThreadHost) {
       const fork = wf.node(args.fork);
       if (fork.kind !== 'fork') throw new Error(`node "${args.fork}" is not a fork`);
       const join = [...wf.nodes.values()].find((n) => n.kind === 'join' && n.fork === fork.id)!;
-      const vars = (ctx.state as WorkflowState).thread.vars;
+      const thread = (ctx.state as WorkflowState).thread;
+      const vars = thread.vars;
       const branches = wf.successors(fork.id);
       const outcomes: BranchOutcome[] = new Array(branches.length);
       let finished = 0;
       const tries = fork.onError.mode === 'retry' ? fork.onError.retries + 1 : 1;
       // A resumed run reuses the branches its predecessor finished and resumes the one it was killed in.
-      const source = agent.takeResumeSource(fork.id);
+      const source = agent.resumeSource(fork.id, thread);
       const share = fork.budget === 'split' ? splitBudget(ctx.childLink().budget, branches.length) : undefined;
       const concurrency = fork.concurrency ?? branches.length;
       // Each branch in flight is a child run listening to this signal: a wide fork is expected, not a leak.

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { defineTool } from '../../../src/core/index.js';
 import { ScriptedModel } from '../../../src/kit/testing/index.js';
 import { WorkflowDefinition, forkWorkflow, resumeWorkflow, runWorkflow } from '../../../src/kit/workflow/index.js';
+import { branchyWorkflow } from '../../helpers/workflow-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'qitos-wf-resume-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -132,29 +133,7 @@ describe('resumeWorkflow', () => {
     'resumes after a kill in the middle of a branch: the finished branch is reused, the ' +
       'killed one resumed after its last node',
     async () => {
-      const branchy = WorkflowDefinition.create({
-        name: 'branchy',
-        nodes: [
-          { kind: 'start', id: 's' },
-          { kind: 'fork', id: 'fan', concurrency: 1 }, // one branch at a time: a finishes before b starts
-          { kind: 'tool', id: 'a', toolName: 'count', parameters: { node: 'a' } },
-          { kind: 'tool', id: 'b1', toolName: 'count', parameters: { node: 'b1' } },
-          { kind: 'tool', id: 'b2', toolName: 'count', parameters: { node: 'b2' } },
-          { kind: 'join', id: 'j', fork: 'fan', output: 'branches' },
-          { kind: 'tool', id: 'after', toolName: 'count', parameters: { node: 'after' } },
-          { kind: 'end', id: 'e' },
-        ],
-        edges: [
-          { from: 's', to: 'fan' },
-          { from: 'fan', to: 'a' },
-          { from: 'fan', to: 'b1' },
-          { from: 'a', to: 'j' },
-          { from: 'b1', to: 'b2' },
-          { from: 'b2', to: 'j' },
-          { from: 'j', to: 'after' },
-          { from: 'after', to: 'e' },
-        ],
-      });
+      const branchy = WorkflowDefinition.create(branchyWorkflow());
       const controller = new AbortController();
       const first = counter({ node: 'b2', controller });
       const killed = await runWorkflow(branchy, {
