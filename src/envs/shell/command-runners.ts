@@ -46,7 +46,8 @@ const WRAPPERS: Record<string, OptionSpec> = {
   exec: { flags: 'cl', withArg: 'a' },
   nohup: {},
   nice: { withArg: 'n', longWithArg: ['adjustment'], numeric: true },
-  time: { flags: 'pavq', withArg: 'fo', longWithArg: ['format', 'output'] },
+  // `time` and `coproc` are keywords before a command that may start with assignments (`time X=1 cmd`).
+  time: { flags: 'pavq', withArg: 'fo', longWithArg: ['format', 'output'], assignments: true },
   timeout: { flags: 'v', withArg: 'sk', longWithArg: ['signal', 'kill-after'], positional: 1 },
   stdbuf: { withArg: 'ioe', longWithArg: ['input', 'output', 'error'] },
   sudo: {
@@ -79,7 +80,7 @@ const WRAPPERS: Record<string, OptionSpec> = {
   ltrace: { flags: 'bcCfhiLrStTV', withArg: 'aAeEFlnopsuwxD' },
   nsenter: { withArg: 'tSGwW' },
   busybox: {},
-  coproc: {},
+  coproc: { assignments: true },
   fakeroot: {},
   eatmydata: {},
   unbuffer: {},
@@ -91,6 +92,16 @@ const WRAPPERS: Record<string, OptionSpec> = {
   'dbus-run-session': {},
   caffeinate: { withArg: 'tw' },
   firejail: {},
+  // Reserved words the grammar may misread as a command's name (`! if ...`): what follows them is a command.
+  then: { assignments: true },
+  else: { assignments: true },
+  elif: { assignments: true },
+  do: { assignments: true },
+  if: { assignments: true },
+  while: { assignments: true },
+  until: { assignments: true },
+  '!': { assignments: true },
+  '{': { assignments: true },
 };
 
 /** Shells: `-c` runs its string, a file operand is a script, otherwise commands come from standard input. */

@@ -120,10 +120,12 @@ class Reading {
     let root = this.parse(source);
     // bash joins a line that ends in `\` with the next before it splits words (`r\<newline>m` is `rm`); the grammar
     // takes that pair for a space between words. Where it lies between tokens, it is removed and the text read again.
+    // The grammar does not know the keywords `time` and `coproc`: it reads `time { rm x; }` as a command `time` with
+    // arguments. They are blanked out (offsets kept) and the text read again, so what they run reads as bash does.
     for (let round = 0; round < 8; round++) {
-      const joined = joinContinuations(root, source);
-      if (joined === source) break;
-      source = joined;
+      const next = blankKeywords(root, joinContinuations(root, source));
+      if (next === source) break;
+      source = next;
       root = this.parse(source);
     }
     this.walk(quiet ? substitutions(root) : [root], source, nesting, quiet);
@@ -131,7 +133,7 @@ class Reading {
 
   private parse(text: string): SyntaxNode {
     const root = this.grammar.parse(text, this.limits);
-    if (typeof root === 'string') throw new TooMuch(it(root));
+    if (typeof root === 'string') throw new TooMuch(root);
     return root;
   }
 
@@ -196,29 +198,40 @@ class Reading {
     }
     const outer = node.parent?.type === 'redirected_statement' && node.field === 'body' ? node.parent : undefined;
     if (outer) redirects.push(...outer.children.filter((c) => c.type.endsWith('_redirect')));
+    // The grammar files a redirection written after a here-document's start (`cat <<EOF > out`) under it.
+    for (const r of [...redirects])
+      if (r.type === 'heredoc_redirect') redirects.push(...r.children.filter((c) => c.type.endsWith('_redirect')));
     for (const r of redirects)
       if (r.type === 'file_redirect') words.push(...r.children.filter((c) => WORDLIKE.has(c.type)).slice(1));
     words.sort((a, b) => a.start - b.start);
     this.judge(
       words.map((w) => wordOf(w, source)),
-      stdinOf(outer ?? node, redirects, source),
+      stdinOf(node, source),
       nesting,
+      0,
+      redirects.sort((a, b) => a.start - b.start).map((r) => redirectWord(r, source)),
     );
   }
 
-  /** Judges the command `words` and what it runs in turn; `depth` counts wrappers looked through. */
-  private judge(words: Word[], stdin: Stdin, nesting: number, depth = 0): void {
+  /**
+   * Judges the command `words` and what it runs in turn; `depth` counts wrappers looked through. `redirects` are
+   * shown (and matched) after the arguments: `wc -l < notes.txt`.
+   */
+  private judge(words: Word[], stdin: Stdin, nesting: number, depth = 0, redirects: Word[] = []): void {
     if (!words.length) return;
     if (depth > 64) throw new TooMuch('it wraps a command in more than 64 programs that run it');
     const [name, ...args] = words;
     // An unquoted expansion may be no word at all: then the next word is the program.
     if (name.bare && name.pieces.every((p) => typeof p !== 'string')) this.judge(args, stdin, nesting, depth + 1);
     const program = programOf(name);
-    const shape = shapeOf(program.pieces, args);
-    const text = [program.pieces.map((p) => (typeof p === 'string' ? p : p.hole)).join(''), ...args.map(shown)].join(
-      ' ',
+    const shape = shapeOf(program.pieces, [...args, ...redirects]);
+    const text = [
+      program.pieces.map((p) => (typeof p === 'string' ? p : p.hole)).join(''),
+      ...[...args, ...redirects].map(shown),
+    ].join(' ');
+    const holes = [name, ...args, ...redirects].flatMap((w) =>
+      w.pieces.filter((p) => typeof p !== 'string').map((p) => p.hole),
     );
-    const holes = [name, ...args].flatMap((w) => w.pieces.filter((p) => typeof p !== 'string').map((p) => p.hole));
     this.emit({
       text,
       ...(shape.includes(null)
@@ -264,36 +277,85 @@ function shapeOf(program: Piece[], args: readonly Word[]): (string | null)[] {
   return out;
 }
 
-/** Where a shell run as this command would read commands from: a here-document, a here-string, a file, a pipe. */
-function stdinOf(node: SyntaxNode, redirects: readonly SyntaxNode[], source: string): Stdin {
-  for (const r of redirects) {
-    if (r.type === 'herestring_redirect') {
-      const w = r.children.find((c) => WORDLIKE.has(c.type));
-      const t = w && literal(wordOf(w, source));
-      return t === undefined ? { unknown: 'reads a here-string known only when it runs' } : { script: t };
+/** A redirection as shown after a command's arguments: `< notes.txt`, `2> /dev/null`, `<<EOF` (not its body). */
+function redirectWord(r: SyntaxNode, source: string): Word {
+  const target = r.children.find((c) => WORDLIKE.has(c.type) || c.type === 'heredoc_start');
+  const head = source.slice(r.start, target ? target.start : r.end).replace(/\s+/g, '');
+  if (!target || target.type === 'heredoc_start')
+    return { pieces: [head + (target ? source.slice(target.start, target.end) : '')], bare: false, raw: '' };
+  const w = wordOf(target, source);
+  return { pieces: [`${head} `, ...w.pieces], bare: false, raw: `${head} ${w.raw}` };
+}
+
+/**
+ * Where a shell run as this command would read commands from: a here-document, a here-string or a file given to it
+ * or to a statement around it (the grammar files `a && sh <<EOF` under the list), or a pipe.
+ */
+function stdinOf(node: SyntaxNode, source: string): Stdin {
+  for (let n: SyntaxNode | null = node; n; n = n.parent) {
+    for (const r of n.children) {
+      const given = redirectedStdin(r, source);
+      if (given) return given;
     }
-    if (r.type === 'heredoc_redirect') {
-      const start = r.children.find((c) => c.type === 'heredoc_start');
-      const body = r.children.find((c) => c.type === 'heredoc_body');
-      if (!body) return { script: '' };
-      const text = source.slice(body.start, body.end);
-      if (start && /['"\\]/.test(source.slice(start.start, start.end))) return { script: text };
-      if (body.children.some((c) => c.type !== 'heredoc_content'))
-        return { unknown: 'reads a here-document with expansions, known only when it runs' };
-      return { script: text.replace(/\\([$`\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)) };
-    }
-    if (r.type === 'file_redirect') {
-      const op = r.children.find((c) => c.type === '<' || c.type === '<>' || c.type === '<&');
-      const fd = r.children.find((c) => c.type === 'file_descriptor');
-      if (op && (!fd || source.slice(fd.start, fd.end) === '0'))
-        return { unknown: `reads commands from ${source.slice(r.start, r.end)}` };
-    }
+    // In a pipeline, every command but the first reads the one before it. (The grammar files `cat <<EOF | sh` as a
+    // pipeline inside the here-document that starts with `|`.)
+    if (n.parent?.type === 'pipeline' && n.parent.children[0] !== n) return { unknown: 'reads commands from a pipe' };
   }
-  // In a pipeline, every command but the first reads the one before it.
-  const parent = node.parent;
-  if (parent?.type === 'pipeline' && parent.children.find((c) => c.type !== '|' && c.type !== '|&') !== node)
-    return { unknown: 'reads commands from a pipe' };
   return undefined;
+}
+
+function redirectedStdin(r: SyntaxNode, source: string): Stdin {
+  if (r.type === 'herestring_redirect') {
+    const w = r.children.find((c) => WORDLIKE.has(c.type));
+    const t = w && literal(wordOf(w, source));
+    return t === undefined ? { unknown: 'reads a here-string known only when it runs' } : { script: t };
+  }
+  if (r.type === 'heredoc_redirect') {
+    const start = r.children.find((c) => c.type === 'heredoc_start');
+    const body = r.children.find((c) => c.type === 'heredoc_body');
+    if (!body) return { script: '' };
+    const text = source.slice(body.start, body.end);
+    if (start && /['"\\]/.test(source.slice(start.start, start.end))) return { script: text };
+    if (body.children.some((c) => c.type !== 'heredoc_content'))
+      return { unknown: 'reads a here-document with expansions, known only when it runs' };
+    return { script: text.replace(/\\([$`\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)) };
+  }
+  if (r.type === 'file_redirect') {
+    const op = r.children.find((c) => c.type === '<' || c.type === '<>' || c.type === '<&');
+    const fd = r.children.find((c) => c.type === 'file_descriptor');
+    if (op && (!fd || source.slice(fd.start, fd.end) === '0'))
+      return { unknown: `reads commands from ${source.slice(r.start, r.end)}` };
+  }
+  return undefined;
+}
+
+/**
+ * `text` with the keywords `time` (and its `-p`) and `coproc` (and the NAME before a `{` or `(`) in command position,
+ * and the `!` of a negated command, replaced by spaces: what follows them is then read as the command it is.
+ */
+function blankKeywords(root: SyntaxNode, text: string): string {
+  const blanks: Array<[number, number]> = [];
+  const todo = [root];
+  while (todo.length) {
+    const n = todo.pop()!;
+    todo.push(...n.children);
+    // `!` only negates the status; the grammar reads `! { rm x; }` as a command named `{`, so it goes too.
+    if (n.type === 'negated_command' && n.children[0]?.type === '!') blanks.push([n.children[0].start, n.children[0].end]);
+    if (n.type !== 'command') continue;
+    const words = n.children.filter((c) => c.type === 'command_name' || c.field === 'argument');
+    const name = words[0]?.type === 'command_name' ? words[0].children[0] : undefined;
+    const keyword = name?.type === 'word' ? text.slice(name.start, name.end) : undefined;
+    if (keyword !== 'time' && keyword !== 'coproc') continue;
+    let end = name!.end;
+    const next = (i: number) => (words[i] ? text.slice(words[i].start, words[i].end) : undefined);
+    if (keyword === 'time') for (let i = 1; next(i) === '-p' || next(i) === '--'; i++) end = words[i].end;
+    else if (next(1) !== undefined && /^\s*[{(]/.test(text.slice(words[1].end))) end = words[1].end;
+    blanks.push([name!.start, end]);
+  }
+  if (!blanks.length) return text;
+  let out = text;
+  for (const [a, b] of blanks) out = out.slice(0, a) + ' '.repeat(b - a) + out.slice(b);
+  return out;
 }
 
 /** The outermost command and process substitutions of a tree. */
@@ -324,8 +386,4 @@ function joinContinuations(root: SyntaxNode, text: string): string {
     else out += text[i];
   }
   return out;
-}
-
-function it(reason: string): string {
-  return `it cannot be judged: ${reason}`;
 }
