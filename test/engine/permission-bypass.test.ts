@@ -186,9 +186,7 @@ describe('shell commands are judged as the shell will run them (rm and git push 
     const j = await judge(gate(), 'C=rm; $C x');
     expect(j.message).toBe('$C x: $C is known only when it runs');
     const s = await judge(gate(), 'bash s.sh');
-    expect(s.message).toBe(
-      'bash s.sh: bash runs the script file s.sh: what runs is known only when it runs',
-    );
+    expect(s.message).toBe('bash s.sh: bash runs the script file s.sh: what runs is known only when it runs');
   });
 
   it('a line too long or nested too deep to judge is refused at once, saying why (no stack overflow, no hang)', async () => {
@@ -201,14 +199,19 @@ describe('shell commands are judged as the shell will run them (rm and git push 
     const nested = await judge(g, `${'bash -c "'.repeat(1)}${'eval \\"'.repeat(20)}rm x`);
     expect(nested.action).toBe('deny');
     const long = await judge(g, `echo ${'a'.repeat(100_001)}`);
-    expect(long.message).toBe('the command line is refused: it is longer than 100000 characters (with the shell code inside it)');
+    expect(long.message).toBe(
+      'the command line is refused: it is longer than 100000 characters (with the shell code inside it)',
+    );
     let nest = 'rm x';
     for (let i = 0; i < 20; i++) nest = `bash <<'E${i}'\n${nest}\nE${i}`;
     expect((await judge(g, nest)).message).toBe(
       'the command line is refused: it nests shell code in shell code more than 16 levels deep',
     );
     // Under rules that allow every command, nothing is read: a long line runs as before.
-    const open = new PermissionGate({ ...(g as unknown as { o: object }).o, rules: new PermissionRules({ bash: 'allow' }) } as never);
+    const open = new PermissionGate({
+      ...(g as unknown as { o: object }).o,
+      rules: new PermissionRules({ bash: 'allow' }),
+    } as never);
     expect((await judge(open, `echo ${'a'.repeat(100_001)}`)).action).toBe('allow');
   });
 });

@@ -340,7 +340,8 @@ function blankKeywords(root: SyntaxNode, text: string): string {
     const n = todo.pop()!;
     todo.push(...n.children);
     // `!` only negates the status; the grammar reads `! { rm x; }` as a command named `{`, so it goes too.
-    if (n.type === 'negated_command' && n.children[0]?.type === '!') blanks.push([n.children[0].start, n.children[0].end]);
+    if (n.type === 'negated_command' && n.children[0]?.type === '!')
+      blanks.push([n.children[0].start, n.children[0].end]);
     if (n.type !== 'command') continue;
     const words = n.children.filter((c) => c.type === 'command_name' || c.field === 'argument');
     const name = words[0]?.type === 'command_name' ? words[0].children[0] : undefined;
