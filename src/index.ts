@@ -206,6 +206,7 @@ export {
   PermissionConfigError,
   parsePermissionConfig,
   type Approver,
+  type ShellCommand,
 } from './core/index.js';
 
 // Secrets that no record may hold (docs/security.md).
