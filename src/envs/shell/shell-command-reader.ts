@@ -1,7 +1,7 @@
 import { ANY_COMMAND, type ShellCommand } from '../../core/index.js';
 import { BashGrammar, type ParseLimits, type SyntaxNode } from './bash-grammar.js';
 import { runsOf, type Stdin } from './command-runners.js';
-import { literal, shown, wordOf, type Piece, type Word } from './shell-word.js';
+import { ESCAPED_BLANKS, literal, shown, wordOf, type Piece, type Word } from './shell-word.js';
 
 /** Bounds on reading one command line: past any of them the line is refused rather than judged. */
 export interface ShellReadLimits extends ParseLimits {
@@ -18,7 +18,7 @@ export const SHELL_READ_LIMITS: ShellReadLimits = {
   maxChars: 100_000,
   maxDepth: 256,
   maxNodes: 100_000,
-  maxProgress: 10_000,
+  maxProgress: 5_000,
   maxNesting: 16,
   maxCommands: 2_000,
 };
@@ -118,12 +118,12 @@ class Reading {
       throw new TooMuch(`it is longer than ${this.limits.maxChars} characters (with the shell code inside it)`);
     let source = text;
     let root = this.parse(source);
-    // bash joins a line that ends in `\` with the next before it splits words (`r\<newline>m` is `rm`); the grammar
-    // takes that pair for a space between words. Where it lies between tokens, it is removed and the text read again.
+    // Where bash's lexer and the grammar differ (line continuations, escaped blanks; see lexicalFixes), the text is
+    // put as bash sees it and read again.
     // The grammar does not know the keywords `time` and `coproc`: it reads `time { rm x; }` as a command `time` with
     // arguments. They are blanked out (offsets kept) and the text read again, so what they run reads as bash does.
     for (let round = 0; round < 8; round++) {
-      const next = blankKeywords(root, joinContinuations(root, source));
+      const next = blankKeywords(root, lexicalFixes(root, source));
       if (next === source) break;
       source = next;
       root = this.parse(source);
@@ -371,9 +371,14 @@ function substitutions(root: SyntaxNode): SyntaxNode[] {
   return out;
 }
 
-/** `text` without the backslash-newline pairs that lie between the tree's tokens (line continuations). */
-function joinContinuations(root: SyntaxNode, text: string): string {
-  if (!text.includes('\\\n')) return text;
+/**
+ * `text` as bash's lexer sees it where the grammar does not: a backslash-newline pair between tokens (a line
+ * continuation, which bash removes before it splits words: `r\\<newline>m` is `rm`) is removed, and an escaped
+ * blank between tokens (`\\ `, which starts a word in bash and is dropped as space by the grammar) becomes a
+ * {@link ESCAPED_BLANKS} stand-in, which a word turns back into the blank.
+ */
+function lexicalFixes(root: SyntaxNode, text: string): string {
+  if (!/\\[\n \t]/.test(text)) return text;
   const inside = new Uint8Array(text.length + 1);
   const todo = [root];
   while (todo.length) {
@@ -383,8 +388,13 @@ function joinContinuations(root: SyntaxNode, text: string): string {
   }
   let out = '';
   for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\' && text[i + 1] === '\n' && !inside[i] && !inside[i + 1]) i++;
-    else out += text[i];
+    const next = text[i + 1];
+    if (text[i] !== '\\' || inside[i] || inside[i + 1] || (next !== '\n' && next !== ' ' && next !== '\t'))
+      out += text[i];
+    else {
+      if (next !== '\n') out += next === ' ' ? ESCAPED_BLANKS[0] : ESCAPED_BLANKS[1];
+      i++;
+    }
   }
   return out;
 }

@@ -34,6 +34,12 @@ export function shown(w: Word): string {
   return w.pieces.map((p) => (typeof p === 'string' ? p : p.hole)).join('');
 }
 
+/**
+ * Stand-ins for an escaped space and tab between tokens (private-use characters), which the reader puts where the
+ * grammar would drop them (see its lexicalFixes); a word turns them back into the blank.
+ */
+export const ESCAPED_BLANKS = '\uE000\uE001';
+
 /** A word of plain text (what a wrapper's option parser or `xargs` makes up). */
 export function textWord(text: string): Word {
   return { pieces: [text], bare: false, raw: text };
@@ -116,6 +122,10 @@ function unquoted(text: string, out: Piece[], state: WordState): void {
     if (ch === '\\') {
       if (text[i + 1] !== '\n' && i + 1 < text.length) cur += text[i + 1];
       i++;
+      continue;
+    }
+    if (ch === ESCAPED_BLANKS[0] || ch === ESCAPED_BLANKS[1]) {
+      cur += ch === ESCAPED_BLANKS[0] ? ' ' : '\t';
       continue;
     }
     if (ch === '*' || ch === '?' || (ch === '[' && text.indexOf(']', i + 1) > i)) {
