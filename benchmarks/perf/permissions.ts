@@ -8,6 +8,7 @@
  * Run: npm run bench:permissions [-- --calls 200000] ; with -- --write, records the figures in docs/performance.md
  * `## Permissions`.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
 import {
   PermissionRules,
@@ -178,7 +179,8 @@ async function main(): Promise<void> {
     '## Permissions',
     '',
     `\`npm run bench:permissions\` (${CALLS.toLocaleString('en-US')} calls each, ` +
-      `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}). Seed 002 NFR-03 asks ` +
+      `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0].toFixed(1)} on ` +
+      `${availableParallelism()} cores: figures grow with the load). Seed 002 NFR-03 asks ` +
       `for under 5 ms per evaluation.`,
     '',
     '| rule set | rules | evaluate (µs) | judge a bash call (µs) | judge a read call (µs) |',
