@@ -156,7 +156,10 @@ class Reading {
       if (node.broken && !broken && !quiet) {
         broken = true;
         const near = source.slice(node.start, Math.min(node.end, node.start + 40)) || source.slice(0, 40);
-        this.unknown(source, `bash cannot read this command line as written (near ${JSON.stringify(near)})`);
+        this.unknown(
+          source.length > 200 ? `${source.slice(0, 200)}...` : source,
+          `bash cannot read this command line as written (near ${JSON.stringify(near)})`,
+        );
       }
       if (WORDLIKE.has(node.type) && !WORDLIKE.has(node.parent?.type ?? '')) this.scanText(node, source, nesting);
       if (node.type === 'command') this.simple(node, source, nesting);
