@@ -1,7 +1,7 @@
 // Its declarations name Node's types: the reference lets a consumer whose tsconfig lacks `types: ["node"]` find them.
 /// <reference types="node" preserve="true" />
 import { createRequire } from 'node:module';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Language, Parser } from 'web-tree-sitter';
 
 /** A node of a parsed command line, copied out of tree-sitter's tree into plain objects once. */
 export interface SyntaxNode {
@@ -27,18 +27,20 @@ export interface ParseLimits {
   maxProgress: number;
 }
 
-let runtime: Promise<Language> | undefined;
+let runtime: Promise<{ language: Language; Parser: typeof Parser }> | undefined;
 
 /**
  * tree-sitter's bash grammar (the `tree-sitter-bash` package's WASM build, run by `web-tree-sitter`), loaded once
  * per process: web-tree-sitter keeps one WASM runtime per process, and initialising it again would replace it under
  * the parsers already made. The grammar is data shipped in the package; nothing is downloaded.
  */
-function bashLanguage(): Promise<Language> {
+function bashLanguage(): Promise<{ language: Language; Parser: typeof Parser }> {
   runtime ??= (async () => {
-    await Parser.init();
+    // Imported here, not at the top: a process that never judges a command line never loads it.
+    const ts = await import('web-tree-sitter');
+    await ts.Parser.init();
     const wasm = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
-    return Language.load(wasm);
+    return { language: await ts.Language.load(wasm), Parser: ts.Parser };
   })();
   runtime.catch(() => (runtime = undefined));
   return runtime;
@@ -50,7 +52,7 @@ export class BashGrammar {
 
   /** Loads the grammar (once per process; a few tens of milliseconds the first time) and makes a parser. */
   static async load(): Promise<BashGrammar> {
-    const language = await bashLanguage();
+    const { language, Parser } = await bashLanguage();
     const parser = new Parser();
     parser.setLanguage(language);
     return new BashGrammar(parser);
