@@ -209,6 +209,7 @@ export {
   PermissionConfigError,
   parsePermissionConfig,
   type Approver,
+  type ShellCommand,
 } from './core/index.js';
 
 // Secrets that no record may hold (docs/security.md).

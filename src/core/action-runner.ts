@@ -21,7 +21,7 @@ export interface ActContext extends RunToolContext {
    */
   permit?(action: Action, tool: AnyTool, args: unknown): PermissionRecord | Promise<PermissionRecord>;
   /** What the rules say about a call, without asking anyone (a replay compares it with the recorded decision). */
-  judge?(action: Action): Pick<PermissionRecord, 'key' | 'subjects' | 'action' | 'rule'>;
+  judge?(action: Action): Promise<Pick<PermissionRecord, 'key' | 'subjects' | 'action' | 'rule'>>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ShellCommand } from './shell-command.js';
 import type { Task } from './task.js';
 
 /** Op groups an env may offer and tools may require. */
@@ -21,6 +22,12 @@ export interface FileOps {
   stat(path: string): Promise<FileStat | undefined>;
   glob(pattern: string, options?: { cwd?: string; limit?: number }): Promise<string[]>;
   remove(path: string, options?: { recursive?: boolean }): Promise<void>;
+  /**
+   * Where a path lands: its absolute path with every symlink on it followed, also one that leads out of the
+   * workspace (the part that does not exist yet appended as written). Permission rules judge it besides the path
+   * as given (docs/permissions.md); an env without symlinks need not have it.
+   */
+  realPath?(path: string): Promise<string>;
 }
 
 /** Result of a process run. */
@@ -47,6 +54,12 @@ export interface ProcessOps {
       stdin?: string;
     },
   ): Promise<ProcessResult>;
+  /**
+   * The commands `line` runs, as this env's shell reads it (every simple command at any depth, normalised), for
+   * permission rules. Without it a rule over commands cannot see inside a command line and judges it with the most
+   * careful rule that could apply.
+   */
+  commands?(line: string): Promise<readonly ShellCommand[]>;
 }
 
 /**

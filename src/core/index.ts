@@ -45,3 +45,4 @@ export * from './setting-differences.js';
 export * from './redactor.js';
 export * from './permission.js';
 export * from './permission-rules.js';
+export * from './shell-command.js';

@@ -94,18 +94,31 @@ interface CompiledRule {
   key: RegExp;
   pattern: RegExp;
   absolute: boolean;
+  /** The pattern as tokens (alternatives: `"git *"` is also `"git"`), for matching a subject with unknown parts. */
+  tokens?: number[][];
+  /** The pattern as a regular expression whose `?` and literals never match {@link HOLE}, only its `*` does. */
+  holes?: RegExp | null;
 }
 
-/** What the rules say about one call: the most restrictive action over its subjects, and the rule behind it. */
+/**
+ * What the rules say about one call: the most restrictive action over its subjects, and the rule behind it.
+ * `guarded`: the action is an ask that stands for a `deny` some value of a part known only at run time would get
+ * (`$CMD x` under `"rm *": deny`): a person may answer it, a program that approves every ask (`--auto`) may not.
+ */
 export interface PermissionVerdict {
   action: PermissionAction;
   rule: PermissionRule | null;
+  guarded?: boolean;
 }
 
-/** A subject to match: its text, and for a path inside the workspace also its absolute form. */
+/**
+ * A subject to match: its text, and for a path inside the workspace also its absolute form. `shape` is set when part
+ * of it is known only at run time: the text as pieces, `null` where any text may stand (see {@link ShellCommand}).
+ */
 export interface MatchSubject {
   text: string;
   absolute?: string;
+  shape?: readonly (string | null)[];
 }
 
 /**
@@ -144,82 +157,148 @@ export class PermissionRules {
     return this.forKey(key).length > 0;
   }
 
+  /** True when some rule of this key says `ask` or `deny` (else every call of it is allowed, whatever its input). */
+  restricts(key: string, also?: string): boolean {
+    return this.forKey(key, also).some((r) => r.rule.action !== 'allow');
+  }
+
   /**
    * The verdict for a call of `key` about `subjects`: for each subject the last matching rule's action (allow
-   * when none matches), and over all subjects the most restrictive (deny, then ask, then allow).
+   * when none matches), and over all subjects the most restrictive (deny, then ask, then allow). A subject with a
+   * `shape` is judged by every rule some value of its unknown parts could meet: one action if they all agree, else
+   * an ask (guarded when one of them is a deny). `also`: a second key whose rules apply too, in the order written
+   * (`edit` for every tool that changes files).
    */
-  evaluate(key: string, subjects: readonly MatchSubject[]): PermissionVerdict {
-    const rules = this.forKey(key);
+  evaluate(key: string, subjects: readonly MatchSubject[], also?: string): PermissionVerdict {
+    const rules = this.forKey(key, also);
     let best: PermissionVerdict = { action: 'allow', rule: null };
     for (const s of subjects.length ? subjects : [{ text: '' }]) {
-      let hit: CompiledRule | undefined;
-      for (let i = rules.length - 1; i >= 0; i--) {
-        const r = rules[i];
-        if (r.pattern.test(r.absolute && s.absolute !== undefined ? s.absolute : s.text)) {
-          hit = r;
-          break;
-        }
-      }
-      if (hit && (RANK[hit.rule.action] > RANK[best.action] || (best.rule === null && hit.rule.action === best.action)))
-        best = { action: hit.rule.action, rule: hit.rule };
+      const v = s.shape?.includes(null) ? this.possible(rules, s.shape) : this.last(rules, s);
+      if (
+        RANK[v.action] > RANK[best.action] ||
+        (v.action === best.action && ((best.rule === null && v.rule !== null) || (v.guarded && !best.guarded)))
+      )
+        best = v;
     }
     return best;
   }
 
-  private forKey(key: string): CompiledRule[] {
-    let rules = this.byKey.get(key);
+  /** The last rule that matches a subject known in full. */
+  private last(rules: readonly CompiledRule[], s: MatchSubject): PermissionVerdict {
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const r = rules[i];
+      if (r.pattern.test(r.absolute && s.absolute !== undefined ? s.absolute : s.text))
+        return { action: r.rule.action, rule: r.rule };
+    }
+    return { action: 'allow', rule: null };
+  }
+
+  /**
+   * The actions a subject with unknown parts could get. Rules are read last to first; each one some value could
+   * meet is possible; once a rule matches every value, the rules before it can no longer decide.
+   */
+  private possible(rules: readonly CompiledRule[], shape: readonly (string | null)[]): PermissionVerdict {
+    const tokens = shapeTokens(shape);
+    const marked = shape.map((p) => (p === null ? HOLE : p)).join('');
+    const found: PermissionVerdict[] = [];
+    let covered = false;
+    for (let i = rules.length - 1; i >= 0 && !covered; i--) {
+      const r = rules[i];
+      r.tokens ??= patternTokens(r.rule.pattern);
+      if (!r.tokens.some((t) => tokensMeet(tokens, t))) continue;
+      found.push({ action: r.rule.action, rule: r.rule });
+      if (r.holes === undefined) r.holes = holeRegExp(r.rule.pattern);
+      covered = r.holes !== null && r.holes.test(marked);
+    }
+    if (!covered) found.push({ action: 'allow', rule: null });
+    let most = found[0];
+    for (const v of found) if (RANK[v.action] > RANK[most.action]) most = v;
+    if (found.every((v) => v.action === most.action)) return most;
+    return most.action === 'deny' ? { ...most, action: 'ask', guarded: true } : most;
+  }
+
+  private forKey(key: string, also?: string): CompiledRule[] {
+    const id = also === undefined ? key : `${key}\n${also}`;
+    let rules = this.byKey.get(id);
     if (!rules) {
       // `*` and other wildcards stand for tools: the two special keys apply only where they are written out.
       const special = key === EXTERNAL_DIRECTORY || key === DOOM_LOOP;
-      rules = this.compiled.filter((r) => (special ? r.rule.key === key : r.key.test(key)));
+      rules = this.compiled.filter((r) =>
+        special ? r.rule.key === key : r.key.test(key) || (also !== undefined && r.key.test(also)),
+      );
       // Bounded by the tool ids a run can name (a registry's), so the cache stays small.
-      if (this.byKey.size < 1024) this.byKey.set(key, rules);
+      if (this.byKey.size < 1024) this.byKey.set(id, rules);
     }
     return rules;
   }
 }
 
-/** The segments of a shell command line, split at `;`, `&`, `|`, newlines and `(`/`)`/`` ` `` outside quotes, each trimmed. */
-export function commandSegments(command: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < command.length; i++) {
-    const ch = command[i];
-    if (quote) {
-      if (ch === '\\' && quote === '"' && i + 1 < command.length) {
-        cur += ch + command[++i];
-        continue;
-      }
-      if (ch === quote) quote = null;
-      cur += ch;
-      continue;
-    }
-    if (ch === '\\' && i + 1 < command.length) {
-      cur += ch + command[++i];
-      continue;
-    }
-    if (ch === '"' || ch === "'") {
-      quote = ch;
-      cur += ch;
-      continue;
-    }
-    if (
-      ch === ';' ||
-      ch === '&' ||
-      ch === '|' ||
-      ch === '\n' ||
-      ch === '(' ||
-      ch === ')' ||
-      ch === '`' ||
-      (ch === '$' && command[i + 1] === '(')
-    ) {
-      if (cur.trim()) out.push(cur.trim());
-      cur = '';
-      continue;
-    }
-    cur += ch;
+/** Where a subject's unknown part stands in {@link holeRegExp} tests: a noncharacter no command holds by chance. */
+const HOLE = '\uFFFF';
+const STAR = -1;
+const ONE = -2;
+/** Past this many states a shape and a pattern are taken to meet (the careful answer) rather than checked. */
+const MAX_MEET_STATES = 4_000_000;
+
+function shapeTokens(shape: readonly (string | null)[]): number[] {
+  const out: number[] = [];
+  for (const p of shape) {
+    if (p === null) {
+      if (out[out.length - 1] !== STAR) out.push(STAR);
+    } else for (const ch of p) out.push(ch.codePointAt(0)!);
   }
-  if (cur.trim()) out.push(cur.trim());
   return out;
+}
+
+function patternTokens(pattern: string): number[][] {
+  const t = [...pattern].map((ch) => (ch === '*' ? STAR : ch === '?' ? ONE : ch.codePointAt(0)!));
+  // "git *" also matches a bare "git", as in wildcardRegExp.
+  return pattern.endsWith(' *') ? [t, t.slice(0, -2)] : [t];
+}
+
+/** Whether some text matches both token lists (`*` any run, `?` one character): a search of the product states. */
+export function tokensMeet(a: readonly number[], b: readonly number[]): boolean {
+  const n = a.length;
+  const m = b.length;
+  if ((n + 1) * (m + 1) > MAX_MEET_STATES) return true;
+  const seen = new Uint8Array((n + 1) * (m + 1));
+  const todo: number[] = [0, 0];
+  const push = (i: number, j: number) => {
+    if (!seen[i * (m + 1) + j]) todo.push(i, j);
+  };
+  while (todo.length) {
+    const j = todo.pop()!;
+    const i = todo.pop()!;
+    const k = i * (m + 1) + j;
+    if (seen[k]) continue;
+    seen[k] = 1;
+    if (i === n && j === m) return true;
+    const x = i < n ? a[i] : undefined;
+    const y = j < m ? b[j] : undefined;
+    if (x === STAR) {
+      push(i + 1, j);
+      if (y !== undefined) push(i, j + 1);
+    }
+    if (y === STAR) {
+      push(i, j + 1);
+      if (x !== undefined) push(i + 1, j);
+    }
+    if (x !== undefined && y !== undefined && x !== STAR && y !== STAR && (x === ONE || y === ONE || x === y))
+      push(i + 1, j + 1);
+  }
+  return false;
+}
+
+/**
+ * The pattern as a full-match expression in which only `*` can stand for a {@link HOLE}: when it matches a shape's
+ * text with each unknown part written as one HOLE, it matches every value of the shape (each HOLE sits inside a
+ * `*`, which takes any text in its place). Null for a pattern that holds the HOLE character itself.
+ */
+function holeRegExp(pattern: string): RegExp | null {
+  if (pattern.includes(HOLE)) return null;
+  let body = '';
+  for (const ch of pattern)
+    body += ch === '*' ? '.*' : ch === '?' ? `[^${HOLE}]` : /[\\^$.|+()[\]{}]/.test(ch) ? `\\${ch}` : ch;
+  if (body.endsWith(' .*')) body = `${body.slice(0, -3)}(?: .*)?`;
+  return new RegExp(`^${body}$`, 'su');
 }

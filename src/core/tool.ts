@@ -75,6 +75,11 @@ export interface Tool<P extends z.ZodType = z.ZodType> {
    * tools, the host for web_fetch. Patterns of the tool's rules match it; a tool without it matches only `*`.
    */
   readonly permission?: (args: z.output<P>) => PermissionSubject | readonly PermissionSubject[];
+  /**
+   * The tool changes files (`write`, a patch tool): the rules of the `edit` key apply to its calls too, as in
+   * opencode, where `edit` covers every tool that changes files.
+   */
+  readonly edits?: boolean;
   execute(args: z.output<P>, ctx: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
 }
 
@@ -94,6 +99,7 @@ export function defineTool<P extends z.ZodType>(def: {
   timeoutMs?: Tool<P>['timeoutMs'];
   inputSchema?: Record<string, unknown>;
   permission?: Tool<P>['permission'];
+  edits?: boolean;
   execute: Tool<P>['execute'];
 }): Tool<P> {
   if (!TOOL_ID.test(def.id)) throw new Error(`invalid tool id "${def.id}": use 1-64 characters of [a-zA-Z0-9_-]`);

@@ -40,7 +40,13 @@ import type { RunServices, RunStart } from './run-context.js';
 import { RunEvents, type EventSink } from './run-events.js';
 import { RunMemoryAccess } from './run-memory-access.js';
 import { accountingMiddleware, policyMiddleware, sentHashesMiddleware } from './run-middleware.js';
-import { DEFAULT_APPROVAL_TIMEOUT_MS, PermissionGate, workspaceRoot } from './permission-gate.js';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  PermissionGate,
+  envCommands,
+  envRealPath,
+  workspaceRoot,
+} from './permission-gate.js';
 
 /** The run signal's lifelong 'abort' listener (see runAbortController): its work is to be there. */
 const holdListenerEntry = (): void => undefined;
@@ -249,6 +255,8 @@ function permissionGate<S extends State>(
     approver: approverOf(options),
     timeoutMs: options.approvalTimeoutMs ?? options.parent?.permission?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     root: () => workspaceRoot(env),
+    commands: (line) => envCommands(env, line),
+    realPath: (path) => envRealPath(env, path),
     signal,
     step: () => run.step,
     emit: (e) => events.emit(e),

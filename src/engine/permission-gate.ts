@@ -11,16 +11,19 @@ import type {
   HumanAsk,
   MatchSubject,
   PermissionAction,
+  PermissionVerdict,
+  ProcessOps,
   PermissionRecord,
   PermissionRule,
   PermissionSubject,
+  ShellCommand,
 } from '../core/index.js';
 import {
   ApprovalReply as ApprovalReplySchema,
   DOOM_LOOP,
   EXTERNAL_DIRECTORY,
+  ANY_COMMAND,
   PermissionRules,
-  commandSegments,
   errorMessage,
   newId,
 } from '../core/index.js';
@@ -46,10 +49,29 @@ export interface PermissionGateOptions {
   emit(event: HookEvent): void | Promise<void>;
   /** The run's tools by id (for `judge` of a call the executor did not resolve: a replay's). */
   tool(name: string): AnyTool | undefined;
+  /**
+   * The commands a command line runs, as the env's shell reads it (its process ops' `commands`), or undefined when
+   * the env does not say: then a command is judged with the most careful rule that could apply.
+   */
+  commands?(line: string): Promise<readonly ShellCommand[]> | undefined;
+  /** Where a path lands, symlinks followed (the env's file ops' `realPath`), or undefined when the env does not say. */
+  realPath?(path: string): Promise<string> | undefined;
 }
 
-/** What the rules say about a call, and what they were matched against. */
-type Judgement = Pick<PermissionRecord, 'key' | 'subjects' | 'action' | 'rule'>;
+/**
+ * What the rules say about a call, and what they were matched against; `message` says why a part of it could not be
+ * known before it runs, `guarded` that the ask stands for a deny (see {@link PermissionVerdict}).
+ */
+type Judgement = Pick<PermissionRecord, 'key' | 'subjects' | 'action' | 'rule' | 'message'> & { guarded?: boolean };
+
+/** The subjects of a call's declared inputs, and what made part of them unknowable or unjudgeable. */
+interface Subjects {
+  match: MatchSubject[];
+  external: MatchSubject[];
+  /** Why a subject is known only when it runs, by subject text. */
+  unknown: Map<string, string>;
+  refused?: string;
+}
 
 /**
  * A run's permission gate (docs/permissions.md). In ACT, before a tool runs, it matches the run's rules against the
@@ -69,18 +91,24 @@ export class PermissionGate {
   }
 
   /**
-   * What the rules say about a call, without asking: the tool's rule, made stricter by `external_directory` for paths
-   * outside the workspace.
+   * What the rules say about a call, without asking: the tool's rule (and the `edit` key's for a tool that changes
+   * files) over every command its command line runs and every path as given and where it lands, made stricter by
+   * `external_directory` for paths outside the workspace.
    */
-  judge(action: Action, tool: AnyTool | undefined, args: unknown): Judgement {
+  async judge(action: Action, tool: AnyTool | undefined, args: unknown): Promise<Judgement> {
     const key = action.name;
-    const match: MatchSubject[] = [];
-    const external: MatchSubject[] = [];
+    const also = tool?.edits ? 'edit' : undefined;
     let declared: PermissionSubject | readonly PermissionSubject[] | undefined;
+    let found: Subjects;
     try {
       declared = tool?.permission?.(args as never);
+      found = await this.subjects(
+        key,
+        also,
+        declared === undefined ? [] : Array.isArray(declared) ? declared : [declared as PermissionSubject],
+      );
     } catch (err) {
-      // A tool whose main input cannot be worked out is refused (fail closed), saying why.
+      // A call whose inputs cannot be worked out is refused (fail closed), saying why.
       return {
         key,
         subjects: [`(the permission input of ${key} failed: ${errorMessage(err)})`],
@@ -88,26 +116,73 @@ export class PermissionGate {
         rule: null,
       };
     }
-    for (const s of declared === undefined
-      ? []
-      : Array.isArray(declared)
-        ? declared
-        : [declared as PermissionSubject]) {
-      if (s.kind === 'command') for (const seg of commandSegments(s.value)) match.push({ text: seg });
-      else if (s.kind === 'path') {
-        const p = this.placePath(s.value);
-        match.push(p.subject);
-        if (p.external) external.push({ text: p.subject.text });
-      } else match.push({ text: s.value });
-    }
-    const own = this.o.rules.evaluate(key, match);
-    const subjects = match.map((m) => m.text);
-    if (external.length && this.o.rules.mentions(EXTERNAL_DIRECTORY)) {
-      const ext = this.o.rules.evaluate(EXTERNAL_DIRECTORY, external);
+    const subjects = found.match.map((m) => m.text);
+    if (found.refused) return { key, subjects, action: 'deny', rule: null, message: found.refused };
+    const own = this.o.rules.evaluate(key, found.match, also);
+    if (found.external.length && this.o.rules.mentions(EXTERNAL_DIRECTORY)) {
+      const ext = this.o.rules.evaluate(EXTERNAL_DIRECTORY, found.external);
       if (RANK[ext.action] > RANK[own.action])
-        return { key: EXTERNAL_DIRECTORY, subjects: external.map((e) => e.text), ...ext };
+        return { key: EXTERNAL_DIRECTORY, subjects: found.external.map((e) => e.text), ...ext };
     }
-    return { key, subjects, ...own };
+    return { key, subjects, ...own, ...this.why(key, also, own, found) };
+  }
+
+  /** The subjects to match for a call's declared inputs: each command a command line runs, each path and where it lands. */
+  private async subjects(
+    key: string,
+    also: string | undefined,
+    declared: readonly PermissionSubject[],
+  ): Promise<Subjects> {
+    const out: Subjects = { match: [], external: [], unknown: new Map() };
+    for (const s of declared) {
+      if (s.kind === 'command') await this.commandSubjects(key, also, s.value, out);
+      else if (s.kind === 'path') await this.pathSubjects(s.value, out);
+      else out.match.push({ text: s.value });
+    }
+    return out;
+  }
+
+  /**
+   * A command line's subjects: what the env's shell will run. Skipped when no rule of the key can say anything but
+   * allow (nothing to find); without the env's reading, the line is one command known only when it runs.
+   */
+  private async commandSubjects(key: string, also: string | undefined, line: string, out: Subjects): Promise<void> {
+    if (!this.o.rules.restricts(key, also)) return void out.match.push({ text: line });
+    const read = this.o.commands?.(line);
+    const commands: readonly ShellCommand[] = read
+      ? await read
+      : [{ text: line, shape: ANY_COMMAND, unknown: 'this env does not say how its shell reads a command line' }];
+    for (const c of commands) {
+      if (c.refused) out.refused ??= `the command line is refused: ${c.refused}`;
+      out.match.push({ text: c.text, ...(c.shape ? { shape: c.shape } : {}) });
+      if (c.unknown) out.unknown.set(c.text, c.unknown);
+    }
+  }
+
+  /** A path's subjects: the path as given and, when a symlink takes it elsewhere, where it lands (both must pass). */
+  private async pathSubjects(path: string, out: Subjects): Promise<void> {
+    const given = this.placePath(path);
+    const places = [given];
+    const real = await this.o.realPath?.(path);
+    if (real !== undefined) {
+      const landed = this.placePath(real);
+      if (landed.subject.text !== given.subject.text) places.push(landed);
+    }
+    for (const p of places) {
+      out.match.push(p.subject);
+      if (p.external) out.external.push({ text: p.subject.text });
+    }
+  }
+
+  /** Why a verdict that is not allow rests on commands known only when they run (the reasons of those commands). */
+  private why(key: string, also: string | undefined, own: PermissionVerdict, found: Subjects): { message?: string } {
+    if (own.action === 'allow' || !found.unknown.size) return {};
+    const reasons = new Set<string>();
+    for (const m of found.match) {
+      const reason = found.unknown.get(m.text);
+      if (reason && this.o.rules.evaluate(key, [m], also).action !== 'allow') reasons.add(`${m.text}: ${reason}`);
+    }
+    return reasons.size ? { message: [...reasons].slice(0, 3).join('; ') } : {};
   }
 
   /** What the ACT phase's context gets: `permit` for the executor, `judge` for a replay's comparison. */
@@ -118,26 +193,34 @@ export class PermissionGate {
     };
   }
 
-  /** Decides a tool call: by rule, by an earlier "always", or by asking. */
+  /**
+   * Decides a tool call: by rule, by an earlier "always", or by asking. An ask that stands for a possible deny (a
+   * command known only when it runs) is not settled by an approver that approves everything (`--auto`).
+   */
   async permit(action: Action, tool: AnyTool, args: unknown): Promise<PermissionRecord> {
-    const j = this.judge(action, tool, args);
-    if (j.action === 'ask')
-      return this.settle(
-        action.id,
-        action.name,
-        await this.ask(j, {
-          callId: action.id,
-          tool: action.name,
-          args: action.args,
-          title: `${action.name} ${j.subjects.join(' ; ') || JSON.stringify(action.args).slice(0, 200)}`,
-        }),
-      );
-    return this.settle(action.id, action.name, {
-      ...j,
-      outcome: j.action === 'deny' ? 'deny' : 'allow',
-      decidedBy: 'rule',
-      at: Date.now(),
+    const { guarded, ...j } = await this.judge(action, tool, args);
+    if (j.action !== 'ask')
+      return this.settle(action.id, action.name, {
+        ...j,
+        outcome: j.action === 'deny' ? 'deny' : 'allow',
+        decidedBy: 'rule',
+        at: Date.now(),
+      });
+    const shown = j.subjects.join(' ; ') || JSON.stringify(action.args).slice(0, 200);
+    let record = await this.ask(j, {
+      callId: action.id,
+      tool: action.name,
+      args: action.args,
+      title: `${action.name} ${shown}${j.message ? ` (${j.message})` : ''}`,
     });
+    if (guarded && record.outcome === 'allow' && record.decidedBy === 'auto')
+      record = {
+        ...record,
+        outcome: 'deny',
+        decidedBy: 'default',
+        message: `an automatic approval does not cover a command a deny rule may match (${j.message ?? shown})`,
+      };
+    return this.settle(action.id, action.name, record);
   }
 
   /**
@@ -179,8 +262,8 @@ export class PermissionGate {
     const rule = r.rule ? `rule ${r.rule.key} ${JSON.stringify(r.rule.pattern)}: ${r.rule.action}` : 'no rule';
     if (r.decidedBy === 'rule')
       return (
-        `Permission denied: this call was refused by the permission rules (${rule}). Do not retry ` +
-        `it; use another way or ask the user.`
+        `Permission denied: this call was refused by the permission rules (${rule}${r.message ? `; ${r.message}` : ''}). ` +
+        `Do not retry it; use another way or ask the user.`
       );
     const why =
       r.decidedBy === 'timeout'
@@ -223,7 +306,7 @@ export class PermissionGate {
         ...j,
         outcome: 'deny',
         decidedBy: 'default',
-        message: 'no approver is attached to this run (no terminal, no onApproval)',
+        message: `${j.message ? `${j.message}; ` : ''}no approver is attached to this run (no terminal, no onApproval)`,
         at: created,
       };
     const request: ApprovalRequest = {
@@ -338,6 +421,19 @@ export class PermissionGate {
 
 /** An approver that says yes to every ask (`--auto`): deny rules still refuse. */
 export const autoApprove: Approver = () => ({ decision: 'once', by: 'auto' });
+
+/** How the env's shell reads a command line (its process ops' `commands`), or undefined when the env does not say. */
+export function envCommands(
+  env: { ops(group: string): unknown },
+  line: string,
+): Promise<readonly ShellCommand[]> | undefined {
+  return (env.ops('process') as ProcessOps | undefined)?.commands?.(line);
+}
+
+/** Where a path lands in the env (its file ops' `realPath`), or undefined when the env does not say. */
+export function envRealPath(env: { ops(group: string): unknown }, path: string): Promise<string> | undefined {
+  return (env.ops('file') as FileOps | undefined)?.realPath?.(path);
+}
 
 /** The workspace root of an env with file ops, for deciding which paths are external. */
 export function workspaceRoot(env: { ops(group: string): unknown }): string | undefined {

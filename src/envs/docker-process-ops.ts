@@ -1,8 +1,9 @@
 import path from 'node:path';
-import type { ProcessOps, ProcessResult } from '../core/index.js';
+import type { ProcessOps, ProcessResult, ShellCommand } from '../core/index.js';
 import { AbortedError, EnvError, newId } from '../core/index.js';
 import type { DockerTarget } from './docker-file-ops.js';
 import { resolveLexical } from './path-jail.js';
+import { shellCommands } from './shell/shell-command-reader.js';
 
 const posix = path.posix;
 const NO_CWD = '__qitos_no_such_folder__';
@@ -32,6 +33,8 @@ export interface DockerProcessSettings {
  * local docker client.
  */
 export class DockerProcessOps implements ProcessOps {
+  /** The commands a line runs, read with bash's grammar (a superset of the container's `sh`; see {@link shellCommands}). */
+  readonly commands: (line: string) => Promise<readonly ShellCommand[]> = shellCommands();
   private readonly running = new Set<string>();
 
   constructor(

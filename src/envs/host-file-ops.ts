@@ -8,7 +8,7 @@ import { fsError } from './fs-error.js';
 import { compileGlob } from './glob-pattern.js';
 import { walkGlob, type WalkEntry } from './glob-walk.js';
 import { namesInside } from './hard-links.js';
-import { resolveLexical, type PathJail } from './path-jail.js';
+import { landingPath, resolveLexical, type PathJail } from './path-jail.js';
 
 // O_NOFOLLOW: the last component is never a symlink (the folders above are held open, see AnchoredDir).
 // O_NONBLOCK: opening a FIFO (e.g. one a command made with mkfifo) would otherwise wait for a writer (or reader)
@@ -158,6 +158,11 @@ export class HostFileOps implements FileOps {
         throw new EnvError(`cannot remove "${shown}": it is a folder; pass recursive to remove it with its contents`);
       await removeTree(dir, name);
     });
+  }
+
+  /** Where a path lands, symlinks followed, inside the workspace or not (for permission rules). */
+  realPath(p: string): Promise<string> {
+    return landingPath(this.jail.root, p);
   }
 
   /** Runs `fn` with the held folder that contains `abs` and the entry's name in it (`.` for the root itself). */

@@ -1,10 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import type { ProcessOps, ProcessResult } from '../core/index.js';
+import type { ProcessOps, ProcessResult, ShellCommand } from '../core/index.js';
 import { EnvError } from '../core/index.js';
 import type { PathJail } from './path-jail.js';
 import { killGroup, runProcess } from './sandbox/run-process.js';
 import type { Sandbox } from './sandbox/sandbox.js';
+import { shellCommands } from './shell/shell-command-reader.js';
 
 /** Settings of host process ops (see HostEnvOptions for the defaults). */
 export interface HostProcessSettings {
@@ -33,6 +34,8 @@ type RunOptions = NonNullable<Parameters<ProcessOps['run']>[1]>;
  */
 export class HostProcessOps implements ProcessOps {
   private readonly running = new Set<ChildProcess>();
+  /** The commands a line runs, as bash reads it (see {@link shellCommands}). */
+  readonly commands: (line: string) => Promise<readonly ShellCommand[]> = shellCommands();
 
   constructor(
     private readonly jail: PathJail,

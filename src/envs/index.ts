@@ -10,6 +10,7 @@ export { plumbingEnv, PLUMBING_OUTPUT_CAP } from './plumbing-env.js';
 export { MemoryEnv, type MemoryEnvOptions } from './memory-env.js';
 export { HostFileOps } from './host-file-ops.js';
 export { HostProcessOps, type HostProcessSettings } from './host-process-ops.js';
+export { shellCommands } from './shell/shell-command-reader.js';
 export {
   Sandbox,
   SkillsSandboxExecutor,

@@ -68,6 +68,12 @@ export class MountedFileOps implements FileOps, MountOps {
     return r ? r.mount.ops.readText(r.rel) : this.own.readText(p);
   }
 
+  /** Where a path lands: under a mount, as given (the mount serves it read-only), else the env's own answer. */
+  async realPath(p: string): Promise<string> {
+    if (this.route(p)) return this.style.resolve(p);
+    return this.own.realPath ? this.own.realPath(p) : this.style.resolve(this.own.root, p);
+  }
+
   async writeText(p: string, content: string): Promise<void> {
     const r = this.route(p);
     if (r) throw new EnvError(`cannot write "${p}": ${r.mount.at} is mounted read-only`);

@@ -37,6 +37,34 @@ export function resolveLexical(root: string, p: unknown, api: path.PlatformPath 
 }
 
 /**
+ * Where `p` (relative to `root`, or absolute) lands on disk: its absolute path with every symlink on it followed,
+ * also one that leads out of `root`, and the part that does not exist appended as written. Unlike
+ * {@link PathJail.resolve} it refuses nothing: permission rules judge where a path lands (docs/permissions.md).
+ */
+export async function landingPath(root: string, p: unknown): Promise<string> {
+  let hops = 0;
+  const land = async (abs: string): Promise<string> => {
+    for (;;) {
+      const real = await realpath(abs).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+        throw new EnvError(`cannot tell where "${String(p)}" leads: ${err.code ?? err.message}`, { cause: err });
+      });
+      if (real !== undefined) return real;
+      const parent = path.dirname(abs);
+      if (parent === abs) return abs;
+      const candidate = path.join(await land(parent), path.basename(abs));
+      const st = await lstat(candidate).catch(() => undefined);
+      if (!st?.isSymbolicLink()) return candidate;
+      // A dangling link: a write through it creates its target.
+      if (++hops > MAX_SYMLINK_HOPS)
+        throw new EnvError(`path "${String(p)}" has too many levels of symlinks (more than ${MAX_SYMLINK_HOPS})`);
+      abs = path.resolve(path.dirname(candidate), await readlink(candidate));
+    }
+  };
+  return land(path.resolve(root, checkPathInput(p)));
+}
+
+/**
  * The workspace jail of a host env. Every path is resolved (absolute or relative, `..`, symlinks) before
  * use, and must stay inside the root at every step:
  * - `..` in the given path collapses lexically (like `path.resolve`) and the result must be inside the root;

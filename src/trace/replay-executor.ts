@@ -52,7 +52,7 @@ export class ReplayExecutor implements ActionRunner {
       this.drifts.push(drift);
       if (!this.options.allowDrift) throw new ReplayDriftError(drift);
     }
-    const ruled = permissionDrift(actions, recResults, ctx);
+    const ruled = await permissionDrift(actions, recResults, ctx);
     if (ruled.length) {
       const drift: ReplayDrift = {
         step: ctx.step,
@@ -91,18 +91,22 @@ export class ReplayExecutor implements ActionRunner {
  * Where the replay's permission rules judge a call otherwise than the recorded run's did (a rule set that changed):
  * the recorded decision is still served (no one is asked again), the difference is drift.
  */
-function permissionDrift(actions: readonly Action[], recorded: readonly ActionResult[], ctx: ActContext): string[] {
+async function permissionDrift(
+  actions: readonly Action[],
+  recorded: readonly ActionResult[],
+  ctx: ActContext,
+): Promise<string[]> {
   const out: string[] = [];
-  actions.forEach((a, i) => {
+  for (const [i, a] of actions.entries()) {
     const was = recorded[i]?.permission;
-    const now = ctx.judge?.(a);
-    if (!was && !now) return;
+    const now = await ctx.judge?.(a);
+    if (!was && !now) continue;
     const show = (p: { action: string; rule: { key: string; pattern: string } | null } | undefined) =>
       p
         ? `${p.action} (${p.rule ? `rule ${p.rule.key} ${JSON.stringify(p.rule.pattern)}` : 'no rule'})`
         : 'not checked (no rules)';
     if (was?.action !== now?.action || canonicalJson(was?.rule ?? null) !== canonicalJson(now?.rule ?? null))
       out.push(`call ${i + 1} (${a.name}) was ${show(was)} when recorded; the current rules say ${show(now)}`);
-  });
+  }
   return out;
 }

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   PermissionRules,
-  commandSegments,
   expandHome,
+  tokensMeet,
   matchWildcard,
   parsePermissionConfig,
   type PermissionAction,
@@ -179,24 +179,85 @@ describe('permission config validation', () => {
   });
 });
 
-describe('command segments', () => {
-  it('splits at ; && || | & newlines and substitutions outside quotes', () => {
-    expect(commandSegments('git status && rm -rf x; ls | wc -l')).toEqual(['git status', 'rm -rf x', 'ls', 'wc -l']);
-    expect(commandSegments('echo "a; b" \'c && d\'')).toEqual(['echo "a; b" \'c && d\'']);
-    expect(commandSegments('echo $(rm -rf y) `id`\nwhoami')).toEqual(['echo', 'rm -rf y', 'id', 'whoami']);
-    expect(commandSegments('echo a\\;b')).toEqual(['echo a\\;b']);
+describe('subjects known only at run time (shapes)', () => {
+  // Tokens: letters a and b, -1 for `*`, -2 for `?` (as the rules compile patterns).
+  const tokens = fc.array(fc.constantFrom(97, 98, -1, -2), { maxLength: 4 });
+  const asPattern = (t: number[]) => t.map((c) => (c === -1 ? '*' : c === -2 ? '?' : String.fromCharCode(c))).join('');
+
+  it('two patterns meet exactly when some text matches both (against every text up to the length that decides)', () => {
+    const words: string[] = [''];
+    for (let len = 1; len <= 8; len++)
+      for (let n = 0; n < 2 ** len; n++)
+        words.push(n.toString(2).padStart(len, '0').replace(/0/g, 'a').replace(/1/g, 'b'));
+    fc.assert(
+      fc.property(tokens, tokens, (a, b) => {
+        const both = words.some((w) => plainMatch(asPattern(a), w) && plainMatch(asPattern(b), w));
+        expect(tokensMeet(a, b)).toBe(both);
+      }),
+      { numRuns: 500 },
+    );
   });
 
-  it('never loses a word outside the separators', () => {
+  it('a command with an unknown part is never judged more leniently than any value of that part (property)', () => {
+    const letter = fc.constantFrom('a', 'b', ' ');
+    const pattern = fc
+      .array(fc.constantFrom('a', 'b', ' ', '*', '?'), { minLength: 1, maxLength: 5 })
+      .map((p) => p.join(''));
     fc.assert(
       fc.property(
-        fc.array(fc.stringMatching(/^[a-z]{1,5}$/), { minLength: 1, maxLength: 6 }),
-        fc.array(fc.constantFrom(' ; ', ' && ', ' | ', '\n', ' || '), { minLength: 6, maxLength: 6 }),
-        (words, seps) => {
-          const line = words.map((w, i) => (i ? seps[i] : '') + w).join('');
-          expect(commandSegments(line)).toEqual(words);
+        fc.array(fc.tuple(pattern, action), { minLength: 1, maxLength: 5 }),
+        fc.array(
+          fc.oneof(
+            fc.array(letter, { minLength: 1, maxLength: 3 }).map((l) => l.join('')),
+            fc.constant(null),
+          ),
+          {
+            minLength: 1,
+            maxLength: 4,
+          },
+        ),
+        fc.array(
+          fc.array(letter, { maxLength: 3 }).map((l) => l.join('')),
+          { minLength: 4, maxLength: 4 },
+        ),
+        (rules, shape, fills) => {
+          const r = new PermissionRules({ bash: Object.fromEntries(rules) });
+          const judged = r.evaluate('bash', [{ text: shape.map((p) => p ?? '$X').join(''), shape }]);
+          let k = 0;
+          const concrete = shape.map((p) => (p === null ? fills[k++] : p)).join('');
+          const actual = r.evaluate('bash', [{ text: concrete }]).action;
+          if (judged.action === 'allow') expect(actual).toBe('allow');
+          if (judged.action === 'deny') expect(actual).toBe('deny');
+          if (judged.action === 'ask' && !judged.guarded) expect(actual).not.toBe('deny');
         },
       ),
+      { numRuns: 2000 },
     );
+  });
+
+  it('settles what every value agrees on, and asks (guarded) where values differ', () => {
+    const r = new PermissionRules({ bash: { '*': 'allow', 'rm *': 'deny', 'git push*': 'deny' } });
+    const judge = (shape: (string | null)[]) => r.evaluate('bash', [{ text: 's', shape }]);
+    expect(judge(['rm ', null])).toMatchObject({ action: 'deny', rule: { pattern: 'rm *' } });
+    expect(judge([null, ' x'])).toMatchObject({ action: 'ask', guarded: true });
+    expect(judge(['git ', null])).toMatchObject({ action: 'ask', guarded: true, rule: { pattern: 'git push*' } });
+    expect(judge(['ls ', null])).toEqual({ action: 'allow', rule: { key: 'bash', pattern: '*', action: 'allow' } });
+    const asks = new PermissionRules({ bash: { '*': 'ask', 'git *': 'allow' } });
+    expect(asks.evaluate('bash', [{ text: 'git $X', shape: ['git ', null] }]).action).toBe('allow');
+    expect(asks.evaluate('bash', [{ text: '$X', shape: [null] }])).toMatchObject({ action: 'ask' });
+    expect(asks.evaluate('bash', [{ text: '$X', shape: [null] }]).guarded).toBeUndefined();
+  });
+});
+
+describe('the edit key', () => {
+  it('applies to a tool that changes files, in the order rules are written', () => {
+    const r = (config: Record<string, unknown>) => new PermissionRules(config as never);
+    expect(r({ edit: 'deny' }).evaluate('write', [{ text: 'a' }], 'edit').action).toBe('deny');
+    expect(r({ edit: 'deny' }).evaluate('write', [{ text: 'a' }]).action).toBe('allow');
+    expect(r({ '*': 'ask', edit: 'allow' }).evaluate('write', [{ text: 'a' }], 'edit').action).toBe('allow');
+    expect(r({ edit: 'deny', write: 'allow' }).evaluate('write', [{ text: 'a' }], 'edit').action).toBe('allow');
+    expect(
+      r({ write: 'allow', edit: { 'src/*': 'allow', '*': 'deny' } }).evaluate('write', [{ text: 'a' }], 'edit').action,
+    ).toBe('deny');
   });
 });

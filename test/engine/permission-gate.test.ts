@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -164,6 +164,75 @@ describe('permission rules in ACT', () => {
       expect(existsSync(join(root, 'b.txt'))).toBe(false);
     },
   );
+
+  it('a path is judged where it lands: a symlink in an allowed folder to a denied file is refused', async () => {
+    const root = await workspace();
+    mkdirSync(join(root, 'src'));
+    writeFileSync(join(root, 'secret.txt'), 'secret');
+    symlinkSync('../secret.txt', join(root, 'src', 'link'));
+    symlinkSync('../later.txt', join(root, 'src', 'dangling'));
+    const rules: PermissionConfig = { '*': 'allow', write: { '*': 'deny', 'src/*': 'allow' } };
+    const calls = [
+      decide.call('write', { path: 'src/link', content: 'overwritten' }),
+      decide.call('write', { path: 'src/dangling', content: 'created' }),
+      decide.call('write', { path: 'src/plain.txt', content: 'ok' }),
+    ];
+    const r = await engine(root, calls, rules, {}, await tempDir()).run('t');
+    const steps = (await readTrace(r.traceDir!)).steps;
+    expect(steps[0].results[0].permission).toMatchObject({
+      outcome: 'deny',
+      subjects: ['src/link', 'secret.txt'],
+      rule: { key: 'write', pattern: '*' },
+    });
+    expect(steps[1].results[0].permission).toMatchObject({ outcome: 'deny', subjects: ['src/dangling', 'later.txt'] });
+    expect(steps[2].results[0].status).toBe('success');
+    expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe('secret');
+    expect(existsSync(join(root, 'later.txt'))).toBe(false);
+  });
+
+  it('a symlink that leads out of the workspace is judged as external_directory', async () => {
+    const root = await workspace();
+    const outside = await tempDir('qitos-outside-');
+    writeFileSync(join(outside, 'secret.txt'), 's');
+    symlinkSync(join(outside, 'secret.txt'), join(root, 'out'));
+    const r = await engine(
+      root,
+      [decide.call('read', { path: 'out' })],
+      { read: 'allow', external_directory: 'deny' },
+      {},
+      await tempDir(),
+    ).run('t');
+    const steps = (await readTrace(r.traceDir!)).steps;
+    expect(steps[0].results[0].permission).toMatchObject({
+      key: 'external_directory',
+      outcome: 'deny',
+      subjects: [join(outside, 'secret.txt')],
+    });
+  });
+
+  it('edit: deny covers every tool that changes files (write too), as in opencode; a later write rule wins', async () => {
+    const root = await workspace();
+    const r = await engine(
+      root,
+      [decide.call('write', { path: 'a.txt', content: 'a' })],
+      { '*': 'allow', edit: 'deny' },
+      {},
+      await tempDir(),
+    ).run('t');
+    const steps = (await readTrace(r.traceDir!)).steps;
+    expect(steps[0].results[0].permission).toMatchObject({
+      key: 'write',
+      outcome: 'deny',
+      rule: { key: 'edit', pattern: '*', action: 'deny' },
+    });
+    expect(existsSync(join(root, 'a.txt'))).toBe(false);
+    const later = await engine(root, [decide.call('write', { path: 'a.txt', content: 'a' })], {
+      edit: 'deny',
+      write: { 'a.txt': 'allow' },
+    }).run('t');
+    expect(later.stopReason).toBe('final');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('a');
+  });
 });
 
 describe('asking', () => {

@@ -381,6 +381,19 @@ describe('the packed package, installed into a fresh project', () => {
       expect(loaded).toContain(part);
   });
 
+  it('reads a command line with the bash grammar shipped in its dependencies (the WASM files are found installed)', async () => {
+    await writeFile(
+      join(pkg.app, 'judge-command.mjs'),
+      "import { HostEnv } from 'qitos-ts/envs';\n" +
+        'const env = new HostEnv({ root: process.cwd() });\n' +
+        "const found = await env.ops('process').commands('X=1 \\\\rm \"$(git  push)\" 2>/dev/null');\n" +
+        'console.log(JSON.stringify(found.map((c) => c.text)));\n',
+    );
+    const r = await sh(process.execPath, ['judge-command.mjs']);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(['rm $(git  push) 2> /dev/null', 'git push']);
+  });
+
   it("the README's example runs as written (npx tsx)", async () => {
     const r = await sh('npx', ['--no-install', 'tsx', 'main.ts']);
     expect(r.code, r.stderr).toBe(0);

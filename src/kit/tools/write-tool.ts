@@ -16,6 +16,7 @@ export function writeTool() {
     }),
     requires: ['file'],
     permission: (args) => ({ kind: 'path', value: args.path }),
+    edits: true,
     async execute(args, ctx) {
       const files = fileOpsOf(ctx, 'write');
       const before = await files.stat(args.path);
