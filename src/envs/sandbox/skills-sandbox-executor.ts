@@ -73,7 +73,7 @@ const KINDS: Record<string, 'node' | 'python' | 'shell'> = {
   '.py': 'python',
   '.sh': 'shell',
 };
-/** The script run when none is named (ApexBridge's `scripts/execute.js`), by extension preference. */
+/** The script run when none is named (`scripts/execute.js` or another `execute.*`), by extension preference. */
 const DEFAULT_SCRIPTS = ['execute.mjs', 'execute.js', 'execute.cjs', 'execute.py', 'execute.sh'];
 
 /**

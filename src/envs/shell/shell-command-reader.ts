@@ -1,4 +1,4 @@
-import { ANY_COMMAND, type ShellCommand } from '../../core/index.js';
+import { ANY_COMMAND, QitosError, type ShellCommand } from '../../core/index.js';
 import { BashGrammar, type ParseLimits, type SyntaxNode } from './bash-grammar.js';
 import { runsOf, type Stdin } from './command-runners.js';
 import { ESCAPED_BLANKS, literal, shown, wordOf, type Piece, type Word } from './shell-word.js';
@@ -43,8 +43,8 @@ const WORDLIKE = new Set([
 /** Shell code in a quoted string runs if the shell evaluates it again (arithmetic, `${x@P}`, `declare`). */
 const CODE_IN_TEXT = /\$\(|`|[<>]\(/;
 
-/** Thrown inside a reading that passed one of its bounds; the line is then refused with the message. */
-class TooMuch extends Error {}
+/** Thrown inside a reading that passed one of its bounds (an `input` error); the line is then refused with the message. */
+const tooMuch = (why: string) => new QitosError('input', why);
 
 /**
  * Reads a command line as bash will (tree-sitter-bash) and lists every command it runs, at any depth: simple
@@ -73,7 +73,7 @@ export class ShellCommandReader {
     try {
       reading.script(line, 0, false);
     } catch (err) {
-      if (err instanceof TooMuch)
+      if (QitosError.isInstance(err) && err.kind === 'input')
         return [
           { text: line.length > 200 ? `${line.slice(0, 200)}...` : line, shape: ANY_COMMAND, refused: err.message },
         ];
@@ -112,10 +112,10 @@ class Reading {
    */
   script(text: string, nesting: number, quiet: boolean): void {
     if (nesting > this.limits.maxNesting)
-      throw new TooMuch(`it nests shell code in shell code more than ${this.limits.maxNesting} levels deep`);
+      throw tooMuch(`it nests shell code in shell code more than ${this.limits.maxNesting} levels deep`);
     this.chars += text.length;
     if (this.chars > this.limits.maxChars)
-      throw new TooMuch(`it is longer than ${this.limits.maxChars} characters (with the shell code inside it)`);
+      throw tooMuch(`it is longer than ${this.limits.maxChars} characters (with the shell code inside it)`);
     let source = text;
     let root = this.parse(source);
     // Where bash's lexer and the grammar differ (line continuations, escaped blanks; see lexicalFixes), the text is
@@ -133,14 +133,14 @@ class Reading {
 
   private parse(text: string): SyntaxNode {
     const root = this.grammar.parse(text, this.limits);
-    if (typeof root === 'string') throw new TooMuch(root);
+    if (typeof root === 'string') throw tooMuch(root);
     return root;
   }
 
   private emit(c: ShellCommand): void {
     this.out.push(c);
     if (this.out.length > this.limits.maxCommands)
-      throw new TooMuch(`it runs more than ${this.limits.maxCommands} commands`);
+      throw tooMuch(`it runs more than ${this.limits.maxCommands} commands`);
   }
 
   private unknown(text: string, why: string): void {
@@ -222,7 +222,7 @@ class Reading {
    */
   private judge(words: Word[], stdin: Stdin, nesting: number, depth = 0, redirects: Word[] = []): void {
     if (!words.length) return;
-    if (depth > 64) throw new TooMuch('it wraps a command in more than 64 programs that run it');
+    if (depth > 64) throw tooMuch('it wraps a command in more than 64 programs that run it');
     const [name, ...args] = words;
     // An unquoted expansion may be no word at all: then the next word is the program.
     if (name.bare && name.pieces.every((p) => typeof p !== 'string')) this.judge(args, stdin, nesting, depth + 1);

@@ -216,7 +216,7 @@ export interface MultiLLMAgentOptions extends Omit<PlanAndExecuteOptions, 'model
 }
 
 /**
- * ApexBridge's multi-LLM agent: one model plans (e.g. a strong reasoning model), another executes with tools (e.g. a
+ * A multi-LLM agent: one model plans (e.g. a strong reasoning model), another executes with tools (e.g. a
  * fast, cheap one). Each model's tokens are kept apart in `metrics` (`plannerTokens`, `executorTokens`), and both
  * count in the run's usage and budgets.
  */

@@ -22,7 +22,7 @@ export interface ConvertedMcpTool {
 }
 
 /**
- * Turns one MCP tool into a qitos tool (ApexBridge's MCP requirements FR-41..43, FR-47): id `<server>_<tool>`, the server's description and
+ * Turns one MCP tool into a qitos tool: id `<server>_<tool>`, the server's description and
  * input schema (as zod, so the executor rejects bad arguments before the server sees them). A call goes to the
  * server's current session with the run's signal; progress notifications update the running tool state's title
  * and restart the request timeout; `isError` results and failures throw, which the executor turns into an error

@@ -34,7 +34,7 @@ export const McpSamplingConfig = z.union([z.boolean(), z.strictObject({ maxToken
 const common = {
   /** `false` keeps the server in the config without starting it (status `disabled`). */
   enabled: z.boolean().optional(),
-  /** Timeout of each request to the server, in ms (ApexBridge's `mcp_timeout`); progress notifications restart it. */
+  /** Timeout of each request to the server, in ms; progress notifications restart it. */
   timeout: positiveInt.optional(),
   /** Timeout of starting the server and the MCP handshake, in ms. */
   connectTimeout: positiveInt.optional(),

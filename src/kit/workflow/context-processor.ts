@@ -19,11 +19,11 @@ export type ContextProcessor = (
   ctx: ContextProcessorContext,
 ) => ModelMessage[] | Promise<ModelMessage[]>;
 
-/** Characters per token of Interaction V2's estimate (its section 5.2): it leans high, so summaries start early. */
+/** Characters per token of the estimate: it leans high, so summaries start early. */
 export const SEED_CHARS_PER_TOKEN = 2.5;
 
 /**
- * Interaction V2's token estimate of messages: the characters of each message's content (a string as it is, parts as
+ * The token estimate of messages: the characters of each message's content (a string as it is, parts as
  * their JSON) divided by 2.5, rounded down. Enough to decide when to summarise.
  */
 export function estimateTokens(messages: readonly ModelMessage[]): number {
@@ -86,10 +86,10 @@ function transcript(messages: readonly ModelMessage[]): string {
     .join('\n');
 }
 
-/** The line that opens a round's summary message (Interaction V2's wording). */
+/** The line that opens a round's summary message (the workflow requirements' wording). */
 export const ROUND_SUMMARY_HEADER = '[Assistant Execution Summary]';
 
-/** The system prompt of a round's summary call (the Interaction V2 workflow requirements' per-round summary). */
+/** The system prompt of a round's summary call (the per-round Mini-Agent summary). */
 export const ROUND_SUMMARY_SYSTEM = 'You are skilled at summarizing execution processes.';
 
 function roundPrompt(round: number, text: string): string {
@@ -107,7 +107,7 @@ function roundPrompt(round: number, text: string): string {
 }
 
 /**
- * `summarise` (Interaction V2's Mini-Agent summary, its section 5.2): keeps the system messages and every user message
+ * `summarise` (the per-round Mini-Agent summary): keeps the system messages and every user message
  * as they are, and replaces each round (what the agent did between two user messages) by a summary of that round
  * alone, one model call per round, in order. When a round's call fails (or answers no text), the round's own
  * transcript stands in for its summary, so nothing is lost; the `onFallback` callback hears why. The last

@@ -14,8 +14,8 @@ export const NodeRecord = z.object({
   attempts: z.number().int().positive(),
   tokens: Tokens.optional(),
   /**
-   * Wall-clock milliseconds from the node's first DECIDE to its end, retries and tool-loop turns included
-   * (Interaction V2's `executionTime`); absent in traces written before it was recorded.
+   * Wall-clock milliseconds from the node's first DECIDE to its end, retries and tool-loop turns included;
+   * absent in traces written before it was recorded.
    */
   executionTimeMs: z.number().nonnegative().optional(),
 });

@@ -201,7 +201,7 @@ export class WorkflowAgent extends AgentModule<WorkflowState> {
       return state;
     }
     const node = this.workflow.node(t.current);
-    // Monitor events (Interaction V2, section 10.3): every tool call of the node, as it ended.
+    // Monitor events: every tool call of the node, as it ended.
     for (const r of results)
       ctx.emit('tool_call', {
         node: node.id,

@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { defineNodeConfig, type NodeConfigValue } from './define-node-config.js';
 import { VariableName, commonFields } from './node-fields.js';
 
-/** The token estimate over which an LLM node summarises its thread first, unless it sets `tokenLimit` (Interaction V2's). */
+/** The token estimate over which an LLM node summarises its thread first, unless it sets `tokenLimit`. */
 export const DEFAULT_TOKEN_LIMIT = 80_000;
 
-/** Fields of an LLM node: one model-with-tools loop (Interaction V2's InteractionEngine) whose final text is the node's output. */
+/** Fields of an LLM node: one model-with-tools loop whose final text is the node's output. */
 export const LLMNodeFields = z
   .object({
     ...commonFields,
     /**
-     * The provider, as Interaction V2's `LLMNodeConfig` names it (`openai`, `anthropic`, `deepseek`, ...); then `model`
+     * The provider, as a workflow's `LLMNodeConfig` names it (`openai`, `anthropic`, `deepseek`, ...); then `model`
      * is the provider's own model name (`gpt-4o`, `llama3:8b`). Without it, `model` is `provider:model`.
      */
     provider: z
@@ -32,7 +32,7 @@ export const LLMNodeFields = z
     /** Model turns in the node's tool loop before it stops with what it has. */
     maxIterations: z.number().int().positive().max(1000).default(5),
     /**
-     * Summarise the thread's history (round by round) before a turn when Interaction V2's estimate (characters / 2.5)
+     * Summarise the thread's history (round by round) before a turn when the estimate (characters / 2.5)
      * of the context plus the node's turns is over this many tokens.
      */
     tokenLimit: z.number().int().positive().default(DEFAULT_TOKEN_LIMIT),
